@@ -1,0 +1,3 @@
+module github.com/narwhal-compiler/narwhal
+
+go 1.26
