@@ -1,0 +1,586 @@
+// Package affine implements quasi-affine integer expressions over loop axes
+// and affine predicates, the "pelican" QuasiAffineExpr algebra the seeds
+// describe (seed 003: the unroller substitutes a concrete value for each loop
+// axis and re-evaluates indices, offsets, orders, predicates and dependency
+// carries against that substitution).
+//
+// An Expr is a sum of terms c_k * a_k plus a constant, where each atom a_k is
+// a loop axis, or floordiv/mod of a sub-expression by a positive constant.
+// Expressions are immutable values kept in a canonical form:
+//
+//   - terms are sorted by atom (axes by id, then floordiv, then mod, compared
+//     structurally), equal atoms are merged and zero coefficients dropped;
+//   - floordiv and mod of an expression whose terms are all multiples of the
+//     divisor are folded (  (4*i + 6) floordiv 2 = 2*i + 3, (4*i) mod 2 = 0 );
+//   - floordiv/mod of a constant fold to a constant; x floordiv 1 = x and
+//     x mod 1 = 0.
+//
+// Two expressions that are equal by these rules have identical Terms and
+// Const and print identically; Key gives a string usable for interning.
+//
+// Axes are identified by a dense int32 id (Axis). The owner of the ids (the
+// IR keeps one table per module) supplies names for printing and values for
+// evaluation. Division rounds towards negative infinity and mod takes the
+// sign of the divisor (floored), as in the seeds' pelican algebra and in
+// Python; the divisor is always a positive constant.
+package affine
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Axis identifies a loop axis (or any symbolic integer variable).
+type Axis int32
+
+// AtomKind says what an atom of a term is.
+type AtomKind uint8
+
+const (
+	AtomAxis     AtomKind = iota // a loop axis
+	AtomFloorDiv                 // floor(Sub / Div)
+	AtomMod                      // Sub mod Div, result in [0, Div)
+)
+
+// Atom is the non-constant factor of a term.
+type Atom struct {
+	Kind AtomKind
+	Axis Axis  // for AtomAxis
+	Sub  *Expr // for AtomFloorDiv and AtomMod (canonical, never constant)
+	Div  int64 // for AtomFloorDiv and AtomMod, > 1
+}
+
+// Term is Coeff * Atom with Coeff != 0.
+type Term struct {
+	Coeff int64
+	Atom  Atom
+}
+
+// Expr is a canonical quasi-affine expression. The zero value is the
+// constant 0. Exprs are values: never mutate Terms after construction.
+type Expr struct {
+	Terms []Term
+	Const int64
+}
+
+// Const returns the constant expression c.
+func Const(c int64) Expr { return Expr{Const: c} }
+
+// Var returns the expression 1*a.
+func Var(a Axis) Expr { return Expr{Terms: []Term{{Coeff: 1, Atom: Atom{Kind: AtomAxis, Axis: a}}}} }
+
+// IsConst reports whether e has no terms.
+func (e Expr) IsConst() bool { return len(e.Terms) == 0 }
+
+// compareAtom orders atoms canonically.
+func compareAtom(a, b Atom) int {
+	if a.Kind != b.Kind {
+		return int(a.Kind) - int(b.Kind)
+	}
+	if a.Kind == AtomAxis {
+		switch {
+		case a.Axis < b.Axis:
+			return -1
+		case a.Axis > b.Axis:
+			return 1
+		}
+		return 0
+	}
+	if a.Div != b.Div {
+		if a.Div < b.Div {
+			return -1
+		}
+		return 1
+	}
+	return Compare(*a.Sub, *b.Sub)
+}
+
+// Compare orders expressions structurally (a total order on canonical forms).
+func Compare(a, b Expr) int {
+	n := min(len(a.Terms), len(b.Terms))
+	for i := 0; i < n; i++ {
+		if c := compareAtom(a.Terms[i].Atom, b.Terms[i].Atom); c != 0 {
+			return c
+		}
+		if a.Terms[i].Coeff != b.Terms[i].Coeff {
+			if a.Terms[i].Coeff < b.Terms[i].Coeff {
+				return -1
+			}
+			return 1
+		}
+	}
+	if len(a.Terms) != len(b.Terms) {
+		return len(a.Terms) - len(b.Terms)
+	}
+	switch {
+	case a.Const < b.Const:
+		return -1
+	case a.Const > b.Const:
+		return 1
+	}
+	return 0
+}
+
+// Equal reports whether a and b are the same canonical expression.
+func Equal(a, b Expr) bool { return Compare(a, b) == 0 }
+
+// normalize sorts and merges terms, dropping zero coefficients.
+func normalize(terms []Term, c int64) Expr {
+	if len(terms) == 0 {
+		return Expr{Const: c}
+	}
+	slices.SortStableFunc(terms, func(x, y Term) int { return compareAtom(x.Atom, y.Atom) })
+	out := terms[:0]
+	for _, t := range terms {
+		if len(out) > 0 && compareAtom(out[len(out)-1].Atom, t.Atom) == 0 {
+			out[len(out)-1].Coeff += t.Coeff
+			continue
+		}
+		out = append(out, t)
+	}
+	res := out[:0]
+	for _, t := range out {
+		if t.Coeff != 0 {
+			res = append(res, t)
+		}
+	}
+	if len(res) == 0 {
+		return Expr{Const: c}
+	}
+	return Expr{Terms: slices.Clip(res), Const: c}
+}
+
+// Add returns a + b.
+func Add(a, b Expr) Expr {
+	if len(b.Terms) == 0 {
+		return Expr{Terms: a.Terms, Const: a.Const + b.Const}
+	}
+	if len(a.Terms) == 0 {
+		return Expr{Terms: b.Terms, Const: a.Const + b.Const}
+	}
+	terms := make([]Term, 0, len(a.Terms)+len(b.Terms))
+	terms = append(terms, a.Terms...)
+	terms = append(terms, b.Terms...)
+	return normalize(terms, a.Const+b.Const)
+}
+
+// Sub returns a - b.
+func Sub(a, b Expr) Expr { return Add(a, Scale(b, -1)) }
+
+// AddConst returns e + c.
+func AddConst(e Expr, c int64) Expr { return Expr{Terms: e.Terms, Const: e.Const + c} }
+
+// Scale returns k * e.
+func Scale(e Expr, k int64) Expr {
+	if k == 0 {
+		return Expr{}
+	}
+	if k == 1 {
+		return e
+	}
+	terms := make([]Term, len(e.Terms))
+	for i, t := range e.Terms {
+		terms[i] = Term{Coeff: t.Coeff * k, Atom: t.Atom}
+	}
+	return Expr{Terms: terms, Const: e.Const * k}
+}
+
+// floorDiv is integer division rounding towards negative infinity (d > 0).
+func floorDiv(a, d int64) int64 {
+	q := a / d
+	if (a%d != 0) && (a < 0) {
+		q--
+	}
+	return q
+}
+
+// floorMod is a - d*floorDiv(a, d), in [0, d) for d > 0.
+func floorMod(a, d int64) int64 {
+	m := a % d
+	if m < 0 {
+		m += d
+	}
+	return m
+}
+
+// FloorDivInt and FloorModInt expose the integer semantics used by Eval.
+func FloorDivInt(a, d int64) int64 { return floorDiv(a, d) }
+
+// FloorModInt is the floored modulus: the result has the sign of d.
+func FloorModInt(a, d int64) int64 { return floorMod(a, d) }
+
+// FloorDiv returns floor(e / d). d must be positive (d <= 0 panics: it is a
+// programming error; readers validate divisors before building).
+func FloorDiv(e Expr, d int64) Expr {
+	if d <= 0 {
+		panic(fmt.Sprintf("affine: floordiv by non-positive %d", d))
+	}
+	if d == 1 {
+		return e
+	}
+	if e.IsConst() {
+		return Const(floorDiv(e.Const, d))
+	}
+	// If every coefficient is a multiple of d, divide exactly:
+	// floor((d*q + c) / d) = q + floor(c / d).
+	if allMultiples(e, d) {
+		terms := make([]Term, len(e.Terms))
+		for i, t := range e.Terms {
+			terms[i] = Term{Coeff: t.Coeff / d, Atom: t.Atom}
+		}
+		return Expr{Terms: terms, Const: floorDiv(e.Const, d)}
+	}
+	// Pull out the multiple-of-d part of the constant:
+	// floor((x + d*k + r)/d) = k + floor((x + r)/d), 0 <= r < d.
+	k := floorDiv(e.Const, d)
+	inner := Expr{Terms: e.Terms, Const: e.Const - k*d}
+	sub := inner
+	return Expr{Terms: []Term{{Coeff: 1, Atom: Atom{Kind: AtomFloorDiv, Sub: &sub, Div: d}}}, Const: k}
+}
+
+// Mod returns e mod d (floored, result in [0, d)). d must be positive.
+func Mod(e Expr, d int64) Expr {
+	if d <= 0 {
+		panic(fmt.Sprintf("affine: mod by non-positive %d", d))
+	}
+	if d == 1 {
+		return Expr{}
+	}
+	if e.IsConst() {
+		return Const(floorMod(e.Const, d))
+	}
+	// Drop terms whose coefficient is a multiple of d, reduce the others.
+	var terms []Term
+	for _, t := range e.Terms {
+		c := floorMod(t.Coeff, d)
+		if c != 0 {
+			terms = append(terms, Term{Coeff: c, Atom: t.Atom})
+		}
+	}
+	c := floorMod(e.Const, d)
+	if len(terms) == 0 {
+		return Const(c)
+	}
+	sub := Expr{Terms: terms, Const: c}
+	return Expr{Terms: []Term{{Coeff: 1, Atom: Atom{Kind: AtomMod, Sub: &sub, Div: d}}}}
+}
+
+func allMultiples(e Expr, d int64) bool {
+	for _, t := range e.Terms {
+		if t.Coeff%d != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Env supplies axis values for evaluation.
+type Env interface {
+	// Value returns the value of axis a and whether it is bound.
+	Value(a Axis) (int64, bool)
+}
+
+// Values is an Env backed by a dense slice indexed by axis id, with a
+// parallel presence mask. The zero value binds nothing.
+type Values struct {
+	V   []int64
+	Set []bool
+}
+
+// Value implements Env.
+func (v *Values) Value(a Axis) (int64, bool) {
+	if int(a) < 0 || int(a) >= len(v.V) || !v.Set[a] {
+		return 0, false
+	}
+	return v.V[a], true
+}
+
+// Bind sets axis a to x, growing the tables as needed.
+func (v *Values) Bind(a Axis, x int64) {
+	for int(a) >= len(v.V) {
+		v.V = append(v.V, 0)
+		v.Set = append(v.Set, false)
+	}
+	v.V[a] = x
+	v.Set[a] = true
+}
+
+// Unbind removes the binding of a.
+func (v *Values) Unbind(a Axis) {
+	if int(a) < len(v.Set) {
+		v.Set[a] = false
+	}
+}
+
+// UnboundError reports an axis that evaluation needed and the Env lacked.
+type UnboundError struct{ Axis Axis }
+
+func (e *UnboundError) Error() string { return fmt.Sprintf("affine: axis #%d is not bound", e.Axis) }
+
+// Eval evaluates e under env. It fails only when an axis is unbound.
+func (e Expr) Eval(env Env) (int64, error) {
+	s := e.Const
+	for _, t := range e.Terms {
+		v, err := t.Atom.eval(env)
+		if err != nil {
+			return 0, err
+		}
+		s += t.Coeff * v
+	}
+	return s, nil
+}
+
+func (a Atom) eval(env Env) (int64, error) {
+	switch a.Kind {
+	case AtomAxis:
+		v, ok := env.Value(a.Axis)
+		if !ok {
+			return 0, &UnboundError{Axis: a.Axis}
+		}
+		return v, nil
+	case AtomFloorDiv:
+		v, err := a.Sub.Eval(env)
+		if err != nil {
+			return 0, err
+		}
+		return floorDiv(v, a.Div), nil
+	default:
+		v, err := a.Sub.Eval(env)
+		if err != nil {
+			return 0, err
+		}
+		return floorMod(v, a.Div), nil
+	}
+}
+
+// Substitute replaces every bound axis of env by its value and returns the
+// re-canonicalized expression (partial evaluation). Unbound axes stay.
+func (e Expr) Substitute(env Env) Expr {
+	if e.IsConst() {
+		return e
+	}
+	acc := Const(e.Const)
+	for _, t := range e.Terms {
+		acc = Add(acc, Scale(t.Atom.substitute(env), t.Coeff))
+	}
+	return acc
+}
+
+// SubstituteExpr replaces axis a by the expression r everywhere in e.
+func (e Expr) SubstituteExpr(a Axis, r Expr) Expr {
+	if e.IsConst() {
+		return e
+	}
+	acc := Const(e.Const)
+	for _, t := range e.Terms {
+		var x Expr
+		switch t.Atom.Kind {
+		case AtomAxis:
+			if t.Atom.Axis == a {
+				x = r
+			} else {
+				x = Var(t.Atom.Axis)
+			}
+		case AtomFloorDiv:
+			x = FloorDiv(t.Atom.Sub.SubstituteExpr(a, r), t.Atom.Div)
+		default:
+			x = Mod(t.Atom.Sub.SubstituteExpr(a, r), t.Atom.Div)
+		}
+		acc = Add(acc, Scale(x, t.Coeff))
+	}
+	return acc
+}
+
+func (a Atom) substitute(env Env) Expr {
+	switch a.Kind {
+	case AtomAxis:
+		if v, ok := env.Value(a.Axis); ok {
+			return Const(v)
+		}
+		return Var(a.Axis)
+	case AtomFloorDiv:
+		return FloorDiv(a.Sub.Substitute(env), a.Div)
+	default:
+		return Mod(a.Sub.Substitute(env), a.Div)
+	}
+}
+
+// Axes appends to dst every axis e mentions (sorted, without duplicates).
+func (e Expr) Axes(dst []Axis) []Axis {
+	var walk func(x Expr)
+	walk = func(x Expr) {
+		for _, t := range x.Terms {
+			if t.Atom.Kind == AtomAxis {
+				dst = append(dst, t.Atom.Axis)
+			} else {
+				walk(*t.Atom.Sub)
+			}
+		}
+	}
+	walk(e)
+	slices.Sort(dst)
+	return slices.Compact(dst)
+}
+
+// Uses reports whether e mentions axis a.
+func (e Expr) Uses(a Axis) bool {
+	for _, t := range e.Terms {
+		if t.Atom.Kind == AtomAxis {
+			if t.Atom.Axis == a {
+				return true
+			}
+		} else if t.Atom.Sub.Uses(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// Coeff returns the coefficient of the plain axis term a (0 when absent or
+// when a only occurs inside floordiv/mod atoms).
+func (e Expr) Coeff(a Axis) int64 {
+	for _, t := range e.Terms {
+		if t.Atom.Kind == AtomAxis && t.Atom.Axis == a {
+			return t.Coeff
+		}
+	}
+	return 0
+}
+
+// Names maps axis ids to names for printing.
+type Names func(Axis) string
+
+// DefaultNames prints axis #k as "a<k>".
+func DefaultNames(a Axis) string { return "a" + strconv.Itoa(int(a)) }
+
+// Format prints e in the canonical text syntax, for example
+//
+//	4*i + j floordiv 2 + (i + j) mod 3 - 1
+//
+// Terms are printed in order of their printed atoms (so the output does not
+// depend on axis numbering), the constant last.
+func (e Expr) Format(names Names) string {
+	if names == nil {
+		names = DefaultNames
+	}
+	if e.IsConst() {
+		return strconv.FormatInt(e.Const, 10)
+	}
+	type pt struct {
+		atom  string
+		coeff int64
+	}
+	parts := make([]pt, len(e.Terms))
+	for i, t := range e.Terms {
+		parts[i] = pt{t.Atom.format(names), t.Coeff}
+	}
+	slices.SortStableFunc(parts, func(a, b pt) int { return strings.Compare(a.atom, b.atom) })
+	var sb strings.Builder
+	for i, p := range parts {
+		c := p.coeff
+		if i == 0 {
+			if c < 0 {
+				sb.WriteByte('-')
+				c = -c
+			}
+		} else if c < 0 {
+			sb.WriteString(" - ")
+			c = -c
+		} else {
+			sb.WriteString(" + ")
+		}
+		if c != 1 {
+			sb.WriteString(strconv.FormatInt(c, 10))
+			sb.WriteByte('*')
+		}
+		sb.WriteString(p.atom)
+	}
+	if e.Const > 0 {
+		sb.WriteString(" + ")
+		sb.WriteString(strconv.FormatInt(e.Const, 10))
+	} else if e.Const < 0 {
+		sb.WriteString(" - ")
+		sb.WriteString(strconv.FormatInt(-e.Const, 10))
+	}
+	return sb.String()
+}
+
+func (a Atom) format(names Names) string {
+	switch a.Kind {
+	case AtomAxis:
+		return names(a.Axis)
+	case AtomFloorDiv:
+		return "(" + a.Sub.Format(names) + ") floordiv " + strconv.FormatInt(a.Div, 10)
+	default:
+		return "(" + a.Sub.Format(names) + ") mod " + strconv.FormatInt(a.Div, 10)
+	}
+}
+
+// String prints e with default axis names.
+func (e Expr) String() string { return e.Format(nil) }
+
+// Key returns a compact canonical encoding of e suitable as a map key for
+// interning. Equal expressions have equal keys.
+func (e Expr) Key() string {
+	var sb strings.Builder
+	e.writeKey(&sb)
+	return sb.String()
+}
+
+func (e Expr) writeKey(sb *strings.Builder) {
+	sb.WriteString(strconv.FormatInt(e.Const, 36))
+	for _, t := range e.Terms {
+		sb.WriteByte(',')
+		sb.WriteString(strconv.FormatInt(t.Coeff, 36))
+		switch t.Atom.Kind {
+		case AtomAxis:
+			sb.WriteByte('a')
+			sb.WriteString(strconv.FormatInt(int64(t.Atom.Axis), 36))
+		case AtomFloorDiv, AtomMod:
+			if t.Atom.Kind == AtomFloorDiv {
+				sb.WriteString("/(")
+			} else {
+				sb.WriteString("%(")
+			}
+			t.Atom.Sub.writeKey(sb)
+			sb.WriteByte(')')
+			sb.WriteString(strconv.FormatInt(t.Atom.Div, 36))
+		}
+	}
+}
+
+// Bounds returns an interval [lo, hi] that contains every value of e when
+// each axis a ranges over [box(a).lo, box(a).hi] (inclusive). It is exact
+// for plain affine expressions and conservative for floordiv/mod atoms.
+func (e Expr) Bounds(box func(Axis) (lo, hi int64)) (lo, hi int64) {
+	lo, hi = e.Const, e.Const
+	for _, t := range e.Terms {
+		alo, ahi := t.Atom.bounds(box)
+		if t.Coeff >= 0 {
+			lo += t.Coeff * alo
+			hi += t.Coeff * ahi
+		} else {
+			lo += t.Coeff * ahi
+			hi += t.Coeff * alo
+		}
+	}
+	return lo, hi
+}
+
+func (a Atom) bounds(box func(Axis) (int64, int64)) (int64, int64) {
+	switch a.Kind {
+	case AtomAxis:
+		return box(a.Axis)
+	case AtomFloorDiv:
+		lo, hi := a.Sub.Bounds(box)
+		return floorDiv(lo, a.Div), floorDiv(hi, a.Div)
+	default:
+		lo, hi := a.Sub.Bounds(box)
+		if hi-lo+1 >= a.Div || floorDiv(lo, a.Div) != floorDiv(hi, a.Div) {
+			return 0, a.Div - 1
+		}
+		return floorMod(lo, a.Div), floorMod(hi, a.Div)
+	}
+}
