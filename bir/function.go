@@ -258,6 +258,9 @@ type Block struct {
 	Name   string
 	Insts  []InstID
 	Parent InstID // the loop owning it, or NoInst for a top-level block
+
+	// Extra holds unknown BIR-JSON fields of the block object, verbatim.
+	Extra AttrSet
 }
 
 // LoopInfo is the loop table entry of a Loop/DynamicForLoop/DoWhile.

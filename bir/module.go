@@ -92,6 +92,9 @@ type AxisInfo struct {
 	Stride int64
 	Loop   InstID // the loop instruction that owns it, or NoInst
 	Func   int32  // index of the owning function in Module.Funcs, or -1
+
+	// Extra holds unknown BIR-JSON fields of the LoopAxis object, verbatim.
+	Extra AttrSet
 }
 
 // TripCount returns the number of iterations of the axis.
