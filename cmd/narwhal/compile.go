@@ -1,0 +1,204 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/driver"
+	"github.com/narwhal-compiler/narwhal/kernels"
+	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/pipeline"
+	"github.com/narwhal-compiler/narwhal/verify"
+)
+
+func runCompile(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("compile", stderr)
+	out := fs.String("o", "", "write the result to `OUT` (BIR-JSON when it ends in .json, text otherwise)")
+	archName := fs.String("arch", "", "target `arch`: trn1, trn2, trn3 (default: the module's)")
+	passes := fs.String("passes", "", "run exactly these passes (comma-separated), in the pass table's order")
+	var options multiFlag
+	fs.Var(&options, "option", "pass option `PASS.KEY=VALUE` (repeatable)")
+	report := fs.Bool("report", false, "print the pass report")
+	verifyEach := fs.Bool("verify-each", false, "verify the module before the first pass and after every pass")
+	var printAfter multiFlag
+	fs.Var(&printAfter, "print-after", "print the module after `PASS` (repeatable; 'all' for every pass)")
+	dumpDir := fs.String("dump-dir", "", "write --print-after dumps into `DIR`")
+	verbose := fs.Bool("v", false, "print pass log lines as they happen")
+	// Gates of the original compiler are flags of the same name.
+	gates := map[string]*bool{}
+	for _, p := range pipeline.Table.Passes {
+		if p.Gate != "" && gates[p.Gate] == nil {
+			gates[p.Gate] = fs.Bool(p.Gate, false, "enable gated pass "+p.Name+" (the original compiler's --"+p.Gate+")")
+		}
+	}
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return fmt.Errorf("want at most one input file, have %d (%s)", len(pos), strings.Join(pos, " "))
+	}
+	input := driver.BuiltinPrefix + kernels.DefaultKernel
+	if len(pos) == 1 {
+		input = pos[0]
+	} else {
+		*report = true
+	}
+	m, err := driver.Load(input)
+	if err != nil {
+		return err
+	}
+	cfg := pass.Config{
+		VerifyEach: *verifyEach,
+		PrintAfter: printAfter,
+		PrintOut:   stdout,
+		DumpDir:    *dumpDir,
+		Printer:    bir.Print,
+		Options:    map[string]map[string]string{},
+	}
+	if *archName != "" {
+		model, err := arch.Lookup(*archName)
+		if err != nil {
+			return err
+		}
+		m.Arch = *archName
+		cfg.Arch = model
+	}
+	if *verbose {
+		cfg.Verbose = stderr
+	}
+	if *passes != "" {
+		cfg.Passes = strings.Split(*passes, ",")
+	}
+	for _, o := range options {
+		key, val, ok := strings.Cut(o, "=")
+		pname, k, ok2 := strings.Cut(key, ".")
+		if !ok || !ok2 || pname == "" || k == "" {
+			return fmt.Errorf("--option %q: want PASS.KEY=VALUE", o)
+		}
+		if cfg.Options[pname] == nil {
+			cfg.Options[pname] = map[string]string{}
+		}
+		cfg.Options[pname][k] = val
+	}
+	names := make([]string, 0, len(gates))
+	for g := range gates {
+		names = append(names, g)
+	}
+	sort.Strings(names)
+	for _, g := range names {
+		if *gates[g] {
+			m.Config.Options[g] = "true"
+		}
+	}
+	rep, runErr := pipeline.Table.Run(m, cfg)
+	if *report && rep != nil {
+		fmt.Fprintf(stdout, "input: %s\n", input)
+		if err := rep.Write(stdout); err != nil {
+			return err
+		}
+	}
+	if runErr != nil {
+		return runErr
+	}
+	if *out != "" {
+		if err := driver.Save(*out, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func runPrint(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("print", stderr)
+	format := fs.String("format", "text", "output `format`: text or json")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("want one input file, have %d", len(pos))
+	}
+	m, err := driver.Load(pos[0])
+	if err != nil {
+		return err
+	}
+	var f driver.Format
+	switch *format {
+	case "text":
+		f = driver.FormatText
+	case "json":
+		f = driver.FormatJSON
+	default:
+		return fmt.Errorf("--format %q: want text or json", *format)
+	}
+	data, err := driver.Encode(m, f)
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(data)
+	return err
+}
+
+func runVerify(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("verify", stderr)
+	archName := fs.String("arch", "", "target `arch` (default: the module's)")
+	all := fs.Bool("all", false, "print every diagnostic, not only the first")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("want one input file, have %d", len(pos))
+	}
+	m, err := driver.Load(pos[0])
+	if err != nil {
+		return err
+	}
+	var model *arch.Model
+	if *archName != "" {
+		model, err = arch.Lookup(*archName)
+	} else {
+		model, err = arch.ForModule(m)
+	}
+	if err != nil {
+		return err
+	}
+	if err := verify.Module(m, verify.Options{Arch: model}); err != nil {
+		if ve, ok := err.(*verify.Error); ok && *all {
+			for _, d := range ve.Diags() {
+				fmt.Fprintln(stderr, d.String())
+			}
+			return errSilent
+		}
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	fmt.Fprintf(stdout, "%s: ok (%d functions, %d instructions)\n", pos[0], len(m.Funcs), m.NumInsts())
+	return nil
+}
+
+func runPasses(args []string, stdout, stderr io.Writer) error {
+	fmt.Fprintf(stdout, "%-28s %5s %-8s %-16s %s\n", "pass", "order", "default", "gate", "description")
+	for _, p := range pipeline.Table.Passes {
+		order := "-"
+		if p.Order != 0 {
+			order = fmt.Sprint(p.Order)
+		}
+		gate := "-"
+		if p.Gate != "" {
+			gate = p.Gate
+		}
+		fmt.Fprintf(stdout, "%-28s %5s %-8v %-16s %s\n", p.Name, order, p.Default, gate, p.Doc)
+		for _, o := range p.Options {
+			fmt.Fprintf(stdout, "    --option %s.%s=%s  %s\n", p.Name, o.Name, o.Default, o.Doc)
+		}
+	}
+	for _, c := range pipeline.Table.Constraints {
+		fmt.Fprintf(stdout, "constraint: %s before %s: %s\n", c.Before, c.After, c.Why)
+	}
+	return nil
+}

@@ -1,0 +1,128 @@
+// Package driver connects the CLI to the packages: it loads a module from
+// any supported input (BIR-JSON, narwhal's text form, a KLR kernel file,
+// or a built-in kernel), saves one in the format the output name asks
+// for, and runs the pass pipeline. cmd/narwhal only parses flags and calls
+// in here, so everything a user can do from the command line is also a Go
+// API and is tested as such.
+package driver
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/bir/birjson"
+	"github.com/narwhal-compiler/narwhal/kernels"
+	"github.com/narwhal-compiler/narwhal/pass"
+)
+
+// Format is an on-disk representation.
+type Format int
+
+const (
+	FormatUnknown Format = iota
+	FormatJSON           // BIR-JSON
+	FormatText           // narwhal's text form
+	FormatKLR            // a KLR kernel file (CBOR)
+)
+
+func (f Format) String() string {
+	switch f {
+	case FormatJSON:
+		return "json"
+	case FormatText:
+		return "text"
+	case FormatKLR:
+		return "klr"
+	}
+	return "unknown"
+}
+
+// BuiltinPrefix introduces a built-in kernel spec in place of a file name.
+const BuiltinPrefix = "builtin:"
+
+// klrMagic is the CBOR self-describe tag every KLR file starts with
+// (klr-format.md: KLRFile.mk = d9 d9 f7).
+var klrMagic = []byte{0xd9, 0xd9, 0xf7}
+
+// DetectFormat decides a file's format by its content (not its name):
+// a KLR file starts with the CBOR self-describe tag, BIR-JSON with '{'
+// after optional whitespace, anything else is text.
+func DetectFormat(data []byte) Format {
+	if bytes.HasPrefix(data, klrMagic) {
+		return FormatKLR
+	}
+	trimmed := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		return FormatJSON
+	}
+	return FormatText
+}
+
+// KLRLoader turns a KLR kernel file into a module (wrapping the kernel in
+// a module with one NKIKLIRKernel placeholder, ready for
+// translate_nki_ast_to_bir). It is set by the package that implements KLR
+// support, so that this package does not depend on it.
+var KLRLoader func(path string, data []byte) (*bir.Module, error)
+
+// Load reads a module from path: a file in any supported format (detected
+// by content) or "builtin:NAME[:k=v,...]".
+func Load(path string) (*bir.Module, error) {
+	if spec, ok := strings.CutPrefix(path, BuiltinPrefix); ok {
+		return kernels.Build(spec)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	switch DetectFormat(data) {
+	case FormatKLR:
+		if KLRLoader == nil {
+			return nil, fmt.Errorf("%s: KLR kernel files are not supported by this build", path)
+		}
+		return KLRLoader(path, data)
+	case FormatJSON:
+		return birjson.Decode(data, path)
+	default:
+		return bir.Parse(path, data)
+	}
+}
+
+// OutputFormat picks the format for an output path: BIR-JSON when it ends
+// in .json, the text form otherwise.
+func OutputFormat(path string) Format {
+	if strings.EqualFold(filepath.Ext(path), ".json") {
+		return FormatJSON
+	}
+	return FormatText
+}
+
+// Encode renders m in format f.
+func Encode(m *bir.Module, f Format) ([]byte, error) {
+	switch f {
+	case FormatJSON:
+		return birjson.Encode(m)
+	case FormatText:
+		return []byte(bir.Format(m)), nil
+	}
+	return nil, fmt.Errorf("cannot write format %v", f)
+}
+
+// Save writes m to path atomically, in the format its name asks for.
+func Save(path string, m *bir.Module) error {
+	data, err := Encode(m, OutputFormat(path))
+	if err != nil {
+		return err
+	}
+	if err := pass.WriteFileAtomic(path, data); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// ErrUsage marks errors caused by how narwhal was called.
+var ErrUsage = errors.New("usage")

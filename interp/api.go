@@ -1,0 +1,70 @@
+// Package interp is narwhal's reference interpreter: it executes a BIR
+// module on concrete memory (DRAM tensors by name, SBUF as partitions x
+// bytes, PSUM as partitions x 8 banks x 2 KiB, engine registers), following
+// the addressing model of design.md and the per-instruction semantics of
+// ../shared/docs/semantics.md. It is the evidence machine of narwhal: every
+// pass is validated by running the module before and after it on the same
+// inputs and comparing the outputs.
+//
+// (This file fixes the package's API; the implementation lives in the
+// other files of the package.)
+package interp
+
+import (
+	"github.com/narwhal-compiler/narwhal/bir"
+)
+
+// Tensor is a host-side tensor: row-major little-endian element bytes.
+type Tensor struct {
+	Name  string
+	Dtype bir.Dtype
+	Shape []int64
+	Data  []byte
+}
+
+// NumElements returns the product of the shape.
+func (t *Tensor) NumElements() int64 {
+	n := int64(1)
+	for _, d := range t.Shape {
+		n *= d
+	}
+	return n
+}
+
+// Options configure a run.
+type Options struct {
+	// Geometry; zero values take the defaults of the module's arch
+	// (128 partitions; SBUF bytes per partition of the arch; PSUM 8 banks
+	// of 2 KiB per partition).
+	Partitions       int64
+	SBUFBytesPerPart int64
+	PSUMBanks        int64
+	PSUMBankBytes    int64
+	// AllowUninitReads turns the read-of-never-written-memory error off
+	// (reads then see the sentinel fill).
+	AllowUninitReads bool
+	// MaxInstructions bounds the number of executed instructions (0: no
+	// bound), so a runaway DoWhile cannot hang a test.
+	MaxInstructions int64
+	// Function is the entry function (default: the module's main).
+	Function string
+}
+
+// The entry points (implemented in run.go):
+//
+//	func Run(m *bir.Module, inputs map[string]*Tensor, opt Options) (map[string]*Tensor, error)
+//	    Executes the entry function. inputs are keyed by the names of the
+//	    module's input tensors (the MemoryLocationSet name without its
+//	    "_set" suffix, i.e. the DRAM location name, e.g. "x"); the result
+//	    holds every output tensor by the same naming. Errors name the
+//	    function and instruction ("function main, instruction add_3
+//	    (TensorTensor): read of never-written SBUF at partition 5 byte 64").
+//
+//	func InputSpecs(m *bir.Module) []Spec      // the entry function's inputs: name, dtype, shape
+//	func OutputSpecs(m *bir.Module) []Spec     // the entry function's outputs
+//	func RandomInputs(m *bir.Module, seed int64) map[string]*Tensor
+//	    Random inputs that depend only on the seed and each input's name,
+//	    dtype and shape (so a module before and after a pass gets the same
+//	    inputs). Floats are drawn from [-1, 1) (normal-ish magnitudes),
+//	    integers from a small range; index tensors of gathers may need
+//	    kernel-specific inputs (the caller can override any entry).

@@ -1,0 +1,72 @@
+package kernels
+
+import (
+	"fmt"
+
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/bir/affine"
+)
+
+// tensor_add is the embedded default kernel, modelled on the NKI tutorial
+// tensor_addition (aws-neuron/nki-samples): z = x + y for [rows x cols]
+// DRAM tensors, tiled over 128-row tiles. Each iteration of the loop over
+// row tiles loads one tile of x and of y into SBUF (block tensors: one SBUF
+// block per iteration, as the NKI allocator gives a tile inside a loop),
+// adds them on the Vector engine and stores the sum.
+func init() {
+	Register(&Kernel{
+		Name: "tensor_add",
+		Doc:  "z = x + y, tiled over 128-row tiles through SBUF (NKI tensor_addition)",
+		Params: []Param{
+			{Name: "rows", Default: "512", Doc: "rows (multiple of 128)"},
+			{Name: "cols", Default: "2048", Doc: "columns"},
+			{Name: "dtype", Default: "float32", Doc: "element type"},
+			{Name: "arch", Default: "trn2", Doc: "target"},
+		},
+		Build: buildTensorAdd,
+	})
+}
+
+func buildTensorAdd(p Params) (*bir.Module, error) {
+	rows, err := p.Int("rows")
+	if err != nil {
+		return nil, err
+	}
+	cols, err := p.Int("cols")
+	if err != nil {
+		return nil, err
+	}
+	dt, err := p.Dtype("dtype")
+	if err != nil {
+		return nil, err
+	}
+	if rows <= 0 || rows%128 != 0 {
+		return nil, fmt.Errorf("rows=%d: want a positive multiple of 128", rows)
+	}
+	if cols <= 0 {
+		return nil, fmt.Errorf("cols=%d: want a positive number", cols)
+	}
+	const P = 128
+	tiles := rows / P
+	m := bir.NewModule(p.Str("arch"))
+	b := bir.NewBuilder(m, "main")
+	x := b.Input("x", dt, rows, cols)
+	y := b.Input("y", dt, rows, cols)
+	z := b.Output("z", dt, rows, cols)
+	xt := b.BlockTensor("x_tile", bir.MemSB, dt, tiles, P, cols)
+	yt := b.BlockTensor("y_tile", bir.MemSB, dt, tiles, P, cols)
+	zt := b.BlockTensor("z_tile", bir.MemSB, dt, tiles, P, cols)
+	tile := [][2]int64{{cols, P}, {1, cols}}
+	b.Loop("i", 0, tiles, 1, func(i affine.Expr) {
+		dram := affine.Scale(i, P*cols) // element offset of row tile i
+		zero := affine.Const(0)
+		b.Load("load_x", xt.Sym(i, zero, tile...), x.Sym(zero, dram, tile...))
+		b.Load("load_y", yt.Sym(i, zero, tile...), y.Sym(zero, dram, tile...))
+		b.TensorTensor("add", bir.EngDVE, "add", zt.Sym(i, zero, tile...), xt.Sym(i, zero, tile...), yt.Sym(i, zero, tile...))
+		b.Save("store_z", z.Sym(zero, dram, tile...), zt.Sym(i, zero, tile...))
+	})
+	if err := b.Err(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}

@@ -1,0 +1,416 @@
+// Package pass is narwhal's pass manager, modelled on the Go compiler's
+// cmd/compile/internal/ssa (one pass table as the single source of truth, a
+// verifier between passes, per-pass timing and dumps) and on
+// golang.org/x/tools/go/analysis (passes declare what they require and what
+// they produce).
+//
+// A Pass names itself as the seeds do ("translate_nki_ast_to_bir",
+// "lower_generic_indirect", "legalize_strided_dma", ...), carries the
+// seeds' execution order number where they give one (2, 10, 18, 19, 24,
+// 25), says whether the default pipeline runs it, which gate option enables
+// it (legalize_strided_dma runs only under gen-stride-dma), which verifier
+// stages it requires and produces, and the options it accepts.
+//
+// The table itself lives in package pipeline (it imports every pass
+// family); this package only defines the types, checks a table's
+// consistency (ordering constraints, requires/produces, unique names, option
+// declarations) and runs it: optional verification before and after each
+// pass, per-pass wall time and statistics for the report, --print-after
+// dumps, and a panic inside a pass turned into an error naming the pass and
+// the function it was working on.
+package pass
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/verify"
+)
+
+// Option declares one pass option (set with --option PASS.KEY=VALUE).
+type Option struct {
+	Name    string
+	Default string
+	Doc     string
+}
+
+// Pass is one entry of the pass table.
+type Pass struct {
+	// Name is the seeds' registry string.
+	Name string
+	// Order is the seeds' execution-order number, 0 when the seeds give none.
+	Order int
+	// Default says whether the default pipeline runs the pass (subject to
+	// its Gate). Passes outside the default pipeline run only when named in
+	// Config.Passes.
+	Default bool
+	// Gate is the module option that must be "true" for the pass to run
+	// (e.g. "gen-stride-dma"); empty means ungated.
+	Gate string
+	// Requires are verifier stages that must hold before the pass runs
+	// (established by an earlier pass in the table or by the input).
+	Requires verify.Stage
+	// Produces are the stages the pass establishes.
+	Produces verify.Stage
+	// Options the pass accepts, with defaults.
+	Options []Option
+	// Doc is a one-line description for `narwhal passes` and the report.
+	Doc string
+	// Run performs the pass on ctx.Module.
+	Run func(ctx *Context) error
+}
+
+// Constraint says pass Before must come before pass After in the table,
+// and why (as cmd/compile's passOrder does).
+type Constraint struct {
+	Before, After string
+	Why           string
+}
+
+// Table is an ordered pass list plus its ordering constraints.
+type Table struct {
+	Passes      []Pass
+	Constraints []Constraint
+}
+
+// Lookup returns the pass named name.
+func (t *Table) Lookup(name string) (*Pass, bool) {
+	for i := range t.Passes {
+		if t.Passes[i].Name == name {
+			return &t.Passes[i], true
+		}
+	}
+	return nil, false
+}
+
+// Check validates the table: unique names, every constraint names passes
+// of the table and holds in its order, execution-order numbers increase
+// along the table, and every stage a pass requires is produced by some
+// earlier pass. It is called by the pipeline package at init (a broken
+// table is a programming error) and by tests.
+func (t *Table) Check() error {
+	pos := map[string]int{}
+	for i, p := range t.Passes {
+		if p.Name == "" {
+			return fmt.Errorf("pass table: entry %d has no name", i)
+		}
+		if _, dup := pos[p.Name]; dup {
+			return fmt.Errorf("pass table: %q appears twice", p.Name)
+		}
+		if p.Run == nil {
+			return fmt.Errorf("pass table: %q has no Run function", p.Name)
+		}
+		pos[p.Name] = i
+		seen := map[string]bool{}
+		for _, o := range p.Options {
+			if seen[o.Name] {
+				return fmt.Errorf("pass table: %q declares option %q twice", p.Name, o.Name)
+			}
+			seen[o.Name] = true
+		}
+	}
+	last, lastName := 0, ""
+	for _, p := range t.Passes {
+		if p.Order == 0 {
+			continue
+		}
+		if p.Order <= last {
+			return fmt.Errorf("pass table: %q has execution order %d but follows %q with order %d", p.Name, p.Order, lastName, last)
+		}
+		last, lastName = p.Order, p.Name
+	}
+	for _, c := range t.Constraints {
+		a, ok1 := pos[c.Before]
+		b, ok2 := pos[c.After]
+		if !ok1 || !ok2 {
+			return fmt.Errorf("pass table: constraint %s < %s names a pass that is not in the table", c.Before, c.After)
+		}
+		if a >= b {
+			return fmt.Errorf("pass table: %s must run before %s (%s)", c.Before, c.After, c.Why)
+		}
+	}
+	var produced verify.Stage
+	for _, p := range t.Passes {
+		if missing := p.Requires &^ produced; missing != 0 {
+			return fmt.Errorf("pass table: %q requires stage %v that no earlier pass produces", p.Name, missing)
+		}
+		produced |= p.Produces
+	}
+	return nil
+}
+
+// Config selects and parameterizes a run.
+type Config struct {
+	// Arch is the machine model; nil means arch.ForModule.
+	Arch *arch.Model
+	// Passes, when non-nil, runs exactly these passes, in table order,
+	// regardless of Default and Gate. Unknown names are an error.
+	Passes []string
+	// Options are per-pass options: Options[pass][key] = value.
+	Options map[string]map[string]string
+	// VerifyEach verifies the module before the first pass and after each.
+	VerifyEach bool
+	// PrintAfter lists passes after which the module is printed in text
+	// form to PrintOut (and to DumpDir when set); "all" prints after every
+	// pass.
+	PrintAfter []string
+	PrintOut   io.Writer
+	// DumpDir, when set, receives "NN-<pass>.bir" after each printed pass.
+	DumpDir string
+	// Verbose receives pass log lines as they are emitted (nil: kept only
+	// in the report).
+	Verbose io.Writer
+	// Printer writes a module in text form (package bir's printer); set
+	// by the caller so that this package does not depend on it.
+	Printer func(w io.Writer, m *bir.Module) error
+}
+
+// PassResult is one line of the report.
+type PassResult struct {
+	Name          string
+	Order         int
+	Skipped       string // why the pass did not run ("gate gen-stride-dma off")
+	Wall          time.Duration
+	VerifyWall    time.Duration
+	InstsBefore   int64
+	InstsAfter    int64
+	Counters      []Counter
+	Blocks        []ReportBlock
+	Log           []string
+	FunctionsSeen int
+}
+
+// Counter is a named metric (e.g. the seeds' backend::ShrunkNodesCount).
+type Counter struct {
+	Name  string
+	Value int64
+}
+
+// ReportBlock is a titled text block a pass adds to the report (e.g. the
+// "SB Legalization Statistic:" block).
+type ReportBlock struct {
+	Title string
+	Text  string
+}
+
+// Report is the outcome of a run.
+type Report struct {
+	Arch   string
+	Passes []PassResult
+	Total  time.Duration
+	Insts  int64
+}
+
+// Context is what a pass's Run receives.
+type Context struct {
+	Module *bir.Module
+	Arch   *arch.Model
+	Pass   *Pass
+
+	opts    map[string]string
+	result  *PassResult
+	verbose io.Writer
+	curFunc string
+}
+
+// Option returns the value of a declared option (its default when unset).
+func (c *Context) Option(name string) string {
+	if v, ok := c.opts[name]; ok {
+		return v
+	}
+	for _, o := range c.Pass.Options {
+		if o.Name == name {
+			return o.Default
+		}
+	}
+	panic(fmt.Sprintf("pass %s: option %q is not declared", c.Pass.Name, name))
+}
+
+// IntOption parses an integer option.
+func (c *Context) IntOption(name string) (int64, error) {
+	v := c.Option(name)
+	n, err := strconv.ParseInt(v, 0, 64)
+	if err != nil {
+		return 0, fmt.Errorf("pass %s: option %s=%q: want an integer", c.Pass.Name, name, v)
+	}
+	return n, nil
+}
+
+// FloatOption parses a float option.
+func (c *Context) FloatOption(name string) (float64, error) {
+	v := c.Option(name)
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return 0, fmt.Errorf("pass %s: option %s=%q: want a number", c.Pass.Name, name, v)
+	}
+	return f, nil
+}
+
+// BoolOption parses a boolean option.
+func (c *Context) BoolOption(name string) (bool, error) {
+	v := c.Option(name)
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("pass %s: option %s=%q: want true or false", c.Pass.Name, name, v)
+	}
+	return b, nil
+}
+
+// Logf records a log line (the seeds' INFO lines) in the report and, in
+// verbose mode, prints it.
+func (c *Context) Logf(format string, args ...any) {
+	line := fmt.Sprintf(format, args...)
+	c.result.Log = append(c.result.Log, line)
+	if c.verbose != nil {
+		fmt.Fprintf(c.verbose, "[%s] %s\n", c.Pass.Name, line)
+	}
+}
+
+// Count adds delta to the named counter.
+func (c *Context) Count(name string, delta int64) {
+	for i := range c.result.Counters {
+		if c.result.Counters[i].Name == name {
+			c.result.Counters[i].Value += delta
+			return
+		}
+	}
+	c.result.Counters = append(c.result.Counters, Counter{name, delta})
+}
+
+// AddReport adds a titled text block to the report.
+func (c *Context) AddReport(title, text string) {
+	c.result.Blocks = append(c.result.Blocks, ReportBlock{title, text})
+}
+
+// Function records the function the pass is working on, so that a panic
+// can be reported against it. ForEachFunction does this for you.
+func (c *Context) Function(name string) { c.curFunc = name }
+
+// ForEachFunction calls fn for every function, "main" first (the seeds'
+// BackendPass skeleton), recording the current function for diagnostics.
+func (c *Context) ForEachFunction(fn func(f *bir.Function) error) error {
+	m := c.Module
+	main := m.Main()
+	order := make([]*bir.Function, 0, len(m.Funcs))
+	if main != nil {
+		order = append(order, main)
+	}
+	for _, f := range m.Funcs {
+		if f != main {
+			order = append(order, f)
+		}
+	}
+	for _, f := range order {
+		c.curFunc = f.Name
+		c.result.FunctionsSeen++
+		if err := fn(f); err != nil {
+			return err
+		}
+	}
+	c.curFunc = ""
+	return nil
+}
+
+// Error is a pass failure.
+type Error struct {
+	Pass     string
+	Function string
+	Err      error
+	Panic    bool
+}
+
+func (e *Error) Error() string {
+	var sb strings.Builder
+	sb.WriteString("pass ")
+	sb.WriteString(e.Pass)
+	if e.Function != "" {
+		sb.WriteString(", function ")
+		sb.WriteString(e.Function)
+	}
+	if e.Panic {
+		sb.WriteString(": internal error (panic): ")
+	} else {
+		sb.WriteString(": ")
+	}
+	sb.WriteString(e.Err.Error())
+	return sb.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Select returns the passes a config runs, in table order, with the reason
+// for each skipped one.
+func (t *Table) Select(m *bir.Module, cfg *Config) (run []*Pass, skipped map[string]string, err error) {
+	skipped = map[string]string{}
+	if cfg.Passes != nil {
+		want := map[string]bool{}
+		for _, n := range cfg.Passes {
+			if _, ok := t.Lookup(n); !ok {
+				return nil, nil, fmt.Errorf("unknown pass %q (known: %s)", n, strings.Join(t.Names(), ", "))
+			}
+			want[n] = true
+		}
+		for i := range t.Passes {
+			if want[t.Passes[i].Name] {
+				run = append(run, &t.Passes[i])
+			}
+		}
+		return run, skipped, nil
+	}
+	for i := range t.Passes {
+		p := &t.Passes[i]
+		switch {
+		case !p.Default:
+			skipped[p.Name] = "not in the default pipeline"
+		case p.Gate != "" && m.Config.Options[p.Gate] != "true":
+			skipped[p.Name] = "gate " + p.Gate + " is off"
+		default:
+			run = append(run, p)
+		}
+	}
+	return run, skipped, nil
+}
+
+// Names returns the table's pass names in order.
+func (t *Table) Names() []string {
+	out := make([]string, len(t.Passes))
+	for i, p := range t.Passes {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// checkOptions rejects options for unknown passes or undeclared keys.
+func (t *Table) checkOptions(opts map[string]map[string]string) error {
+	names := make([]string, 0, len(opts))
+	for n := range opts {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		p, ok := t.Lookup(n)
+		if !ok {
+			return fmt.Errorf("--option %s.*: unknown pass %q", n, n)
+		}
+		for k := range opts[n] {
+			if !slices.ContainsFunc(p.Options, func(o Option) bool { return o.Name == k }) {
+				var known []string
+				for _, o := range p.Options {
+					known = append(known, o.Name)
+				}
+				if len(known) == 0 {
+					return fmt.Errorf("--option %s.%s: pass %s takes no options", n, k, n)
+				}
+				return fmt.Errorf("--option %s.%s: pass %s has no option %q (known: %s)", n, k, n, k, strings.Join(known, ", "))
+			}
+		}
+	}
+	return nil
+}

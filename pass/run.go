@@ -1,0 +1,165 @@
+package pass
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/verify"
+)
+
+// Run runs the selected passes of t on m. The module is modified in
+// place. The report is returned even when a pass fails (it covers the
+// passes that ran).
+func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
+	rep := &Report{}
+	model := cfg.Arch
+	if model == nil {
+		var err error
+		model, err = arch.ForModule(m)
+		if err != nil {
+			return rep, err
+		}
+	}
+	rep.Arch = model.Name
+	if err := t.checkOptions(cfg.Options); err != nil {
+		return rep, err
+	}
+	run, skipped, err := t.Select(m, &cfg)
+	if err != nil {
+		return rep, err
+	}
+	start := time.Now()
+	var stage verify.Stage
+	if cfg.VerifyEach {
+		if err := verify.Module(m, verify.Options{Arch: model, Stage: stage}); err != nil {
+			return rep, fmt.Errorf("verifying the input: %w", err)
+		}
+	}
+	for i := range t.Passes {
+		p := &t.Passes[i]
+		if !slices.Contains(run, p) {
+			if why, ok := skipped[p.Name]; ok && p.Default {
+				rep.Passes = append(rep.Passes, PassResult{Name: p.Name, Order: p.Order, Skipped: why})
+			}
+			continue
+		}
+		res := PassResult{Name: p.Name, Order: p.Order, InstsBefore: m.NumInsts()}
+		ctx := &Context{Module: m, Arch: model, Pass: p, opts: cfg.Options[p.Name], result: &res, verbose: cfg.Verbose}
+		t0 := time.Now()
+		err := runProtected(ctx)
+		res.Wall = time.Since(t0)
+		res.InstsAfter = m.NumInsts()
+		if err != nil {
+			rep.Passes = append(rep.Passes, res)
+			rep.Total = time.Since(start)
+			return rep, err
+		}
+		stage |= p.Produces
+		if cfg.VerifyEach {
+			t1 := time.Now()
+			verr := verify.Module(m, verify.Options{Arch: model, Stage: stage})
+			res.VerifyWall = time.Since(t1)
+			if verr != nil {
+				rep.Passes = append(rep.Passes, res)
+				rep.Total = time.Since(start)
+				return rep, fmt.Errorf("verifier after pass %s: %w", p.Name, verr)
+			}
+		}
+		rep.Passes = append(rep.Passes, res)
+		if printAfter(cfg.PrintAfter, p.Name) {
+			if err := dump(m, &cfg, i, p.Name); err != nil {
+				return rep, err
+			}
+		}
+	}
+	rep.Total = time.Since(start)
+	rep.Insts = m.NumInsts()
+	return rep, nil
+}
+
+func printAfter(list []string, name string) bool {
+	return slices.Contains(list, "all") || slices.Contains(list, name)
+}
+
+func dump(m *bir.Module, cfg *Config, idx int, name string) error {
+	if cfg.Printer == nil {
+		return fmt.Errorf("--print-after: no printer configured")
+	}
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "// ---- after pass %s ----\n", name)
+	if err := cfg.Printer(&buf, m); err != nil {
+		return fmt.Errorf("--print-after %s: %w", name, err)
+	}
+	if cfg.PrintOut != nil {
+		if _, err := cfg.PrintOut.Write(buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	if cfg.DumpDir != "" {
+		if err := os.MkdirAll(cfg.DumpDir, 0o755); err != nil {
+			return fmt.Errorf("--dump-dir: %w", err)
+		}
+		path := filepath.Join(cfg.DumpDir, fmt.Sprintf("%02d-%s.bir", idx, name))
+		if err := WriteFileAtomic(path, buf.Bytes()); err != nil {
+			return fmt.Errorf("--dump-dir: %w", err)
+		}
+	}
+	return nil
+}
+
+// runProtected runs a pass, turning a panic into an Error naming the pass
+// and the function being processed.
+func runProtected(ctx *Context) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			perr := &Error{Pass: ctx.Pass.Name, Function: ctx.curFunc, Panic: true, Err: fmt.Errorf("%v", r)}
+			if os.Getenv("NARWHAL_TRACEBACK") != "" {
+				perr.Err = fmt.Errorf("%v\n%s", r, debug.Stack())
+			}
+			err = perr
+		}
+	}()
+	if e := ctx.Pass.Run(ctx); e != nil {
+		if _, ok := e.(*Error); ok {
+			return e
+		}
+		return &Error{Pass: ctx.Pass.Name, Function: ctx.curFunc, Err: e}
+	}
+	return nil
+}
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// directory and a rename, so readers never see a partial file.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Chmod(tmp, 0o644); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
