@@ -1,0 +1,283 @@
+package arch
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/narwhal-compiler/narwhal/bir"
+)
+
+func TestLookup_Names(t *testing.T) {
+	tests := []struct {
+		name  string
+		want  string
+		level int
+	}{
+		{"trn1", "trn1", 20}, {"TRN1", "trn1", 20}, {"sunda", "trn1", 20}, {"gen2", "trn1", 20},
+		{"NC-v2", "trn1", 20}, {"ncv2", "trn1", 20}, {"nc_v2", "trn1", 20}, {"NeuronCore-v2", "trn1", 20},
+		{"inf2", "trn1", 20}, {"CoreV2", "trn1", 20},
+		{"trn2", "trn2", 30}, {"cayman", "trn2", 30}, {"gen3", "trn2", 30}, {"NC-v3", "trn2", 30},
+		{"Cayman", "trn2", 30}, {"corev3", "trn2", 30},
+		{"trn3", "trn3", 40}, {"gen4", "trn3", 40}, {"NC-v4", "trn3", 40}, {"mariana", "trn3", 40},
+		{"inf1", "inf1", 10}, {"tonga", "inf1", 10}, {"gen1", "inf1", 10}, {"NC-v1", "inf1", 10},
+		{"Inferentia", "inf1", 10},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Lookup(tc.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Name != tc.want || m.ArchLevel != tc.level {
+				t.Errorf("Lookup(%q) = %s level %d, want %s level %d", tc.name, m.Name, m.ArchLevel, tc.want, tc.level)
+			}
+		})
+	}
+}
+
+func TestLookup_Unknown(t *testing.T) {
+	for _, name := range []string{"", "trn9", "gen5", "h100"} {
+		_, err := Lookup(name)
+		if err == nil {
+			t.Fatalf("Lookup(%q) succeeded", name)
+		}
+		for _, want := range []string{"unknown architecture", "trn1", "trn2", "trn3", "inf1", "gen3", "cayman"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("Lookup(%q) error %q does not mention %q", name, err, want)
+			}
+		}
+	}
+}
+
+func TestLookup_Fresh(t *testing.T) {
+	a, _ := Lookup("trn2")
+	a.MaxCceDmaSource = 3
+	a.Notes[0] = "changed"
+	b, _ := Lookup("trn2")
+	if b.MaxCceDmaSource == 3 || b.Notes[0] == "changed" {
+		t.Error("Lookup returned shared state")
+	}
+	c := b.Clone()
+	c.Notes[0] = "x"
+	if b.Notes[0] == "x" {
+		t.Error("Clone shares Notes")
+	}
+}
+
+func TestLookupLevel(t *testing.T) {
+	for _, tc := range []struct {
+		level int
+		want  string
+	}{{10, "inf1"}, {20, "trn1"}, {30, "trn2"}, {40, "trn3"}} {
+		m, err := LookupLevel(tc.level)
+		if err != nil || m.Name != tc.want {
+			t.Errorf("LookupLevel(%d) = %v, %v; want %s", tc.level, m, err, tc.want)
+		}
+	}
+	for _, l := range []int{0, 11, 19, 21, 50} {
+		if _, err := LookupLevel(l); err == nil {
+			t.Errorf("LookupLevel(%d) succeeded", l)
+		}
+	}
+}
+
+func TestModel_Geometry(t *testing.T) {
+	tests := []struct {
+		name                     string
+		partitions, sbuf, usable int64
+		psum, banks, bank        int64
+		pe, dve, act, pool       float64
+		dmaBW                    float64
+		hasPool                  bool
+		matmulFP32, matmulBF16   int64
+		shareSBUF, sharePSUM     bool
+	}{
+		{"trn1", 128, 192 * KiB, 176 * KiB, 16 * KiB, 8, 2 * KiB, 2.8, 1.12, 1.4, 1.4, 17, true, 512, 0, false, false},
+		{"trn2", 128, 224 * KiB, 208 * KiB, 16 * KiB, 8, 2 * KiB, 2.4, 0.96, 1.2, 1.2, 23, true, 512, 0, true, true},
+		{"trn3", 128, 256 * KiB, 240 * KiB, 16 * KiB, 8, 2 * KiB, 2.4, 1.2, 1.2, 1.2, 33, true, 4096, 8192, true, true},
+		{"inf1", 128, 0, 0, 0, 0, 0, 2.8, 1.12, 1.4, 0, 13.4, false, 512, 0, true, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Lookup(tc.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.Partitions != tc.partitions || m.SBUFBytesPerPartition != tc.sbuf || m.UsableSBUFBytes() != tc.usable {
+				t.Errorf("SBUF: partitions %d bytes %d usable %d; want %d %d %d", m.Partitions, m.SBUFBytesPerPartition, m.UsableSBUFBytes(), tc.partitions, tc.sbuf, tc.usable)
+			}
+			if m.PSUMBytesPerPartition() != tc.psum || m.PSUMBanks != tc.banks || m.PSUMBankBytes != tc.bank {
+				t.Errorf("PSUM: %d = %d x %d; want %d = %d x %d", m.PSUMBytesPerPartition(), m.PSUMBanks, m.PSUMBankBytes, tc.psum, tc.banks, tc.bank)
+			}
+			for _, c := range []struct {
+				e    bir.Engine
+				want float64
+			}{{bir.EngPE, tc.pe}, {bir.EngDVE, tc.dve}, {bir.EngAct, tc.act}, {bir.EngPool, tc.pool}} {
+				if got := m.Clock(c.e); got != c.want {
+					t.Errorf("clock %s = %v, want %v", c.e, got, c.want)
+				}
+			}
+			if m.HasEngine(bir.EngPool) != tc.hasPool {
+				t.Errorf("HasEngine(Pool) = %v", m.HasEngine(bir.EngPool))
+			}
+			if m.HasEngine(bir.EngUnassigned) {
+				t.Error("Unassigned is an engine")
+			}
+			if m.DMABytesPerNs != tc.dmaBW {
+				t.Errorf("DMA bandwidth %v, want %v", m.DMABytesPerNs, tc.dmaBW)
+			}
+			if m.MatmulMaxN(bir.Float32) != tc.matmulFP32 || m.MatmulMaxN(bir.BFloat16) != tc.matmulBF16 || m.MatmulMaxN(bir.Int8) != 0 {
+				t.Errorf("MatmulMaxN fp32 %d bf16 %d", m.MatmulMaxN(bir.Float32), m.MatmulMaxN(bir.BFloat16))
+			}
+			if m.DVEPoolShareSBUF != tc.shareSBUF || m.DVEActSharePSUM != tc.sharePSUM {
+				t.Errorf("sharing: sbuf %v psum %v", m.DVEPoolShareSBUF, m.DVEActSharePSUM)
+			}
+			if m.MaxCceDmaSource != 16 || m.Tile.PMax != 128 || m.Tile.PSUMFMax != 512 || m.MaxFreeDims != 4 {
+				t.Errorf("constants: cce %d pmax %d psum_fmax %d free dims %d", m.MaxCceDmaSource, m.Tile.PMax, m.Tile.PSUMFMax, m.MaxFreeDims)
+			}
+			if m.MaxAPNum != 65535 || m.MinAPStep != -32768 || m.MaxAPStep != 32767 {
+				t.Errorf("AP encoding: num %d step [%d, %d]", m.MaxAPNum, m.MinAPStep, m.MaxAPStep)
+			}
+			if m.Tile.PSUMFMax*4 != 2*KiB {
+				t.Error("psum_fmax is not one bank of fp32")
+			}
+		})
+	}
+}
+
+func TestModel_Budgets(t *testing.T) {
+	m, _ := Lookup("inf1")
+	if _, err := m.SBUFBudget(); err == nil || !strings.Contains(err.Error(), "arch.sbuf-bytes-per-partition") {
+		t.Errorf("inf1 SBUFBudget error = %v", err)
+	}
+	if _, err := m.PSUMBudget(); err == nil || !strings.Contains(err.Error(), "arch.psum-banks") {
+		t.Errorf("inf1 PSUMBudget error = %v", err)
+	}
+	if err := m.Set("sbuf-bytes-per-partition", "196608"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := m.SBUFBudget(); err != nil || b != 196608 {
+		t.Errorf("after override SBUFBudget = %d, %v", b, err)
+	}
+	t2, _ := Lookup("trn2")
+	if b, err := t2.PSUMBudget(); err != nil || b != 16*KiB {
+		t.Errorf("trn2 PSUMBudget = %d, %v", b, err)
+	}
+	if got := t2.PSUMAddress(3, 100); got != 3*2048+100 {
+		t.Errorf("PSUMAddress(3, 100) = %d", got)
+	}
+}
+
+func TestModel_Set(t *testing.T) {
+	tests := []struct {
+		key, val string
+		check    func(*Model) bool
+		err      string
+	}{
+		{"max-cce-dma-source", "8", func(m *Model) bool { return m.MaxCceDmaSource == 8 }, ""},
+		{"max-cce-dma-source", "0x20", func(m *Model) bool { return m.MaxCceDmaSource == 32 }, ""},
+		{"dma-bytes-per-ns", "27.5", func(m *Model) bool { return m.DMABytesPerNs == 27.5 }, ""},
+		{"max-free-dims", "3", func(m *Model) bool { return m.MaxFreeDims == 3 }, ""},
+		{"dve-act-share-psum", "true", func(m *Model) bool { return m.DVEActSharePSUM }, ""},
+		{"pool-clock-ghz", "1.0", func(m *Model) bool { return m.Clock(bir.EngPool) == 1.0 }, ""},
+		{"max-cce-dma-source", "-1", nil, "non-negative integer"},
+		{"max-cce-dma-source", "many", nil, "non-negative integer"},
+		{"dma-bytes-per-ns", "NaN", nil, "non-negative number"},
+		{"dve-act-share-psum", "maybe", nil, "true or false"},
+		{"no-such-option", "1", nil, "unknown option"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.key+"="+tc.val, func(t *testing.T) {
+			m, _ := Lookup("trn1")
+			err := m.Set(tc.key, tc.val)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("Set error = %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.check(m) {
+				t.Error("field not set")
+			}
+		})
+	}
+	if len(OptionNames()) != len(options) {
+		t.Error("OptionNames incomplete")
+	}
+}
+
+func TestForModule(t *testing.T) {
+	m := bir.NewModule("gen2")
+	m.Config.Options["arch.max-cce-dma-source"] = "4"
+	m.Config.Options["gen-stride-dma"] = "true" // not ours: ignored
+	a, err := ForModule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Name != "trn1" || a.MaxCceDmaSource != 4 {
+		t.Errorf("ForModule = %s cce %d", a.Name, a.MaxCceDmaSource)
+	}
+	if a, err := ForModule(bir.NewModule("")); err != nil || a.Name != DefaultName {
+		t.Errorf("empty arch: %v, %v", a, err)
+	}
+	if _, err := ForModule(bir.NewModule("gen9")); err == nil || !strings.Contains(err.Error(), "module arch") {
+		t.Errorf("unknown arch error = %v", err)
+	}
+	bad := bir.NewModule("trn2")
+	bad.Config.Options["arch.partitions"] = "lots"
+	if _, err := ForModule(bad); err == nil || !strings.Contains(err.Error(), "arch option partitions") {
+		t.Errorf("bad option error = %v", err)
+	}
+	if _, err := ForModule(nil); err == nil {
+		t.Error("ForModule(nil) succeeded")
+	}
+}
+
+func TestSBSizeLegalizationGate(t *testing.T) {
+	for level := 0; level <= 50; level++ {
+		want := SBGateFull
+		if level == 10 {
+			want = SBGateSpecial
+		} else if level <= 19 {
+			want = SBGateNoOp
+		}
+		if got := SBSizeLegalizationGate(level); got != want {
+			t.Errorf("gate(%d) = %s, want %s", level, got, want)
+		}
+	}
+	// The point of narwhal's level binding: every modelled generation runs it.
+	for _, m := range All() {
+		if !SBSizeLegalizationRuns(m.ArchLevel) {
+			t.Errorf("%s (level %d) skips SBSizeLegalization", m.Name, m.ArchLevel)
+		}
+	}
+}
+
+func TestNames(t *testing.T) {
+	names := Names()
+	for _, n := range names {
+		if _, err := Lookup(n); err != nil {
+			t.Errorf("listed name %q does not resolve: %v", n, err)
+		}
+	}
+	if names[0] != "trn1" {
+		t.Errorf("Names()[0] = %q", names[0])
+	}
+}
+
+func TestModel_NotesAndFinite(t *testing.T) {
+	for _, m := range All() {
+		if len(m.Notes) == 0 {
+			t.Errorf("%s: no notes on inferred figures", m.Name)
+		}
+		for e := range m.Engines {
+			if c := m.Engines[e].ClockGHz; math.IsNaN(c) || c < 0 {
+				t.Errorf("%s: bad clock for %s", m.Name, bir.Engine(e))
+			}
+		}
+	}
+}

@@ -1,0 +1,266 @@
+// The four machine models as data. Sources, abbreviated in the comments:
+//
+//	hw      ../shared/docs/hardware.md (the row named after the colon)
+//	sem     ../shared/docs/semantics.md (section)
+//	s000..  the seeds (../shared/seeds/<n>_*.txt, section)
+//	aws-v1  AWS Neuron documentation, about-neuron/arch/neuron-hardware/
+//	        inferentia.rst and neuron-core-v1.rst (Inf1 facts hardware.md
+//	        does not carry)
+//	[inferred] narwhal's reading, with the reasoning next to it
+//
+// Each constructor returns a new value; Lookup clones it again, so nothing
+// here is shared mutable state.
+
+package arch
+
+import "github.com/narwhal-compiler/narwhal/bir"
+
+var models = map[string]func() *Model{
+	"inf1": inf1,
+	"trn1": trn1,
+	"trn2": trn2,
+	"trn3": trn3,
+}
+
+// nkiTiles are NKI's tile-size constants (hw: "NKI tile-size constants").
+// They are the same on NC-v2..NC-v4 (NKI publishes one set).
+func nkiTiles() TileConstants {
+	return TileConstants{
+		PMax:               128,       // hw: pmax = 128
+		PSUMFMax:           512,       // hw: psum_fmax = 512 fp32 (one 2 KiB bank)
+		GemmStationaryFMax: 128,       // hw: gemm_stationary_fmax = 128
+		GemmMovingFMax:     512,       // hw: gemm_moving_fmax = 512
+		BNStatsFMax:        512,       // hw: bn_stats_fmax = 512
+		SBUFMaxFreeElems:   64 * 1024, // hw: free dimension up to 64K elements in SBUF
+		PSUMMaxFreeElems:   4 * 1024,  // hw: 4K in PSUM
+	}
+}
+
+// nkiCost are the cost-model constants (hw: "Cost model"). The table is one
+// set of published NKI rules of thumb; narwhal uses it on every generation
+// (hw: "the scheduler needs a consistent, documented model").
+func nkiCost() CostConstants {
+	return CostConstants{
+		MinII:               64,  // hw: MIN_II about 64 cycles
+		GpSimdStart:         150, // hw: GPSIMD_START about 150 cycles; s002 §6.2 "roughly 150 engine cycles"
+		MinIIDynamic:        600, // hw: MIN_II_DYNAMIC about 600 cycles
+		StaticOverhead:      100, // hw: static instruction overhead about 100 cycles
+		AccessOverhead:      60,  // hw: SBUF/PSUM access overhead about 60 cycles (NC-v2)
+		MatmulStationaryMin: 64,  // hw: matmul max(min(64, N_stationary), N_moving)
+		MatmulFP32Factor:    4,   // hw: matmul x4 for fp32
+		TransposeFreeMin:    64,  // hw: transpose on PE max(P, min(64, F))
+	}
+}
+
+// encoding sets the engine access-pattern limits (hw: "Engine access
+// patterns: up to 4 free dimensions (uint16 size, int16 stride)").
+func encoding(m *Model) {
+	m.MaxFreeDims = 4
+	m.MaxAPNum = 1<<16 - 1 // uint16 size
+	m.MinAPStep = -1 << 15 // int16 stride
+	m.MaxAPStep = 1<<15 - 1
+}
+
+func trn1() *Model {
+	m := &Model{
+		Name: "trn1", Codename: "sunda", Core: "NC-v2", BIRArch: "gen2", ArchLevel: LevelTrn1,
+
+		Partitions:              128,        // hw SBUF: 128 partitions; s000 SBModel+0x9c = 128
+		SBUFBytesPerPartition:   192 * KiB,  // hw SBUF: 24 MiB = 128 x 192 KiB
+		SBUFCarveoutBytes:       16 * KiB,   // hw SBUF usable: 176 KiB (16 KiB carve-out, s002 §4.6)
+		PSUMBanks:               8,          // hw PSUM: 8 banks x 2 KiB; s002 §1 "use the 8-bank view"
+		PSUMBankBytes:           2 * KiB,    // hw PSUM: 2 KiB (512 fp32) per bank per partition
+		QuadrantPartitions:      32,         // s001 "/32 DMA-quadrant constant (128 / 4)"; s002 §3
+		GpSimdCores:             8,          // hw GpSimd: 8 cores x 16 partitions; s002 §2.2
+		GpSimdPartitionsPerCore: 16,         // hw GpSimd
+		Tile:                    nkiTiles(), // hw NKI constants
+		MatmulMaxNFP32Dst:       512,        // sem §4.7: N <= 512 on v2/v3 (one PSUM bank)
+		MatmulMaxNBF16Dst:       0,          // sem §4.7: dst fp32 on v2/v3
+
+		DMAQueues:             16,      // hw DMA engines per core: 16
+		HWDGEEngines:          0,       // hw: the +2 hardware descriptor engines are NC-v3's
+		DMABytesPerNs:         17,      // hw DMA bandwidth: 17 B/ns (DMA guide); the arch guide's 27 GiB/s (29 B/ns) is the optimistic figure, narwhal takes the conservative one
+		DMAFixedNs:            2000,    // hw cost model: DMA about 2 us fixed
+		DMAFullBandwidthBytes: 4 * KiB, // hw cost model: full bandwidth needs at least 4 KiB per partition
+		// s001: the real MaxCceDmaSource is in a .text constructor (GAP).
+		// [inferred] 16, sem §4.2 "dma_compute: <= 16 sources". The seed
+		// counts arguments + constants, so a CCE copy with one scale per
+		// source carries at most 8 sources under this default; splitting
+		// (legalize_cce_dma) preserves semantics, so a low cap costs speed,
+		// never correctness. Override with arch.max-cce-dma-source.
+		MaxCceDmaSource: 16,
+
+		HBMBytes:       32 * GiB, // hw HBM per chip: 32 GiB
+		HBMBytesPerSec: 820e9,    // hw HBM: 820 GB/s
+		BF16TFLOPS:     92,       // hw BF16 TFLOPS per core: 92
+		Cost:           nkiCost(),
+
+		DVEPoolShareSBUF: false, // hw rules: NC-v2 only, Vector and GpSimd cannot use SBUF at the same time
+		DVEActSharePSUM:  false, // hw rules: NC-v2 only, Vector and Scalar cannot use PSUM at the same time
+	}
+	encoding(m)
+	m.Engines[bir.EngPE] = EngineInfo{Present: true, ClockGHz: 2.8, Lanes: 128}   // hw Tensor engine: 2.8 GHz, 128x128 array
+	m.Engines[bir.EngDVE] = EngineInfo{Present: true, ClockGHz: 1.12, Lanes: 128} // hw Vector engine: 1.12 GHz, 128 lanes
+	m.Engines[bir.EngAct] = EngineInfo{Present: true, ClockGHz: 1.4, Lanes: 128}  // hw Scalar engine: 1.4 GHz, 128 lanes
+	m.Engines[bir.EngPool] = EngineInfo{Present: true, ClockGHz: 1.4, Lanes: 128} // hw GpSimd: 1.4 GHz, 8 cores x 16 partitions
+	m.Engines[bir.EngSP] = EngineInfo{Present: true, ClockGHz: 1.4}               // [inferred] Sync engine clock not published; taken as the Scalar engine's
+	m.Engines[bir.EngDMA] = EngineInfo{Present: true}                             // DMA is costed by bandwidth, not cycles
+	m.Notes = []string{
+		"Sync engine clock not published: taken as the Scalar engine's 1.4 GHz",
+		"DMA bandwidth: 17 B/ns (DMA guide) chosen over 27 GiB/s (arch guide)",
+		"MaxCceDmaSource not published: 16 (NKI dma_compute source limit)",
+	}
+	return m
+}
+
+func trn2() *Model {
+	m := &Model{
+		Name: "trn2", Codename: "cayman", Core: "NC-v3", BIRArch: "gen3", ArchLevel: LevelTrn2,
+
+		Partitions:              128,        // hw SBUF: 28 MiB = 128 x 224 KiB
+		SBUFBytesPerPartition:   224 * KiB,  // hw SBUF: 128 x 224 KiB
+		SBUFCarveoutBytes:       16 * KiB,   // hw SBUF usable: carve-out assumed the same as NC-v2 [inferred]
+		PSUMBanks:               8,          // hw PSUM: same as NC-v2 (8 x 2 KiB); s002 §1 "8 x 2048 on cayman+"
+		PSUMBankBytes:           2 * KiB,    // hw PSUM
+		QuadrantPartitions:      32,         // s002 §3 (partition-start rule, all generations)
+		GpSimdCores:             8,          // [inferred] hw lists only the clock for NC-v3; core layout taken as NC-v2's
+		GpSimdPartitionsPerCore: 16,         // [inferred] as above
+		Tile:                    nkiTiles(), // hw NKI constants
+		MatmulMaxNFP32Dst:       512,        // sem §4.7: N <= 512 on v2/v3
+		MatmulMaxNBF16Dst:       0,          // sem §4.7: dst fp32 on v2/v3
+
+		DMAQueues:             16,      // hw DMA engines per core: 16 (+2 hardware descriptor engines)
+		HWDGEEngines:          2,       // hw: +2 hardware descriptor engines
+		DMABytesPerNs:         23,      // hw DMA bandwidth per engine: 23 B/ns
+		DMAFixedNs:            2000,    // hw cost model: about 2 us fixed
+		HWDGEFixedNs:          600,     // hw cost model: hardware DGE instruction about 600 ns on NC-v3
+		DMAFullBandwidthBytes: 4 * KiB, // hw cost model
+		MaxCceDmaSource:       16,      // [inferred] see trn1: sem §4.2, seed 001 GAP
+
+		HBMBytes:       96 * GiB, // hw HBM per chip: 96 GiB
+		HBMBytesPerSec: 2.9e12,   // hw HBM: 2.9 TB/s
+		BF16TFLOPS:     79,       // hw BF16 TFLOPS per core: 79
+		Cost:           nkiCost(),
+
+		DVEPoolShareSBUF: true, // hw rules: NC-v3 lifts the NC-v2 restriction
+		DVEActSharePSUM:  true, // hw rules: Vector and Scalar may share PSUM in different banks
+	}
+	encoding(m)
+	m.Engines[bir.EngPE] = EngineInfo{Present: true, ClockGHz: 2.4, Lanes: 128}   // hw Tensor engine: 2.4 GHz (128x128 [inferred] unchanged)
+	m.Engines[bir.EngDVE] = EngineInfo{Present: true, ClockGHz: 0.96, Lanes: 128} // hw Vector engine: 0.96 GHz (lanes [inferred] 128)
+	m.Engines[bir.EngAct] = EngineInfo{Present: true, ClockGHz: 1.2, Lanes: 128}  // hw Scalar engine: 1.2 GHz (lanes [inferred] 128)
+	m.Engines[bir.EngPool] = EngineInfo{Present: true, ClockGHz: 1.2, Lanes: 128} // hw GpSimd: 1.2 GHz
+	m.Engines[bir.EngSP] = EngineInfo{Present: true, ClockGHz: 1.2}               // [inferred] taken as the Scalar engine's clock
+	m.Engines[bir.EngDMA] = EngineInfo{Present: true}
+	m.Notes = []string{
+		"SBUF carve-out not published for NC-v3: 16 KiB as on NC-v2",
+		"GpSimd core layout not published for NC-v3: 8 x 16 as on NC-v2",
+		"Sync engine clock not published: taken as the Scalar engine's 1.2 GHz",
+		"MaxCceDmaSource not published: 16 (NKI dma_compute source limit)",
+	}
+	return m
+}
+
+func trn3() *Model {
+	m := &Model{
+		Name: "trn3", Codename: "", Core: "NC-v4", BIRArch: "gen4", ArchLevel: LevelTrn3,
+
+		Partitions:              128,        // hw SBUF: 128 x 256 KiB [inferred]; sem §1 "<= 128 partitions" on v2-v4
+		SBUFBytesPerPartition:   256 * KiB,  // hw SBUF: 32 MiB (128 x 256 KiB [inferred])
+		SBUFCarveoutBytes:       16 * KiB,   // hw SBUF usable: same [inferred]
+		PSUMBanks:               8,          // hw PSUM: same as NC-v2
+		PSUMBankBytes:           2 * KiB,    // hw PSUM
+		QuadrantPartitions:      32,         // s002 §3
+		GpSimdCores:             8,          // [inferred] as NC-v2
+		GpSimdPartitionsPerCore: 16,         // [inferred] as NC-v2
+		Tile:                    nkiTiles(), // hw NKI constants
+		MatmulMaxNFP32Dst:       4096,       // sem §4.7: <= 4096 (fp32 dst) on v4
+		MatmulMaxNBF16Dst:       8192,       // sem §4.7: <= 8192 (bf16 dst) on v4
+
+		DMAQueues:             16,      // hw DMA engines per core: 16
+		HWDGEEngines:          0,       // not published for NC-v4
+		DMABytesPerNs:         33,      // hw DMA bandwidth per engine: 33 B/ns
+		DMAFixedNs:            2000,    // hw cost model: about 2 us fixed
+		DMAFullBandwidthBytes: 4 * KiB, // hw cost model
+		MaxCceDmaSource:       16,      // [inferred] see trn1
+
+		HBMBytes:       144 * GiB, // hw HBM per chip: 144 GiB
+		HBMBytesPerSec: 4.7e12,    // hw HBM: 4.7-4.9 TB/s; the lower figure
+		BF16TFLOPS:     79,        // hw BF16 TFLOPS per core: 79
+		Cost:           nkiCost(),
+
+		DVEPoolShareSBUF: true, // [inferred] NC-v3 lifted the restriction; assumed kept
+		DVEActSharePSUM:  true, // [inferred] as above
+	}
+	encoding(m)
+	m.Engines[bir.EngPE] = EngineInfo{Present: true, ClockGHz: 2.4, Lanes: 128}   // hw Tensor engine: 2.4 GHz
+	m.Engines[bir.EngDVE] = EngineInfo{Present: true, ClockGHz: 1.2, Lanes: 128}  // hw Vector engine: 1.2 GHz
+	m.Engines[bir.EngAct] = EngineInfo{Present: true, ClockGHz: 1.2, Lanes: 128}  // hw Scalar engine: 1.2 GHz
+	m.Engines[bir.EngPool] = EngineInfo{Present: true, ClockGHz: 1.2, Lanes: 128} // hw GpSimd: 1.2 GHz
+	m.Engines[bir.EngSP] = EngineInfo{Present: true, ClockGHz: 1.2}               // [inferred] the Scalar engine's clock
+	m.Engines[bir.EngDMA] = EngineInfo{Present: true}
+	m.Notes = []string{
+		"SBUF per partition inferred: 32 MiB / 128 partitions = 256 KiB",
+		"SBUF carve-out not published for NC-v4: 16 KiB as on NC-v2",
+		"no public codename; 'mariana' accepted as an inferred alias (seed 002 codegen-target order)",
+		"hardware DGE engines not published for NC-v4",
+		"HBM bandwidth: 4.7 TB/s chosen from the published 4.7-4.9",
+		"MaxCceDmaSource not published: 16 (NKI dma_compute source limit)",
+	}
+	return m
+}
+
+func inf1() *Model {
+	m := &Model{
+		Name: "inf1", Codename: "tonga", Core: "NC-v1", BIRArch: "gen1", ArchLevel: LevelInf1,
+
+		// [inferred] 128: NC-v1 geometry is not published (hw SBUF "not
+		// published"); the partition-start rule and validTileSizes are the
+		// compiler's shared, generation-independent utilities over a
+		// 128-row array (s000 validTileSizes, s002 §3).
+		Partitions:            128,
+		SBUFBytesPerPartition: 0,          // hw SBUF: not published (override arch.sbuf-bytes-per-partition)
+		SBUFCarveoutBytes:     0,          // not published; a user-supplied size is taken as usable
+		PSUMBanks:             0,          // hw PSUM: not published (override arch.psum-banks)
+		PSUMBankBytes:         0,          // hw PSUM: not published (override arch.psum-bank-bytes)
+		QuadrantPartitions:    32,         // [inferred] as Partitions
+		GpSimdCores:           0,          // aws-v1: three main engines (Tensor/Vector/Scalar), no GpSimd
+		Tile:                  nkiTiles(), // [inferred] NKI does not target NC-v1; the NC-v2 constants are used
+		MatmulMaxNFP32Dst:     512,        // [inferred] one 512-fp32 bank as on NC-v2
+		MatmulMaxNBF16Dst:     0,          // aws-v1: TensorEngine outputs FP32/INT32
+
+		DMAQueues: 16, // [inferred] as NC-v2
+		// [inferred] aws-v1: 50 GiB/s device DRAM bandwidth shared by four
+		// cores, 12.5 GiB/s = 13.4 B/ns per core, taken as one queue's rate.
+		DMABytesPerNs:         13.4,
+		DMAFixedNs:            2000,    // [inferred] the NC-v2 figure
+		DMAFullBandwidthBytes: 4 * KiB, // [inferred] the NC-v2 figure
+		MaxCceDmaSource:       16,      // [inferred] see trn1
+
+		HBMBytes:       8 * GiB,           // aws-v1: 8 GiB of device DRAM per chip
+		HBMBytesPerSec: 50 * float64(GiB), // aws-v1: 50 GiB/s
+		BF16TFLOPS:     16,                // hw: 16 (FP16) per core; aws-v1: 64 FP16/BF16 TFLOPS per 4-core chip
+		Cost:           nkiCost(),         // [inferred] the NKI table
+
+		DVEPoolShareSBUF: true,  // no GpSimd engine: nothing to share with
+		DVEActSharePSUM:  false, // [inferred] the NC-v2 restriction (the more restrictive reading)
+	}
+	encoding(m)
+	// aws-v1: the engines are Tensor, Vector and Scalar. Clocks are not
+	// published: [inferred] the NC-v2 clocks, so the cost model gives
+	// consistent relative figures (hw: "consistent, documented model").
+	m.Engines[bir.EngPE] = EngineInfo{Present: true, ClockGHz: 2.8}
+	m.Engines[bir.EngDVE] = EngineInfo{Present: true, ClockGHz: 1.12}
+	m.Engines[bir.EngAct] = EngineInfo{Present: true, ClockGHz: 1.4}
+	m.Engines[bir.EngSP] = EngineInfo{Present: true, ClockGHz: 1.4} // [inferred]
+	m.Engines[bir.EngDMA] = EngineInfo{Present: true}
+	m.Notes = []string{
+		"NC-v1 SBUF and PSUM geometry are not published: capacity checks need arch.sbuf-bytes-per-partition, arch.psum-banks and arch.psum-bank-bytes",
+		"partitions inferred as 128 (the shared partition-start and tile tables)",
+		"no GpSimd engine (Tensor, Vector and Scalar engines only)",
+		"engine clocks not published: the NC-v2 clocks are used for relative costs",
+		"DMA bandwidth inferred: 50 GiB/s per chip / 4 cores",
+		"MaxCceDmaSource not published: 16 (NKI dma_compute source limit)",
+	}
+	return m
+}
