@@ -457,7 +457,7 @@ func DefaultNames(a Axis) string { return "a" + strconv.Itoa(int(a)) }
 
 // Format prints e in the canonical text syntax, for example
 //
-//	4*i + j floordiv 2 + (i + j) mod 3 - 1
+//	4*i + j floordiv 2 + (i + j) mod 3 - 2*(i mod 4) - 1
 //
 // Terms are printed in order of their printed atoms (so the output does not
 // depend on axis numbering), the constant last.
@@ -469,17 +469,22 @@ func (e Expr) Format(names Names) string {
 		return strconv.FormatInt(e.Const, 10)
 	}
 	type pt struct {
-		atom  string
-		coeff int64
+		atom     string
+		coeff    int64
+		compound bool
 	}
 	parts := make([]pt, len(e.Terms))
 	for i, t := range e.Terms {
-		parts[i] = pt{t.Atom.format(names), t.Coeff}
+		parts[i] = pt{t.Atom.format(names), t.Coeff, t.Atom.Kind != AtomAxis}
 	}
 	slices.SortStableFunc(parts, func(a, b pt) int { return strings.Compare(a.atom, b.atom) })
 	var sb strings.Builder
 	for i, p := range parts {
 		c := p.coeff
+		// A floordiv/mod atom is wrapped in parentheses when a factor or
+		// a leading minus applies to it, so that the text parses back to
+		// the same expression ("2*(i floordiv 3)", "-(i mod 4)").
+		wrap := p.compound && (c != 1 && c != -1 || (i == 0 && c < 0))
 		if i == 0 {
 			if c < 0 {
 				sb.WriteByte('-')
@@ -495,7 +500,13 @@ func (e Expr) Format(names Names) string {
 			sb.WriteString(strconv.FormatInt(c, 10))
 			sb.WriteByte('*')
 		}
+		if wrap {
+			sb.WriteByte('(')
+		}
 		sb.WriteString(p.atom)
+		if wrap {
+			sb.WriteByte(')')
+		}
 	}
 	if e.Const > 0 {
 		sb.WriteString(" + ")
@@ -508,14 +519,19 @@ func (e Expr) Format(names Names) string {
 }
 
 func (a Atom) format(names Names) string {
-	switch a.Kind {
-	case AtomAxis:
+	if a.Kind == AtomAxis {
 		return names(a.Axis)
-	case AtomFloorDiv:
-		return "(" + a.Sub.Format(names) + ") floordiv " + strconv.FormatInt(a.Div, 10)
-	default:
-		return "(" + a.Sub.Format(names) + ") mod " + strconv.FormatInt(a.Div, 10)
 	}
+	// The dividend is bare when it is a single axis ("i floordiv 2"),
+	// parenthesized otherwise ("(i + 1) mod 4").
+	sub := a.Sub.Format(names)
+	if !(len(a.Sub.Terms) == 1 && a.Sub.Const == 0 && a.Sub.Terms[0].Coeff == 1 && a.Sub.Terms[0].Atom.Kind == AtomAxis) {
+		sub = "(" + sub + ")"
+	}
+	if a.Kind == AtomFloorDiv {
+		return sub + " floordiv " + strconv.FormatInt(a.Div, 10)
+	}
+	return sub + " mod " + strconv.FormatInt(a.Div, 10)
 }
 
 // String prints e with default axis names.

@@ -1,0 +1,201 @@
+package affine
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+)
+
+// names maps axes 0,1,2 to i,j,k.
+func names(a Axis) string { return string(rune('i' + int(a))) }
+
+func resolve(s string) (Axis, error) {
+	if len(s) == 1 && s[0] >= 'i' && s[0] <= 'k' {
+		return Axis(s[0] - 'i'), nil
+	}
+	return 0, fmt.Errorf("unknown axis %q", s)
+}
+
+func TestExpr_Canonical(t *testing.T) {
+	i, j := Var(0), Var(1)
+	tests := []struct {
+		name string
+		e    Expr
+		want string
+	}{
+		{"const", Const(7), "7"},
+		{"sum merges", Add(Add(i, i), Scale(j, 3)), "2*i + 3*j"},
+		{"cancel", Sub(Add(i, j), i), "j"},
+		{"zero", Sub(i, i), "0"},
+		{"neg", Scale(i, -1), "-i"},
+		{"const tail", AddConst(Scale(i, 4), -3), "4*i - 3"},
+		{"floordiv exact", FloorDiv(AddConst(Scale(i, 4), 6), 2), "2*i + 3"},
+		{"floordiv const", FloorDiv(Const(-7), 2), "-4"},
+		{"floordiv pulls constant", FloorDiv(AddConst(i, 9), 4), "(i + 1) floordiv 4 + 2"},
+		{"mod drops multiples", Mod(Add(Scale(i, 4), j), 4), "j mod 4"},
+		{"mod const", Mod(Const(-7), 3), "2"},
+		{"mod of multiple", Mod(Scale(i, 6), 3), "0"},
+		{"div by one", FloorDiv(i, 1), "i"},
+		{"mod by one", Mod(i, 1), "0"},
+		{"order independent", Add(j, i), "i + j"},
+	}
+	for _, tt := range tests {
+		if got := tt.e.Format(names); got != tt.want {
+			t.Errorf("%s: Format = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestExpr_EqualAfterRewriting(t *testing.T) {
+	i, j := Var(0), Var(1)
+	a := Add(Scale(Add(i, j), 2), Const(4))
+	b := Add(Add(Scale(j, 2), Const(4)), Scale(i, 2))
+	if !Equal(a, b) || a.Key() != b.Key() || a.Format(names) != b.Format(names) {
+		t.Errorf("2*(i+j)+4 and 2j+4+2i differ: %q vs %q", a.Format(names), b.Format(names))
+	}
+}
+
+func TestExpr_EvalMatchesIntegerSemantics(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for n := 0; n < 2000; n++ {
+		ci, cj, c := r.Int63n(21)-10, r.Int63n(21)-10, r.Int63n(41)-20
+		d := r.Int63n(7) + 1
+		vi, vj := r.Int63n(41)-20, r.Int63n(41)-20
+		lin := AddConst(Add(Scale(Var(0), ci), Scale(Var(1), cj)), c)
+		var env Values
+		env.Bind(0, vi)
+		env.Bind(1, vj)
+		x := ci*vi + cj*vj + c
+		wantDiv := FloorDivInt(x, d)
+		wantMod := x - d*wantDiv
+		gotDiv, err := FloorDiv(lin, d).Eval(&env)
+		if err != nil || gotDiv != wantDiv {
+			t.Fatalf("(%s) floordiv %d at i=%d j=%d = %d, %v; want %d", lin.Format(names), d, vi, vj, gotDiv, err, wantDiv)
+		}
+		gotMod, err := Mod(lin, d).Eval(&env)
+		if err != nil || gotMod != wantMod || gotMod < 0 || gotMod >= d {
+			t.Fatalf("(%s) mod %d at i=%d j=%d = %d, %v; want %d", lin.Format(names), d, vi, vj, gotMod, err, wantMod)
+		}
+		// Substitution then evaluation agrees with direct evaluation.
+		var only Values
+		only.Bind(0, vi)
+		part := FloorDiv(lin, d).Substitute(&only)
+		if got, err := part.Eval(&env); err != nil || got != wantDiv {
+			t.Fatalf("substitute then eval = %d, %v; want %d", got, err, wantDiv)
+		}
+	}
+}
+
+func TestExpr_Unbound(t *testing.T) {
+	var env Values
+	if _, err := Var(2).Eval(&env); err == nil {
+		t.Fatal("eval of an unbound axis succeeded")
+	}
+}
+
+func TestParse_RoundTrip(t *testing.T) {
+	for _, src := range []string{
+		"0", "i", "-i", "4*i + j - 3", "(i + 1) floordiv 4 + 2", "j mod 4",
+		"2*(i floordiv 3) + k", "i // 2", "i % 3", "3*(i + 2*j) - (k - 1)",
+	} {
+		e, err := Parse(src, resolve)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", src, err)
+			continue
+		}
+		text := e.Format(names)
+		e2, err := Parse(text, resolve)
+		if err != nil {
+			t.Errorf("Parse(Format(%q) = %q): %v", src, text, err)
+			continue
+		}
+		if !Equal(e, e2) || e2.Format(names) != text {
+			t.Errorf("round trip of %q: %q then %q", src, text, e2.Format(names))
+		}
+	}
+}
+
+func TestParse_Errors(t *testing.T) {
+	for _, src := range []string{"i*j", "i floordiv 0", "i mod -2", "(i", "i +", "q", "3 3", "i floordiv j"} {
+		if _, err := Parse(src, resolve); err == nil {
+			t.Errorf("Parse(%q) succeeded, want an error", src)
+		}
+	}
+}
+
+func TestPred_EvalAndFormat(t *testing.T) {
+	p, err := ParsePred("i >= 1 and j < 3", resolve)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Format(names); got != "i - 1 >= 0 and -j + 2 >= 0" {
+		t.Errorf("Format = %q", got)
+	}
+	tests := []struct {
+		i, j int64
+		want bool
+	}{{0, 0, false}, {1, 0, true}, {1, 2, true}, {1, 3, false}}
+	for _, tt := range tests {
+		var env Values
+		env.Bind(0, tt.i)
+		env.Bind(1, tt.j)
+		if got, err := p.Eval(&env); err != nil || got != tt.want {
+			t.Errorf("eval at i=%d j=%d = %v, %v; want %v", tt.i, tt.j, got, err, tt.want)
+		}
+	}
+	q, err := ParsePred(p.Format(names), resolve)
+	if err != nil || q.Key() != p.Key() {
+		t.Errorf("predicate round trip: %v, %q vs %q", err, q.Format(names), p.Format(names))
+	}
+	if f := And(GE(Const(0), Const(1))); !f.False {
+		t.Error("0 >= 1 not folded to false")
+	}
+	if tr := And(GE(Const(1), Const(0))); !tr.IsTrue() {
+		t.Error("1 >= 0 not folded to true")
+	}
+	var env Values
+	env.Bind(0, 5)
+	if s := p.Substitute(&env); s.Uses(0) || s.Format(names) != "-j + 2 >= 0" {
+		t.Errorf("substitute i=5: %q", s.Format(names))
+	}
+}
+
+func TestExpr_Bounds(t *testing.T) {
+	box := func(a Axis) (int64, int64) { return 0, 3 } // every axis in [0, 3]
+	tests := []struct {
+		e      Expr
+		lo, hi int64
+	}{
+		{AddConst(Scale(Var(0), 4), 1), 1, 13},
+		{Sub(Var(0), Var(1)), -3, 3},
+		{FloorDiv(Var(0), 2), 0, 1},
+		{Mod(Var(0), 8), 0, 3},
+		{Mod(Var(0), 2), 0, 1},
+	}
+	for _, tt := range tests {
+		lo, hi := tt.e.Bounds(box)
+		if lo != tt.lo || hi != tt.hi {
+			t.Errorf("Bounds(%s) = [%d, %d], want [%d, %d]", tt.e.Format(names), lo, hi, tt.lo, tt.hi)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"4*i + j - 3", "(i + 1) floordiv 4", "i mod 3", "-(i - j)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		e, err := Parse(src, resolve)
+		if err != nil {
+			return
+		}
+		text := e.Format(names)
+		e2, err := Parse(text, resolve)
+		if err != nil {
+			t.Fatalf("Format output %q does not parse: %v", text, err)
+		}
+		if !Equal(e, e2) {
+			t.Fatalf("round trip changed %q to %q", text, e2.Format(names))
+		}
+	})
+}
