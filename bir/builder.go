@@ -283,7 +283,7 @@ func (b *Builder) TensorScalar(name string, eng Engine, dst, src Operand, op0 st
 // scalars read from memory ([P,1] APs); s1 may be the zero Operand.
 func (b *Builder) TensorScalarPtr(name string, eng Engine, dst, src, s0 Operand, op0 string, s1 Operand, op1 string) InstID {
 	ins := []Operand{src, s0}
-	if s1.Kind.IsAP() {
+	if s1.Kind.IsAP() && !s1.IsZero() {
 		ins = append(ins, s1)
 	}
 	return b.Inst(OpTensorScalarPtr, name, eng, ins, []Operand{dst},
@@ -294,7 +294,7 @@ func (b *Builder) TensorScalarPtr(name string, eng Engine, dst, src, s0 Operand,
 // (no bias) or a [P,1] AP.
 func (b *Builder) Activation(name, fn string, dst, src Operand, scale float64, bias Operand) InstID {
 	ins := []Operand{src}
-	if bias.Kind.IsAP() {
+	if bias.Kind.IsAP() && !bias.IsZero() {
 		ins = append(ins, bias)
 	}
 	return b.Inst(OpActivation, name, EngAct, ins, []Operand{dst},
