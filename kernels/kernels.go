@@ -4,15 +4,36 @@
 // parameterized (sizes, dtype); `builtin:NAME` with optional parameters,
 // e.g. `builtin:tensor_add:rows=1024,cols=512,dtype=bf16`, names one
 // wherever a FILE is accepted.
+//
+// The kernels are modelled on the public NKI tutorials (aws-neuron
+// nki-samples): tensor_add, matmul, softmax, rmsnorm, transpose2d,
+// average_pool2d, attention, embedding and cce_reduce. Each one is written
+// the way the NKI front end hands a kernel to the backend: loops stay
+// loops (Loop instructions with symbolic access patterns), and a tile
+// allocated inside a loop is a block tensor with one block per iteration,
+// so that the unroller, the SBUF footprint passes and the DMA legalization
+// passes all have real work.
+//
+// Every kernel carries an independent plain-Go reference implementation
+// (Reference, in the kernel's _ref.go file; it never calls the
+// interpreter) and the tolerance its outputs are held to: bit-exact for
+// integer and copy kernels and for kernels whose arithmetic is a single
+// fp32 operation per element, a bound derived from the kernel's
+// floating-point error for reductions (each kernel documents its bound).
+// Tests lists small parameter sets: passtest.ForEachKernel runs every pass
+// test on each of them, so they are kept cheap for the interpreter.
 package kernels
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/interp"
+	"github.com/narwhal-compiler/narwhal/kernels/ref"
 )
 
 // Param declares one kernel parameter.
@@ -29,6 +50,25 @@ type Kernel struct {
 	Params []Param
 	// Build constructs the module for the given (complete) parameters.
 	Build func(p Params) (*bir.Module, error)
+
+	// Inputs, when set, returns the complete input tensors for a module
+	// built by this kernel, for kernels whose inputs need constraints that
+	// interp.RandomInputs cannot know (embedding indices within the table,
+	// exactly summable values). It must depend only on the seed and the
+	// module's input specs (names, dtypes, shapes), so that a module before
+	// and after a pass gets the same inputs. nil: interp.RandomInputs.
+	Inputs func(m *bir.Module, seed int64) map[string]*interp.Tensor
+
+	// Reference computes the expected outputs from the inputs in plain Go
+	// (never through the interpreter), with the tolerance each output is
+	// held to (a missing entry means bit-exact).
+	Reference func(p Params, in map[string]*interp.Tensor) (map[string]*interp.Tensor, map[string]ref.Tolerance, error)
+
+	// Tests are small parameter sets ("k=v,k=v"; "" means the defaults)
+	// that tests and passtest.ForEachKernel instantiate: cheap enough to
+	// interpret in milliseconds, and together covering the kernel's code
+	// paths (tiling, predicates, dtypes, modes).
+	Tests []string
 }
 
 // Params are resolved kernel parameters (defaults filled in).
@@ -50,6 +90,15 @@ func (p Params) Dtype(name string) (bir.Dtype, error) {
 		return 0, fmt.Errorf("parameter %s: %w", name, err)
 	}
 	return d, nil
+}
+
+// Float returns a floating-point parameter.
+func (p Params) Float(name string) (float64, error) {
+	v, err := strconv.ParseFloat(p[name], 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("parameter %s=%q: want a finite number", name, p[name])
+	}
+	return v, nil
 }
 
 // Str returns a string parameter.
@@ -117,6 +166,90 @@ func ParseSpec(spec string) (*Kernel, Params, error) {
 		}
 	}
 	return k, p, nil
+}
+
+// Spec returns the spec string "NAME[:k=v,...]" of a kernel instance,
+// listing the parameters that differ from the defaults in declaration
+// order (the defaults alone give "NAME").
+func (k *Kernel) Spec(p Params) string {
+	var kv []string
+	for _, d := range k.Params {
+		if v, ok := p[d.Name]; ok && v != d.Default {
+			kv = append(kv, d.Name+"="+v)
+		}
+	}
+	if len(kv) == 0 {
+		return k.Name
+	}
+	return k.Name + ":" + strings.Join(kv, ",")
+}
+
+// TestSpecs returns the specs of the kernel's Tests ("NAME" for the
+// defaults, "NAME:k=v,..." otherwise); a kernel without Tests gives its
+// defaults.
+func (k *Kernel) TestSpecs() []string {
+	if len(k.Tests) == 0 {
+		return []string{k.Name}
+	}
+	out := make([]string, len(k.Tests))
+	for i, t := range k.Tests {
+		if t == "" {
+			out[i] = k.Name
+		} else {
+			out[i] = k.Name + ":" + t
+		}
+	}
+	return out
+}
+
+// Instance is a kernel built for a spec: the kernel, its resolved
+// parameters and the module.
+type Instance struct {
+	Kernel *Kernel
+	Params Params
+	Spec   string
+	Module *bir.Module
+}
+
+// Instantiate builds the module named by a spec "NAME[:k=v,...]" and keeps
+// the kernel and parameters with it (for Inputs and Reference).
+func Instantiate(spec string) (*Instance, error) {
+	k, p, err := ParseSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	m, err := k.Build(p)
+	if err != nil {
+		return nil, fmt.Errorf("builtin:%s: %w", k.Spec(p), err)
+	}
+	return &Instance{Kernel: k, Params: p, Spec: k.Spec(p), Module: m}, nil
+}
+
+// Inputs returns the instance's inputs for a seed: the kernel's Inputs
+// when it has them, interp.RandomInputs otherwise.
+func (in *Instance) Inputs(seed int64) map[string]*interp.Tensor {
+	return InputsFor(in.Kernel, in.Module, seed)
+}
+
+// InputsFor returns inputs for module m built by kernel k (nil k: a module
+// of unknown origin): k.Inputs when set, else interp.RandomInputs.
+func InputsFor(k *Kernel, m *bir.Module, seed int64) map[string]*interp.Tensor {
+	if k != nil && k.Inputs != nil {
+		return k.Inputs(m, seed)
+	}
+	return interp.RandomInputs(m, seed)
+}
+
+// Expected runs the kernel's reference on inputs.
+func (in *Instance) Expected(inputs map[string]*interp.Tensor) (map[string]*interp.Tensor, map[string]ref.Tolerance, error) {
+	if in.Kernel.Reference == nil {
+		return nil, nil, fmt.Errorf("builtin:%s has no reference implementation", in.Kernel.Name)
+	}
+	out, tol, err := in.Kernel.Reference(in.Params, inputs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("builtin:%s reference: %w", in.Spec, err)
+	}
+	return out, tol, nil
 }
 
 // Build constructs the module named by a spec "NAME[:k=v,...]".

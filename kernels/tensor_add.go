@@ -21,9 +21,11 @@ func init() {
 			{Name: "rows", Default: "512", Doc: "rows (multiple of 128)"},
 			{Name: "cols", Default: "2048", Doc: "columns"},
 			{Name: "dtype", Default: "float32", Doc: "element type"},
-			{Name: "arch", Default: "trn2", Doc: "target"},
+			archParam,
 		},
-		Build: buildTensorAdd,
+		Build:     buildTensorAdd,
+		Reference: refTensorAdd,
+		Tests:     []string{"rows=256,cols=512", "rows=128,cols=96,dtype=bfloat16"},
 	})
 }
 
@@ -36,7 +38,7 @@ func buildTensorAdd(p Params) (*bir.Module, error) {
 	if err != nil {
 		return nil, err
 	}
-	dt, err := p.Dtype("dtype")
+	dt, err := anyDtype(p)
 	if err != nil {
 		return nil, err
 	}
