@@ -1,0 +1,254 @@
+package main
+
+// narwhal run and narwhal kernels.
+//
+//	narwhal run FILE [--inputs DIR] [--outputs DIR] [--seed N] [--arch A]
+//	                 [--check] [--max-instructions N]
+//
+// run executes a module (a BIR-JSON or text file, or builtin:NAME[:k=v,...])
+// in the reference interpreter. Each input X of the entry function is read
+// from DIR/X.npy when --inputs DIR is given and the file exists (its dtype
+// and shape must be the module's, see npy.ReadAs for the accepted
+// spellings); every other input is random from the seed: a built-in
+// kernel's own generator (in-range embedding indices, exactly summable CCE
+// values) or interp.RandomInputs. Each output tensor is written to
+// DIR/NAME.npy under --outputs (default "out", created when missing,
+// files replaced atomically), and one summary line per tensor is printed:
+//
+//	input  x  float32 [512 2048]  random (seed 1)
+//	output z  float32 [512 2048]  sha256:4f1c2a9be03d7781  out/z.npy
+//
+// The checksum is the first 16 hex digits of the SHA-256 of the tensor's
+// little-endian element bytes, the .npy data section, so that
+// hashlib.sha256(np.load(f).tobytes()).hexdigest()[:16] reproduces it.
+// --check compares the outputs of a built-in kernel with its plain-Go
+// reference (kernels.Kernel.Reference) at the kernel's stated tolerance and
+// fails when they differ.
+//
+//	narwhal kernels [-v]
+//
+// lists the built-in kernels, one per line: the name, then each parameter
+// with its default, then the description (-v adds a line per parameter).
+//
+// The subcommands register through a package-level variable initializer
+// rather than an init function: main.go's init builds the command table
+// from extraCommands, and Go runs the init functions of a package's files
+// in file-name order (main.go before run.go), while every variable
+// initializer runs before any init function.
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/driver"
+	"github.com/narwhal-compiler/narwhal/interp"
+	"github.com/narwhal-compiler/narwhal/kernels"
+	"github.com/narwhal-compiler/narwhal/kernels/ref"
+	"github.com/narwhal-compiler/narwhal/npy"
+)
+
+var _ = registerRunCommands()
+
+func registerRunCommands() bool {
+	extraCommands = append(extraCommands,
+		command{"run", "run FILE [--inputs DIR] [--outputs DIR] [--seed N] [--arch A] [--check]: execute in the reference interpreter; outputs go to DIR/NAME.npy (default DIR: out)", runRun},
+		command{"kernels", "kernels [-v]: list the built-in kernels with their parameters and defaults", runKernels},
+	)
+	return true
+}
+
+// defaultOutputs is where `narwhal run` writes outputs without --outputs.
+const defaultOutputs = "out"
+
+func runRun(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("run", stderr)
+	inDir := fs.String("inputs", "", "read input X from `DIR`/X.npy when present (the others are random)")
+	outDir := fs.String("outputs", defaultOutputs, "write each output tensor to `DIR`/NAME.npy")
+	seed := fs.Int64("seed", 1, "seed of the random inputs")
+	archName := fs.String("arch", "", "target `arch` (default: the module's); sets the interpreter's SBUF/PSUM geometry")
+	check := fs.Bool("check", false, "compare the outputs with the built-in kernel's Go reference")
+	maxInsts := fs.Int64("max-instructions", 0, "stop with an error after executing `N` instructions (0: no limit)")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("want one input (a file or builtin:NAME[:k=v,...]), have %d", len(pos))
+	}
+	src := pos[0]
+	var inst *kernels.Instance
+	var m *bir.Module
+	if spec, ok := strings.CutPrefix(src, driver.BuiltinPrefix); ok {
+		if inst, err = kernels.Instantiate(spec); err != nil {
+			return err
+		}
+		m = inst.Module
+	} else if m, err = driver.Load(src); err != nil {
+		return err
+	}
+	if *check && inst == nil {
+		return fmt.Errorf("--check compares with a built-in kernel's reference: want builtin:NAME, have %s", src)
+	}
+	if *archName != "" {
+		if _, err := arch.Lookup(*archName); err != nil {
+			return err
+		}
+		m.Arch = *archName
+	}
+	if m.Main() == nil {
+		return fmt.Errorf("%s: the module has no functions", src)
+	}
+
+	var k *kernels.Kernel
+	if inst != nil {
+		k = inst.Kernel
+	}
+	inputs, origin, err := loadInputs(m, k, *inDir, *seed, stderr)
+	if err != nil {
+		return err
+	}
+	outs, err := interp.Run(m, inputs, interp.Options{MaxInstructions: *maxInsts})
+	if err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	if err := os.MkdirAll(*outDir, 0o755); err != nil {
+		return fmt.Errorf("--outputs: %w", err)
+	}
+	for _, s := range interp.InputSpecs(m) {
+		fmt.Fprintf(stdout, "input  %s  %s %v  %s\n", s.Name, s.Dtype, s.Shape, origin[s.Name])
+	}
+	for _, name := range slices.Sorted(maps.Keys(outs)) {
+		t := outs[name]
+		if err := safeFileName(name); err != nil {
+			return fmt.Errorf("output %q: %w", name, err)
+		}
+		path := filepath.Join(*outDir, name+npy.Ext)
+		if err := npy.WriteFile(path, t); err != nil {
+			return err
+		}
+		sum := sha256.Sum256(t.Data)
+		fmt.Fprintf(stdout, "output %s  %s %v  sha256:%s  %s\n", name, t.Dtype, t.Shape, hex.EncodeToString(sum[:8]), path)
+	}
+	if *check {
+		want, tol, err := inst.Expected(inputs)
+		if err != nil {
+			return err
+		}
+		if err := ref.CompareSets(outs, want, tol); err != nil {
+			return fmt.Errorf("--check: builtin:%s differs from its Go reference: %w", inst.Spec, err)
+		}
+		for _, name := range slices.Sorted(maps.Keys(want)) {
+			fmt.Fprintf(stdout, "check  %s  matches the Go reference (max |error| %.3g, %s)\n", name, ref.MaxError(outs[name], want[name]), tol[name])
+		}
+	}
+	return nil
+}
+
+// loadInputs reads DIR/<name>.npy for each input of m that has one and
+// draws the others; origin says where each came from.
+func loadInputs(m *bir.Module, k *kernels.Kernel, dir string, seed int64, stderr io.Writer) (map[string]*interp.Tensor, map[string]string, error) {
+	specs := interp.InputSpecs(m)
+	inputs := map[string]*interp.Tensor{}
+	origin := map[string]string{}
+	if dir != "" {
+		st, err := os.Stat(dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--inputs: %w", err)
+		}
+		if !st.IsDir() {
+			return nil, nil, fmt.Errorf("--inputs %s: not a directory", dir)
+		}
+		known := map[string]bool{}
+		for _, s := range specs {
+			known[s.Name+npy.Ext] = true
+			if safeFileName(s.Name) != nil {
+				continue
+			}
+			path := filepath.Join(dir, s.Name+npy.Ext)
+			t, err := npy.ReadFileAs(path, s.Dtype)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil {
+				return nil, nil, fmt.Errorf("input %s: %w", s.Name, err)
+			}
+			if !slices.Equal(t.Shape, s.Shape) {
+				return nil, nil, fmt.Errorf("input %s: %s: shape %v, want %v", s.Name, path, t.Shape, s.Shape)
+			}
+			t.Name = s.Name
+			inputs[s.Name] = t
+			origin[s.Name] = path
+		}
+		// A file that names no input is most likely a typo: say so.
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--inputs: %w", err)
+		}
+		var names []string
+		for _, s := range specs {
+			names = append(names, s.Name)
+		}
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), npy.Ext) && !known[e.Name()] {
+				fmt.Fprintf(stderr, "narwhal run: warning: %s matches no input of the module (inputs: %s)\n",
+					filepath.Join(dir, e.Name()), strings.Join(names, ", "))
+			}
+		}
+	}
+	if len(inputs) < len(specs) {
+		random := kernels.InputsFor(k, m, seed)
+		for _, s := range specs {
+			if _, ok := inputs[s.Name]; ok {
+				continue
+			}
+			t, ok := random[s.Name]
+			if !ok || t == nil {
+				return nil, nil, fmt.Errorf("input %s: no file and no random value for it", s.Name)
+			}
+			inputs[s.Name] = t
+			origin[s.Name] = fmt.Sprintf("random (seed %d)", seed)
+		}
+	}
+	return inputs, origin, nil
+}
+
+// safeFileName rejects tensor names that cannot be a file name in a
+// directory (path separators, ".", "..", empty).
+func safeFileName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || strings.ContainsRune(name, 0) {
+		return fmt.Errorf("the name cannot be used as a file name")
+	}
+	return nil
+}
+
+func runKernels(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("kernels", stderr)
+	verbose := fs.Bool("v", false, "describe each parameter")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		return fmt.Errorf("want no arguments, have %s", strings.Join(pos, " "))
+	}
+	for _, k := range kernels.All() {
+		fmt.Fprintln(stdout, k.Describe())
+		if *verbose {
+			for _, p := range k.Params {
+				fmt.Fprintf(stdout, "    %s=%s  %s\n", p.Name, p.Default, p.Doc)
+			}
+		}
+	}
+	return nil
+}

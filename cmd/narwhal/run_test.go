@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/interp"
+	"github.com/narwhal-compiler/narwhal/kernels"
+	"github.com/narwhal-compiler/narwhal/npy"
+)
+
+// narwhal runs the CLI in-process and returns the exit code and outputs.
+func narwhal(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := mainExit(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestRun_BuiltinMatmul(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "d")
+	code, stdout, stderr := narwhal(t, "run", "builtin:matmul", "--outputs", dir)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr: %s", code, stderr)
+	}
+	res, err := npy.ReadFile(filepath.Join(dir, "result.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dtype != bir.Float32 || !slices.Equal(res.Shape, []int64{256, 512}) {
+		t.Errorf("result.npy: %s %v, want float32 [256 512] (the default m x n)", res.Dtype, res.Shape)
+	}
+	for _, want := range []string{"input  lhsT  float32 [256 256]  random (seed 1)", "output result  float32 [256 512]  sha256:"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("%d files in the output directory, want 1 (result.npy)", len(entries))
+	}
+}
+
+// TestRun_CheckAllKernels runs every built-in kernel at its first test size
+// through the CLI with --check (interpreter against the Go reference).
+func TestRun_CheckAllKernels(t *testing.T) {
+	for _, k := range kernels.All() {
+		spec := k.TestSpecs()[0]
+		t.Run(spec, func(t *testing.T) {
+			code, stdout, stderr := narwhal(t, "run", "builtin:"+spec, "--check", "--seed", "3", "--outputs", t.TempDir())
+			if code != 0 {
+				t.Fatalf("exit %d, stderr: %s", code, stderr)
+			}
+			if !strings.Contains(stdout, "matches the Go reference") {
+				t.Errorf("stdout lacks the check line:\n%s", stdout)
+			}
+		})
+	}
+}
+
+func writeF32(t *testing.T, path string, shape []int64, vals []float32) {
+	t.Helper()
+	tn := &interp.Tensor{Dtype: bir.Float32, Shape: shape}
+	for _, v := range vals {
+		tn.Data = binary.LittleEndian.AppendUint32(tn.Data, math.Float32bits(v))
+	}
+	if err := npy.WriteFile(path, tn); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRun_HandWrittenJSON runs bir-json.md §7 (load two [128 x 512] fp32
+// DRAM tensors, add on the Vector engine, store) on inputs from .npy files
+// and checks z = x + y exactly.
+func TestRun_HandWrittenJSON(t *testing.T) {
+	in, out := t.TempDir(), t.TempDir()
+	r := rand.New(rand.NewPCG(4, 5))
+	x := make([]float32, 128*512)
+	y := make([]float32, len(x))
+	for i := range x {
+		x[i] = float32(r.NormFloat64() * 100)
+		y[i] = float32(r.NormFloat64())
+	}
+	shape := []int64{128, 512}
+	writeF32(t, filepath.Join(in, "x.npy"), shape, x)
+	writeF32(t, filepath.Join(in, "y.npy"), shape, y)
+	code, stdout, stderr := narwhal(t, "run", "testdata/tensor_add_bir.json", "--inputs", in, "--outputs", out)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "input  x  float32 [128 512]  "+filepath.Join(in, "x.npy")) {
+		t.Errorf("stdout does not say x came from its file:\n%s", stdout)
+	}
+	z, err := npy.ReadFile(filepath.Join(out, "z.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if z.Dtype != bir.Float32 || !slices.Equal(z.Shape, shape) {
+		t.Fatalf("z.npy: %s %v, want float32 %v", z.Dtype, z.Shape, shape)
+	}
+	for i := range x {
+		got := math.Float32frombits(binary.LittleEndian.Uint32(z.Data[4*i:]))
+		if want := x[i] + y[i]; math.Float32bits(got) != math.Float32bits(want) {
+			t.Fatalf("z[%d] = %v, want x+y = %v", i, got, want)
+		}
+	}
+}
+
+func TestRun_Errors(t *testing.T) {
+	in := t.TempDir()
+	writeF32(t, filepath.Join(in, "x.npy"), []int64{128, 256}, make([]float32, 128*256))
+	badDtype := t.TempDir()
+	i32 := &interp.Tensor{Dtype: bir.Int32, Shape: []int64{128, 512}, Data: make([]byte, 4*128*512)}
+	if err := npy.WriteFile(filepath.Join(badDtype, "y.npy"), i32); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no file", []string{"run"}, "want one input"},
+		{"two files", []string{"run", "a.json", "b.json"}, "want one input"},
+		{"missing file", []string{"run", "no/such/file.json"}, "no such file"},
+		{"unknown kernel", []string{"run", "builtin:nope"}, "unknown built-in kernel"},
+		{"bad param", []string{"run", "builtin:matmul:m=3"}, "m=3"},
+		{"unknown arch", []string{"run", "builtin:tensor_add", "--arch", "trn9"}, "trn9"},
+		{"check needs builtin", []string{"run", "testdata/tensor_add_bir.json", "--check"}, "--check"},
+		{"inputs dir missing", []string{"run", "testdata/tensor_add_bir.json", "--inputs", filepath.Join(in, "nope")}, "--inputs"},
+		{"shape", []string{"run", "testdata/tensor_add_bir.json", "--inputs", in, "--outputs", t.TempDir()}, "input x: " + filepath.Join(in, "x.npy") + ": shape [128 256], want [128 512]"},
+		{"dtype", []string{"run", "testdata/tensor_add_bir.json", "--inputs", badDtype, "--outputs", t.TempDir()}, "dtype int32, want float32"},
+		{"instruction limit", []string{"run", "builtin:tensor_add:rows=256,cols=8", "--max-instructions", "3", "--outputs", t.TempDir()}, "3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, _, stderr := narwhal(t, tt.args...)
+			if code != 1 {
+				t.Errorf("exit %d, want 1", code)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Errorf("stderr %q lacks %q", stderr, tt.want)
+			}
+		})
+	}
+}
+
+func TestRun_WarnsAboutUnknownInputFiles(t *testing.T) {
+	in := t.TempDir()
+	writeF32(t, filepath.Join(in, "xx.npy"), []int64{1}, []float32{1})
+	code, _, stderr := narwhal(t, "run", "builtin:tensor_add:rows=128,cols=4", "--inputs", in, "--outputs", t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "xx.npy matches no input of the module (inputs: x, y)") {
+		t.Errorf("no warning for xx.npy: %q", stderr)
+	}
+}
+
+// TestRun_Deterministic: the same seed gives the same checksums, another
+// seed different ones.
+func TestRun_Deterministic(t *testing.T) {
+	sum := func(seed string) string {
+		code, stdout, stderr := narwhal(t, "run", "builtin:softmax:rows=128,cols=32", "--seed", seed, "--outputs", t.TempDir())
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		i := strings.Index(stdout, "sha256:")
+		if i < 0 {
+			t.Fatalf("no checksum in %q", stdout)
+		}
+		return stdout[i : i+23]
+	}
+	if a, b, c := sum("1"), sum("1"), sum("2"); a != b || a == c {
+		t.Errorf("checksums seed 1: %s, %s; seed 2: %s", a, b, c)
+	}
+}
+
+func TestKernels(t *testing.T) {
+	code, stdout, stderr := narwhal(t, "kernels")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	all := kernels.All()
+	if len(lines) != len(all) {
+		t.Fatalf("%d lines, want one per kernel (%d):\n%s", len(lines), len(all), stdout)
+	}
+	for i, k := range all {
+		if !strings.HasPrefix(lines[i], k.Name+" ") {
+			t.Errorf("line %d = %q, want it to start with %q", i, lines[i], k.Name)
+		}
+		for _, p := range k.Params {
+			if !strings.Contains(lines[i], " "+p.Name+"="+p.Default) {
+				t.Errorf("line %q lacks %s=%s", lines[i], p.Name, p.Default)
+			}
+		}
+	}
+	code, stdout, _ = narwhal(t, "kernels", "-v")
+	if code != 0 || !strings.Contains(stdout, "    tile_n=512  ") {
+		t.Errorf("kernels -v: exit %d, output lacks the parameter lines:\n%s", code, stdout)
+	}
+}
