@@ -31,6 +31,14 @@ func (t *Tensor) NumElements() int64 {
 	return n
 }
 
+// Spec describes an input or output tensor of a function: its name (the
+// DRAM location name, e.g. "x"), dtype and shape.
+type Spec struct {
+	Name  string
+	Dtype bir.Dtype
+	Shape []int64
+}
+
 // Options configure a run.
 type Options struct {
 	// Geometry; zero values take the defaults of the module's arch

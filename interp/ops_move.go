@@ -1,0 +1,201 @@
+package interp
+
+// Data movement: Load, Save, DMA, DMACopy (modes Copy and CCE) and
+// TensorCopy (semantics.md §4.1, §4.2, §4.9), plus the memory rules every
+// instruction shares (semantics.md §1 "Memories").
+
+import (
+	"github.com/narwhal-compiler/narwhal/bir"
+)
+
+// ---- memory rules ----
+
+// dmaReadRule: DMA reads HBM and SBUF, never PSUM (semantics.md §1: "no
+// PSUM reads since NKI 0.3").
+func dmaReadRule(vs ...*view) error {
+	for _, v := range vs {
+		if v.reg.st.kind == memPSUM {
+			return errf(ErrMemoryRule, "DMA cannot read PSUM: operand %d reads location %s", v.opd, v.reg.name)
+		}
+	}
+	return nil
+}
+
+// engineRule: compute engines access SBUF and PSUM only; GpSimd (Pool)
+// never touches PSUM (semantics.md §1, hardware.md).
+func engineRule(eng bir.Engine, vs ...*view) error {
+	for _, v := range vs {
+		switch v.reg.st.kind {
+		case memDRAM:
+			return errf(ErrMemoryRule, "the %s engine cannot access DRAM: operand %d is location %s (%s); only DMA instructions move DRAM data", engName(eng), v.opd, v.reg.name, v.reg.mt)
+		case memPSUM:
+			if eng == bir.EngPool {
+				return errf(ErrMemoryRule, "GpSimd (Pool) cannot access PSUM: operand %d is location %s", v.opd, v.reg.name)
+			}
+		}
+	}
+	return nil
+}
+
+func engName(e bir.Engine) string {
+	if e == bir.EngUnassigned {
+		return "compute"
+	}
+	return e.String()
+}
+
+// notBothPSUM: Vector/Scalar inputs are not both in PSUM (tensor_tensor).
+func notBothPSUM(a, b *view) error {
+	if a.reg.st.kind == memPSUM && b.reg.st.kind == memPSUM {
+		return errf(ErrMemoryRule, "operands %d and %d are both in PSUM (locations %s and %s); an engine reads at most one PSUM input", a.opd, b.opd, a.reg.name, b.reg.name)
+	}
+	return nil
+}
+
+// sameCount: DMA walks operands in lockstep over equal element counts.
+func sameCount(a, b *view) error {
+	if a.n != b.n {
+		return errf(ErrCountMismatch, "operand %d walks %d elements (pattern %v), operand %d walks %d (pattern %v)", a.opd, a.n, a.pat.Shape(), b.opd, b.n, b.pat.Shape())
+	}
+	return nil
+}
+
+// sameShape: compute engines need equal partition counts and equal
+// elements per partition (semantics.md §1 "Lockstep").
+func sameShape(a, b *view) error {
+	if a.P != b.P || a.F != b.F {
+		return errf(ErrCountMismatch, "operand %d is %d partitions x %d elements (pattern %v), operand %d is %d x %d (pattern %v); engine operands need equal partitions and elements per partition",
+			a.opd, a.P, a.F, a.pat.Shape(), b.opd, b.P, b.F, b.pat.Shape())
+	}
+	return nil
+}
+
+// ---- DMA ----
+
+// opDMACopy is Load, Save and DMA: dst[k] = conv(src[k]) in lockstep over
+// equal element counts (shapes may differ); raw copy for equal dtypes,
+// src -> fp32 -> dst otherwise (semantics.md §4.1).
+func (mc *machine) opDMACopy(x *instCtx) error {
+	src, err := mc.in(x, 0)
+	if err != nil {
+		return err
+	}
+	dst, err := mc.out(x, 0)
+	if err != nil {
+		return err
+	}
+	if err := dmaReadRule(src); err != nil {
+		return err
+	}
+	if err := sameCount(src, dst); err != nil {
+		return err
+	}
+	return mc.copyView(dst, src)
+}
+
+// opDMACopyMode is DMACopy: mode Copy (as Load) or CCE (semantics.md §4.2).
+// The other CopyModes (Dynamic, Replicate, Transpose) have no semantics in
+// narwhal yet and are errors.
+func (mc *machine) opDMACopyMode(x *instCtx) error {
+	mode := x.attrs.Str("mode", "Copy")
+	switch mode {
+	case "Copy":
+		if len(x.ins) != 1 {
+			return errf(ErrOperand, "DMACopy mode Copy has %d source operands; want 1", len(x.ins))
+		}
+		return mc.opDMACopy(x)
+	case "CCE":
+		return mc.opCCE(x)
+	}
+	return errf(ErrNoSemantics, "narwhal has no semantics for DMACopy mode %q (it models Copy and CCE)", mode)
+}
+
+// opCCE: dst[k] = cast(sum_i scale_i * fp32(src_i[k])), the scales from the
+// "constants" attribute (default 1.0 each).
+//
+// CHOICE (semantics.md §4.2): any scale is honoured (NKI requires 1.0); the
+// sum is folded in fp32 in source order starting from the first scaled
+// source, each product rounded to fp32 before it is added. cce_op "add"
+// (or absent) sums the sources; "bypass" is accepted with a single source
+// (a scaled copy); other reduce ops are errors.
+func (mc *machine) opCCE(x *instCtx) error {
+	cceOp := x.attrs.Str("cce_op", "add")
+	if cceOp != "add" && !(cceOp == "bypass" && len(x.ins) == 1) {
+		return errf(ErrNoSemantics, "DMACopy mode CCE with cce_op %q and %d sources: narwhal models the add reduction (and bypass of one source)", cceOp, len(x.ins))
+	}
+	scales := make([]float32, len(x.ins))
+	for i := range scales {
+		scales[i] = 1
+	}
+	if v, ok := x.attrs.Get("constants"); ok && v.Kind != bir.ValNull {
+		if v.Kind != bir.ValList || len(v.L) != len(x.ins) {
+			return errf(ErrOperand, "attribute constants has %d entries for %d sources; want one scale per source", len(v.L), len(x.ins))
+		}
+		for i, c := range v.L {
+			f, ok := c.AsFloat()
+			if !ok {
+				return errf(ErrOperand, "attribute constants[%d] is not a number", i)
+			}
+			scales[i] = float32(f)
+		}
+	}
+	dst, err := mc.out(x, 0)
+	if err != nil {
+		return err
+	}
+	acc := mc.f32buf(0, dst.n)
+	tmp := mc.f32buf(1, dst.n)
+	for i := range x.ins {
+		src, err := mc.in(x, i)
+		if err != nil {
+			return err
+		}
+		if err := dmaReadRule(src); err != nil {
+			return err
+		}
+		if err := sameCount(src, dst); err != nil {
+			return err
+		}
+		if err := mc.gatherF32(src, tmp); err != nil {
+			return err
+		}
+		s := scales[i]
+		if i == 0 {
+			for k, v := range tmp {
+				acc[k] = s * v
+			}
+			continue
+		}
+		for k, v := range tmp {
+			acc[k] += float32(s * v)
+		}
+	}
+	return mc.scatterF32(dst, acc)
+}
+
+// opTensorCopy: dst = src on an engine, bit-exact when the dtypes are equal
+// and through fp32 otherwise (semantics.md §4.9).
+//
+// CHOICE (semantics.md §4.9): on NC-v2 the Scalar engine (Activation)
+// always goes through fp32, even for equal dtypes (int32 is then lossy
+// beyond 2^24).
+func (mc *machine) opTensorCopy(x *instCtx) error {
+	src, err := mc.in(x, 0)
+	if err != nil {
+		return err
+	}
+	dst, err := mc.out(x, 0)
+	if err != nil {
+		return err
+	}
+	if err := engineRule(x.eng, src, dst); err != nil {
+		return err
+	}
+	if err := sameShape(src, dst); err != nil {
+		return err
+	}
+	if x.eng == bir.EngAct && mc.geo.gen == 20 {
+		return mc.convertCopy(dst, src)
+	}
+	return mc.copyView(dst, src)
+}
