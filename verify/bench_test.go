@@ -1,0 +1,62 @@
+package verify
+
+import (
+	"testing"
+
+	"github.com/narwhal-compiler/narwhal/bir"
+)
+
+// allocatedStraightLine returns bir.GenStraightLine(n) with its SBUF tiles
+// allocated and engines assigned, so that every stage's rules run.
+func allocatedStraightLine(n int) *bir.Module {
+	m := bir.GenStraightLine(n)
+	f := m.Main()
+	addr := int64(0)
+	for l := 0; l < f.NumLocs(); l++ {
+		lc := f.Loc(bir.LocID(l))
+		if lc.Type == bir.MemSB {
+			lc.Allocated, lc.Addr = true, addr
+			addr += lc.Bytes
+		}
+	}
+	return m
+}
+
+func TestStraightLine_Clean(t *testing.T) {
+	m := allocatedStraightLine(4000)
+	for _, d := range diags(t, Module(m, Options{Stage: AllStages})) {
+		t.Fatal(d)
+	}
+}
+
+// TestModule_NoPerInstructionAllocs: the verifier's allocations do not
+// grow with the number of instructions (tables are allocated once per
+// function, never per instruction).
+func TestModule_NoPerInstructionAllocs(t *testing.T) {
+	small, large := allocatedStraightLine(1000), allocatedStraightLine(50000)
+	opt := Options{Stage: AllStages}
+	a1 := testing.AllocsPerRun(5, func() { _ = Module(small, opt) })
+	a2 := testing.AllocsPerRun(5, func() { _ = Module(large, opt) })
+	if a2 > a1+4 {
+		t.Errorf("allocations grow with the module: %v for 1000 instructions, %v for 50000", a1, a2)
+	}
+}
+
+// BenchmarkVerify1M verifies a 1,000,000-instruction straight-line module
+// at every stage and reports the cost per instruction.
+func BenchmarkVerify1M(b *testing.B) {
+	const n = 1_000_000
+	m := allocatedStraightLine(n)
+	opt := Options{Stage: AllStages}
+	if err := Module(m, opt); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if err := Module(m, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/inst")
+}

@@ -1,0 +1,857 @@
+// The checker: module- and function-level structure (tables, names,
+// blocks, loops, dependencies) and the per-instruction driver. Operand
+// rules are in operands.go, opcode and hardware rules in rules.go.
+//
+// The checker never indexes a bir table with an id it has not range-checked
+// against the table's size (bir/verify_support.go gives the sizes), so a
+// corrupt function produces diagnostics, not a panic. Scratch tables (visit
+// bitsets, axis ranges, the name table, the operand scratch) live on the
+// checker and are reused across the functions of a module.
+
+package verify
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/bir/affine"
+)
+
+// cceCompletedAttr is the function attribute legalize_cce_dma sets
+// (seed 001: FunctionAttribute #21).
+const cceCompletedAttr = "stage_legalize_cce_dma_completed"
+
+type checker struct {
+	m     *bir.Module
+	opt   Options
+	arch  *arch.Model // nil when unknown
+	stage Stage
+	errs  Error
+
+	// Module table sizes.
+	nPats, nExprs, nPreds, nAttrs, nSyms, nAxes, nUnknownOps int
+
+	// Per function.
+	f                                                       *bir.Function
+	fname                                                   string
+	cceAttr                                                 bool
+	nInsts, nLocs, nTensors, nBlocks, nRegs, nLoops, nOpnds int
+	nDeps                                                   int
+	emptyLoops                                              int
+
+	scratch
+
+	// Method values, created once per pooled checker.
+	box     func(affine.Axis) (int64, int64)
+	instEq  func(a, b int32) bool
+	blockEq func(a, b int32) bool
+	tenEq   func(a, b int32) bool
+	locEq   func(a, b int32) bool
+	env     enumEnv
+
+	// opInfos caches bir.Opcode.Info for narwhal's opcodes (index =
+	// opcode number), avoiding a map lookup per instruction.
+	opInfos [opCacheSize]*bir.OpInfo
+}
+
+// scratch are the tables a verification reuses across functions, and,
+// through checkerPool, across verifications (--verify-each verifies after
+// every pass; reusing the tables avoids re-allocating tens of megabytes
+// per pass on large modules).
+type scratch struct {
+	pats                                              []patFacts
+	visited, blockSeen, blockWalked, usedLoc, usedTen []uint64
+	locOwner                                          []int32
+	axisOn                                            []bool
+	axisLo, axisHi                                    []int64
+	names                                             nameTable
+	ops                                               []opnd
+	nameKeys                                          []uint64
+	bucketPos                                         []int32
+	dups                                              [][2]int32
+}
+
+var checkerPool = sync.Pool{New: func() any {
+	c := new(checker)
+	c.box = c.axisBox
+	c.instEq = c.sameInstName
+	c.blockEq = c.sameBlockName
+	c.tenEq = c.sameTensorName
+	c.locEq = c.sameLocName
+	for _, in := range bir.Opcodes() {
+		if in.Op < opCacheSize {
+			c.opInfos[in.Op] = in
+		}
+	}
+	return c
+}}
+
+// opCacheSize bounds the opcode numbers cached in checker.opInfos; every
+// narwhal opcode is below it (unknown opcodes start at 4096).
+const opCacheSize = 512
+
+// opInfo returns op's table entry and whether op is a valid opcode
+// (narwhal's or registered in the module).
+func (c *checker) opInfo(op bir.Opcode) (*bir.OpInfo, bool) {
+	if op < opCacheSize {
+		if in := c.opInfos[op]; in != nil {
+			return in, true
+		}
+		return op.Info(), false
+	}
+	return op.Info(), op >= bir.FirstUnknownOpcode && int(op-bir.FirstUnknownOpcode) < c.nUnknownOps
+}
+
+func newChecker(m *bir.Module, opt Options) *checker {
+	c := checkerPool.Get().(*checker)
+	c.m, c.opt, c.stage, c.arch, c.errs = m, opt, opt.Stage, nil, Error{}
+	c.f, c.fname = nil, ""
+	c.nPats, c.nExprs, c.nPreds = m.NumPatterns(), m.NumExprs(), m.NumPreds()
+	c.nAttrs, c.nSyms, c.nAxes = m.NumAttrSets(), m.NumSyms(), m.NumAxes()
+	c.nUnknownOps = m.NumUnknownOpcodes()
+	c.pats = resize(c.pats, c.nPats)
+	c.axisOn = resize(c.axisOn, c.nAxes)
+	c.axisLo = resize(c.axisLo, c.nAxes)
+	c.axisHi = resize(c.axisHi, c.nAxes)
+	return c
+}
+
+// release returns c to the pool, dropping its references to the module.
+func (c *checker) release() {
+	c.m, c.f, c.arch, c.opt = nil, nil, nil, Options{}
+	c.errs = Error{}
+	clear(c.ops[:cap(c.ops)])
+	checkerPool.Put(c)
+}
+
+// resize returns s with length n and every element zero, reusing its
+// storage when it is large enough.
+func resize[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		s = s[:n]
+		clear(s)
+		return s
+	}
+	return make([]T, n)
+}
+
+func (c *checker) result() error {
+	if c.errs.total == 0 {
+		return nil
+	}
+	e := c.errs
+	return &e
+}
+
+// ---- diagnostics ----
+
+func (c *checker) add(d Diag) {
+	c.errs.total++
+	if c.opt.MaxDiags > 0 && len(c.errs.diags) >= c.opt.MaxDiags {
+		return
+	}
+	c.errs.diags = append(c.errs.diags, d)
+}
+
+func (c *checker) moduleDiag(rule, format string, args ...any) {
+	c.add(Diag{Rule: rule, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (c *checker) funcDiag(rule, format string, args ...any) {
+	c.add(Diag{Func: c.fname, Rule: rule, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (c *checker) instName(i bir.InstID) string {
+	in := c.f.Inst(i)
+	if in.Name < 0 || int(in.Name) >= c.nSyms {
+		return "#" + strconv.Itoa(int(i))
+	}
+	if s := c.m.Str(in.Name); s != "" {
+		return s
+	}
+	return "#" + strconv.Itoa(int(i))
+}
+
+func (c *checker) instDiag(i bir.InstID, rule, format string, args ...any) {
+	c.add(Diag{Func: c.fname, Inst: c.instName(i), Op: c.m.OpName(c.f.Inst(i).Op), Rule: rule, Msg: fmt.Sprintf(format, args...)})
+}
+
+// instLocDiag is an instruction diagnostic that also names a location.
+func (c *checker) instLocDiag(i bir.InstID, l bir.LocID, rule, format string, args ...any) {
+	d := Diag{Func: c.fname, Inst: c.instName(i), Op: c.m.OpName(c.f.Inst(i).Op), Rule: rule, Msg: fmt.Sprintf(format, args...)}
+	if c.validLoc(l) {
+		d.Loc = c.f.Loc(l).Name
+	}
+	c.add(d)
+}
+
+func (c *checker) locDiag(l bir.LocID, rule, format string, args ...any) {
+	lc := c.f.Loc(l)
+	d := Diag{Func: c.fname, Loc: lc.Name, Rule: rule, Msg: fmt.Sprintf(format, args...)}
+	if lc.Tensor >= 0 && int(lc.Tensor) < c.nTensors {
+		d.Tensor = c.f.Tensor(lc.Tensor).Name
+	}
+	c.add(d)
+}
+
+func (c *checker) tensorDiag(t bir.TensorID, rule, format string, args ...any) {
+	c.add(Diag{Func: c.fname, Tensor: c.f.Tensor(t).Name, Rule: rule, Msg: fmt.Sprintf(format, args...)})
+}
+
+// ---- bitsets ----
+
+func growBits(b []uint64, n int) []uint64 {
+	w := (n + 63) / 64
+	if cap(b) >= w {
+		b = b[:w]
+		clear(b)
+		return b
+	}
+	return make([]uint64, w)
+}
+
+func bitSet(b []uint64, k int) bool { return b[k>>6]&(1<<(k&63)) != 0 }
+func setBit(b []uint64, k int)      { b[k>>6] |= 1 << (k & 63) }
+
+// ---- module ----
+
+func (c *checker) resolveArch() {
+	if c.opt.Arch != nil {
+		c.arch = c.opt.Arch
+		return
+	}
+	a, err := arch.ForModule(c.m)
+	if err != nil {
+		c.moduleDiag("module-arch", "%v; rules that need the machine model are skipped", err)
+		return
+	}
+	c.arch = a
+}
+
+func (c *checker) module() {
+	c.resolveArch()
+	// Function names unique (few functions: a map is fine).
+	seen := make(map[string]int, len(c.m.Funcs))
+	for k, f := range c.m.Funcs {
+		if f == nil {
+			c.moduleDiag("ref", "function #%d is nil", k)
+			continue
+		}
+		if f.Module() != c.m {
+			c.moduleDiag("ref", "function %s (#%d) belongs to another module", f.Name, k)
+			continue
+		}
+		if f.Index() != k {
+			c.moduleDiag("ref", "function %s: index %d, want its position %d in Module.Funcs", f.Name, f.Index(), k)
+		}
+		if f.Name == "" {
+			c.moduleDiag("name-unique", "function #%d has an empty name", k)
+		} else if prev, dup := seen[f.Name]; dup {
+			c.moduleDiag("name-unique", "function name %q used by functions #%d and #%d: want unique names", f.Name, prev, k)
+		} else {
+			seen[f.Name] = k
+		}
+		c.function(f)
+	}
+}
+
+// ---- function ----
+
+func (c *checker) function(f *bir.Function) {
+	c.f = f
+	c.fname = f.Name
+	if c.fname == "" {
+		c.fname = "#" + strconv.Itoa(f.Index())
+	}
+	c.cceAttr = f.HasAttribute(cceCompletedAttr)
+	c.nInsts, c.nLocs, c.nTensors = f.NumInstSlots(), f.NumLocs(), f.NumTensors()
+	c.nBlocks, c.nRegs, c.nLoops = f.NumBlocks(), f.NumRegs(), f.NumLoops()
+	c.nOpnds, c.nDeps = f.NumOperandSlots(), f.NumDepRecords()
+	c.visited = growBits(c.visited, c.nInsts)
+	c.blockSeen = growBits(c.blockSeen, c.nBlocks)
+	c.blockWalked = growBits(c.blockWalked, c.nBlocks)
+	c.usedLoc = growBits(c.usedLoc, c.nLocs)
+	c.usedTen = growBits(c.usedTen, c.nTensors)
+	c.locOwner = resize(c.locOwner, c.nLocs)
+	clear(c.axisOn)
+	c.emptyLoops = 0
+
+	c.tensors()
+	c.locations()
+
+	// Blocks: names over reachable blocks, then instructions.
+	c.names.reset(c.nBlocks)
+	for _, b := range f.Top {
+		c.markBlock(b, bir.NoInst)
+	}
+	for _, b := range f.Top {
+		c.walkBlock(b)
+	}
+	c.instNames()
+	c.usedLocations()
+}
+
+// tensors checks the tensor table (rule "tensor", "name-unique") and
+// records each location's owner.
+func (c *checker) tensors() {
+	f := c.f
+	c.names.reset(c.nTensors)
+	for t := 0; t < c.nTensors; t++ {
+		ts := f.Tensor(bir.TensorID(t))
+		if ts.Dead {
+			continue
+		}
+		id := bir.TensorID(t)
+		if ts.Name != "" {
+			if o := c.names.insert(hashString(ts.Name), int32(t), c.tenEq); o >= 0 {
+				c.tensorDiag(id, "name-unique", "tensor name %q used by tensors #%d and #%d: want unique names", ts.Name, o, t)
+			}
+		}
+		if !ts.Dtype.Valid() {
+			c.tensorDiag(id, "dtype", "dtype %d: want <= %d", ts.Dtype, bir.MaxDtype)
+		}
+		if ts.Kind >= bir.NumTensorKinds {
+			c.tensorDiag(id, "tensor", "tensor kind %d: want < %d", ts.Kind, bir.NumTensorKinds)
+		}
+		if ts.Class >= bir.NumTensorClasses {
+			c.tensorDiag(id, "tensor", "tensor class %d: want < %d", ts.Class, bir.NumTensorClasses)
+		}
+		for d, n := range ts.Shape {
+			if n < 1 {
+				c.tensorDiag(id, "tensor", "shape %v: dimension %d is %d, want >= 1", ts.Shape, d, n)
+				break
+			}
+		}
+		if len(ts.Shape) > 0 && (ts.PartitionDim < 0 || ts.PartitionDim >= int64(len(ts.Shape))) {
+			c.tensorDiag(id, "tensor", "partition dim %d outside shape %v: want 0..%d", ts.PartitionDim, ts.Shape, len(ts.Shape)-1)
+		}
+		if ts.IsBlock && ts.NBlocks < 1 {
+			c.tensorDiag(id, "tensor", "block tensor with %d blocks: want >= 1", ts.NBlocks)
+		}
+		if !ts.IsBlock && ts.NBlocks > 1 {
+			c.tensorDiag(id, "tensor", "NBlocks %d on a tensor that is not a block tensor: want 0 or 1", ts.NBlocks)
+		}
+		if ts.SplitShape != nil && len(ts.SplitShape) != len(ts.Shape) {
+			c.tensorDiag(id, "tensor", "splitShape has %d entries: want one per dimension of shape %v", len(ts.SplitShape), ts.Shape)
+		}
+		if ts.LiveN != 0 && (ts.LiveN < 0 || ts.ShrinkDim < 0 || ts.ShrinkDim >= int64(len(ts.Shape))) {
+			c.tensorDiag(id, "tensor", "shrink record (dim %d, liveN %d): want liveN > 0 and a dim of shape %v", ts.ShrinkDim, ts.LiveN, ts.Shape)
+		}
+		for _, l := range ts.Locs {
+			switch {
+			case l < 0 || int(l) >= c.nLocs:
+				c.tensorDiag(id, "ref", "location #%d out of range (function has %d locations)", l, c.nLocs)
+			case f.Loc(l).Dead:
+				c.tensorDiag(id, "ref", "lists dead location %s (#%d)", f.Loc(l).Name, l)
+			case c.locOwner[l] != 0:
+				c.tensorDiag(id, "tensor", "location %s is listed twice (or also by tensor #%d)", f.Loc(l).Name, c.locOwner[l]-1)
+			default:
+				c.locOwner[l] = int32(t) + 1
+			}
+		}
+	}
+}
+
+// locations checks the location table (rule "loc", "name-unique").
+func (c *checker) locations() {
+	f := c.f
+	c.names.reset(c.nLocs)
+	for k := 0; k < c.nLocs; k++ {
+		l := bir.LocID(k)
+		lc := f.Loc(l)
+		if lc.Dead {
+			continue
+		}
+		if lc.Name != "" {
+			if o := c.names.insert(hashString(lc.Name), int32(k), c.locEq); o >= 0 {
+				c.locDiag(l, "name-unique", "location name %q used by locations #%d and #%d: want unique names", lc.Name, o, k)
+			}
+		}
+		if lc.Type >= bir.NumMemoryTypes {
+			c.locDiag(l, "loc", "memory type %d: want < %d", lc.Type, bir.NumMemoryTypes)
+		}
+		if lc.Partitions < 0 || lc.Bytes < 0 {
+			c.locDiag(l, "loc", "dims [%d, %d]: want non-negative partitions and bytes", lc.Partitions, lc.Bytes)
+		} else if lc.Type.IsOnChip() && lc.Partitions < 1 {
+			c.locDiag(l, "loc", "%s location with %d partitions: want >= 1", lc.Type, lc.Partitions)
+		}
+		if lc.Addr < 0 || lc.Base < 0 || lc.Bank < 0 {
+			c.locDiag(l, "loc", "placement (addr %d, base %d, bank %d): want non-negative values", lc.Addr, lc.Base, lc.Bank)
+		}
+		switch t := lc.Tensor; {
+		case t < 0 || int(t) >= c.nTensors:
+			c.locDiag(l, "ref", "tensor #%d out of range (function has %d tensors)", t, c.nTensors)
+		case f.Tensor(t).Dead:
+			c.locDiag(l, "ref", "belongs to dead tensor %s", f.Tensor(t).Name)
+		case c.locOwner[k] != int32(t)+1:
+			c.locDiag(l, "loc", "names tensor %s as its owner, but that tensor does not list it", f.Tensor(t).Name)
+		default:
+			ts := f.Tensor(t)
+			if nb := max(ts.NBlocks, 1); lc.TensorIdx < 0 || lc.TensorIdx >= nb {
+				c.locDiag(l, "loc", "tensor id %d outside tensor %s's %d blocks: want 0..%d", lc.TensorIdx, ts.Name, nb, nb-1)
+			}
+		}
+	}
+}
+
+// instNames checks that the names of the instructions the walk reached
+// are unique (rule "name-unique").
+//
+// A hash table over millions of names misses the cache on every probe, so
+// the names are first partitioned by the top bits of their hash into
+// buckets of about 2048 (a counting sort: two sequential passes, each
+// hashing the names in place in the symbol arena), and each bucket is then
+// checked with a small table that stays in cache. Duplicates are reported
+// in instruction order, independent of the hash seed.
+func (c *checker) instNames() {
+	f := c.f
+	named := func(i int) ([]byte, bool) {
+		if !bitSet(c.visited, i) {
+			return nil, false
+		}
+		s := f.Inst(bir.InstID(i)).Name
+		if s < 0 || int(s) >= c.nSyms {
+			return nil, false
+		}
+		b := c.m.StrBytes(s)
+		return b, len(b) > 0
+	}
+	n := 0
+	for _, word := range c.visited {
+		n += bits.OnesCount64(word)
+	}
+	k := 0
+	for k < 20 && n>>k > 2048 {
+		k++
+	}
+	shift := uint(64 - k)
+	bucket := func(h uint64) int {
+		if k == 0 {
+			return 0
+		}
+		return int(h >> shift)
+	}
+	nb := 1 << k
+	c.bucketPos = resize(c.bucketPos, nb+1)
+	pos := c.bucketPos
+	total := 0
+	for i := 0; i < c.nInsts; i++ {
+		if b, ok := named(i); ok {
+			pos[bucket(hashBytes(b))+1]++
+			total++
+		}
+	}
+	for b := 1; b <= nb; b++ {
+		pos[b] += pos[b-1]
+	}
+	if cap(c.nameKeys) < total {
+		c.nameKeys = make([]uint64, total)
+	}
+	c.nameKeys = c.nameKeys[:total] // every entry is written below
+	for i := 0; i < c.nInsts; i++ {
+		if b, ok := named(i); ok {
+			h := hashBytes(b)
+			bk := bucket(h)
+			// The low 32 bits of the hash (independent of the bucket bits)
+			// and the instruction id.
+			c.nameKeys[pos[bk]] = h<<32 | uint64(uint32(i+1))
+			pos[bk]++
+		}
+	}
+	c.dups = c.dups[:0]
+	start := int32(0)
+	for b := 0; b < nb; b++ {
+		end := pos[b]
+		keys := c.nameKeys[start:end]
+		start = end
+		if len(keys) < 2 {
+			continue
+		}
+		c.names.reset(len(keys))
+		for _, key := range keys {
+			id := int32(uint32(key)) - 1
+			if o := c.names.insert(key, id, c.instEq); o >= 0 {
+				c.dups = append(c.dups, [2]int32{id, o})
+			}
+		}
+	}
+	slices.SortFunc(c.dups, func(a, b [2]int32) int { return int(a[0]) - int(b[0]) })
+	for _, d := range c.dups {
+		c.instDiag(bir.InstID(d[0]), "name-unique", "instruction name %q also used by instruction #%d: want unique names", c.m.StrBytes(f.Inst(bir.InstID(d[0])).Name), d[1])
+	}
+}
+
+func (c *checker) sameInstName(a, b int32) bool {
+	x, y := c.f.Inst(bir.InstID(a)).Name, c.f.Inst(bir.InstID(b)).Name
+	return x == y || string(c.m.StrBytes(x)) == string(c.m.StrBytes(y))
+}
+
+func (c *checker) sameBlockName(a, b int32) bool {
+	return c.f.Block(bir.BlockID(a)).Name == c.f.Block(bir.BlockID(b)).Name
+}
+
+func (c *checker) sameTensorName(a, b int32) bool {
+	return c.f.Tensor(bir.TensorID(a)).Name == c.f.Tensor(bir.TensorID(b)).Name
+}
+
+func (c *checker) sameLocName(a, b int32) bool {
+	return c.f.Loc(bir.LocID(a)).Name == c.f.Loc(bir.LocID(b)).Name
+}
+
+func (c *checker) validLoc(l bir.LocID) bool       { return l >= 0 && int(l) < c.nLocs }
+func (c *checker) validTensor(t bir.TensorID) bool { return t >= 0 && int(t) < c.nTensors }
+
+// markBlock checks the block tree (rule "block") and block names, without
+// visiting instructions: a first pass so that walkBlock can trust the tree.
+func (c *checker) markBlock(b bir.BlockID, parent bir.InstID) {
+	if b < 0 || int(b) >= c.nBlocks {
+		if parent == bir.NoInst {
+			c.funcDiag("ref", "top-level block #%d out of range (function has %d blocks)", b, c.nBlocks)
+		} else {
+			c.instDiag(parent, "ref", "body block #%d out of range (function has %d blocks)", b, c.nBlocks)
+		}
+		return
+	}
+	blk := c.f.Block(b)
+	if bitSet(c.blockSeen, int(b)) {
+		c.funcDiag("block", "block %s (#%d) is reachable twice: want each block in one place", blk.Name, b)
+		return
+	}
+	setBit(c.blockSeen, int(b))
+	if blk.Parent != parent {
+		c.funcDiag("block", "block %s: parent %s, want %s", blk.Name, c.instRef(blk.Parent), c.instRef(parent))
+	}
+	if blk.Name != "" {
+		if o := c.names.insert(hashString(blk.Name), int32(b), c.blockEq); o >= 0 {
+			c.funcDiag("name-unique", "block name %q used by blocks #%d and #%d: want unique names", blk.Name, o, b)
+		}
+	}
+	for _, i := range blk.Insts {
+		if i < 0 || int(i) >= c.nInsts {
+			continue // reported by walkBlock
+		}
+		in := c.f.Inst(i)
+		if !in.Op.IsLoop() || in.Aux < 0 || int(in.Aux) >= c.nLoops {
+			continue
+		}
+		for _, bb := range c.f.Loop(i).Body {
+			c.markBlock(bb, i)
+		}
+	}
+}
+
+func (c *checker) instRef(i bir.InstID) string {
+	if i == bir.NoInst {
+		return "none (top level)"
+	}
+	if i < 0 || int(i) >= c.nInsts {
+		return "#" + strconv.Itoa(int(i)) + " (out of range)"
+	}
+	return c.instName(i)
+}
+
+// walkBlock visits the instructions of a block (and loop bodies) in program
+// order. Blocks markBlock rejected (out of range) are skipped; a block
+// reachable twice is visited once.
+func (c *checker) walkBlock(b bir.BlockID) {
+	if b < 0 || int(b) >= c.nBlocks || bitSet(c.blockWalked, int(b)) {
+		return
+	}
+	setBit(c.blockWalked, int(b))
+	for _, i := range c.f.Block(b).Insts {
+		if i < 0 || int(i) >= c.nInsts {
+			c.funcDiag("ref", "block %s lists instruction #%d out of range (function has %d instruction slots)", c.f.Block(b).Name, i, c.nInsts)
+			continue
+		}
+		if !c.inst(i, b) {
+			continue
+		}
+		if c.f.Inst(i).Op.IsLoop() {
+			c.loop(i)
+		}
+	}
+}
+
+// loop checks a loop instruction's table entry and axis (rule "loop"),
+// binds the axis and walks the body.
+func (c *checker) loop(i bir.InstID) {
+	in := c.f.Inst(i)
+	if in.Aux < 0 || int(in.Aux) >= c.nLoops {
+		c.instDiag(i, "ref", "loop table entry #%d out of range (function has %d loops)", in.Aux, c.nLoops)
+		return
+	}
+	li := c.f.Loop(i)
+	ax := li.Axis
+	if ax < 0 || int(ax) >= c.nAxes {
+		c.instDiag(i, "ref", "loop axis #%d out of range (module has %d axes)", ax, c.nAxes)
+		return
+	}
+	ai := c.m.Axis(ax)
+	ok := true
+	if ai.Stride <= 0 {
+		c.instDiag(i, "loop", "axis %s: stride %d, want > 0", ai.Name, ai.Stride)
+		ok = false
+	}
+	if ai.Lb > ai.Ub {
+		c.instDiag(i, "loop", "axis %s: lb %d > ub %d, want lb <= ub", ai.Name, ai.Lb, ai.Ub)
+		ok = false
+	}
+	if ai.Loop != i || int(ai.Func) != c.f.Index() {
+		c.instDiag(i, "loop", "axis %s is owned by instruction #%d of function #%d, want this loop (#%d of function #%d)", ai.Name, ai.Loop, ai.Func, i, c.f.Index())
+	}
+	if c.axisOn[ax] {
+		c.instDiag(i, "loop", "axis %s is already bound by an enclosing loop: want one loop per axis", ai.Name)
+		return
+	}
+	trip := ai.TripCount()
+	empty := !ok || trip == 0
+	c.axisOn[ax] = true
+	c.axisLo[ax] = ai.Lb
+	if empty {
+		c.axisHi[ax] = ai.Lb
+		c.emptyLoops++
+	} else {
+		c.axisHi[ax] = ai.Lb + (trip-1)*ai.Stride
+	}
+	for _, bb := range li.Body {
+		c.walkBlock(bb)
+	}
+	c.axisOn[ax] = false
+	if empty {
+		c.emptyLoops--
+	}
+}
+
+func (c *checker) axisBox(a affine.Axis) (int64, int64) {
+	if a >= 0 && int(a) < len(c.axisOn) && c.axisOn[a] {
+		return c.axisLo[a], c.axisHi[a]
+	}
+	return 0, 0
+}
+
+// unboundAxis returns an axis of e not bound by an enclosing loop.
+func (c *checker) unboundAxis(e *affine.Expr) (affine.Axis, bool) {
+	for k := range e.Terms {
+		at := &e.Terms[k].Atom
+		if at.Kind == affine.AtomAxis {
+			if at.Axis < 0 || int(at.Axis) >= len(c.axisOn) || !c.axisOn[at.Axis] {
+				return at.Axis, true
+			}
+		} else if at.Sub != nil {
+			if a, ok := c.unboundAxis(at.Sub); ok {
+				return a, true
+			}
+		}
+	}
+	return 0, false
+}
+
+func (c *checker) axisName(a affine.Axis) string {
+	if a >= 0 && int(a) < c.nAxes {
+		return c.m.Axis(a).Name
+	}
+	return "#" + strconv.Itoa(int(a))
+}
+
+// exprBound checks that every axis of expression id is bound; what names
+// the use in the message.
+func (c *checker) exprBound(i bir.InstID, id bir.ExprID, what string) bool {
+	if id < 0 || int(id) >= c.nExprs {
+		c.instDiag(i, "ref", "%s: expression #%d out of range (module has %d)", what, id, c.nExprs)
+		return false
+	}
+	e := c.m.Expr(id)
+	if a, bad := c.unboundAxis(&e); bad {
+		c.instDiag(i, "sym-axis-unbound", "%s: axis %s is not bound by an enclosing loop", what, c.axisName(a))
+		return false
+	}
+	return true
+}
+
+// predBound checks a predicate's range and axes.
+func (c *checker) predBound(i bir.InstID, id bir.PredID, what string) {
+	if id < 0 || int(id) >= c.nPreds {
+		c.instDiag(i, "ref", "%s: predicate #%d out of range (module has %d)", what, id, c.nPreds)
+		return
+	}
+	p := c.m.Pred(id)
+	for k := range p.Cons {
+		if a, bad := c.unboundAxis(&p.Cons[k].Expr); bad {
+			c.instDiag(i, "sym-axis-unbound", "%s: axis %s is not bound by an enclosing loop", what, c.axisName(a))
+			return
+		}
+	}
+}
+
+// inst checks one instruction. It returns false when the instruction was
+// already visited or is dead (then its body is not walked).
+func (c *checker) inst(i bir.InstID, b bir.BlockID) bool {
+	f := c.f
+	if bitSet(c.visited, int(i)) {
+		c.instDiag(i, "block", "listed twice (again in block %s): want each instruction in one place", f.Block(b).Name)
+		return false
+	}
+	setBit(c.visited, int(i))
+	in := f.Inst(i)
+	if in.Dead() {
+		c.instDiag(i, "block", "dead instruction still listed in block %s", f.Block(b).Name)
+		return false
+	}
+	if in.Block != b {
+		c.instDiag(i, "block", "parent block #%d, want %s (#%d), the block that lists it", in.Block, f.Block(b).Name, b)
+	}
+	if in.Name < 0 || int(in.Name) >= c.nSyms {
+		c.instDiag(i, "ref", "name symbol #%d out of range (module has %d)", in.Name, c.nSyms)
+	}
+
+	op := in.Op
+	info, known := c.opInfo(op)
+	if !known {
+		c.instDiag(i, "opcode", "opcode number %d is neither narwhal's nor registered in the module", op)
+	}
+
+	// Engine.
+	if in.Engine >= bir.NumEngines {
+		c.instDiag(i, "engine", "engine number %d: want < %d", in.Engine, bir.NumEngines)
+	} else {
+		if !info.Engines.Has(in.Engine) {
+			c.instDiag(i, "engine", "engine %s: want one of %s", in.Engine, engineList(info.Engines))
+		}
+		if in.Engine != bir.EngUnassigned && c.arch != nil && !c.arch.HasEngine(in.Engine) {
+			c.instDiag(i, "engine", "engine %s: %s has no such engine", in.Engine, c.arch.Name)
+		}
+	}
+
+	attrsOK := true
+	if in.Attrs < 0 || int(in.Attrs) >= c.nAttrs {
+		c.instDiag(i, "ref", "attribute set #%d out of range (module has %d)", in.Attrs, c.nAttrs)
+		attrsOK = false
+	}
+
+	if in.Pred != 0 {
+		c.predBound(i, in.Pred, "predicate")
+		if c.stage&StageUnrolled != 0 {
+			c.instDiag(i, "unrolled", "a predicate remains after unrolling: want none (FullUnroll evaluates predicates)")
+		}
+	}
+	c.deps(i)
+
+	if op.IsLoop() {
+		if c.stage&StageUnrolled != 0 {
+			c.instDiag(i, "unrolled", "a loop remains: want no loops after FullUnroll")
+		}
+	} else if info.Has(bir.FlagSymbolic) && c.stage&StageUnrolled != 0 {
+		c.instDiag(i, "unrolled", "a symbolic opcode remains: want none after FullUnroll")
+	}
+
+	// Operands.
+	nIn, nOut := int(in.NIns), int(in.NOuts)
+	if in.Args < 0 || int(in.Args)+nIn+nOut > c.nOpnds {
+		c.instDiag(i, "ref", "operands [%d, %d) outside the operand table of %d", in.Args, int(in.Args)+nIn+nOut, c.nOpnds)
+		return true
+	}
+	c.arity(i, info, nIn, nOut)
+	if cap(c.ops) < nIn+nOut {
+		c.ops = make([]opnd, nIn+nOut)
+	}
+	ops := c.ops[:nIn+nOut]
+	for k, o := range f.Operands(i) {
+		c.operand(i, &ops[k], o, k, nIn)
+	}
+	c.rules(i, info, ops[:nIn], ops[nIn:], attrsOK)
+	return true
+}
+
+func engineList(m bir.EngineMask) string {
+	s := ""
+	for e := bir.Engine(0); e < bir.NumEngines; e++ {
+		if m.Has(e) {
+			if s != "" {
+				s += ", "
+			}
+			s += e.String()
+		}
+	}
+	return s
+}
+
+func (c *checker) arity(i bir.InstID, info *bir.OpInfo, nIn, nOut int) {
+	if nIn < info.MinIns || (info.MaxIns != bir.Variadic && nIn > info.MaxIns) {
+		c.instDiag(i, "arity", "%d sources: want %s", nIn, arityText(info.MinIns, info.MaxIns))
+	}
+	if nOut < info.MinOuts || (info.MaxOuts != bir.Variadic && nOut > info.MaxOuts) {
+		c.instDiag(i, "arity", "%d destinations: want %s", nOut, arityText(info.MinOuts, info.MaxOuts))
+	}
+}
+
+func arityText(lo, hi int) string {
+	switch {
+	case hi == bir.Variadic:
+		return fmt.Sprintf("at least %d", lo)
+	case lo == hi:
+		return strconv.Itoa(lo)
+	}
+	return fmt.Sprintf("%d..%d", lo, hi)
+}
+
+// deps checks i's dependency list (rules "ref", "dep", "sym-axis-unbound",
+// "unrolled").
+func (c *checker) deps(i bir.InstID) {
+	f := c.f
+	steps := 0
+	for k := f.Inst(i).Deps; k >= 0; {
+		d, next, ok := f.DepRecord(k)
+		if !ok {
+			c.instDiag(i, "ref", "dependency record #%d out of range (function has %d)", k, c.nDeps)
+			return
+		}
+		if steps++; steps > c.nDeps {
+			c.instDiag(i, "ref", "dependency list is cyclic")
+			return
+		}
+		k = next
+		if d.On < 0 || int(d.On) >= c.nInsts {
+			c.instDiag(i, "ref", "depends on instruction #%d, out of range (function has %d slots)", d.On, c.nInsts)
+			continue
+		}
+		on := f.Inst(d.On)
+		switch {
+		case on.Dead():
+			c.instDiag(i, "ref", "depends on dead instruction %s", c.instName(d.On))
+			continue
+		case on.Block == bir.NoBlock:
+			c.instDiag(i, "ref", "depends on instruction %s, which is in no block", c.instName(d.On))
+			continue
+		}
+		if d.Kind >= bir.NumDepKinds {
+			c.instDiag(i, "dep", "dependency on %s: kind %d, want FLOW, ANTI, OUTPUT or ORDERED", c.instName(d.On), d.Kind)
+		}
+		if d.Pred != 0 {
+			c.predBound(i, d.Pred, "dependency predicate")
+		}
+		if d.CarryAxis == bir.NoAxis {
+			if d.On == i || !bitSet(c.visited, int(d.On)) {
+				c.instDiag(i, "dep", "depends on %s, which does not precede it in program order: want an earlier instruction or a loop-carried dependency", c.instName(d.On))
+			}
+			continue
+		}
+		if c.stage&StageUnrolled != 0 {
+			c.instDiag(i, "unrolled", "loop-carried dependency on %s remains: want none after FullUnroll", c.instName(d.On))
+		}
+		if d.CarryAxis < 0 || int(d.CarryAxis) >= c.nAxes {
+			c.instDiag(i, "ref", "dependency on %s: carry axis #%d out of range (module has %d)", c.instName(d.On), d.CarryAxis, c.nAxes)
+			continue
+		}
+		if !c.axisOn[d.CarryAxis] {
+			c.instDiag(i, "sym-axis-unbound", "dependency on %s is carried by axis %s, which is not bound by an enclosing loop", c.instName(d.On), c.axisName(d.CarryAxis))
+		}
+		if d.CarryDist < 1 {
+			c.instDiag(i, "dep", "dependency on %s carried by %s: distance %d, want >= 1", c.instName(d.On), c.axisName(d.CarryAxis), d.CarryDist)
+		}
+	}
+}

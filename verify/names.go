@@ -1,0 +1,82 @@
+// An open-addressing set of names for the uniqueness rules. It stores ids
+// and hash fragments, never strings: the caller supplies the hash (maphash
+// of the name's bytes, which for instruction names are read in place from
+// the module's symbol arena) and an equality callback, so checking a
+// million instruction names allocates only the table itself.
+//
+// A slot is one uint64: the high 32 bits of the name's hash (which also
+// pick the probe start, so the table can grow without the full hashes) and
+// id+1 (0 marks an empty slot); a probe touches one cache line. Tables are sized
+// to a load factor of at most 3/4. Instruction names are inserted in
+// batches (see checker.flushNames): computing a batch's hashes first and
+// then probing lets the processor overlap the cache misses of independent
+// probes, which dominate on tables of millions of names.
+
+package verify
+
+import "hash/maphash"
+
+type nameTable struct {
+	slots []uint64
+	mask  uint64
+	n     int
+}
+
+// reset prepares the table for up to n names, reusing its storage.
+func (t *nameTable) reset(n int) {
+	size := 16
+	for size*3 < 4*n {
+		size <<= 1
+	}
+	if cap(t.slots) >= size {
+		t.slots = t.slots[:size]
+		clear(t.slots)
+	} else {
+		t.slots = make([]uint64, size)
+	}
+	t.mask = uint64(size - 1)
+	t.n = 0
+}
+
+// grow doubles the table (only when a caller under-sized it).
+func (t *nameTable) grow() {
+	old := t.slots
+	t.slots = make([]uint64, 2*len(old))
+	t.mask = uint64(len(t.slots) - 1)
+	for _, s := range old {
+		if s == 0 {
+			continue
+		}
+		j := (s >> 32) & t.mask
+		for t.slots[j] != 0 {
+			j = (j + 1) & t.mask
+		}
+		t.slots[j] = s
+	}
+}
+
+// insert adds id with hash h. If an equal name is already present (same
+// hash fragment and eq(other, id)), it returns the other id and does not
+// insert. Otherwise it returns -1.
+func (t *nameTable) insert(h uint64, id int32, eq func(a, b int32) bool) int32 {
+	if 4*(t.n+1) > 3*len(t.slots) {
+		t.grow()
+	}
+	frag := h >> 32 << 32
+	for k := (h >> 32) & t.mask; ; k = (k + 1) & t.mask {
+		s := t.slots[k]
+		if s == 0 {
+			t.slots[k] = frag | uint64(uint32(id+1))
+			t.n++
+			return -1
+		}
+		if s&^0xffffffff == frag && eq(int32(uint32(s))-1, id) {
+			return int32(uint32(s)) - 1
+		}
+	}
+}
+
+var nameSeed = maphash.MakeSeed()
+
+func hashString(s string) uint64 { return maphash.String(nameSeed, s) }
+func hashBytes(b []byte) uint64  { return maphash.Bytes(nameSeed, b) }

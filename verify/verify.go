@@ -1,0 +1,357 @@
+// Package verify is narwhal's verifier of the in-memory IR (package bir).
+// It runs between passes (--verify-each, and before and after every pass
+// in tests) and on any input (`narwhal verify`), and reports every rule a
+// module breaks, each as a Diag naming the function, the instruction (name
+// and opcode), tensor or location, the rule, and what was wanted and found.
+//
+// # Stages
+//
+// Some rules hold only once a pass has established them ("after allocation
+// every SB tensor has an address"). A Stage is a bit set of such
+// properties; the pass manager ORs in the stages each pass produces
+// (pass.Pass.Produces) and checks the stages a pass requires. The verifier
+// checks the rules of every stage in Options.Stage on top of the rules that
+// always hold.
+//
+//	stage                  established by                          then holds
+//	StageUnrolled          FullUnroll (passes/unroll, seed 003)    no loops, no symbolic APs, operands,
+//	                                                               opcodes or predicates, no carried deps
+//	StageIndirectLowered   lower_generic_indirect (passes/dma,     no GenericIndirectLoad/Save remain
+//	                       order 10, seed 001)
+//	StageCCELegal          legalize_cce_dma (passes/dma, order 19, every CCE DMACopy has arguments +
+//	                       seed 001); also implied per function    constants <= MaxCceDmaSource
+//	                       by its stage_legalize_cce_dma_completed (checkCCEDMALegality)
+//	                       attribute
+//	StageSBLegal           SBSizeLegalization (passes/sbsize,      every used SB/PSUM location fits:
+//	                       seed 000) together with FullUnroll's    partitions <= the arch's, SB bytes per
+//	                       tensorSplit, which performs the split   partition <= usable SBUF, PSUM bytes per
+//	                       SBSizeLegalization marks                partition <= banks x bank bytes
+//	StageAllocated         the memory planner (passes/alloc,       every used SB/PSUM location is allocated,
+//	                       seed 002 §4)                            placed by the partition-start rule, inside
+//	                                                               the usable SBUF / PSUM; every engine AP
+//	                                                               starts legally; every PSUM access stays in
+//	                                                               one bank per partition; matmul tile
+//	                                                               positions match the operands' partitions
+//	StageEnginesAssigned   engine assignment (passes/sched)        no compute instruction is Unassigned
+//
+// "Used" locations are those an instruction reaches (a physical AP names
+// the location; a symbolic AP names its tensor, hence every location of
+// it). Unreferenced locations are dead code, not a legality problem.
+//
+// # Rules
+//
+// Each rule has a short name (Diag.Rule). "always" rules hold at every
+// stage; hardware rules that need the machine model are skipped when the
+// module's arch is unknown (which is itself reported, rule "module-arch").
+//
+//	rule               applies        checks
+//	module-arch        always         the module's arch string names a model (when Options.Arch is nil)
+//	ref                always         every id resolves: functions belong to the module; locations,
+//	                                  tensors, registers, patterns, expressions, predicates, attribute
+//	                                  sets, names, loop table entries, dependency targets; nothing
+//	                                  referenced is dead
+//	name-unique        always         function names in the module; tensor, location, instruction and
+//	                                  block names in a function (empty names are not compared)
+//	block              always         block structure: parent links, each block and instruction reached
+//	                                  once, no dead instruction in a block
+//	tensor             always         tensor fields: dtype, kind, class, shape, partition dim, block
+//	                                  count, location list, split/shrink annotations
+//	loc                always         location fields: memory type, sizes, owner, tensor id
+//	loop               always         loop axes: stride > 0, lb <= ub, axis owned by its loop, not reused
+//	                                  by a nested loop
+//	sym-axis-unbound   always         every axis of a symbolic AP, symbolic immediate, predicate or
+//	                                  carried dependency is bound by an enclosing loop
+//	dep                always         dependency kind; non-carried targets precede in program order;
+//	                                  carried ones name an enclosing loop with distance >= 1
+//	opcode             always         the opcode is narwhal's or registered in the module
+//	arity              always         source/destination counts within the opcode table's bounds
+//	engine             always         engine in the opcode's engine set; present on the generation
+//	dtype              always         every operand and tensor dtype <= 0x13; the location's bytes per
+//	                                  partition are a multiple of the operand's dtype size
+//	ap-shape           always         at most 5 [step, num] pairs, num >= 1, sizes representable
+//	ap-bounds          always         physical: min and max element index of the pattern (negative steps
+//	                                  included) inside [0, elements of the location); on-chip: pair 0's
+//	                                  num <= the location's partitions; symbolic: block expression
+//	                                  bounded over the enclosing loops inside [0, NBlocks), element range
+//	                                  inside one block
+//	elem-count         always         per opcode (semantics.md §1): DMA equal totals; compute engines
+//	                                  equal partitions and elements per partition, [P,1] scalars and
+//	                                  biases; matmul stationary [K,M], moving [K,N], dst [M,N]; PE
+//	                                  transpose [P,F] -> [F,P]; tensor_reduce kept axes; iota pattern
+//	attr               always         opcode attributes the verifier reads are well formed
+//	onchip-operand     always         compute-engine operands are in SBUF or PSUM
+//	gpsimd-psum        always         GpSimd never reads or writes PSUM (seed 002 §4.4 strings)
+//	customop-memory    always         custom-op operands in SBUF or HBM (seed 002 §4.4 strings)
+//	pe-memory          always         the Tensor engine (matmul, PE transpose) reads SBUF, writes PSUM
+//	dma-psum           always         DMA never reads PSUM
+//	tt-psum            always         tensor_tensor inputs are not both in PSUM
+//	engine-ap          always         compute-engine on-chip APs: <= 4 free dims, uint16 nums, int16 steps
+//	partition-stride   always         compute-engine on-chip APs are partition-contiguous (pair 0 step =
+//	                                  elements per partition) and their free pattern stays in a partition
+//	matmul-limits      always         K <= partitions, M <= gemm_stationary_fmax, N <= the generation's
+//	                                  limit for the destination dtype
+//	tile-size          always         matmul tile_position/tile_size: isValidTileSize (seed 000), operands
+//	                                  fit the tile
+//	semaphore          always         EventSemaphore: <= 2 waits, <= 1 update (seed 002 §6.5)
+//	indirect-shape     always         GenericIndirectLoad/Save: checkIndirectShape (seed 001 strings)
+//	tensor-indirection always         IndirectLoad/Save: checkTensorIndirection (seed 001 strings)
+//	cce-shape          always         CCE DMACopy sources match the destination's dtype and shape
+//	unrolled           StageUnrolled
+//	indirect-lowered   StageIndirectLowered
+//	cce-sources        StageCCELegal or the function attribute stage_legalize_cce_dma_completed
+//	sb-fit             StageSBLegal
+//	allocated          StageAllocated
+//	partition-start    StageAllocated  locations and compute-engine APs (seed 002 §3)
+//	psum-bank          StageAllocated
+//	tile-position      StageAllocated  getLegalTilePosition (seed 000)
+//	engine-assigned    StageEnginesAssigned
+//
+// # Decisions where the spec is silent
+//
+//   - DMA may stride partitions (legalize_strided_dma exists to lower exactly
+//     that), has no engine AP encoding limits, and is not bound by the
+//     partition-start rule, which constrains engine accesses (the allocator's
+//     base_partition_constrained and the user-facing "Invalid access of 8
+//     partitions starting at partition 48"). DMA is bound by the AP bounds,
+//     by "never reads PSUM" and by the PSUM bank rule when it writes PSUM.
+//   - A compute-engine instruction is one whose opcode computes or moves
+//     data, is not a DMA, register or call opcode, and has modelled
+//     semantics (OpInfo flags); opcodes narwhal keeps verbatim
+//     (FlagNoSemantics) get only the structural rules.
+//   - Memory type Unallocated is "not placed yet": memory-type rules skip
+//     it, and StageAllocated reports a used location still Unallocated.
+//   - PSUM addresses follow arch.Model.PSUMAddress: Bank is the bank,
+//     Addr the byte offset inside it.
+//   - Symbolic APs: the block and offset expressions are bounded with
+//     affine.Expr.Bounds over the enclosing loops' iteration ranges (lb to
+//     the last value lb + (trip-1)*stride). Bounds is exact for plain affine
+//     expressions; with floordiv/mod atoms it may over-approximate, so for
+//     those an apparent violation is confirmed by enumerating the
+//     iteration points of the axes involved (up to 65536 points) before it
+//     is reported. The partition-start and PSUM-bank rules check a
+//     symbolic AP only when its block and offset are constants (they are
+//     stage-gated on allocation, which in the seeds' pipeline follows the
+//     unroll).
+//   - Operand conventions the shape rules assume: matmul ins = [stationary,
+//     moving]; Activation ins = [data, bias?, scale?] and TensorScalarPtr
+//     ins = [data, scalar0, scalar1?] with [P,1] vectors; indirect DMA ins
+//     = [data, index/address AP, offset?].
+//   - EventSemaphore's wait and update commands are the attributes
+//     "waits": [{"semaphore": S, "value": V}, ...] (wait until semaphore S
+//     reaches V) and "updates": [{"semaphore": S, "value": V}, ...]
+//     (add V to semaphore S when the instruction completes); S is an
+//     integer >= 0 and V an integer.
+//   - Not checked: liveness overlap of allocations (two locations sharing
+//     SBUF bytes while both live) and the NC-v2 engine-sharing restrictions,
+//     which are properties of the schedule, not of one instruction.
+//
+// # Performance
+//
+// The verifier is linear in the size of the module and allocates nothing
+// per instruction: per-pattern facts (element count, min/max index,
+// partition pair, free-pair extremes) are cached in a slice indexed by
+// PatternID; instruction names are hashed in place in the symbol arena,
+// partitioned by hash into cache-sized buckets (a counting sort) and
+// checked per bucket with a small open-addressing table; scratch tables
+// (bitsets, name tables, operand facts) are reused across functions and,
+// through a sync.Pool, across verifications, so --verify-each does not
+// re-allocate them after every pass. Diagnostics allocate only when a rule
+// fails. BenchmarkVerify1M measures it on bir.GenStraightLine(1_000_000)
+// with every stage's rules enabled.
+package verify
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/bir"
+)
+
+// Stage is a set of properties established by earlier passes.
+type Stage uint32
+
+const (
+	// StageUnrolled: no loops, no symbolic APs, symbolic immediates,
+	// symbolic opcodes, predicates or loop-carried dependencies remain
+	// (FullUnroll, seed 003).
+	StageUnrolled Stage = 1 << iota
+	// StageIndirectLowered: no GenericIndirectLoad/Save remain
+	// (lower_generic_indirect, seed 001, order 10).
+	StageIndirectLowered
+	// StageCCELegal: every CCE DMACopy has arguments + constants <=
+	// MaxCceDmaSource (legalize_cce_dma, seed 001, order 19;
+	// checkCCEDMALegality).
+	StageCCELegal
+	// StageSBLegal: every used SB/PSUM location fits the generation's
+	// partitions and per-partition bytes (SBSizeLegalization, seed 000,
+	// with FullUnroll's tensorSplit).
+	StageSBLegal
+	// StageAllocated: every used SB/PSUM location is allocated and placed
+	// legally; PSUM accesses stay within one bank (the memory planner,
+	// seed 002 §4).
+	StageAllocated
+	// StageEnginesAssigned: no compute instruction is Unassigned.
+	StageEnginesAssigned
+
+	numStages = 6
+)
+
+// AllStages is every stage bit.
+const AllStages Stage = 1<<numStages - 1
+
+var stageNames = [numStages]string{"unrolled", "indirect-lowered", "cce-legal", "sb-legal", "allocated", "engines-assigned"}
+
+// String returns the stage names joined by "|" ("none" for 0).
+func (s Stage) String() string {
+	if s == 0 {
+		return "none"
+	}
+	var parts []string
+	for k := 0; k < numStages; k++ {
+		if s&(1<<k) != 0 {
+			parts = append(parts, stageNames[k])
+		}
+	}
+	if rest := s &^ AllStages; rest != 0 {
+		parts = append(parts, fmt.Sprintf("0x%x", uint32(rest)))
+	}
+	return strings.Join(parts, "|")
+}
+
+// ParseStage reads names joined by "|" or "," (as String prints them).
+func ParseStage(s string) (Stage, error) {
+	var out Stage
+	if s == "" || s == "none" {
+		return 0, nil
+	}
+	for _, p := range strings.FieldsFunc(s, func(r rune) bool { return r == '|' || r == ',' }) {
+		p = strings.TrimSpace(p)
+		found := false
+		for k, n := range stageNames {
+			if n == p {
+				out |= 1 << k
+				found = true
+			}
+		}
+		if !found {
+			return 0, fmt.Errorf("unknown verifier stage %q (want one of %s)", p, strings.Join(stageNames[:], ", "))
+		}
+	}
+	return out, nil
+}
+
+// Options parameterize a verification.
+type Options struct {
+	// Arch is the machine model; nil means arch.ForModule of the module
+	// (an unknown arch is then reported as rule "module-arch" and the
+	// rules that need the model are skipped).
+	Arch *arch.Model
+	// Stage are the properties earlier passes established.
+	Stage Stage
+	// MaxDiags bounds the diagnostics kept (0: keep all). Counting goes on
+	// past the bound, so Error still says how many there were.
+	MaxDiags int
+}
+
+// Diag is one rule violation.
+type Diag struct {
+	Func   string // function name ("" for module-level rules)
+	Inst   string // instruction name, when the rule is about an instruction
+	Op     string // the instruction's opcode name
+	Tensor string // tensor name, when about a tensor
+	Loc    string // location name, when about a location
+	Rule   string // rule name (see the package comment)
+	Msg    string // what is wrong: "want X, have Y"
+}
+
+// String formats the diagnostic on one line:
+//
+//	function main, instruction add_3 (TensorTensor): <msg> [rule]
+func (d Diag) String() string {
+	var b strings.Builder
+	if d.Func != "" {
+		b.WriteString("function ")
+		b.WriteString(d.Func)
+	} else {
+		b.WriteString("module")
+	}
+	if d.Inst != "" || d.Op != "" {
+		b.WriteString(", instruction ")
+		if d.Inst != "" {
+			b.WriteString(d.Inst)
+		} else {
+			b.WriteString("<unnamed>")
+		}
+		if d.Op != "" {
+			b.WriteString(" (")
+			b.WriteString(d.Op)
+			b.WriteString(")")
+		}
+	}
+	if d.Tensor != "" {
+		b.WriteString(", tensor ")
+		b.WriteString(d.Tensor)
+	}
+	if d.Loc != "" {
+		b.WriteString(", location ")
+		b.WriteString(d.Loc)
+	}
+	b.WriteString(": ")
+	b.WriteString(d.Msg)
+	b.WriteString(" [")
+	b.WriteString(d.Rule)
+	b.WriteString("]")
+	return b.String()
+}
+
+// Error is the verifier's error: every diagnostic found.
+type Error struct {
+	diags []Diag
+	total int
+}
+
+// Error prints the first diagnostic and how many more there are.
+func (e *Error) Error() string {
+	if len(e.diags) == 0 {
+		return "verify: no diagnostics"
+	}
+	s := e.diags[0].String()
+	if e.total > 1 {
+		s += fmt.Sprintf(" (and %d more)", e.total-1)
+	}
+	return s
+}
+
+// Diags returns the diagnostics kept (all of them unless Options.MaxDiags
+// bounded them), in the order found.
+func (e *Error) Diags() []Diag { return e.diags }
+
+// Count returns the number of diagnostics found, including those beyond
+// Options.MaxDiags.
+func (e *Error) Count() int { return e.total }
+
+// Module verifies every function of m and the module-level rules. It
+// returns nil or a *Error.
+func Module(m *bir.Module, opt Options) error {
+	if m == nil {
+		return &Error{diags: []Diag{{Rule: "ref", Msg: "nil module"}}, total: 1}
+	}
+	c := newChecker(m, opt)
+	defer c.release()
+	c.module()
+	return c.result()
+}
+
+// Function verifies one function (with its module's tables and arch). It
+// returns nil or a *Error.
+func Function(f *bir.Function, opt Options) error {
+	if f == nil || f.Module() == nil {
+		return &Error{diags: []Diag{{Rule: "ref", Msg: "nil function or function without a module"}}, total: 1}
+	}
+	c := newChecker(f.Module(), opt)
+	defer c.release()
+	c.resolveArch()
+	c.function(f)
+	return c.result()
+}
