@@ -318,8 +318,10 @@ func (a AttrSet) Without(key string) AttrSet {
 	return out
 }
 
-// Key returns the canonical interning key (the JSON object text).
-func (a AttrSet) Key() string { return string(Object(a...).AppendJSON(nil)) }
+// Key returns the canonical interning key: the JSON object text, except
+// that non-finite floats get distinct spellings (text_support.go), so that
+// Float(NaN) and String("nan") never intern to one set.
+func (a AttrSet) Key() string { return string(appendFieldsKey(nil, a)) }
 
 // Attrs builds an attribute set from alternating keys and values, for
 // concise construction: Attrs("op", String("add"), "acc", String("Idle")).
