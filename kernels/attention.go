@@ -94,7 +94,10 @@ func buildAttention(p Params) (*bir.Module, error) {
 	const P = pmax
 	S, D, C := a.seq, a.d, a.chunk
 	QT, KC, SC := S/P, S/P, S/C
-	m := bir.NewModule(p.Str("arch"))
+	m, err := newModule(p)
+	if err != nil {
+		return nil, err
+	}
 	b := bir.NewBuilder(m, "main")
 	q := b.Input("q", a.dt, D, S)
 	k := b.Input("k", a.dt, D, S)

@@ -88,7 +88,10 @@ func buildAvgPool(p Params) (*bir.Module, error) {
 		return nil, err
 	}
 	CT, HW, Ho, Wo, ps, TC := d.C/d.TC, d.H*d.W, d.ho(), d.wo(), d.ps, d.TC
-	m := bir.NewModule(p.Str("arch"))
+	m, err := newModule(p)
+	if err != nil {
+		return nil, err
+	}
 	b := bir.NewBuilder(m, "main")
 	in := b.Input("in", d.dt, d.C, d.H, d.W)
 	out := b.Output("out", d.dt, d.C, Ho, Wo)

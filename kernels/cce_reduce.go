@@ -89,7 +89,10 @@ func buildCCEReduce(p Params) (*bir.Module, error) {
 	const P = pmax
 	tiles := c.rows / P
 	staged := c.S / 2 // the odd sources
-	m := bir.NewModule(p.Str("arch"))
+	m, err := newModule(p)
+	if err != nil {
+		return nil, err
+	}
 	b := bir.NewBuilder(m, "main")
 	x := b.Input("x", c.dt, c.S, c.rows, c.cols)
 	out := b.Output("out", c.dt, c.rows, c.cols)

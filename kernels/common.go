@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
 	"github.com/narwhal-compiler/narwhal/interp"
@@ -27,6 +28,16 @@ const (
 
 // archParam is the target parameter every kernel declares.
 var archParam = Param{Name: "arch", Default: "trn2", Doc: "target (module arch)"}
+
+// newModule creates the kernel's module for the arch parameter, which must
+// name a machine model (arch.Lookup's spellings: trn2, gen3, NC-v3, ...).
+func newModule(p Params) (*bir.Module, error) {
+	a := p.Str("arch")
+	if _, err := arch.Lookup(a); err != nil {
+		return nil, fmt.Errorf("arch=%s: %w", a, err)
+	}
+	return bir.NewModule(a), nil
+}
 
 // intParams reads integer parameters in order.
 func intParams(p Params, names ...string) ([]int64, error) {

@@ -83,7 +83,10 @@ func buildEmbedding(p Params) (*bir.Module, error) {
 	}
 	const P = pmax
 	tiles := e.T / P
-	m := bir.NewModule(p.Str("arch"))
+	m, err := newModule(p)
+	if err != nil {
+		return nil, err
+	}
 	b := bir.NewBuilder(m, "main")
 	table := b.Input("table", e.dt, e.V, e.D)
 	idx := b.Input("indices", bir.Int32, e.T)

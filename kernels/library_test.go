@@ -231,6 +231,7 @@ func TestLibrary_BadParams(t *testing.T) {
 		{"cce_reduce:sources=41", "sources=41"},
 		{"cce_reduce:sources=1", "sources=1"},
 		{"tensor_add:cols=x", "cols"},
+		{"softmax:arch=trn9", "arch=trn9"},
 	}
 	for _, tt := range tests {
 		_, err := Build(tt.spec)

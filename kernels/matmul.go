@@ -88,7 +88,10 @@ func buildMatmul(p Params) (*bir.Module, error) {
 	const P = pmax
 	MT, KT, NT := d.M/P, d.K/P, d.N/d.TN
 	TN := d.TN
-	m := bir.NewModule(p.Str("arch"))
+	m, err := newModule(p)
+	if err != nil {
+		return nil, err
+	}
 	b := bir.NewBuilder(m, "main")
 	lhsT := b.Input("lhsT", d.dt, d.K, d.M)
 	rhs := b.Input("rhs", d.dt, d.K, d.N)

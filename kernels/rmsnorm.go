@@ -89,7 +89,10 @@ func buildRMSNorm(p Params) (*bir.Module, error) {
 	}
 	const P = pmax
 	tiles, chunks, D, C := r.rows/P, r.d/r.chunk, r.d, r.chunk
-	m := bir.NewModule(p.Str("arch"))
+	m, err := newModule(p)
+	if err != nil {
+		return nil, err
+	}
 	b := bir.NewBuilder(m, "main")
 	a := b.Input("a", r.dt, r.rows, D)
 	g := b.Input("g", r.dt, D)

@@ -66,7 +66,10 @@ func buildSoftmax(p Params) (*bir.Module, error) {
 	}
 	const P = pmax
 	tiles := rows / P
-	m := bir.NewModule(p.Str("arch"))
+	m, err := newModule(p)
+	if err != nil {
+		return nil, err
+	}
 	b := bir.NewBuilder(m, "main")
 	x := b.Input("x", dt, rows, cols)
 	out := b.Output("out", dt, rows, cols)

@@ -50,7 +50,10 @@ func buildTensorAdd(p Params) (*bir.Module, error) {
 	}
 	const P = 128
 	tiles := rows / P
-	m := bir.NewModule(p.Str("arch"))
+	m, err := newModule(p)
+	if err != nil {
+		return nil, err
+	}
 	b := bir.NewBuilder(m, "main")
 	x := b.Input("x", dt, rows, cols)
 	y := b.Input("y", dt, rows, cols)

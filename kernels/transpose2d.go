@@ -79,7 +79,10 @@ func buildTranspose2D(p Params) (*bir.Module, error) {
 	}
 	const P = pmax
 	RT, CT := rows/P, cols/P
-	m := bir.NewModule(p.Str("arch"))
+	m, err := newModule(p)
+	if err != nil {
+		return nil, err
+	}
 	b := bir.NewBuilder(m, "main")
 	x := b.Input("x", dt, rows, cols)
 	out := b.Output("out", dt, cols, rows)
