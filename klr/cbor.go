@@ -54,10 +54,11 @@ func (e *Error) Error() string {
 	if len(e.Path) > 0 {
 		sb.WriteString(" (in ")
 		for i := len(e.Path) - 1; i >= 0; i-- {
-			sb.WriteString(e.Path[i])
-			if i > 0 {
+			// An index ("[3]") attaches to the list field before it.
+			if i < len(e.Path)-1 && !strings.HasPrefix(e.Path[i], "[") {
 				sb.WriteString(" > ")
 			}
+			sb.WriteString(e.Path[i])
 		}
 		sb.WriteString(")")
 	}
