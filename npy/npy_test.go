@@ -293,3 +293,35 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+func TestNPZ_RoundTrip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "io.npz")
+	in := map[string]*interp.Tensor{
+		"x": f32Tensor("x", []int64{2, 3}, 0, 1, 2, 3, 4, 5),
+		"i": {Name: "i", Dtype: bir.Int32, Shape: []int64{2}, Data: []byte{1, 0, 0, 0, 2, 0, 0, 0}},
+	}
+	if err := WriteNPZ(path, in); err != nil {
+		t.Fatal(err)
+	}
+	a, err := OpenNPZ(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if got := a.Names(); !slices.Equal(got, []string{"i", "x"}) {
+		t.Errorf("Names = %v", got)
+	}
+	x, err := a.ReadAs("x", bir.Float32)
+	if err != nil || x.Name != "x" || !bytes.Equal(x.Data, in["x"].Data) || !slices.Equal(x.Shape, []int64{2, 3}) {
+		t.Errorf("ReadAs(x) = %+v, %v", x, err)
+	}
+	if _, err := a.ReadAs("i", bir.Float32); err == nil || !strings.Contains(err.Error(), "member i.npy: dtype int32, want float32") {
+		t.Errorf("ReadAs(i, float32): error = %v", err)
+	}
+	if _, err := a.Read("nope"); err == nil || !strings.Contains(err.Error(), "no array \"nope\" (have i, x)") {
+		t.Errorf("Read(nope): error = %v", err)
+	}
+	if _, err := OpenNPZ(filepath.Join(t.TempDir(), "missing.npz")); err == nil {
+		t.Error("OpenNPZ of a missing file succeeded")
+	}
+}

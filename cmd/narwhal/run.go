@@ -7,13 +7,17 @@ package main
 //
 // run executes a module (a BIR-JSON or text file, or builtin:NAME[:k=v,...])
 // in the reference interpreter. Each input X of the entry function is read
-// from DIR/X.npy when --inputs DIR is given and the file exists (its dtype
-// and shape must be the module's, see npy.ReadAs for the accepted
-// spellings); every other input is random from the seed: a built-in
-// kernel's own generator (in-range embedding indices, exactly summable CCE
-// values) or interp.RandomInputs. Each output tensor is written to
-// DIR/NAME.npy under --outputs (default "out", created when missing,
-// files replaced atomically), and one summary line per tensor is printed:
+// from DIR/X.npy when --inputs DIR is given and the file exists, or from
+// the array X of an .npz archive when --inputs names one (numpy.savez or
+// savez_compressed); its dtype and shape must be the module's (see
+// npy.ReadAs for the accepted spellings). Every other input is random from
+// the seed: a built-in kernel's own generator (in-range embedding indices,
+// exactly summable CCE values) or interp.RandomInputs. A .npy file or
+// archive array that names no input draws a warning (a likely typo). Each
+// output tensor is written to DIR/NAME.npy under --outputs (default "out",
+// created when missing, files replaced atomically), or all of them into
+// one archive when --outputs ends in .npz, and one summary line per tensor
+// is printed:
 //
 //	input  x  float32 [512 2048]  random (seed 1)
 //	output z  float32 [512 2048]  sha256:4f1c2a9be03d7781  out/z.npy
@@ -62,7 +66,7 @@ var _ = registerRunCommands()
 
 func registerRunCommands() bool {
 	extraCommands = append(extraCommands,
-		command{"run", "run FILE [--inputs DIR] [--outputs DIR] [--seed N] [--arch A] [--check]: execute in the reference interpreter; outputs go to DIR/NAME.npy (default DIR: out)", runRun},
+		command{"run", "run FILE [--inputs DIR|F.npz] [--outputs DIR|F.npz] [--seed N] [--arch A] [--check]: execute in the reference interpreter; outputs go to DIR/NAME.npy (default DIR: out)", runRun},
 		command{"kernels", "kernels [-v]: list the built-in kernels with their parameters and defaults", runKernels},
 	)
 	return true
@@ -73,8 +77,8 @@ const defaultOutputs = "out"
 
 func runRun(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run", stderr)
-	inDir := fs.String("inputs", "", "read input X from `DIR`/X.npy when present (the others are random)")
-	outDir := fs.String("outputs", defaultOutputs, "write each output tensor to `DIR`/NAME.npy")
+	inDir := fs.String("inputs", "", "read input X from `DIR`/X.npy (or array X of DIR.npz) when present; the others are random")
+	outDir := fs.String("outputs", defaultOutputs, "write each output tensor to `DIR`/NAME.npy (or into DIR.npz when the name ends in .npz)")
 	seed := fs.Int64("seed", 1, "seed of the random inputs")
 	archName := fs.String("arch", "", "target `arch` (default: the module's); sets the interpreter's SBUF/PSUM geometry")
 	check := fs.Bool("check", false, "compare the outputs with the built-in kernel's Go reference")
@@ -122,7 +126,12 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)
 	}
-	if err := os.MkdirAll(*outDir, 0o755); err != nil {
+	npz := strings.EqualFold(filepath.Ext(*outDir), npy.ExtNPZ)
+	if npz {
+		if err := npy.WriteNPZ(*outDir, outs); err != nil {
+			return err
+		}
+	} else if err := os.MkdirAll(*outDir, 0o755); err != nil {
 		return fmt.Errorf("--outputs: %w", err)
 	}
 	for _, s := range interp.InputSpecs(m) {
@@ -130,12 +139,15 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, name := range slices.Sorted(maps.Keys(outs)) {
 		t := outs[name]
-		if err := safeFileName(name); err != nil {
-			return fmt.Errorf("output %q: %w", name, err)
-		}
-		path := filepath.Join(*outDir, name+npy.Ext)
-		if err := npy.WriteFile(path, t); err != nil {
-			return err
+		path := *outDir + ":" + name
+		if !npz {
+			if err := safeFileName(name); err != nil {
+				return fmt.Errorf("output %q: %w", name, err)
+			}
+			path = filepath.Join(*outDir, name+npy.Ext)
+			if err := npy.WriteFile(path, t); err != nil {
+				return err
+			}
 		}
 		sum := sha256.Sum256(t.Data)
 		fmt.Fprintf(stdout, "output %s  %s %v  sha256:%s  %s\n", name, t.Dtype, t.Shape, hex.EncodeToString(sum[:8]), path)
@@ -161,49 +173,21 @@ func loadInputs(m *bir.Module, k *kernels.Kernel, dir string, seed int64, stderr
 	specs := interp.InputSpecs(m)
 	inputs := map[string]*interp.Tensor{}
 	origin := map[string]string{}
+	var names []string
+	for _, s := range specs {
+		names = append(names, s.Name)
+	}
 	if dir != "" {
 		st, err := os.Stat(dir)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--inputs: %w", err)
 		}
 		if !st.IsDir() {
-			return nil, nil, fmt.Errorf("--inputs %s: not a directory", dir)
-		}
-		known := map[string]bool{}
-		for _, s := range specs {
-			known[s.Name+npy.Ext] = true
-			if safeFileName(s.Name) != nil {
-				continue
+			if err := loadNPZ(dir, specs, names, inputs, origin, stderr); err != nil {
+				return nil, nil, err
 			}
-			path := filepath.Join(dir, s.Name+npy.Ext)
-			t, err := npy.ReadFileAs(path, s.Dtype)
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if err != nil {
-				return nil, nil, fmt.Errorf("input %s: %w", s.Name, err)
-			}
-			if !slices.Equal(t.Shape, s.Shape) {
-				return nil, nil, fmt.Errorf("input %s: %s: shape %v, want %v", s.Name, path, t.Shape, s.Shape)
-			}
-			t.Name = s.Name
-			inputs[s.Name] = t
-			origin[s.Name] = path
-		}
-		// A file that names no input is most likely a typo: say so.
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return nil, nil, fmt.Errorf("--inputs: %w", err)
-		}
-		var names []string
-		for _, s := range specs {
-			names = append(names, s.Name)
-		}
-		for _, e := range entries {
-			if strings.HasSuffix(e.Name(), npy.Ext) && !known[e.Name()] {
-				fmt.Fprintf(stderr, "narwhal run: warning: %s matches no input of the module (inputs: %s)\n",
-					filepath.Join(dir, e.Name()), strings.Join(names, ", "))
-			}
+		} else if err := loadDir(dir, specs, names, inputs, origin, stderr); err != nil {
+			return nil, nil, err
 		}
 	}
 	if len(inputs) < len(specs) {
@@ -221,6 +205,75 @@ func loadInputs(m *bir.Module, k *kernels.Kernel, dir string, seed int64, stderr
 		}
 	}
 	return inputs, origin, nil
+}
+
+// loadDir reads DIR/<name>.npy for each input that has a file.
+func loadDir(dir string, specs []interp.Spec, names []string, inputs map[string]*interp.Tensor, origin map[string]string, stderr io.Writer) error {
+	known := map[string]bool{}
+	for _, s := range specs {
+		known[s.Name+npy.Ext] = true
+		if safeFileName(s.Name) != nil {
+			continue
+		}
+		path := filepath.Join(dir, s.Name+npy.Ext)
+		t, err := npy.ReadFileAs(path, s.Dtype)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("input %s: %w", s.Name, err)
+		}
+		if !slices.Equal(t.Shape, s.Shape) {
+			return fmt.Errorf("input %s: %s: shape %v, want %v", s.Name, path, t.Shape, s.Shape)
+		}
+		t.Name = s.Name
+		inputs[s.Name] = t
+		origin[s.Name] = path
+	}
+	// A file that names no input is most likely a typo: say so.
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("--inputs: %w", err)
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), npy.Ext) && !known[e.Name()] {
+			fmt.Fprintf(stderr, "narwhal run: warning: %s matches no input of the module (inputs: %s)\n",
+				filepath.Join(dir, e.Name()), strings.Join(names, ", "))
+		}
+	}
+	return nil
+}
+
+// loadNPZ reads the inputs an .npz archive holds.
+func loadNPZ(path string, specs []interp.Spec, names []string, inputs map[string]*interp.Tensor, origin map[string]string, stderr io.Writer) error {
+	a, err := npy.OpenNPZ(path)
+	if err != nil {
+		return fmt.Errorf("--inputs: %w", err)
+	}
+	defer a.Close()
+	known := map[string]bool{}
+	for _, s := range specs {
+		known[s.Name] = true
+		if !a.Has(s.Name) {
+			continue
+		}
+		t, err := a.ReadAs(s.Name, s.Dtype)
+		if err != nil {
+			return fmt.Errorf("input %s: %w", s.Name, err)
+		}
+		if !slices.Equal(t.Shape, s.Shape) {
+			return fmt.Errorf("input %s: %s, array %s: shape %v, want %v", s.Name, path, s.Name, t.Shape, s.Shape)
+		}
+		inputs[s.Name] = t
+		origin[s.Name] = path + ":" + s.Name
+	}
+	for _, n := range a.Names() {
+		if !known[n] {
+			fmt.Fprintf(stderr, "narwhal run: warning: array %s of %s matches no input of the module (inputs: %s)\n",
+				n, path, strings.Join(names, ", "))
+		}
+	}
+	return nil
 }
 
 // safeFileName rejects tensor names that cannot be a file name in a

@@ -208,3 +208,43 @@ func TestKernels(t *testing.T) {
 		t.Errorf("kernels -v: exit %d, output lacks the parameter lines:\n%s", code, stdout)
 	}
 }
+
+// TestRun_NPZ reads the inputs from an .npz archive and writes the
+// outputs into another.
+func TestRun_NPZ(t *testing.T) {
+	dir := t.TempDir()
+	in, out := filepath.Join(dir, "in.npz"), filepath.Join(dir, "out.npz")
+	shape := []int64{128, 512}
+	mk := func(v float32) *interp.Tensor {
+		tn := &interp.Tensor{Dtype: bir.Float32, Shape: shape}
+		for range 128 * 512 {
+			tn.Data = binary.LittleEndian.AppendUint32(tn.Data, math.Float32bits(v))
+		}
+		return tn
+	}
+	if err := npy.WriteNPZ(in, map[string]*interp.Tensor{"x": mk(1.25), "y": mk(2), "w": mk(0)}); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := narwhal(t, "run", "testdata/tensor_add_bir.json", "--inputs", in, "--outputs", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "input  x  float32 [128 512]  "+in+":x") || !strings.Contains(stdout, out+":z") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "array w of "+in+" matches no input") {
+		t.Errorf("no warning for the extra array w: %q", stderr)
+	}
+	a, err := npy.OpenNPZ(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	z, err := a.Read("z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(z.Data, mk(3.25).Data) {
+		t.Error("z != 1.25 + 2 everywhere")
+	}
+}
