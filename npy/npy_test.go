@@ -325,3 +325,29 @@ func TestNPZ_RoundTrip(t *testing.T) {
 		t.Error("OpenNPZ of a missing file succeeded")
 	}
 }
+
+func FuzzOpenNPZ(f *testing.F) {
+	dir := f.TempDir()
+	seed := filepath.Join(dir, "seed.npz")
+	if err := WriteNPZ(seed, map[string]*interp.Tensor{"x": f32Tensor("x", []int64{2}, 1, 2)}); err != nil {
+		f.Fatal(err)
+	}
+	data, _ := os.ReadFile(seed)
+	f.Add(data)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "f.npz")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		a, err := OpenNPZ(path)
+		if err != nil {
+			return
+		}
+		defer a.Close()
+		for _, n := range a.Names() {
+			if tn, err := a.Read(n); err == nil && int64(len(tn.Data)) != tn.NumElements()*tn.Dtype.Size() {
+				t.Fatalf("array %s: %d bytes for shape %v of %s", n, len(tn.Data), tn.Shape, tn.Dtype)
+			}
+		}
+	})
+}
