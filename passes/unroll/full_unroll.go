@@ -1,0 +1,338 @@
+// FullUnroll (pass "full_unroll"): the level-gated unroller with the hard
+// 25M ceiling, and the delegated splitShape cut (seed 003 "FullUnroll — the
+// level-gated unroller with the hard ceiling"; seed 000 "The delegated
+// clone").
+//
+//	FullUnroll_run:
+//	  assert level set: "Need to set full_unroll level, 0: only memloc
+//	    generation; 1: unroll some; 2: unroll all"
+//	  level 0: memlocsGeneration (per-block "<set>_sub<b>" locations in
+//	    place, tensor ids = block index, the template removed; "MemlocSet
+//	    cannot be empty"), then dce; done.
+//	  level 1/2: pre_process; log "INFO (FullUnroll) Start unrolling at
+//	    <ctime>"; per function:
+//	    marked:      memlocsGeneration, dce, unroll_function (clone), the
+//	                 splitShape cut (tensorSplit), dce; log "INFO (FullUnroll)
+//	                 DONE unrolling <ctime>"
+//	    unrollable:  dce; log "DONE DCE, no unrolling needed, running
+//	                 BirCodeGen with unroll pass"
+//	    otherwise:   log "No unrolling needed, running hhir pass"
+//	  InstProfiler print; the ceiling: total_count < 25000000
+//	  level 2: erase_all_dependencies
+//
+// pre_process decides per function (the seeds read FunctionAttributes 1
+// "marked to unroll" and 2 "unrollable" of the first function; narwhal
+// decides for every function, main first):
+//
+//   - unrollable: the function has a loop or a symbolic operand;
+//   - marked, whole function: level 2, or the function attribute
+//     need_unroll at level 1; every static loop is cloned;
+//   - marked, selected loops: level 1 and loops that HeuristicUnroll marked
+//     (the instruction attribute heuristic_unroll = true); only those loops
+//     are cloned, the rest of the function keeps its loops.
+//
+// A function unrolled whole gets the attribute "unrolled" and loses
+// need_unroll. Level 2 rejects DynamicForLoop / DoWhile (a run-time trip
+// count cannot be unrolled statically, and level 2 erases the dependencies
+// the dynamic loop's body would still need): run pass "unroll", which
+// lowers them to register form, or level 1.
+//
+// Unlike Unroll's grid, FullUnroll keeps each block tensor and repoints
+// accesses to its per-block locations (the seeds' split_map), then cuts the
+// tensors SBSizeLegalization marked (split.go). Dead code is removed before
+// cloning as well as after (dce.go: the rule is flow-insensitive, so doing it
+// first only saves work), and the ceiling is enforced before cloning on a
+// lower bound and while cloning (limits.go).
+package unroll
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/verify"
+)
+
+// LevelUnset is the unroll level of a FullUnroll that was not told one.
+const LevelUnset = -1
+
+// LevelMessage is the seed's assertion text for an unset level
+// (full_unroll.cpp:0x383).
+const LevelMessage = "Need to set full_unroll level, 0: only memloc generation; 1: unroll some; 2: unroll all"
+
+// HeuristicAttr is the loop-instruction attribute HeuristicUnroll sets and
+// FullUnroll level 1 honours.
+const HeuristicAttr = "heuristic_unroll"
+
+// FullUnrollOptions configure FullUnroll.
+type FullUnrollOptions struct {
+	// Level is 0, 1 or 2; LevelUnset fails with LevelMessage.
+	Level int
+	Logf  func(format string, args ...any)
+	Now   func() time.Time
+}
+
+type fnMode int
+
+const (
+	modeNone fnMode = iota
+	modeDCEOnly
+	modeSelected
+	modeWhole
+)
+
+// FullUnroll runs the level-gated unroller on m.
+func FullUnroll(m *bir.Module, opt FullUnrollOptions) (Stats, error) {
+	var st Stats
+	switch opt.Level {
+	case LevelUnset:
+		return st, fmt.Errorf("%s", LevelMessage)
+	case 0, 1, 2:
+	default:
+		return st, fmt.Errorf("unrollLevel=%d: want 0 (only memloc generation), 1 (unroll some) or 2 (unroll all)", opt.Level)
+	}
+	funcs := funcOrder(m)
+	if opt.Level == 0 {
+		for _, f := range funcs {
+			n, err := memlocsGeneration(f)
+			if err != nil {
+				return st, err
+			}
+			st.BlockTensors += n
+			st.DeadRemoved += DCE(f)
+		}
+		st.TotalCount = m.NumInsts()
+		logf(opt.Logf, "INFO (FullUnroll) memloc generation: %d block tensors given per-block locations, %d dead instructions removed, total_count=%d",
+			st.BlockTensors, st.DeadRemoved, st.TotalCount)
+		return st, nil
+	}
+	// pre_process.
+	modes := make([]fnMode, len(funcs))
+	for k, f := range funcs {
+		modes[k] = decide(f, opt.Level)
+		if opt.Level == 2 {
+			var dyn bir.InstID = bir.NoInst
+			f.Walk(func(i bir.InstID) bool {
+				if op := f.Inst(i).Op; op == bir.OpDynamicForLoop || op == bir.OpDoWhile {
+					dyn = i
+					return false
+				}
+				return true
+			})
+			if dyn != bir.NoInst {
+				return st, fmt.Errorf("function %s, loop %s (%s): unrollLevel=2 unrolls everything, but this loop's trip count is a run-time value; run pass unroll (which lowers dynamic loops to register form) or unrollLevel=1",
+					f.Name, f.InstName(dyn), f.OpName(dyn))
+			}
+		}
+	}
+	logf(opt.Logf, "INFO (FullUnroll) Start unrolling at %s", ctime(opt.Now))
+	var done int64 // final instruction counts of the functions processed
+	// The functions not processed yet count at their current size when
+	// they will not be unrolled (a lower bound of the module's total).
+	pendingOthers := func(from int) int64 {
+		var n int64
+		for k := from; k < len(funcs); k++ {
+			if modes[k] == modeNone {
+				n += funcs[k].NumInsts()
+			}
+		}
+		return n
+	}
+	for k, f := range funcs {
+		switch modes[k] {
+		case modeNone:
+			logf(opt.Logf, "No unrolling needed, running hhir pass")
+			done += f.NumInsts()
+			continue
+		case modeDCEOnly:
+			st.DeadRemoved += DCE(f)
+			logf(opt.Logf, "DONE DCE, no unrolling needed, running BirCodeGen with unroll pass")
+			done += f.NumInsts()
+			continue
+		}
+		if err := fullUnrollFunction(f, modes[k], opt, done+pendingOthers(k+1), &st); err != nil {
+			return st, err
+		}
+		logf(opt.Logf, "INFO (FullUnroll) DONE unrolling %s", ctime(opt.Now))
+		done += f.NumInsts()
+	}
+	total := m.NumInsts()
+	st.TotalCount = total
+	logf(opt.Logf, "INFO (FullUnroll) InstProfiler: total_count=%d", total)
+	if err := CheckInstructionCeiling(total); err != nil {
+		return st, err
+	}
+	if opt.Level == 2 {
+		for _, f := range funcs {
+			f.ClearAllDeps()
+		}
+	}
+	return st, nil
+}
+
+// decide is pre_process for one function.
+func decide(f *bir.Function, level int) fnMode {
+	unrollable, heuristic := false, false
+	f.Walk(func(i bir.InstID) bool {
+		in := f.Inst(i)
+		if in.Op.IsLoop() {
+			unrollable = true
+			if in.Op == bir.OpLoop && f.Attrs(i).Bool(HeuristicAttr, false) {
+				heuristic = true
+			}
+			return true
+		}
+		if in.Pred != 0 {
+			unrollable = true
+		}
+		for _, o := range f.Operands(i) {
+			if o.Kind == bir.OpdSymAP || o.Kind == bir.OpdSymImm {
+				unrollable = true
+			}
+		}
+		return true
+	})
+	switch {
+	case !unrollable:
+		return modeNone
+	case level == 2 || f.HasAttribute("need_unroll"):
+		return modeWhole
+	case heuristic:
+		return modeSelected
+	}
+	return modeDCEOnly
+}
+
+// fullUnrollFunction is FullUnroll's unroll_function for one function;
+// others is the final count of the rest of the module (for the ceiling).
+func fullUnrollFunction(f *bir.Function, mode fnMode, opt FullUnrollOptions, others int64, st *Stats) error {
+	level := opt.Level
+	n, err := memlocsGeneration(f)
+	if err != nil {
+		return err
+	}
+	st.BlockTensors += n
+	st.DeadRemoved += DCE(f)
+	expand := func(f *bir.Function, l bir.InstID) bool { return true }
+	if mode == modeSelected {
+		expand = func(f *bir.Function, l bir.InstID) bool { return f.Attrs(l).Bool(HeuristicAttr, false) }
+	}
+	c := newCloner(f, clonerConfig{expand: expand, remapDeps: level != 2})
+	if err := c.analyze(); err != nil {
+		return err
+	}
+	removable := removableFunc(f)
+	proj := c.project(removable)
+	if others+proj.lower > MaxTotalCount-1 {
+		return &CeilingError{TotalCount: satAdd(others, proj.lower), Projected: true, Where: "function " + f.Name}
+	}
+	bm := newBlockMap(f)
+	c.cfg.locFor = bm.locFor
+	c.cfg.removable = removable
+	keptLower := proj.lower - c.clonesLowerRemovable(removable)
+	var certain, created int64
+	c.cfg.count = func(rem bool) error {
+		created++
+		if !rem {
+			certain++
+		}
+		if others+keptLower+certain > MaxTotalCount-1 {
+			return &CeilingError{TotalCount: others + keptLower + certain, Projected: true, Where: "counted while cloning"}
+		}
+		if created > 4*MaxTotalCount {
+			return fmt.Errorf("%s: more than %d instructions created before dead-code elimination; stopping to protect memory", CeilingMessage, 4*MaxTotalCount)
+		}
+		return nil
+	}
+	c.cfg.reserveInsts = int(min(proj.clones, MaxTotalCount))
+	if err := c.allocOrdinals(4 * MaxTotalCount); err != nil {
+		return &CeilingError{TotalCount: proj.upper, Projected: true, Where: err.Error()}
+	}
+	if err := c.run(); err != nil {
+		return err
+	}
+	st.Functions++
+	st.Loops += c.expandedLoops()
+	st.Clones += c.clones
+	st.Dropped += c.droppedCount
+	sp, err := splitMarkedTensors(f)
+	if err != nil {
+		return err
+	}
+	st.TensorsSplit += sp.tensors
+	st.SubLocations += sp.locs
+	st.InstructionsSplit += sp.insts
+	for _, k := range sp.kept {
+		logf(opt.Logf, "INFO (FullUnroll) tensorSplit: function %s: kept whole: %s", f.Name, k)
+	}
+	st.DeadRemoved += DCE(f)
+	if mode == modeWhole {
+		f.AddAttribute("unrolled")
+		f.RemoveAttribute("need_unroll")
+	}
+	return nil
+}
+
+// clonesLowerRemovable is the part of the lower bound inside expanded
+// loops.
+func (c *cloner) clonesLowerRemovable(removable func(bir.InstID) bool) int64 {
+	var n int64
+	for i := 0; i < c.nslots; i++ {
+		p := c.plans[i]
+		id := bir.InstID(i)
+		if p == nil || c.pos[i] < 0 || p.nest == 0 || c.f.Inst(id).Op.IsLoop() {
+			continue
+		}
+		if c.f.Inst(id).Pred == 0 && !c.predicatedAncestor(p.loop) && !removable(id) {
+			n = satAdd(n, c.nests[p.nest].size)
+		}
+	}
+	return n
+}
+
+// ---- the pass ----
+
+// FullUnrollPass is the "full_unroll" pass. Its option unrollLevel has no
+// default (the seed asserts it is set); FullUnrollPassAt gives the entry
+// with a level. At level 2 it establishes verify.StageUnrolled (declared);
+// register levels 0 and 1 through FullUnrollPassAt, which declares nothing
+// for them. Run it after SBSizeLegalization (which marks splitShape) and
+// heuristic_unroll (whose marks level 1 honours), and before allocation.
+var FullUnrollPass = pass.Pass{
+	Name:     "full_unroll",
+	Default:  false,
+	Produces: verify.StageUnrolled,
+	Options: []pass.Option{
+		{Name: "unrollLevel", Default: "", Doc: "0: only memloc generation; 1: unroll functions marked need_unroll and loops marked by heuristic_unroll; 2: unroll all and erase dependencies (required)"},
+	},
+	Doc: "FullUnroll: level-gated unroll (0/1/2), per-block memlocs, splitShape cut, dce, the 25M instruction ceiling (seed 003)",
+	Run: runFullUnroll,
+}
+
+// FullUnrollPassAt returns FullUnrollPass with unrollLevel defaulting to
+// level (the seeds' full_unroll binary registers one pass per level), and
+// Produces set to what that level establishes.
+func FullUnrollPassAt(level int) pass.Pass {
+	p := FullUnrollPass
+	p.Options = []pass.Option{{Name: "unrollLevel", Default: strconv.Itoa(level), Doc: FullUnrollPass.Options[0].Doc}}
+	if level != 2 {
+		p.Produces = 0
+	}
+	return p
+}
+
+func runFullUnroll(ctx *pass.Context) error {
+	level := LevelUnset
+	if v := ctx.Option("unrollLevel"); v != "" {
+		n, err := ctx.IntOption("unrollLevel")
+		if err != nil {
+			return err
+		}
+		level = int(n)
+	}
+	st, err := FullUnroll(ctx.Module, FullUnrollOptions{Level: level, Logf: ctx.Logf})
+	report(ctx, st)
+	return err
+}

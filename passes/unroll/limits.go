@@ -1,0 +1,162 @@
+// The two instruction ceilings of seed 003 and the projections that let
+// them fail before anything is cloned.
+//
+//   - FullUnroll's hard ceiling (instruction_limit_check, full_unroll.h):
+//     after unrolling and dead-code elimination the compile fails when
+//     total_count > 24,999,999 (0x17D783F; the assert is "total_count <
+//     25000000", so exactly 25,000,000 fails and 24,999,999 passes), with
+//     the seed's diagnostic text. CheckInstructionCeiling is that check.
+//   - Unroll's configurable budget (InstProfiler::instCountFitsLimit,
+//     unroll.cpp:1151): the post-unroll count must not exceed
+//     max_instruction_limit (the pass option, else Module.Config
+//     .MaxInstructionLimit, else DefaultMaxInstructionLimit).
+//
+// Failing fast. A loop nest whose full unroll would create 10^12
+// instructions must fail in microseconds, not after exhausting memory. The
+// unrollers project the count from the loop nest before cloning:
+//
+//   - upper = sum over instructions of the product of the trip counts of
+//     the unrolled loops enclosing them (predicates ignored);
+//   - lower = the same sum over the instructions that are certain to
+//     survive: no predicate, and (for FullUnroll, which removes dead code
+//     before checking) not a dead-code candidate.
+//
+// The check fails before cloning when lower already exceeds the limit (the
+// post-unroll count can only be larger), and the cloner keeps counting: it
+// stops as soon as the instructions certain to survive exceed the limit,
+// and, as a guard against memory exhaustion, when everything it created
+// exceeds four times the limit. upper sizes the table reservations (capped
+// at the limit). Products saturate at math.MaxInt64.
+package unroll
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/narwhal-compiler/narwhal/bir"
+)
+
+// MaxTotalCount is FullUnroll's ceiling: total_count must be < 25,000,000.
+const MaxTotalCount = 25_000_000
+
+// CeilingMessage is the seed's assertion text (full_unroll.h:0x5C).
+const CeilingMessage = `total_count < 25000000 && "Compiler generated too many instructions, this may due to a failure in parallelism extraction by the tensorizer !"`
+
+// DefaultMaxInstructionLimit is Unroll's budget when neither the pass
+// option nor Module.Config.MaxInstructionLimit sets one: 5,000,000, the
+// threshold neuronx-cc users meet in "Number of instructions (N) is over
+// the threshold (5000000)" (aws-neuron-sdk issue 819).
+const DefaultMaxInstructionLimit = 5_000_000
+
+// CeilingError is the failure of the 25M ceiling.
+type CeilingError struct {
+	TotalCount int64
+	Projected  bool // the count is a lower bound computed before cloning
+	Where      string
+}
+
+func (e *CeilingError) Error() string {
+	what := "after FullUnroll"
+	if e.Projected {
+		what = "projected before cloning (a lower bound)"
+	}
+	s := fmt.Sprintf("%s: total_count=%d instructions %s, want <= 24999999", CeilingMessage, e.TotalCount, what)
+	if e.Where != "" {
+		s += " (" + e.Where + ")"
+	}
+	return s
+}
+
+// CheckInstructionCeiling is FullUnroll's instruction_limit_check: nil
+// when total <= 24,999,999, the seed's assertion otherwise.
+func CheckInstructionCeiling(total int64) error {
+	if total > MaxTotalCount-1 {
+		return &CeilingError{TotalCount: total}
+	}
+	return nil
+}
+
+// BudgetError is the failure of Unroll's configurable budget.
+type BudgetError struct {
+	TotalCount int64
+	Limit      int64
+	Projected  bool
+	Where      string
+}
+
+func (e *BudgetError) Error() string {
+	what := "after unrolling"
+	if e.Projected {
+		what = "projected before cloning (a lower bound)"
+	}
+	s := fmt.Sprintf("Too many instructions after unroll: total_count=%d %s exceeds max_instruction_limit=%d (raise it with --option unroll.max_instruction_limit=N or Config.MaxInstructionLimit)",
+		e.TotalCount, what, e.Limit)
+	if e.Where != "" {
+		s += " (" + e.Where + ")"
+	}
+	return s
+}
+
+// InstCountFitsLimit is Unroll's instCountFitsLimit.
+func InstCountFitsLimit(total, limit int64) bool { return total <= limit }
+
+// satMul multiplies non-negative numbers, saturating at MaxInt64.
+func satMul(a, b int64) int64 {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	if a > math.MaxInt64/b {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+// projection is the projected post-unroll instruction count of a function.
+type projection struct {
+	upper, lower int64 // all instructions
+	clones       int64 // instructions inside expanded loops (upper bound)
+}
+
+// project computes the projection from the analyzed loop nests.
+// removable marks instructions that dead-code elimination may remove (nil:
+// none).
+func (c *cloner) project(removable func(bir.InstID) bool) projection {
+	var p projection
+	for i := 0; i < c.nslots; i++ {
+		if c.pos[i] < 0 {
+			continue
+		}
+		id := bir.InstID(i)
+		in := c.f.Inst(id)
+		if in.Op.IsLoop() {
+			continue
+		}
+		n := c.nests[c.plans[i].nest].size
+		p.upper = satAdd(p.upper, n)
+		if c.plans[i].nest != 0 {
+			p.clones = satAdd(p.clones, n)
+		}
+		if in.Pred == 0 && !c.predicatedAncestor(c.plans[i].loop) && (removable == nil || !removable(id)) {
+			p.lower = satAdd(p.lower, n)
+		}
+	}
+	return p
+}
+
+// predicatedAncestor reports whether a loop enclosing the instruction
+// carries a predicate (then the instruction may not execute at all).
+func (c *cloner) predicatedAncestor(loop int32) bool {
+	for l := loop; l >= 0; l = c.loops[l].parent {
+		if c.f.Inst(c.loops[l].id).Pred != 0 {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,721 @@
+// FullUnroll::tensorSplit: the splitShape cut that SBSizeLegalization
+// delegates to the unroller (seed 000, "The delegated clone": set_splitShape
+// marks which dims of an oversized tensor must be cut, Tensor.SplitShape;
+// the split itself — allocate the sub-tensors, divide each marked dim,
+// repoint the access patterns — lives here and nowhere else).
+//
+// Granularity (getLargestFactorWithThreshold, seed 003): a marked dim of
+// size n is cut into k pieces of n/k, k the largest divisor of n that is
+// at most MaxFactor = 16 (the trial divisors run 1..16; "MaxFactor > 0" is
+// asserted). A dim of 128 gives 16 pieces of 8, 100 gives 10 of 10, a
+// prime above 16 is not cut. Several marked dims give the product of their
+// pieces.
+//
+// The cut runs after cloning, so every access to a marked tensor is a
+// physical access pattern (a tensor still accessed symbolically — in a loop
+// that FullUnroll level 1 did not unroll — is kept whole and reported).
+// Each location of the tensor (one per block) is cut into pieces; piece j
+// becomes a tensor of its own, "<location>_split<j>_set" with location
+// "<location>_split<j>", j the row-major index over the marked dims. The
+// piece location copies the memory type and bank; when the original is
+// allocated, the piece keeps a valid placement only where its bytes are
+// contiguous in the original (a cut of the partition dim moves the base
+// partition; a cut of the outermost non-unit free dim moves the address);
+// otherwise it is marked unallocated (the allocator places it).
+//
+// Repointing an access pattern: the pattern's offset and each [step, num]
+// pair are decomposed over the tensor's dims (row-major); when every
+// element's index stays inside the dims' ranges (no carry between dims)
+// the access maps linearly onto one piece's dims. An access that straddles
+// pieces along a marked dim is handled by splitting the instruction into
+// per-piece instructions, "<name>.s<k>" (with "_<n>" appended should that
+// name be taken), when:
+//
+//   - exactly one pair of the straddling access moves along that dim;
+//   - the opcode pairs the elements of its operands in lockstep with no
+//     cross-element effect (Load, Save, DMA, DMACopy in Copy or CCE mode,
+//     TensorCopy, TensorTensor, TensorScalar, Activation with acc Idle,
+//     Memset);
+//   - every access-pattern operand has the same nums, so element k of
+//     every operand sits at the same pair indices and cutting that pair's
+//     range cuts every operand at the same elements.
+//
+// Each part takes a sub-range of that pair (offset advanced, num reduced)
+// on every operand and is re-checked (it may straddle another marked dim).
+// Dependencies: a part inherits the original's, an edge to the original
+// becomes edges to its parts, and these memory edges (FLOW, ANTI, OUTPUT)
+// are then narrowed to the instructions whose accesses overlap the part's
+// (same location and intersecting element range, or allocated placements
+// that intersect); if none overlaps, all are kept. So a part that copies
+// piece k depends on the producer of piece k, not on all of them. Anything else is refused with an error that names
+// the tensor, the dim, the pieces and the instruction. The tensor must be
+// internal (an input's or output's storage is the kernel's interface), its
+// locations laid out as its shape (partition dim 0; no raw dims).
+package unroll
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/narwhal-compiler/narwhal/bir"
+)
+
+// MaxFactor is getLargestFactorWithThreshold's threshold.
+const MaxFactor = 16
+
+// GetLargestFactorWithThreshold returns the largest divisor of n that is
+// at most maxFactor: the number of pieces a marked dim of size n is cut
+// into.
+func GetLargestFactorWithThreshold(n, maxFactor int64) (int64, error) {
+	if maxFactor <= 0 {
+		return 0, fmt.Errorf("MaxFactor > 0: have MaxFactor=%d", maxFactor)
+	}
+	if n <= 0 {
+		return 0, fmt.Errorf("getLargestFactorWithThreshold: dimension %d, want > 0", n)
+	}
+	for k := min(maxFactor, n); k > 1; k-- {
+		if n%k == 0 {
+			return k, nil
+		}
+	}
+	return 1, nil
+}
+
+type splitStats struct {
+	tensors, locs, insts int
+	kept                 []string // tensors left whole, with the reason
+}
+
+// geom is the layout of a marked tensor and its pieces.
+type geom struct {
+	shape, stride   []int64
+	pieces, psize   []int64
+	pstride, pradix []int64
+	total, npieces  int64
+	marked          []bool
+}
+
+func newGeom(shape []int64, mask []bool) (*geom, error) {
+	n := len(shape)
+	g := &geom{shape: shape, stride: make([]int64, n), pieces: make([]int64, n), psize: make([]int64, n),
+		pstride: make([]int64, n), pradix: make([]int64, n), marked: make([]bool, n)}
+	s, ps := int64(1), int64(1)
+	for d := n - 1; d >= 0; d-- {
+		if shape[d] <= 0 {
+			return nil, fmt.Errorf("dim %d has size %d", d, shape[d])
+		}
+		g.pieces[d] = 1
+		if mask[d] {
+			k, err := GetLargestFactorWithThreshold(shape[d], MaxFactor)
+			if err != nil {
+				return nil, err
+			}
+			g.pieces[d] = k
+			g.marked[d] = k > 1
+		}
+		g.psize[d] = shape[d] / g.pieces[d]
+		g.stride[d], g.pstride[d] = s, ps
+		s *= shape[d]
+		ps *= g.psize[d]
+	}
+	g.total = s
+	r := int64(1)
+	for d := n - 1; d >= 0; d-- {
+		g.pradix[d] = r
+		r *= g.pieces[d]
+	}
+	g.npieces = r
+	return g, nil
+}
+
+// mapResult is the outcome of mapping one access pattern.
+type mapResult struct {
+	piece    int64
+	off      int64
+	pat      bir.Pattern
+	straddle int // dim the access straddles, -1
+	pair     int // the only pair moving along that dim, -1 if several
+}
+
+// digits decomposes a non-negative linear index over the dims.
+func (g *geom) digits(x int64, out []int64) {
+	for d := range g.shape {
+		out[d] = (x / g.stride[d]) % g.shape[d]
+	}
+}
+
+// mapAP maps an access (offset, pattern) of the whole tensor onto pieces.
+func (g *geom) mapAP(off int64, pat bir.Pattern) (mapResult, error) {
+	n := len(g.shape)
+	res := mapResult{straddle: -1, pair: -1}
+	if off < 0 || off >= g.total {
+		return res, fmt.Errorf("offset %d outside the tensor's %d elements", off, g.total)
+	}
+	od := make([]int64, n)
+	g.digits(off, od)
+	lo := slices.Clone(od)
+	hi := slices.Clone(od)
+	deltas := make([][]int64, len(pat))
+	for i, q := range pat {
+		if q.Num <= 1 {
+			continue
+		}
+		a := q.Step
+		if a < 0 {
+			a = -a
+		}
+		if a >= g.total {
+			return res, fmt.Errorf("pair %d step %d is not smaller than the tensor's %d elements", i, q.Step, g.total)
+		}
+		dl := make([]int64, n)
+		g.digits(a, dl)
+		if q.Step < 0 {
+			for d := range dl {
+				dl[d] = -dl[d]
+			}
+		}
+		deltas[i] = dl
+		for d := range dl {
+			v := dl[d] * (q.Num - 1)
+			if v < 0 {
+				lo[d] += v
+			} else {
+				hi[d] += v
+			}
+		}
+	}
+	for d := 0; d < n; d++ {
+		if lo[d] < 0 || hi[d] >= g.shape[d] {
+			return res, fmt.Errorf("the access does not decompose over the tensor's dims (dim %d would range over [%d, %d] of %d)", d, lo[d], hi[d], g.shape[d])
+		}
+	}
+	for d := 0; d < n; d++ {
+		if !g.marked[d] {
+			continue
+		}
+		if lo[d]/g.psize[d] != hi[d]/g.psize[d] {
+			res.straddle = d
+			for i := range pat {
+				if deltas[i] != nil && deltas[i][d] != 0 {
+					if res.pair >= 0 {
+						res.pair = -1
+						return res, nil
+					}
+					res.pair = i
+				}
+			}
+			return res, nil
+		}
+	}
+	var piece, noff int64
+	for d := 0; d < n; d++ {
+		j := lo[d] / g.psize[d]
+		if !g.marked[d] {
+			j = 0
+		}
+		piece += j * g.pradix[d]
+		noff += (od[d] - j*g.psize[d]) * g.pstride[d]
+	}
+	np := make(bir.Pattern, len(pat))
+	for i, q := range pat {
+		np[i] = q
+		if deltas[i] == nil {
+			continue
+		}
+		var s int64
+		for d := 0; d < n; d++ {
+			s += deltas[i][d] * g.pstride[d]
+		}
+		np[i].Step = s
+	}
+	res.piece, res.off, res.pat = piece, noff, np
+	return res, nil
+}
+
+// chunks returns the sub-ranges [t0, t1) of pair res.pair over which the
+// access stays in one piece along dim res.straddle.
+func (g *geom) chunks(off int64, pat bir.Pattern, res mapResult) [][2]int64 {
+	od := make([]int64, len(g.shape))
+	g.digits(off, od)
+	q := pat[res.pair]
+	a := q.Step
+	if a < 0 {
+		a = -a
+	}
+	dl := make([]int64, len(g.shape))
+	g.digits(a, dl)
+	delta := dl[res.straddle]
+	if q.Step < 0 {
+		delta = -delta
+	}
+	d := res.straddle
+	var out [][2]int64
+	start := int64(0)
+	cur := od[d] / g.psize[d]
+	for t := int64(1); t < q.Num; t++ {
+		p := (od[d] + t*delta) / g.psize[d]
+		if p != cur {
+			out = append(out, [2]int64{start, t})
+			start, cur = t, p
+		}
+	}
+	return append(out, [2]int64{start, q.Num})
+}
+
+// splittable reports whether instruction i may be cut into per-piece parts.
+func splittable(f *bir.Function, i bir.InstID) bool {
+	switch f.Inst(i).Op {
+	case bir.OpLoad, bir.OpSave, bir.OpDMA, bir.OpTensorCopy, bir.OpTensorTensor, bir.OpTensorScalar, bir.OpMemset:
+		return true
+	case bir.OpDMACopy:
+		mode := f.Attrs(i).Str("mode", "Copy")
+		return mode == "Copy" || mode == "CCE"
+	case bir.OpActivation:
+		return f.Attrs(i).Str("acc", "Idle") == "Idle"
+	}
+	return false
+}
+
+// splitter cuts the marked tensors of one function.
+type splitter struct {
+	f     *bir.Function
+	m     *bir.Module
+	taken map[string]bool             // live names that part names could collide with
+	parts map[bir.InstID][]bir.InstID // original -> parts
+	st    splitStats
+}
+
+// splitMarkedTensors cuts every tensor of f whose SplitShape marks a dim.
+func splitMarkedTensors(f *bir.Function) (splitStats, error) {
+	s := &splitter{f: f, m: f.Module(), parts: map[bir.InstID][]bir.InstID{}}
+	n := f.NumTensors()
+	for t := bir.TensorID(0); int(t) < n; t++ {
+		ts := f.Tensor(t)
+		if ts.Dead || !slices.Contains(ts.SplitShape, true) {
+			continue
+		}
+		if err := s.tensor(t); err != nil {
+			return s.st, err
+		}
+	}
+	return s.st, nil
+}
+
+func (s *splitter) tensor(t bir.TensorID) error {
+	f := s.f
+	ts := f.Tensor(t)
+	name := ts.Name
+	if len(ts.SplitShape) != len(ts.Shape) {
+		return fmt.Errorf("function %s, tensor %s: splitShape has %d entries for a tensor of %d dims", f.Name, name, len(ts.SplitShape), len(ts.Shape))
+	}
+	if ts.Kind != bir.KindInternal {
+		return fmt.Errorf("function %s, tensor %s: splitShape marks a %s tensor; only internal tensors can be cut (a kernel input's or output's storage is its interface)", f.Name, name, ts.Kind)
+	}
+	if ts.PartitionDim != 0 {
+		return fmt.Errorf("function %s, tensor %s: splitShape with partition_dim %d: narwhal cuts tensors laid out [partitions, free...] (partition_dim 0)", f.Name, name, ts.PartitionDim)
+	}
+	if u := f.Uses().Tensor(t); len(u) > 0 {
+		s.st.kept = append(s.st.kept, fmt.Sprintf("%s (still accessed symbolically by %s, in a loop that was not unrolled)", name, f.InstName(u[0].Inst)))
+		return nil
+	}
+	g, err := newGeom(ts.Shape, ts.SplitShape)
+	if err != nil {
+		return fmt.Errorf("function %s, tensor %s: %v", f.Name, name, err)
+	}
+	if g.npieces == 1 {
+		s.st.kept = append(s.st.kept, fmt.Sprintf("%s (no marked dim has a divisor between 2 and %d)", name, MaxFactor))
+		return nil
+	}
+	dt := ts.Dtype
+	locs := slices.Clone(ts.Locs)
+	pieces := map[bir.LocID][]bir.LocID{}
+	for _, l := range locs {
+		pl, err := s.location(t, l, g, dt)
+		if err != nil {
+			return err
+		}
+		pieces[l] = pl
+	}
+	// Repoint every access (of any location of the tensor: an instruction
+	// may access two blocks, and its parts are re-checked).
+	var work []bir.InstID
+	seen := map[bir.InstID]bool{}
+	for _, l := range locs {
+		for _, u := range f.Uses().Loc(l) {
+			if !seen[u.Inst] {
+				seen[u.Inst] = true
+				work = append(work, u.Inst)
+			}
+		}
+	}
+	for len(work) > 0 {
+		i := work[0]
+		work = work[1:]
+		more, err := s.repoint(i, pieces, g, name)
+		if err != nil {
+			return err
+		}
+		work = append(work, more...)
+	}
+	if len(s.parts) > 0 {
+		s.rebuild()
+		s.parts = map[bir.InstID][]bir.InstID{}
+	}
+	for _, l := range locs {
+		if u := f.Uses().Loc(l); len(u) > 0 {
+			return fmt.Errorf("function %s, tensor %s: internal error: instruction %s still accesses location %s after the cut", f.Name, name, f.InstName(u[0].Inst), f.Loc(l).Name)
+		}
+		f.RemoveLoc(l)
+	}
+	f.RemoveTensor(t)
+	s.st.tensors++
+	return nil
+}
+
+// location creates the pieces of one location of tensor t.
+func (s *splitter) location(t bir.TensorID, l bir.LocID, g *geom, dt bir.Dtype) ([]bir.LocID, error) {
+	f := s.f
+	ts := *f.Tensor(t)
+	lc := *f.Loc(l)
+	if lc.RawDims != nil || lc.Partitions*lc.Bytes != g.total*dt.Size() || (lc.Type.IsOnChip() && lc.Partitions != g.shape[0]) {
+		return nil, fmt.Errorf("function %s, tensor %s, location %s: its dims (%d x %d bytes) are not laid out as the tensor's shape %v of %s; cannot cut it",
+			f.Name, ts.Name, lc.Name, lc.Partitions, lc.Bytes, ts.Shape, dt)
+	}
+	pieceLoc := make([]bir.LocID, g.npieces)
+	for p := int64(0); p < g.npieces; p++ {
+		j := make([]int64, len(g.shape))
+		shape := make([]int64, len(g.shape))
+		for d := range g.shape {
+			j[d] = (p / g.pradix[d]) % g.pieces[d]
+			shape[d] = g.psize[d]
+		}
+		locName := uniqueLocName(f, lc.Name+"_split"+strconv.FormatInt(p, 10))
+		nt := bir.Tensor{Name: uniqueTensorName(f, locName+"_set"), Kind: ts.Kind, Class: ts.Class, AddrSpace: ts.AddrSpace,
+			Dtype: ts.Dtype, PartitionDim: 0, Shape: shape, File: ts.File, NoSpill: ts.NoSpill, Volatile: ts.Volatile,
+			Virtual: ts.Virtual, Extra: ts.Extra}
+		tid, err := f.AddTensor(nt)
+		if err != nil {
+			return nil, fmt.Errorf("function %s, tensor %s: %v", f.Name, ts.Name, err)
+		}
+		nl := lc
+		nl.Name = locName
+		nl.TensorIdx = 0
+		free := int64(1)
+		for _, x := range shape[1:] {
+			free *= x
+		}
+		nl.Partitions, nl.Bytes = shape[0], free*dt.Size()
+		if lc.Allocated {
+			base, addr, ok := placement(g, j, dt)
+			if ok {
+				nl.Base += base
+				nl.Addr += addr
+			} else {
+				nl.Allocated, nl.Addr, nl.Base, nl.Pinned = false, 0, 0, false
+			}
+		}
+		id, err := f.AddLoc(tid, nl)
+		if err != nil {
+			return nil, fmt.Errorf("function %s, tensor %s: %v", f.Name, ts.Name, err)
+		}
+		pieceLoc[p] = id
+		s.st.locs++
+	}
+	return pieceLoc, nil
+}
+
+// placement returns the base-partition and byte-address shift of piece j
+// when its bytes are contiguous in the original location.
+func placement(g *geom, j []int64, dt bir.Dtype) (base, addr int64, ok bool) {
+	n := len(g.shape)
+	base = j[0] * g.psize[0]
+	firstFree := -1
+	for d := 1; d < n; d++ {
+		if g.marked[d] {
+			if firstFree >= 0 {
+				return 0, 0, false // two cut free dims: strided
+			}
+			firstFree = d
+		}
+	}
+	if firstFree < 0 {
+		return base, 0, true
+	}
+	for d := 1; d < firstFree; d++ {
+		if g.shape[d] != 1 {
+			return 0, 0, false
+		}
+	}
+	return base, j[firstFree] * g.psize[firstFree] * g.stride[firstFree] * dt.Size(), true
+}
+
+// repoint maps instruction i's accesses to the cut locations onto their
+// pieces; it returns the parts when i had to be split (to be processed in
+// turn).
+func (s *splitter) repoint(i bir.InstID, pieces map[bir.LocID][]bir.LocID, g *geom, tname string) ([]bir.InstID, error) {
+	f, m := s.f, s.m
+	n := len(f.Operands(i))
+	for k := 0; k < n; k++ {
+		o := f.Operands(i)[k]
+		if o.Kind != bir.OpdPhysAP {
+			continue
+		}
+		pl, ok := pieces[o.Loc()]
+		if !ok {
+			continue
+		}
+		if o.Dtype.Size() != g.dtypeSize(f, o.Loc()) {
+			return nil, fmt.Errorf("function %s, instruction %s (%s): operand %d reinterprets tensor %s as %s; cannot cut it", f.Name, f.InstName(i), f.OpName(i), k, tname, o.Dtype)
+		}
+		res, err := g.mapAP(o.Offset, m.Pattern(o.Pattern))
+		if err != nil {
+			return nil, fmt.Errorf("function %s, instruction %s (%s): operand %d on %s: %v", f.Name, f.InstName(i), f.OpName(i), k, tname, err)
+		}
+		if res.straddle >= 0 {
+			return s.splitInst(i, k, o, res, g, tname)
+		}
+		o.Ref = int32(pl[res.piece])
+		o.Offset = res.off
+		o.Pattern = m.InternPattern(res.pat)
+		f.SetOperand(i, k, o)
+	}
+	return nil, nil
+}
+
+func (g *geom) dtypeSize(f *bir.Function, l bir.LocID) int64 {
+	return f.Tensor(f.Loc(l).Tensor).Dtype.Size()
+}
+
+// splitInst cuts instruction i into parts along the straddling pair.
+func (s *splitter) splitInst(i bir.InstID, k int, o bir.Operand, res mapResult, g *geom, tname string) ([]bir.InstID, error) {
+	f, m := s.f, s.m
+	refuse := func(why string) error {
+		return fmt.Errorf("function %s, instruction %s (%s): tensorSplit of %s: dim %d is cut into %d pieces of %d and operand %d accesses several of them; the instruction cannot be split: %s",
+			f.Name, f.InstName(i), f.OpName(i), tname, res.straddle, g.pieces[res.straddle], g.psize[res.straddle], k, why)
+	}
+	if res.pair < 0 {
+		return nil, refuse("more than one [step, num] pair moves along that dim")
+	}
+	if !splittable(f, i) {
+		return nil, refuse("its opcode is not an element-wise one")
+	}
+	nums := m.Pattern(o.Pattern).Shape()
+	for kk, x := range f.Operands(i) {
+		if !x.Kind.IsAP() {
+			continue
+		}
+		if x.Kind != bir.OpdPhysAP {
+			return nil, refuse(fmt.Sprintf("operand %d is a %s", kk, x.Kind))
+		}
+		if !slices.Equal(m.Pattern(x.Pattern).Shape(), nums) {
+			return nil, refuse(fmt.Sprintf("operand %d has shape %v, operand %d has %v: they are not walked in lockstep by the same pairs", kk, m.Pattern(x.Pattern).Shape(), k, nums))
+		}
+	}
+	chunks := g.chunks(o.Offset, m.Pattern(o.Pattern), res)
+	base := f.InstName(i)
+	deps := f.Deps(i)
+	parts := make([]bir.InstID, 0, len(chunks))
+	for c, ch := range chunks {
+		p := f.Clone(i, m.NewSym(s.partName(base, c)))
+		for kk, x := range f.Operands(p) {
+			if !x.Kind.IsAP() {
+				continue
+			}
+			pat := slices.Clone(m.Pattern(x.Pattern))
+			x.Offset += ch[0] * pat[res.pair].Step
+			pat[res.pair].Num = ch[1] - ch[0]
+			x.Pattern = m.InternPattern(pat)
+			f.SetOperand(p, kk, x)
+		}
+		for _, d := range deps {
+			f.AddDep(p, d)
+		}
+		parts = append(parts, p)
+	}
+	s.parts[i] = parts
+	s.st.insts++
+	return parts, nil
+}
+
+// partName returns "<base>.s<k>", or with "_<n>" appended when a live
+// instruction already has that name. The live names that could collide
+// (those containing ".s") are collected once per function.
+func (s *splitter) partName(base string, k int) string {
+	if s.taken == nil {
+		s.taken = map[string]bool{}
+		f := s.f
+		f.Walk(func(i bir.InstID) bool {
+			if b := s.m.StrBytes(f.Inst(i).Name); bytes.Contains(b, []byte(".s")) {
+				s.taken[string(b)] = true
+			}
+			return true
+		})
+	}
+	name := base + ".s" + strconv.Itoa(k)
+	for n := 1; s.taken[name]; n++ {
+		name = base + ".s" + strconv.Itoa(k) + "_" + strconv.Itoa(n)
+	}
+	s.taken[name] = true
+	return name
+}
+
+// leaves expands an instruction into its final parts (parts may be split
+// again).
+func (s *splitter) leaves(i bir.InstID, out []bir.InstID) []bir.InstID {
+	ps, ok := s.parts[i]
+	if !ok {
+		return append(out, i)
+	}
+	for _, p := range ps {
+		out = s.leaves(p, out)
+	}
+	return out
+}
+
+// rebuild puts the parts in place of the instructions they replace, and
+// points dependencies on a split instruction at all its parts.
+func (s *splitter) rebuild() {
+	f := s.f
+	var blocks []bir.BlockID
+	seenB := map[bir.BlockID]bool{}
+	for i := range s.parts {
+		if b := f.Inst(i).Block; b != bir.NoBlock && !seenB[b] {
+			seenB[b] = true
+			blocks = append(blocks, b)
+		}
+	}
+	slices.Sort(blocks)
+	for _, b := range blocks {
+		old := f.Block(b).Insts
+		list := make([]bir.InstID, 0, len(old))
+		for _, i := range old {
+			list = s.leaves(i, list)
+		}
+		f.ReplaceBlockInsts(b, list)
+	}
+	// Dependencies: edges to a split instruction go to its parts; then the
+	// memory edges (FLOW, ANTI, OUTPUT) of parts, and the new edges to
+	// parts, are kept only towards instructions whose accesses overlap
+	// (all are kept when none overlaps, so an edge is never lost for want
+	// of an overlap the test cannot see).
+	isPart := map[bir.InstID]bool{}
+	for _, ps := range s.parts {
+		for _, p := range ps {
+			isPart[p] = true
+		}
+	}
+	f.Walk(func(i bir.InstID) bool {
+		if !f.HasDeps(i) {
+			return true
+		}
+		deps := f.Deps(i)
+		stale := isPart[i]
+		for _, d := range deps {
+			if _, ok := s.parts[d.On]; ok {
+				stale = true
+				break
+			}
+		}
+		if !stale {
+			return true
+		}
+		var keep, mem []bir.Dep
+		for _, d := range deps {
+			_, split := s.parts[d.On]
+			targets := []bir.InstID{d.On}
+			if split {
+				targets = s.leaves(d.On, nil)
+			}
+			for _, t := range targets {
+				e := d
+				e.On = t
+				if d.Kind == bir.DepOrdered || (!split && !isPart[i]) {
+					keep = append(keep, e)
+				} else {
+					mem = append(mem, e)
+				}
+			}
+		}
+		var near []bir.Dep
+		for _, d := range mem {
+			if s.overlap(i, d.On) {
+				near = append(near, d)
+			}
+		}
+		if len(near) == 0 {
+			near = mem
+		}
+		f.ClearDeps(i)
+		for _, d := range append(keep, near...) {
+			f.AddDep(i, d)
+		}
+		return true
+	})
+}
+
+// overlap reports whether two instructions may access common memory
+// through their physical access patterns: the same location with
+// intersecting element ranges, or two allocated locations whose placements
+// intersect. A symbolic or register access may reach anything.
+func (s *splitter) overlap(a, b bir.InstID) bool {
+	f := s.f
+	for _, x := range f.Operands(a) {
+		if x.Kind != bir.OpdPhysAP {
+			if x.Kind.IsAP() {
+				return true
+			}
+			continue
+		}
+		for _, y := range f.Operands(b) {
+			if y.Kind != bir.OpdPhysAP {
+				if y.Kind.IsAP() {
+					return true
+				}
+				continue
+			}
+			if x.Loc() != y.Loc() {
+				if aliases(f.Loc(x.Loc()), f.Loc(y.Loc())) {
+					return true
+				}
+				continue
+			}
+			xl, xh := s.byteRange(x)
+			yl, yh := s.byteRange(y)
+			if xl <= yh && yl <= xh {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// aliases reports whether two distinct locations may share memory: both
+// allocated in the same on-chip memory (and PSUM bank) with intersecting
+// partition and byte ranges. Unallocated locations have storage of their
+// own; DRAM locations are distinct tensors.
+func aliases(a, b *bir.MemLoc) bool {
+	if !a.Allocated || !b.Allocated || a.Type != b.Type || !a.Type.IsOnChip() || a.Bank != b.Bank {
+		return false
+	}
+	return a.Base < b.Base+b.Partitions && b.Base < a.Base+a.Partitions &&
+		a.Addr < b.Addr+b.Bytes && b.Addr < a.Addr+a.Bytes
+}
+
+// byteRange is the range of linear bytes an access reaches in its location.
+func (s *splitter) byteRange(o bir.Operand) (int64, int64) {
+	var lo, hi int64
+	for _, q := range s.m.Pattern(o.Pattern) {
+		if q.Num <= 0 {
+			continue
+		}
+		if d := q.Step * (q.Num - 1); d < 0 {
+			lo += d
+		} else {
+			hi += d
+		}
+	}
+	ds := o.Dtype.Size()
+	return (o.Offset + lo) * ds, (o.Offset+hi)*ds + ds - 1
+}

@@ -1,0 +1,307 @@
+// Block-tensor storage for the unrollers: Unroll's tensorUnroll/tensorSplit
+// grid, FullUnroll's reset_and_generate_memlocs (level 0), and
+// legalizeGenericAccess (seed 003).
+//
+// A block tensor (Tensor.IsBlock, NBlocks blocks of one shape) names its
+// storage per block: symbolic access patterns pick the block with their
+// block-index expression. Before FullUnroll's memloc generation it may have
+// a single template location that stands for every block. The two
+// unrollers give every block its own storage in two different ways:
+//
+//   - Unroll (tensorUnroll -> tensorSplit, the [iteration][block] grid): each
+//     block b becomes a tensor of its own with one location, a copy of the
+//     location that held block b (the template, or the per-block location
+//     when they exist), keeping its memory type, sizes, bank, base
+//     partition, address and allocation state. The location is named
+//     "<tensor>_sub<b>" and its tensor "<tensor>_sub<b>_set"; the original
+//     block tensor is removed once every access has been repointed. In the
+//     seeds the grid's first index is the iteration instance of the loop
+//     that allocates the tensor; narwhal's tensors are function-scoped and
+//     the block-index expression already folds the iteration, so the grid
+//     is [1][NBlocks]. In re-allocation mode (option realloc) every block
+//     location must already be allocated, except for LoopTensor-class
+//     tensors (seed: unroll.cpp:928 "mem.isAllocated()").
+//   - FullUnroll (memlocsGeneration): the tensor keeps its identity and gets
+//     NBlocks locations "<tensor>_sub<b>" with tensor ids 0..NBlocks-1, in
+//     place of its template, which is removed (seed: "MemlocSet cannot be
+//     empty" when the tensor has no location). Running it on a tensor whose
+//     per-block locations already exist is a no-op. A non-block tensor
+//     keeps its single location with tensor id 0.
+//
+// Names that are taken get "_<k>" appended (k = 1, 2, ...) until free.
+//
+// legalizeGenericAccess: a physical access pattern that names a location
+// of a block tensor directly is a "generic" access, not tied to an
+// iteration, which the grid cannot repoint. It is rewritten as the
+// symbolic access of the block that location holds (its tensor id), with a
+// constant block index and element offset, so that every access to a block
+// tensor goes through the same repointing.
+package unroll
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/bir/affine"
+)
+
+// blockMap resolves (tensor, block) to the location that holds the block
+// after the pass.
+type blockMap struct {
+	f   *bir.Function
+	tab [][]bir.LocID // per tensor by block; nil: resolve with LocForBlock
+}
+
+func newBlockMap(f *bir.Function) *blockMap {
+	return &blockMap{f: f, tab: make([][]bir.LocID, f.NumTensors())}
+}
+
+func (bm *blockMap) locFor(t bir.TensorID, b int64) (bir.LocID, error) {
+	f := bm.f
+	if int(t) < len(bm.tab) && bm.tab[t] != nil {
+		row := bm.tab[t]
+		if b < 0 || b >= int64(len(row)) {
+			return bir.NoLoc, fmt.Errorf("block index %d of tensor %s: want 0 <= block < %d", b, f.Tensor(t).Name, len(row))
+		}
+		return row[b], nil
+	}
+	ts := f.Tensor(t)
+	if ts.IsBlock {
+		if b < 0 || b >= max(ts.NBlocks, 1) {
+			return bir.NoLoc, fmt.Errorf("block index %d of tensor %s: want 0 <= block < %d", b, ts.Name, max(ts.NBlocks, 1))
+		}
+	} else if b != 0 {
+		return bir.NoLoc, fmt.Errorf("block index %d of tensor %s: want 0 (it is not a block tensor)", b, ts.Name)
+	}
+	l, ok := f.LocForBlock(t, b)
+	if !ok {
+		return bir.NoLoc, fmt.Errorf("tensor %s has no memory location for block %d", ts.Name, b)
+	}
+	return l, nil
+}
+
+// uniqueLocName returns name, or name_<k> for the smallest k that is free.
+func uniqueLocName(f *bir.Function, name string) string {
+	if _, taken := f.LocByName(name); !taken {
+		return name
+	}
+	for k := 1; ; k++ {
+		n := name + "_" + strconv.Itoa(k)
+		if _, taken := f.LocByName(n); !taken {
+			return n
+		}
+	}
+}
+
+func uniqueTensorName(f *bir.Function, name string) string {
+	if _, taken := f.TensorByName(name); !taken {
+		return name
+	}
+	for k := 1; ; k++ {
+		n := name + "_" + strconv.Itoa(k)
+		if _, taken := f.TensorByName(n); !taken {
+			return n
+		}
+	}
+}
+
+// subName is the seeds' per-block location name: set.name + "_sub" + b.
+func subName(set string, b int64) string { return set + "_sub" + strconv.FormatInt(b, 10) }
+
+// tensorUnroll builds Unroll's grid for every live block tensor of f except
+// those in inPlace (which get FullUnroll-style per-block locations instead,
+// because symbolic accesses that survive the pass still name them). It
+// returns the tensors to remove once the accesses are repointed.
+func tensorUnroll(f *bir.Function, bm *blockMap, inPlace []bool, realloc bool) ([]bir.TensorID, error) {
+	var remove []bir.TensorID
+	n := f.NumTensors()
+	for t := bir.TensorID(0); int(t) < n; t++ {
+		ts := f.Tensor(t)
+		if ts.Dead || !ts.IsBlock {
+			continue
+		}
+		if inPlace[t] {
+			if _, err := resetAndGenerateMemlocs(f, t); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		row, err := tensorSplitGrid(f, t, realloc)
+		if err != nil {
+			return nil, err
+		}
+		bm.tab[t] = row
+		remove = append(remove, t)
+	}
+	return remove, nil
+}
+
+// tensorSplitGrid creates the per-block tensors of block tensor t.
+func tensorSplitGrid(f *bir.Function, t bir.TensorID, realloc bool) ([]bir.LocID, error) {
+	ts := *f.Tensor(t)
+	if len(ts.Locs) == 0 {
+		return nil, fmt.Errorf("function %s, tensor %s: MemlocSet cannot be empty (a block tensor needs a location)", f.Name, ts.Name)
+	}
+	nb := max(ts.NBlocks, 1)
+	row := make([]bir.LocID, nb)
+	for b := int64(0); b < nb; b++ {
+		src, ok := f.LocForBlock(t, b)
+		if !ok {
+			return nil, fmt.Errorf("function %s, tensor %s: no memory location holds block %d of %d", f.Name, ts.Name, b, nb)
+		}
+		sl := *f.Loc(src)
+		if realloc && ts.Class != bir.ClassLoopTensor && !sl.Allocated {
+			return nil, fmt.Errorf("function %s, tensor %s, block %d (location %s): mem.isAllocated() does not hold: re-allocation mode (option realloc) needs every block location allocated before unrolling",
+				f.Name, ts.Name, b, sl.Name)
+		}
+		locName := uniqueLocName(f, subName(ts.Name, b))
+		nt := bir.Tensor{
+			Name: uniqueTensorName(f, locName+"_set"), Kind: ts.Kind, Class: ts.Class, AddrSpace: ts.AddrSpace,
+			Dtype: ts.Dtype, PartitionDim: ts.PartitionDim, Shape: append([]int64(nil), ts.Shape...),
+			File: ts.File, NoSpill: ts.NoSpill, Volatile: ts.Volatile, Virtual: ts.Virtual,
+			SplitShape: append([]bool(nil), ts.SplitShape...), Extra: ts.Extra,
+		}
+		nid, err := f.AddTensor(nt)
+		if err != nil {
+			return nil, fmt.Errorf("function %s, tensor %s, block %d: %v", f.Name, ts.Name, b, err)
+		}
+		nl := sl
+		nl.Name = locName
+		nl.TensorIdx = 0
+		nl.RawDims = append([]int64(nil), sl.RawDims...)
+		nl.Dead = false
+		lid, err := f.AddLoc(nid, nl)
+		if err != nil {
+			return nil, fmt.Errorf("function %s, tensor %s, block %d: %v", f.Name, ts.Name, b, err)
+		}
+		row[b] = lid
+	}
+	return row, nil
+}
+
+// resetAndGenerateMemlocs is FullUnroll's reset_and_generate_memlocs for
+// one tensor. It returns, for a template it replaced, the template and the
+// location that now holds the template's block (so physical accesses to
+// the template can be repointed); NoLoc twice otherwise.
+func resetAndGenerateMemlocs(f *bir.Function, t bir.TensorID) ([2]bir.LocID, error) {
+	none := [2]bir.LocID{bir.NoLoc, bir.NoLoc}
+	ts := f.Tensor(t)
+	n := len(ts.Locs)
+	if n == 0 {
+		return none, fmt.Errorf("function %s, tensor %s: MemlocSet cannot be empty", f.Name, ts.Name)
+	}
+	if !ts.IsBlock {
+		if n != 1 {
+			return none, fmt.Errorf("function %s, tensor %s: want exactly 1 memory location for a tensor that is not a block tensor, have %d", f.Name, ts.Name, n)
+		}
+		f.Loc(ts.Locs[0]).TensorIdx = 0
+		return none, nil
+	}
+	nb := max(ts.NBlocks, 1)
+	if int64(n) == nb {
+		done := true
+		for k, l := range ts.Locs {
+			lc := f.Loc(l)
+			if lc.TensorIdx != int64(k) || lc.Name != subName(ts.Name, int64(k)) {
+				done = false
+				break
+			}
+		}
+		if done {
+			return none, nil // already generated
+		}
+	}
+	if n != 1 {
+		return none, fmt.Errorf("function %s, tensor %s: want 1 memory location (the template of its %d blocks), have %d", f.Name, ts.Name, nb, n)
+	}
+	tmpl := ts.Locs[0]
+	src := *f.Loc(tmpl)
+	setName := ts.Name
+	holder := bir.NoLoc
+	for b := int64(0); b < nb; b++ {
+		nl := src
+		nl.Name = uniqueLocName(f, subName(setName, b))
+		nl.TensorIdx = b
+		nl.RawDims = append([]int64(nil), src.RawDims...)
+		id, err := f.AddLoc(t, nl)
+		if err != nil {
+			return none, fmt.Errorf("function %s, tensor %s, block %d: %v", f.Name, setName, b, err)
+		}
+		if b == src.TensorIdx || (holder == bir.NoLoc && b == nb-1) {
+			holder = id
+		}
+	}
+	f.RemoveLoc(tmpl)
+	return [2]bir.LocID{tmpl, holder}, nil
+}
+
+// memlocsGeneration is FullUnroll level 0 for one function: per-block
+// locations for every block tensor, physical accesses to a replaced
+// template repointed to the location of the template's block.
+func memlocsGeneration(f *bir.Function) (int, error) {
+	remap := map[bir.LocID]bir.LocID{}
+	generated := 0
+	n := f.NumTensors()
+	for t := bir.TensorID(0); int(t) < n; t++ {
+		if f.Tensor(t).Dead {
+			continue
+		}
+		r, err := resetAndGenerateMemlocs(f, t)
+		if err != nil {
+			return 0, err
+		}
+		if r[0] != bir.NoLoc {
+			remap[r[0]] = r[1]
+			generated++
+		}
+	}
+	if len(remap) == 0 {
+		return generated, nil
+	}
+	f.Walk(func(i bir.InstID) bool {
+		for k, o := range f.Operands(i) {
+			if o.Kind != bir.OpdPhysAP {
+				continue
+			}
+			if nl, ok := remap[o.Loc()]; ok {
+				o.Ref = int32(nl)
+				f.SetOperand(i, k, o)
+			}
+		}
+		return true
+	})
+	return generated, nil
+}
+
+// legalizeGenericAccess rewrites physical accesses to block tensors as
+// symbolic accesses of the block their location holds.
+func legalizeGenericAccess(f *bir.Function) int {
+	m := f.Module()
+	zero := m.InternExpr(affine.Const(0))
+	rewritten := 0
+	f.Walk(func(i bir.InstID) bool {
+		for k, o := range f.Operands(i) {
+			if o.Kind != bir.OpdPhysAP || o.Ref < 0 || int(o.Ref) >= f.NumLocs() {
+				continue
+			}
+			lc := f.Loc(o.Loc())
+			if lc.Dead || int(lc.Tensor) < 0 || int(lc.Tensor) >= f.NumTensors() {
+				continue
+			}
+			ts := f.Tensor(lc.Tensor)
+			if !ts.IsBlock {
+				continue
+			}
+			s := bir.SymAP(lc.Tensor, o.Dtype, m.InternExpr(affine.Const(lc.TensorIdx)), zero, o.Pattern)
+			if o.Offset != 0 {
+				s.Offset = int64(m.InternExpr(affine.Const(o.Offset)))
+			}
+			s.Extra, s.Flags = o.Extra, o.Flags
+			f.SetOperand(i, k, s)
+			rewritten++
+		}
+		return true
+	})
+	return rewritten
+}
