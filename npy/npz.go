@@ -26,7 +26,7 @@ const ExtNPZ = ".npz"
 // Archive is an open .npz file.
 type Archive struct {
 	path    string
-	zr      *zip.ReadCloser
+	closer  io.Closer
 	members map[string]*zip.File // by array name (member name without .npy)
 }
 
@@ -36,14 +36,31 @@ func OpenNPZ(path string) (*Archive, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a .npz archive: %w", path, err)
 	}
-	a := &Archive{path: path, zr: zr, members: map[string]*zip.File{}}
+	a, err := newArchive(path, &zr.Reader, zr)
+	if err != nil {
+		zr.Close()
+		return nil, err
+	}
+	return a, nil
+}
+
+// ReadNPZ opens an .npz archive held in memory (name is for messages).
+func ReadNPZ(name string, data []byte) (*Archive, error) {
+	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a .npz archive: %w", name, err)
+	}
+	return newArchive(name, zr, io.NopCloser(nil))
+}
+
+func newArchive(path string, zr *zip.Reader, c io.Closer) (*Archive, error) {
+	a := &Archive{path: path, closer: c, members: map[string]*zip.File{}}
 	for _, f := range zr.File {
 		if strings.HasSuffix(f.Name, "/") {
 			continue
 		}
 		name := strings.TrimSuffix(f.Name, Ext)
 		if _, dup := a.members[name]; dup {
-			zr.Close()
 			return nil, fmt.Errorf("%s: array %q appears twice", path, name)
 		}
 		a.members[name] = f
@@ -88,7 +105,7 @@ func (a *Archive) read(name string, dt bir.Dtype, haveWant bool) (*interp.Tensor
 }
 
 // Close closes the archive.
-func (a *Archive) Close() error { return a.zr.Close() }
+func (a *Archive) Close() error { return a.closer.Close() }
 
 // WriteNPZ writes tensors (by name) to path as an uncompressed .npz,
 // atomically.
