@@ -1610,20 +1610,12 @@ func (p *parser) instruction(name Sym, blk BlockID, depth int) {
 	hasAxis := false
 	var ax affine.Axis
 	var axName string
-	if op.IsLoop() {
-		save := p.pos
-		c := p.peek()
-		if !p.eof() && (c == '"' || isIdentStart(c)) {
-			axPos := p.pos
-			n, k := p.axisName()
-			if string(p.peekWord()) == "in" {
-				hasAxis, axName = true, n
-				ax = p.declareAxis(n, k, axPos)
-				p.axisBounds(ax)
-			} else {
-				p.pos = save
-			}
-		}
+	if op.IsLoop() && p.axisAhead() {
+		axPos := p.pos
+		n, k := p.axisName()
+		hasAxis, axName = true, n
+		ax = p.declareAxis(n, k, axPos)
+		p.axisBounds(ax)
 	}
 	// Operands.
 	p.ops = p.ops[:0]
@@ -1645,7 +1637,10 @@ func (p *parser) instruction(name Sym, blk BlockID, depth int) {
 		p.fail("more than 65535 source or destination operands")
 	}
 	var attrs AttrID
-	if p.peek() == '{' && !p.eof() && !(hasAxis && p.bodyOpens()) {
+	if p.bodyOpens() && !hasAxis {
+		p.fail("only a loop with an axis (Loop NAME in [lb, ub)) has a body; an attribute dictionary {key=value} ends on its line")
+	}
+	if p.peek() == '{' && !p.eof() && !p.bodyOpens() {
 		attrs = p.dict()
 	}
 	var pred PredID
@@ -1681,6 +1676,47 @@ func (p *parser) instruction(name Sym, blk BlockID, depth int) {
 	p.scope = p.scope[:len(p.scope)-1]
 	p.ctxInst = name
 	p.eol()
+}
+
+// axisAhead reports whether a loop header's axis (a name, an optional #k,
+// then "in") stands at the current position, without consuming anything.
+func (p *parser) axisAhead() bool {
+	c := p.peek()
+	if p.eof() {
+		return false
+	}
+	e := p.pos
+	switch {
+	case c == '"':
+		e++
+		for e < len(p.src) && p.src[e] != '"' && p.src[e] != '\n' {
+			if p.src[e] == '\\' {
+				e++
+			}
+			e++
+		}
+		e++
+	case isIdentStart(c):
+		for e < len(p.src) && isIdentByte(p.src[e]) {
+			e++
+		}
+		if isExprKeyword(p.src[p.pos:e]) {
+			return false
+		}
+	default:
+		return false
+	}
+	if e < len(p.src) && p.src[e] == '#' {
+		e++
+		for e < len(p.src) && isDigit(p.src[e]) {
+			e++
+		}
+	}
+	save := p.pos
+	p.pos = min(e, len(p.src))
+	ok := string(p.peekWord()) == "in"
+	p.pos = save
+	return ok
 }
 
 // bodyOpens reports whether a '{' followed by the end of the line (a loop

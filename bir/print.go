@@ -1277,7 +1277,7 @@ func (p *printer) inst(f *Function, i InstID, ind int) {
 			p.operand(f, &ops[k])
 		}
 	}
-	if in.Attrs != 0 {
+	if a, ok := p.attrs(in.Attrs); in.Attrs != 0 && (!ok || len(a) > 0) {
 		p.str(" ")
 		p.str(p.attrString(in.Attrs))
 	}
@@ -1464,7 +1464,7 @@ func (p *printer) operand(f *Function, o *Operand) {
 		p.str(" flags=")
 		p.int(int64(fl))
 	}
-	if o.Extra != 0 {
+	if a, ok := p.attrs(o.Extra); o.Extra != 0 && (!ok || len(a) > 0) {
 		p.str(" extra=")
 		p.str(p.attrString(o.Extra))
 	}

@@ -17,13 +17,26 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/bir/affine"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files of testdata/")
+// The -update flag rewrites the golden files. It is registered here unless
+// another test file of the package already did, and read through the flag
+// table, so that two golden-file tests of package bir can share it.
+func init() {
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite the golden files of testdata/")
+	}
+}
+
+func updateGolden() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // roundTrip prints m, parses the text, prints again and checks the texts
 // are equal; it returns the text and the parsed module.
@@ -632,7 +645,7 @@ func TestText_Golden(t *testing.T) {
 			}
 			got := Format(m)
 			golden := strings.TrimSuffix(in, ".bir") + ".golden"
-			if *update {
+			if updateGolden() {
 				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -670,6 +683,33 @@ func TestAttrSet_KeyDistinguishesSpecialFloats(t *testing.T) {
 	// Sets without special floats keep their JSON text as key.
 	if got, want := Attrs("op", "add", "c", Float(1)).Key(), `{"op":"add","c":1.0}`; got != want {
 		t.Errorf("Key = %s, want %s", got, want)
+	}
+}
+
+// TestText_DocExamples: every complete example of docs/text-format.md (a
+// ```bir block starting with "module") parses and prints to itself.
+func TestText_DocExamples(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "text-format.md"))
+	if err != nil {
+		t.Fatalf("the syntax document: %v", err)
+	}
+	n := 0
+	for _, part := range strings.Split(string(doc), "```bir\n")[1:] {
+		block, _, ok := strings.Cut(part, "```")
+		if !ok || !strings.HasPrefix(block, "module") {
+			continue
+		}
+		n++
+		m, err := Parse("text-format.md", []byte(block))
+		if err != nil {
+			t.Fatalf("example %d: %v", n, err)
+		}
+		if got := Format(m); got != block {
+			t.Errorf("example %d does not print as written:\n%s", n, lineDiff(block, got))
+		}
+	}
+	if n < 2 {
+		t.Fatalf("found %d complete examples in docs/text-format.md, want at least 2", n)
 	}
 }
 
@@ -907,6 +947,79 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("print(parse(print)) differs:\n%s", lineDiff(s1, s2))
 		}
 	})
+}
+
+// TestText_Mutations applies random line and byte edits to the golden
+// inputs (deterministically): the parser must not panic, and whatever
+// parses must round-trip.
+func TestText_Mutations(t *testing.T) {
+	inputs, _ := filepath.Glob(filepath.Join("testdata", "text", "*.bir"))
+	var srcs [][]string
+	for _, in := range inputs {
+		b, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srcs = append(srcs, strings.Split(string(b), "\n"))
+	}
+	srcs = append(srcs, strings.Split(Format(richModule(t)), "\n"))
+	rng := uint64(1)
+	next := func(n int) int {
+		rng ^= rng << 13
+		rng ^= rng >> 7
+		rng ^= rng << 17
+		return int(rng % uint64(n))
+	}
+	const alphabet = "%$@#?[](){}=,:-> \"\\\n0123456789abcxyzif.deps"
+	parsed := 0
+	for n := 0; n < 4000; n++ {
+		lines := slices.Clone(srcs[next(len(srcs))])
+		for e := 0; e <= next(3); e++ {
+			k := next(len(lines))
+			switch next(5) {
+			case 0:
+				lines = slices.Delete(lines, k, k+1)
+			case 1:
+				lines = slices.Insert(lines, k, lines[next(len(lines))])
+			case 2:
+				if l := lines[k]; len(l) > 0 {
+					c := next(len(l))
+					lines[k] = l[:c] + l[c+1:]
+				}
+			case 3:
+				l := lines[k]
+				c := next(len(l) + 1)
+				lines[k] = l[:c] + string(alphabet[next(len(alphabet))]) + l[c:]
+			default:
+				j := next(len(lines))
+				lines[k], lines[j] = lines[j], lines[k]
+			}
+			if len(lines) == 0 {
+				break
+			}
+		}
+		src := strings.Join(lines, "\n")
+		m, err := Parse("mut.bir", []byte(src))
+		if err != nil {
+			if _, ok := err.(*TextError); !ok {
+				t.Fatalf("error of type %T", err)
+			}
+			continue
+		}
+		parsed++
+		s1 := Format(m)
+		m2, err := Parse("mut2.bir", []byte(s1))
+		if err != nil {
+			t.Fatalf("mutant parses but its print does not: %v\nmutant:\n%s\nprint:\n%s", err, src, s1)
+		}
+		if s2 := Format(m2); s1 != s2 {
+			t.Fatalf("mutant does not round-trip:\n%s\nmutant:\n%s", lineDiff(s1, s2), src)
+		}
+	}
+	if parsed == 0 {
+		t.Fatal("no mutant parsed: the test exercises nothing")
+	}
+	t.Logf("%d of 4000 mutants parsed and round-tripped", parsed)
 }
 
 // ---- benchmarks ----
