@@ -29,6 +29,11 @@
 //     failure names the first mismatching tensor, its element index (flat
 //     and per dimension) and both values, decoded and as raw bits.
 //
+// A module that ForEachKernel did not hand out (a copy, or one built by
+// the test) gets interp.RandomInputs unless InputsFunc says otherwise; for
+// a copy of a kernel with constrained inputs pass
+// InputsFunc(kernel.Inputs).
+//
 // Decisions. The module is changed in place (the pass's result is what a
 // test may inspect afterwards); the harness never modifies the inputs it
 // hands to the interpreter (each run gets its own copy). A module the
