@@ -38,9 +38,9 @@ func updateGolden() bool {
 	return f != nil && f.Value.String() == "true"
 }
 
-// roundTrip prints m, parses the text, prints again and checks the texts
+// textRoundTrip prints m, parses the text, prints again and checks the texts
 // are equal; it returns the text and the parsed module.
-func roundTrip(t testing.TB, m *Module) (string, *Module) {
+func textRoundTrip(t testing.TB, m *Module) (string, *Module) {
 	t.Helper()
 	s1 := Format(m)
 	var buf bytes.Buffer
@@ -56,13 +56,13 @@ func roundTrip(t testing.TB, m *Module) (string, *Module) {
 	}
 	s2 := Format(m2)
 	if s1 != s2 {
-		t.Fatalf("print(parse(print(m))) != print(m):\n%s", lineDiff(s1, s2))
+		t.Fatalf("print(parse(print(m))) != print(m):\n%s", textLineDiff(s1, s2))
 	}
 	return s1, m2
 }
 
-// lineDiff shows the first differing line of two texts.
-func lineDiff(a, b string) string {
+// textLineDiff shows the first differing line of two texts.
+func textLineDiff(a, b string) string {
 	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
 	for i := 0; i < max(len(la), len(lb)); i++ {
 		var x, y string
@@ -81,28 +81,28 @@ func lineDiff(a, b string) string {
 
 // ---- structural comparison ----
 
-// cmpModules reports the first difference between two modules' content:
+// textCmp reports the first difference between two modules' content:
 // names instead of ids, axes matched by position (loops) or by content
 // (module-level axes).
-type cmpModules struct {
+type textCmp struct {
 	a, b *Module
 	ax   map[affine.Axis]affine.Axis
 	errs []string
 }
 
-func (c *cmpModules) errorf(format string, args ...any) {
+func (c *textCmp) errorf(format string, args ...any) {
 	if len(c.errs) < 20 {
 		c.errs = append(c.errs, fmt.Sprintf(format, args...))
 	}
 }
 
-func equalModules(a, b *Module) []string {
-	c := &cmpModules{a: a, b: b, ax: map[affine.Axis]affine.Axis{}}
+func textEqualModules(a, b *Module) []string {
+	c := &textCmp{a: a, b: b, ax: map[affine.Axis]affine.Axis{}}
 	c.module()
 	return c.errs
 }
 
-func (c *cmpModules) module() {
+func (c *textCmp) module() {
 	a, b := c.a, c.b
 	if a.Version != b.Version || a.Arch != b.Arch || a.HasCoreID != b.HasCoreID || a.ArtifactDir != b.ArtifactDir {
 		c.errorf("module header: %d %q %v %q vs %d %q %v %q", a.Version, a.Arch, a.HasCoreID, a.ArtifactDir, b.Version, b.Arch, b.HasCoreID, b.ArtifactDir)
@@ -129,7 +129,7 @@ func (c *cmpModules) module() {
 	}
 }
 
-func (c *cmpModules) mapLoops(fa, fb *Function) {
+func (c *textCmp) mapLoops(fa, fb *Function) {
 	var la, lb []affine.Axis
 	fa.Walk(func(i InstID) bool {
 		if fa.insts[i].Op.IsLoop() && fa.insts[i].Aux >= 0 {
@@ -155,7 +155,7 @@ func (c *cmpModules) mapLoops(fa, fb *Function) {
 	}
 }
 
-func (c *cmpModules) axisInfo(x, y affine.Axis, loop bool) {
+func (c *textCmp) axisInfo(x, y affine.Axis, loop bool) {
 	p, q := c.a.Axis(x), c.b.Axis(y)
 	if p.Name != q.Name || p.Lb != q.Lb || p.Ub != q.Ub || p.Stride != q.Stride || p.Extra.Key() != q.Extra.Key() {
 		c.errorf("axis %s: %+v vs %+v", p.Name, *p, *q)
@@ -166,7 +166,7 @@ func (c *cmpModules) axisInfo(x, y affine.Axis, loop bool) {
 }
 
 // axis maps an axis of a to b: loops by position, others by content.
-func (c *cmpModules) axis(x affine.Axis) affine.Axis {
+func (c *textCmp) axis(x affine.Axis) affine.Axis {
 	if y, ok := c.ax[x]; ok {
 		return y
 	}
@@ -182,7 +182,7 @@ func (c *cmpModules) axis(x affine.Axis) affine.Axis {
 	return -1
 }
 
-func (c *cmpModules) mapExpr(e affine.Expr) affine.Expr {
+func (c *textCmp) mapExpr(e affine.Expr) affine.Expr {
 	acc := affine.Const(e.Const)
 	for _, t := range e.Terms {
 		var x affine.Expr
@@ -199,13 +199,13 @@ func (c *cmpModules) mapExpr(e affine.Expr) affine.Expr {
 	return acc
 }
 
-func (c *cmpModules) exprEq(where string, x, y ExprID) {
+func (c *textCmp) exprEq(where string, x, y ExprID) {
 	if !affine.Equal(c.mapExpr(c.a.Expr(x)), c.b.Expr(y)) {
 		c.errorf("%s: expression %s vs %s", where, c.a.Expr(x), c.b.Expr(y))
 	}
 }
 
-func (c *cmpModules) predEq(where string, x, y PredID) {
+func (c *textCmp) predEq(where string, x, y PredID) {
 	p := c.a.Pred(x)
 	cons := make([]affine.Constraint, len(p.Cons))
 	for k, q := range p.Cons {
@@ -220,7 +220,7 @@ func (c *cmpModules) predEq(where string, x, y PredID) {
 	}
 }
 
-func liveTensors(f *Function) []TensorID {
+func textLiveTensors(f *Function) []TensorID {
 	var out []TensorID
 	for t := range f.tensors {
 		if !f.tensors[t].Dead {
@@ -230,11 +230,11 @@ func liveTensors(f *Function) []TensorID {
 	return out
 }
 
-func (c *cmpModules) function(fa, fb *Function) {
+func (c *textCmp) function(fa, fb *Function) {
 	if fa.Name != fb.Name || fa.Kind != fb.Kind || fmt.Sprint(fa.Attributes) != fmt.Sprint(fb.Attributes) || fa.Extra.Key() != fb.Extra.Key() {
 		c.errorf("function %s header differs from %s", fa.Name, fb.Name)
 	}
-	ta, tb := liveTensors(fa), liveTensors(fb)
+	ta, tb := textLiveTensors(fa), textLiveTensors(fb)
 	if len(ta) != len(tb) {
 		c.errorf("function %s: %d tensors vs %d", fa.Name, len(ta), len(tb))
 		return
@@ -296,7 +296,7 @@ func (c *cmpModules) function(fa, fb *Function) {
 	}
 }
 
-func (c *cmpModules) block(fa, fb *Function, x, y BlockID) {
+func (c *textCmp) block(fa, fb *Function, x, y BlockID) {
 	p, q := fa.Block(x), fb.Block(y)
 	if p.Name != q.Name || p.Extra.Key() != q.Extra.Key() || len(p.Insts) != len(q.Insts) {
 		c.errorf("block %q vs %q", p.Name, q.Name)
@@ -317,7 +317,7 @@ func (c *cmpModules) block(fa, fb *Function, x, y BlockID) {
 	}
 }
 
-func (c *cmpModules) inst(fa, fb *Function, i, j InstID, posA, posB map[InstID]int) {
+func (c *textCmp) inst(fa, fb *Function, i, j InstID, posA, posB map[InstID]int) {
 	x, y := fa.Inst(i), fb.Inst(j)
 	where := fmt.Sprintf("function %s, instruction %q", fa.Name, fa.InstName(i))
 	if fa.InstName(i) != fb.InstName(j) || fa.OpName(i) != fb.OpName(j) || x.Engine != y.Engine {
@@ -354,7 +354,7 @@ func (c *cmpModules) inst(fa, fb *Function, i, j InstID, posA, posB map[InstID]i
 	}
 }
 
-func (c *cmpModules) operand(where string, fa, fb *Function, p, q *Operand) {
+func (c *textCmp) operand(where string, fa, fb *Function, p, q *Operand) {
 	if p.Kind != q.Kind || p.Dtype != q.Dtype || p.Flags != q.Flags || c.a.Attrs(p.Extra).Key() != c.b.Attrs(q.Extra).Key() {
 		c.errorf("%s: %+v vs %+v", where, *p, *q)
 		return
@@ -396,9 +396,9 @@ func (c *cmpModules) operand(where string, fa, fb *Function, p, q *Operand) {
 
 // ---- modules ----
 
-// tensorAddModule is the tensor_add kernel of docs/text-format.md: a loop
+// textTensorAddModule is the tensor_add kernel of docs/text-format.md: a loop
 // over 4 row tiles of a [512 x 2048] fp32 add through SBUF.
-func tensorAddModule(t testing.TB) *Module {
+func textTensorAddModule(t testing.TB) *Module {
 	m := NewModule("trn2")
 	b := NewBuilder(m, "main")
 	x := b.Input("x", Float32, 512, 2048)
@@ -419,11 +419,11 @@ func tensorAddModule(t testing.TB) *Module {
 	return m
 }
 
-// richModule sets every field of the IR that the text form carries, with
+// textRichModule sets every field of the IR that the text form carries, with
 // the awkward values: names that need quoting, NaN payloads, -0.0,
 // infinities, out-of-range enums, shadowed axes, dependencies on
 // instructions sharing a name, dangling references.
-func richModule(t testing.TB) *Module {
+func textRichModule(t testing.TB) *Module {
 	m := NewModule("trn2")
 	m.Version = 3
 	m.HasCoreID, m.NeuronCoreID = true, 1
@@ -556,9 +556,9 @@ func richModule(t testing.TB) *Module {
 }
 
 func TestText_RoundTripRich(t *testing.T) {
-	m := richModule(t)
-	text, m2 := roundTrip(t, m)
-	if errs := equalModules(m, m2); len(errs) > 0 {
+	m := textRichModule(t)
+	text, m2 := textRoundTrip(t, m)
+	if errs := textEqualModules(m, m2); len(errs) > 0 {
 		t.Fatalf("parsed module differs from the printed one:\n%s\n\n%s", strings.Join(errs, "\n"), text)
 	}
 	for _, want := range []string{
@@ -580,13 +580,13 @@ func TestText_RoundTripBuilder(t *testing.T) {
 		name string
 		m    *Module
 	}{
-		{"tensor_add", tensorAddModule(t)},
+		{"tensor_add", textTensorAddModule(t)},
 		{"empty", NewModule("")},
 		{"gen", GenStraightLine(2000)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, m2 := roundTrip(t, tc.m)
-			if errs := equalModules(tc.m, m2); len(errs) > 0 {
+			_, m2 := textRoundTrip(t, tc.m)
+			if errs := textEqualModules(tc.m, m2); len(errs) > 0 {
 				t.Fatalf("parsed module differs:\n%s", strings.Join(errs, "\n"))
 			}
 		})
@@ -616,8 +616,8 @@ func TestText_Builder(t *testing.T) {
 	if err := b.Err(); err != nil {
 		t.Fatal(err)
 	}
-	text, m2 := roundTrip(t, m)
-	if errs := equalModules(m, m2); len(errs) > 0 {
+	text, m2 := textRoundTrip(t, m)
+	if errs := textEqualModules(m, m2); len(errs) > 0 {
 		t.Fatalf("parsed module differs:\n%s\n%s", strings.Join(errs, "\n"), text)
 	}
 }
@@ -655,9 +655,9 @@ func TestText_Golden(t *testing.T) {
 				t.Fatalf("%v (run go test ./bir -run Golden -update)", err)
 			}
 			if got != string(want) {
-				t.Fatalf("%s: output differs from %s:\n%s", in, golden, lineDiff(string(want), got))
+				t.Fatalf("%s: output differs from %s:\n%s", in, golden, textLineDiff(string(want), got))
 			}
-			roundTrip(t, m)
+			textRoundTrip(t, m)
 		})
 	}
 }
@@ -705,7 +705,7 @@ func TestText_DocExamples(t *testing.T) {
 			t.Fatalf("example %d: %v", n, err)
 		}
 		if got := Format(m); got != block {
-			t.Errorf("example %d does not print as written:\n%s", n, lineDiff(block, got))
+			t.Errorf("example %d does not print as written:\n%s", n, textLineDiff(block, got))
 		}
 	}
 	if n < 2 {
@@ -758,7 +758,7 @@ func TestText_Deterministic(t *testing.T) {
 	}
 	a, b := Format(build(false)), Format(build(true))
 	if a != b {
-		t.Fatalf("text depends on intern order:\n%s", lineDiff(a, b))
+		t.Fatalf("text depends on intern order:\n%s", textLineDiff(a, b))
 	}
 }
 
@@ -780,18 +780,18 @@ func TestText_Labels(t *testing.T) {
 		f.Append(b, in)
 		axes = append(axes, a)
 	}
-	text, _ := roundTrip(t, m)
+	text, _ := textRoundTrip(t, m)
 	if strings.Contains(text, "#") {
 		t.Fatalf("sequential loops of one axis name need no label:\n%s", text)
 	}
 	// Referencing the first loop's axis after it ends needs a label.
 	in := f.NewInst(OpTensorCopy, "late", EngDVE, []Operand{SymAP(tt, Float32, 0, m.InternExpr(affine.Var(axes[0])), 0)}, []Operand{SymAP(tt, Float32, 0, 0, 0)}, nil)
 	f.Append(top, in)
-	text, m2 := roundTrip(t, m)
+	text, m2 := textRoundTrip(t, m)
 	if !strings.Contains(text, "L0 = Loop i#1 in [0, 4)") || !strings.Contains(text, "late = TensorCopy on DVE %t[block=0, offset=i#1] f32") {
 		t.Fatalf("expected i#1 labels:\n%s", text)
 	}
-	if errs := equalModules(m, m2); len(errs) > 0 {
+	if errs := textEqualModules(m, m2); len(errs) > 0 {
 		t.Fatal(strings.Join(errs, "\n"))
 	}
 }
@@ -814,15 +814,15 @@ func TestText_Quoting(t *testing.T) {
 		f.Append(bb, i)
 		f.AddDep(i, Dep{On: i, CarryAxis: NoAxis})
 		m.Config.Options[name] = name
-		_, m2 := roundTrip(t, m)
-		if errs := equalModules(m, m2); len(errs) > 0 {
+		_, m2 := textRoundTrip(t, m)
+		if errs := textEqualModules(m, m2); len(errs) > 0 {
 			t.Errorf("name %q: %s", name, strings.Join(errs, "\n"))
 		}
 	}
 }
 
 func TestText_PrintFunction(t *testing.T) {
-	m := richModule(t)
+	m := textRichModule(t)
 	var buf bytes.Buffer
 	if err := PrintFunction(&buf, m.Funcs[0]); err != nil {
 		t.Fatal(err)
@@ -832,7 +832,7 @@ func TestText_PrintFunction(t *testing.T) {
 		t.Fatalf("unexpected dump:\n%s", s)
 	}
 	// A dump without labels reads back on its own.
-	m2 := tensorAddModule(t)
+	m2 := textTensorAddModule(t)
 	buf.Reset()
 	if err := PrintFunction(&buf, m2.Funcs[0]); err != nil {
 		t.Fatal(err)
@@ -842,14 +842,14 @@ func TestText_PrintFunction(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := Format(m3); !strings.HasSuffix(got, buf.String()) {
-		t.Fatalf("dump re-read differs:\n%s", lineDiff(buf.String(), got))
+		t.Fatalf("dump re-read differs:\n%s", textLineDiff(buf.String(), got))
 	}
 }
 
 // TestText_BrokenModule prints modules whose ids are out of range: the
 // printer must not panic (the parser rejects what it cannot rebuild).
 func TestText_BrokenModule(t *testing.T) {
-	m := tensorAddModule(t)
+	m := textTensorAddModule(t)
 	f := m.Funcs[0]
 	var last InstID
 	f.Walk(func(i InstID) bool { last = i; return true })
@@ -928,8 +928,8 @@ func FuzzParse(f *testing.F) {
 			f.Add(b)
 		}
 	}
-	f.Add([]byte(Format(richModule(f))))
-	f.Add([]byte(Format(tensorAddModule(f))))
+	f.Add([]byte(Format(textRichModule(f))))
+	f.Add([]byte(Format(textTensorAddModule(f))))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		m, err := Parse("fuzz.bir", src)
 		if err != nil {
@@ -944,7 +944,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("printed text does not parse: %v\n%s", err, s1)
 		}
 		if s2 := Format(m2); s1 != s2 {
-			t.Fatalf("print(parse(print)) differs:\n%s", lineDiff(s1, s2))
+			t.Fatalf("print(parse(print)) differs:\n%s", textLineDiff(s1, s2))
 		}
 	})
 }
@@ -962,7 +962,7 @@ func TestText_Mutations(t *testing.T) {
 		}
 		srcs = append(srcs, strings.Split(string(b), "\n"))
 	}
-	srcs = append(srcs, strings.Split(Format(richModule(t)), "\n"))
+	srcs = append(srcs, strings.Split(Format(textRichModule(t)), "\n"))
 	rng := uint64(1)
 	next := func(n int) int {
 		rng ^= rng << 13
@@ -1013,7 +1013,7 @@ func TestText_Mutations(t *testing.T) {
 			t.Fatalf("mutant parses but its print does not: %v\nmutant:\n%s\nprint:\n%s", err, src, s1)
 		}
 		if s2 := Format(m2); s1 != s2 {
-			t.Fatalf("mutant does not round-trip:\n%s\nmutant:\n%s", lineDiff(s1, s2), src)
+			t.Fatalf("mutant does not round-trip:\n%s\nmutant:\n%s", textLineDiff(s1, s2), src)
 		}
 	}
 	if parsed == 0 {
@@ -1024,17 +1024,17 @@ func TestText_Mutations(t *testing.T) {
 
 // ---- benchmarks ----
 
-type countingWriter struct{ n int64 }
+type textCountingWriter struct{ n int64 }
 
-func (w *countingWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }
+func (w *textCountingWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }
 
-const benchInsts = 1000000
+const textBenchInsts = 1000000
 
 // BenchmarkPrint1M prints the 1,000,000-instruction straight-line module;
 // it reports MB/s of text and ns per instruction.
 func BenchmarkPrint1M(b *testing.B) {
-	m := GenStraightLine(benchInsts)
-	var w countingWriter
+	m := GenStraightLine(textBenchInsts)
+	var w textCountingWriter
 	if err := Print(&w, m); err != nil {
 		b.Fatal(err)
 	}
@@ -1042,16 +1042,16 @@ func BenchmarkPrint1M(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if err := Print(&countingWriter{}, m); err != nil {
+		if err := Print(&textCountingWriter{}, m); err != nil {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchInsts, "ns/inst")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/textBenchInsts, "ns/inst")
 }
 
 // BenchmarkParse1M parses the text of the same module.
 func BenchmarkParse1M(b *testing.B) {
-	src := []byte(Format(GenStraightLine(benchInsts)))
+	src := []byte(Format(GenStraightLine(textBenchInsts)))
 	b.SetBytes(int64(len(src)))
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -1060,15 +1060,15 @@ func BenchmarkParse1M(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/benchInsts, "ns/inst")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/textBenchInsts, "ns/inst")
 }
 
 // TestText_PrintAllocs checks that printing does not allocate
 // per instruction.
 func TestText_PrintAllocs(t *testing.T) {
 	small, big := GenStraightLine(1000), GenStraightLine(20000)
-	a := testing.AllocsPerRun(3, func() { Print(&countingWriter{}, small) })
-	c := testing.AllocsPerRun(3, func() { Print(&countingWriter{}, big) })
+	a := testing.AllocsPerRun(3, func() { Print(&textCountingWriter{}, small) })
+	c := testing.AllocsPerRun(3, func() { Print(&textCountingWriter{}, big) })
 	if c > a+20 {
 		t.Fatalf("Print allocates per instruction: %.0f allocations for 1000 instructions, %.0f for 20000", a, c)
 	}
