@@ -399,6 +399,26 @@ func (p *printer) pred(id PredID) (affine.Pred, bool) {
 	return p.m.preds[id], true
 }
 
+// symBytes returns the text of a name symbol; a symbol outside the arena
+// (a corrupt module) reads as "?".
+func (p *printer) symBytes(s Sym) []byte {
+	if s < 0 || int(s) >= len(p.m.syms.start) {
+		return []byte{'?'}
+	}
+	return p.m.syms.bytes(s)
+}
+
+// depChain calls fn for each dependency record of i, newest first, and
+// stops after as many records as the table holds (a corrupt chain cannot
+// loop forever).
+func (p *printer) depChain(f *Function, i InstID, fn func(d *Dep)) {
+	n := 0
+	for k := f.insts[i].Deps; k >= 0 && int(k) < len(f.deps) && n <= len(f.deps); k = f.deps[k].next {
+		fn(&f.deps[k])
+		n++
+	}
+}
+
 // axis returns the printer's record of axis a, creating it on first use.
 func (p *printer) axis(a affine.Axis) *axisText {
 	if t, ok := p.ax[a]; ok {
@@ -704,13 +724,12 @@ func (p *printer) instAxes(f *Function, i InstID, fn func(affine.Axis)) {
 		}
 	}
 	p.predAxes(in.Pred, fn)
-	for k := in.Deps; k >= 0 && int(k) < len(f.deps); k = f.deps[k].next {
-		d := &f.deps[k]
+	p.depChain(f, i, func(d *Dep) {
 		if d.CarryAxis != NoAxis {
 			fn(d.CarryAxis)
 		}
 		p.predAxes(d.Pred, fn)
-	}
+	})
 }
 
 func (p *printer) predAxes(id PredID, fn func(affine.Axis)) {
@@ -1201,20 +1220,20 @@ func (p *printer) prepareDeps(f *Function) {
 	p.visit(f, func(i InstID, _ []affine.Axis) { p.printed[i] = true })
 	p.depIdx = map[string]int32{}
 	p.visit(f, func(i InstID, _ []affine.Axis) {
-		for k := f.insts[i].Deps; k >= 0 && int(k) < len(f.deps); k = f.deps[k].next {
-			on := f.deps[k].On
+		p.depChain(f, i, func(d *Dep) {
+			on := d.On
 			if on >= 0 && int(on) < len(f.insts) && p.printed[on] {
-				name := f.m.StrBytes(f.insts[on].Name)
+				name := p.symBytes(f.insts[on].Name)
 				if _, ok := p.depIdx[string(name)]; !ok {
 					p.depIdx[string(name)] = int32(len(p.depCnt))
 					p.depCnt = append(p.depCnt, 0)
 				}
 			}
-		}
+		})
 	})
 	p.depOrd = map[InstID]int32{}
 	p.visit(f, func(i InstID, _ []affine.Axis) {
-		if x, ok := p.depIdx[string(f.m.StrBytes(f.insts[i].Name))]; ok {
+		if x, ok := p.depIdx[string(p.symBytes(f.insts[i].Name))]; ok {
 			p.depCnt[x]++
 			p.depOrd[i] = p.depCnt[x]
 		}
@@ -1248,7 +1267,7 @@ func (p *printer) block(f *Function, b BlockID, ind int) {
 func (p *printer) inst(f *Function, i InstID, ind int) {
 	in := &f.insts[i]
 	p.indent(ind)
-	p.buf = appendName(p.buf, f.m.StrBytes(in.Name))
+	p.buf = appendName(p.buf, p.symBytes(in.Name))
 	p.str(" = ")
 	p.buf = appendName(p.buf, f.m.OpName(in.Op))
 	if in.Engine != EngUnassigned {
@@ -1289,7 +1308,7 @@ func (p *printer) inst(f *Function, i InstID, ind int) {
 		}
 	}
 	if in.Deps >= 0 {
-		p.depList(f, in.Deps)
+		p.depList(f, i)
 	}
 	if isLoop {
 		p.str(" {\n")
@@ -1471,11 +1490,9 @@ func (p *printer) operand(f *Function, o *Operand) {
 }
 
 // depList writes " deps [KIND target carry(axis, dist) if (pred), ...]".
-func (p *printer) depList(f *Function, head int32) {
+func (p *printer) depList(f *Function, i InstID) {
 	p.deps = p.deps[:0]
-	for k := head; k >= 0 && int(k) < len(f.deps) && len(p.deps) <= len(f.deps); k = f.deps[k].next {
-		p.deps = append(p.deps, f.deps[k])
-	}
+	p.depChain(f, i, func(d *Dep) { p.deps = append(p.deps, *d) })
 	slices.Reverse(p.deps)
 	p.str(" deps [")
 	for k := range p.deps {
@@ -1514,7 +1531,7 @@ func (p *printer) instRef(f *Function, i InstID) {
 		p.buf = appendQuotedText(p.buf, "#"+strconv.Itoa(int(i)))
 		return
 	}
-	name := f.m.StrBytes(f.insts[i].Name)
+	name := p.symBytes(f.insts[i].Name)
 	if p.printed == nil || !p.printed[i] {
 		p.str("?")
 		p.buf = appendName(p.buf, name)

@@ -861,8 +861,9 @@ func TestText_BrokenModule(t *testing.T) {
 	f.Inst(last).Pred = 99
 	f.AddDep(last, Dep{On: 5000, CarryAxis: 321})
 	f.SetOperand(last, 0, Operand{Kind: OperandKind(42)})
+	f.Inst(last).Name = 1 << 30
 	s := Format(m)
-	for _, want := range []string{"?operand(42)", "{?}", "if (?)", `?"#5000"`, "a321"} {
+	for _, want := range []string{"?operand(42)", "{?}", "if (?)", `?"#5000"`, "a321", `"?" = Save`} {
 		if !strings.Contains(s, want) {
 			t.Errorf("broken module text lacks %q:\n%s", want, s)
 		}
