@@ -159,6 +159,15 @@ func (c *cloner) errAt(i bir.InstID, format string, args ...any) error {
 	return fmt.Errorf("%s: %s", where, fmt.Sprintf(format, args...))
 }
 
+// wrapAt is errAt for an error that callers may inspect (errors.As).
+func (c *cloner) wrapAt(i bir.InstID, err error) error {
+	where := fmt.Sprintf("function %s, instruction %s (%s)", c.f.Name, c.f.InstName(i), c.f.OpName(i))
+	if it := c.iterText(); it != "" {
+		where += " at " + it
+	}
+	return fmt.Errorf("%s: %w", where, err)
+}
+
 // iterText renders the current iteration ("i=3, j=0").
 func (c *cloner) iterText() string {
 	var sb strings.Builder
@@ -545,7 +554,7 @@ func (c *cloner) inst(i bir.InstID, out []bir.InstID) ([]bir.InstID, error) {
 	}
 	if c.cfg.count != nil {
 		if err := c.cfg.count(c.cfg.removable != nil && c.cfg.removable(i)); err != nil {
-			return nil, c.errAt(i, "%v", err)
+			return nil, c.wrapAt(i, err)
 		}
 	}
 	cl := f.Clone(i, c.cloneName(i))

@@ -15,8 +15,9 @@
 //	                 splitShape cut (tensorSplit), dce; log "INFO (FullUnroll)
 //	                 DONE unrolling <ctime>"
 //	    unrollable:  dce; log "DONE DCE, no unrolling needed, running
-//	                 BirCodeGen with unroll pass"
-//	    otherwise:   log "No unrolling needed, running hhir pass"
+//	                 BirCodeGen with unroll pass"; the splitShape cut
+//	    otherwise:   log "No unrolling needed, running hhir pass"; the
+//	                 splitShape cut
 //	  InstProfiler print; the ceiling: total_count < 25000000
 //	  level 2: erase_all_dependencies
 //
@@ -142,13 +143,18 @@ func FullUnroll(m *bir.Module, opt FullUnrollOptions) (Stats, error) {
 	}
 	for k, f := range funcs {
 		switch modes[k] {
-		case modeNone:
-			logf(opt.Logf, "No unrolling needed, running hhir pass")
-			done += f.NumInsts()
-			continue
-		case modeDCEOnly:
-			st.DeadRemoved += DCE(f)
-			logf(opt.Logf, "DONE DCE, no unrolling needed, running BirCodeGen with unroll pass")
+		case modeNone, modeDCEOnly:
+			if modes[k] == modeNone {
+				logf(opt.Logf, "No unrolling needed, running hhir pass")
+			} else {
+				st.DeadRemoved += DCE(f)
+				logf(opt.Logf, "DONE DCE, no unrolling needed, running BirCodeGen with unroll pass")
+			}
+			// Tensors SBSizeLegalization marked are cut even where nothing
+			// is unrolled (those still accessed symbolically are kept).
+			if err := splitFunction(f, opt, &st); err != nil {
+				return st, err
+			}
 			done += f.NumInsts()
 			continue
 		}
@@ -239,7 +245,7 @@ func fullUnrollFunction(f *bir.Function, mode fnMode, opt FullUnrollOptions, oth
 			certain++
 		}
 		if others+keptLower+certain > MaxTotalCount-1 {
-			return &CeilingError{TotalCount: others + keptLower + certain, Projected: true, Where: "counted while cloning"}
+			return &CeilingError{TotalCount: others + keptLower + certain, Counting: true}
 		}
 		if created > 4*MaxTotalCount {
 			return fmt.Errorf("%s: more than %d instructions created before dead-code elimination; stopping to protect memory", CeilingMessage, 4*MaxTotalCount)
@@ -257,6 +263,19 @@ func fullUnrollFunction(f *bir.Function, mode fnMode, opt FullUnrollOptions, oth
 	st.Loops += c.expandedLoops()
 	st.Clones += c.clones
 	st.Dropped += c.droppedCount
+	if err := splitFunction(f, opt, st); err != nil {
+		return err
+	}
+	st.DeadRemoved += DCE(f)
+	if mode == modeWhole {
+		f.AddAttribute("unrolled")
+		f.RemoveAttribute("need_unroll")
+	}
+	return nil
+}
+
+// splitFunction performs the splitShape cut on f (split.go).
+func splitFunction(f *bir.Function, opt FullUnrollOptions, st *Stats) error {
 	sp, err := splitMarkedTensors(f)
 	if err != nil {
 		return err
@@ -266,11 +285,6 @@ func fullUnrollFunction(f *bir.Function, mode fnMode, opt FullUnrollOptions, oth
 	st.InstructionsSplit += sp.insts
 	for _, k := range sp.kept {
 		logf(opt.Logf, "INFO (FullUnroll) tensorSplit: function %s: kept whole: %s", f.Name, k)
-	}
-	st.DeadRemoved += DCE(f)
-	if mode == modeWhole {
-		f.AddAttribute("unrolled")
-		f.RemoveAttribute("need_unroll")
 	}
 	return nil
 }

@@ -52,13 +52,17 @@ const DefaultMaxInstructionLimit = 5_000_000
 type CeilingError struct {
 	TotalCount int64
 	Projected  bool // the count is a lower bound computed before cloning
+	Counting   bool // the count was reached while cloning (a lower bound)
 	Where      string
 }
 
 func (e *CeilingError) Error() string {
 	what := "after FullUnroll"
-	if e.Projected {
+	switch {
+	case e.Projected:
 		what = "projected before cloning (a lower bound)"
+	case e.Counting:
+		what = "reached while cloning (instructions certain to survive)"
 	}
 	s := fmt.Sprintf("%s: total_count=%d instructions %s, want <= 24999999", CeilingMessage, e.TotalCount, what)
 	if e.Where != "" {
@@ -80,14 +84,18 @@ func CheckInstructionCeiling(total int64) error {
 type BudgetError struct {
 	TotalCount int64
 	Limit      int64
-	Projected  bool
+	Projected  bool // a lower bound computed before cloning
+	Counting   bool // reached while cloning
 	Where      string
 }
 
 func (e *BudgetError) Error() string {
 	what := "after unrolling"
-	if e.Projected {
+	switch {
+	case e.Projected:
 		what = "projected before cloning (a lower bound)"
+	case e.Counting:
+		what = "reached while cloning"
 	}
 	s := fmt.Sprintf("Too many instructions after unroll: total_count=%d %s exceeds max_instruction_limit=%d (raise it with --option unroll.max_instruction_limit=N or Config.MaxInstructionLimit)",
 		e.TotalCount, what, e.Limit)

@@ -179,7 +179,7 @@ func Unroll(m *bir.Module, opt UnrollOptions) (Stats, error) {
 		c.cfg.count = func(bool) error {
 			created++
 			if done+keptLower+created > limit {
-				return &BudgetError{TotalCount: done + keptLower + created, Limit: limit}
+				return &BudgetError{TotalCount: done + keptLower + created, Limit: limit, Counting: true}
 			}
 			return nil
 		}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/driver"
+	"github.com/narwhal-compiler/narwhal/interp"
+	"github.com/narwhal-compiler/narwhal/verify"
+)
+
+// The full-unroll command end to end: flags, formats, log level, exit
+// status, and the result computing what the input computes.
+
+func writeBuiltinJSON(t *testing.T, dir, spec string) string {
+	t.Helper()
+	code, out, stderr := narwhal(t, "print", "builtin:"+spec, "--format", "json")
+	if code != 0 {
+		t.Fatalf("print %s: exit %d: %s", spec, code, stderr)
+	}
+	path := filepath.Join(dir, "in.json")
+	if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func countLoopsIn(m *bir.Module) int {
+	n := 0
+	for _, f := range m.Funcs {
+		f.Walk(func(i bir.InstID) bool {
+			if f.Inst(i).Op.IsLoop() {
+				n++
+			}
+			return true
+		})
+	}
+	return n
+}
+
+func sameOutputs(t *testing.T, a, b *bir.Module) {
+	t.Helper()
+	in := interp.RandomInputs(a, 7)
+	clone := func() map[string]*interp.Tensor {
+		out := map[string]*interp.Tensor{}
+		for k, v := range in {
+			c := *v
+			c.Data = bytes.Clone(v.Data)
+			out[k] = &c
+		}
+		return out
+	}
+	ra, err := interp.Run(a, clone(), interp.Options{})
+	if err != nil {
+		t.Fatalf("running the input: %v", err)
+	}
+	rb, err := interp.Run(b, clone(), interp.Options{})
+	if err != nil {
+		t.Fatalf("running the output: %v", err)
+	}
+	if len(ra) != len(rb) {
+		t.Fatalf("%d outputs before, %d after", len(ra), len(rb))
+	}
+	for name, x := range ra {
+		y, ok := rb[name]
+		if !ok || !bytes.Equal(x.Data, y.Data) {
+			t.Errorf("output %s differs after full-unroll", name)
+		}
+	}
+}
+
+func TestFullUnrollCmd_DefaultLevel0(t *testing.T) {
+	dir := t.TempDir()
+	in := writeBuiltinJSON(t, dir, "tensor_add")
+	out := filepath.Join(dir, "out.json")
+	code, stdout, stderr := narwhal(t, "full-unroll", in, "-o", out)
+	if code != 0 || stdout != "" || stderr != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want a silent success at the default -verbose=30", code, stdout, stderr)
+	}
+	m, err := driver.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if countLoopsIn(m) == 0 {
+		t.Errorf("level 0 (the default) unrolled the loops")
+	}
+	f := m.Main()
+	tid, ok := f.TensorByName("x_tile_set")
+	if !ok || len(f.Tensor(tid).Locs) != int(f.Tensor(tid).NBlocks) || f.Loc(f.Tensor(tid).Locs[1]).Name != "x_tile_set_sub1" {
+		t.Errorf("level 0 did not generate per-block locations:\n%s", bir.Format(m))
+	}
+	orig, _ := driver.Load(in)
+	sameOutputs(t, orig, m)
+}
+
+func TestFullUnrollCmd_Level2TextVerbose(t *testing.T) {
+	dir := t.TempDir()
+	in := writeBuiltinJSON(t, dir, "matmul")
+	out := filepath.Join(dir, "out.bir")
+	// Flags after the input, single and double dashes.
+	code, _, stderr := narwhal(t, "full-unroll", in, "-unrollLevel=2", "--verbose=20", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"INFO (FullUnroll) Start unrolling at ", "INFO (FullUnroll) DONE unrolling ", "total_count="} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if driver.DetectFormat(data) != driver.FormatText {
+		t.Errorf("out.bir is not in the text form")
+	}
+	m, err := driver.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := countLoopsIn(m); n != 0 {
+		t.Errorf("%d loops after -unrollLevel=2", n)
+	}
+	if err := verify.Module(m, verify.Options{Stage: verify.StageUnrolled}); err != nil {
+		t.Errorf("the output does not verify as unrolled: %v", err)
+	}
+	orig, _ := driver.Load(in)
+	sameOutputs(t, orig, m)
+}
+
+func TestFullUnrollCmd_Failures(t *testing.T) {
+	dir := t.TempDir()
+	in := writeBuiltinJSON(t, dir, "tensor_add")
+	out := filepath.Join(dir, "out.json")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no output", []string{in}, "-o OUTPUT"},
+		{"no input", []string{"-o", out}, "want an input file"},
+		{"two inputs", []string{in, in, "-o", out}, "want one input file"},
+		{"bad level", []string{"-unrollLevel=5", in, "-o", out}, "unrollLevel=5"},
+		{"missing input", []string{filepath.Join(dir, "nope.json"), "-o", out}, "nope.json"},
+		{"bad flag", []string{"-unrollLevel=two", in, "-o", out}, "invalid value"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := narwhal(t, append([]string{"full-unroll"}, tc.args...)...)
+			if code == 0 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want a failure mentioning %q", code, stderr, tc.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s was written by a failing run", out)
+			}
+		})
+	}
+}

@@ -1,0 +1,667 @@
+package unroll
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/passtest"
+	"github.com/narwhal-compiler/narwhal/verify"
+)
+
+func parse(t testing.TB, src string) *bir.Module {
+	t.Helper()
+	m, err := bir.Parse("test.bir", []byte(src))
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	return m
+}
+
+// runPass runs one pass through a one-entry table with options.
+func runPass(m *bir.Module, p pass.Pass, opts map[string]string) (*pass.Report, error) {
+	tbl := pass.Table{Passes: []pass.Pass{p}}
+	cfg := pass.Config{Passes: []string{p.Name}}
+	if opts != nil {
+		cfg.Options = map[string]map[string]string{p.Name: opts}
+	}
+	return tbl.Run(m, cfg)
+}
+
+func counter(rep *pass.Report, name string) int64 {
+	for _, r := range rep.Passes {
+		for _, c := range r.Counters {
+			if c.Name == name {
+				return c.Value
+			}
+		}
+	}
+	return 0
+}
+
+func passLog(rep *pass.Report) string {
+	var sb strings.Builder
+	for _, r := range rep.Passes {
+		for _, l := range r.Log {
+			sb.WriteString(l)
+			sb.WriteByte('\n')
+		}
+	}
+	return sb.String()
+}
+
+const loopHeader = `module arch=trn2
+
+func @main {
+  tensor %x_set: f32[128, 64] kind=Input
+    loc %x: Input 128x256
+  tensor %z_set: f32[128, 64] kind=Output
+    loc %z: Output 128x256
+  tensor %t_set: f32[128, 64] class=NeuronSBTensor
+    loc %t: SB 128x256
+`
+
+const incAttrs = `{op0="add", const0=1.0, reverse0=false, op1="bypass", const1=0.0, reverse1=false}`
+
+// bigNest is a loop nest of n1 x n2 iterations around a save (a
+// non-removable instruction) and an add.
+func bigNest(n1, n2 string) string {
+	return loopHeader + `
+Block1:
+  ld = Load %x[ap=[[64,128],[1,64]]] f32 -> %t[ap=[[64,128],[1,64]]] f32
+  loop_a = Loop a in [0, ` + n1 + `) {
+  Block_a:
+    loop_b = Loop b in [0, ` + n2 + `) {
+    Block_b:
+      inc = TensorScalar on DVE %t[ap=[[64,128],[1,64]]] f32 -> %t[ap=[[64,128],[1,64]]] f32 ` + incAttrs + `
+      st = Save %t[ap=[[64,128],[1,64]]] f32 -> %z[ap=[[64,128],[1,64]]] f32
+    }
+  }
+}
+`
+}
+
+func TestCheckInstructionCeiling(t *testing.T) {
+	for _, tc := range []struct {
+		total int64
+		fail  bool
+	}{{0, false}, {24_999_999, false}, {25_000_000, true}, {25_000_001, true}, {1 << 40, true}} {
+		err := CheckInstructionCeiling(tc.total)
+		if (err != nil) != tc.fail {
+			t.Errorf("CheckInstructionCeiling(%d) = %v, want failure %v", tc.total, err, tc.fail)
+			continue
+		}
+		if err == nil {
+			continue
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, CeilingMessage) {
+			t.Errorf("message %q lacks the seed's text %q", msg, CeilingMessage)
+		}
+		if !strings.Contains(msg, "total_count=") {
+			t.Errorf("message %q does not give the count", msg)
+		}
+	}
+	if !strings.Contains(CeilingMessage, `total_count < 25000000 && "Compiler generated too many instructions, this may due to a failure in parallelism extraction by the tensorizer !"`) {
+		t.Errorf("CeilingMessage = %q is not the seed's literal", CeilingMessage)
+	}
+}
+
+// A 10^12-instruction unroll fails before anything is cloned, in far less
+// time than cloning would take.
+func TestFullUnroll_CeilingFailsFast(t *testing.T) {
+	m := parse(t, bigNest("1000000", "1000000"))
+	slots := m.Main().NumInstSlots()
+	t0 := time.Now()
+	_, err := FullUnroll(m, FullUnrollOptions{Level: 2})
+	var ce *CeilingError
+	if !errors.As(err, &ce) || !ce.Projected {
+		t.Fatalf("FullUnroll = %v, want a projected CeilingError", err)
+	}
+	if ce.TotalCount < 1_000_000_000_000 {
+		t.Errorf("projected total_count %d, want at least 10^12 (the saves alone)", ce.TotalCount)
+	}
+	if !strings.Contains(err.Error(), CeilingMessage) {
+		t.Errorf("error %q lacks the seed's message", err)
+	}
+	if n := m.Main().NumInstSlots(); n != slots {
+		t.Errorf("%d instruction slots after the failure, want %d: cloning started", n, slots)
+	}
+	if d := time.Since(t0); d > 5*time.Second {
+		t.Logf("note: the projected check took %v", d) // not a threshold: information only
+	}
+}
+
+// The ceiling holds on the module total across functions and passes just
+// under it.
+func TestFullUnroll_UnderCeiling(t *testing.T) {
+	m := parse(t, bigNest("4", "8"))
+	st, err := FullUnroll(m, FullUnrollOptions{Level: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.TotalCount != 1+4*8*2 || m.NumInsts() != st.TotalCount {
+		t.Errorf("total_count %d (module %d), want %d", st.TotalCount, m.NumInsts(), 1+4*8*2)
+	}
+}
+
+func TestUnroll_BudgetGuard(t *testing.T) {
+	// Projected: the lower bound (unpredicated instructions) exceeds 50.
+	m := parse(t, bigNest("10", "10"))
+	_, err := Unroll(m, UnrollOptions{MaxInstructionLimit: 50})
+	var be *BudgetError
+	if !errors.As(err, &be) || !be.Projected || be.Limit != 50 {
+		t.Fatalf("Unroll = %v, want a projected BudgetError with limit 50", err)
+	}
+	for _, want := range []string{"total_count=", "max_instruction_limit=50"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	// Counted while cloning: predicated instructions are not in the lower
+	// bound, the guard stops the clone count at the limit.
+	src := loopHeader + `
+Block1:
+  loop_i = Loop i in [0, 100) {
+  Block_i:
+    inc = TensorScalar on DVE %t[ap=[[64,128],[1,64]]] f32 -> %t[ap=[[64,128],[1,64]]] f32 ` + incAttrs + ` if (i >= 0)
+  }
+}
+`
+	m = parse(t, src)
+	_, err = Unroll(m, UnrollOptions{MaxInstructionLimit: 50})
+	if !errors.As(err, &be) || be.Projected || !be.Counting || be.TotalCount != 51 {
+		t.Fatalf("Unroll = %v, want a BudgetError counted while cloning at total_count=51", err)
+	}
+	// At the limit exactly, it passes.
+	m = parse(t, src)
+	if _, err := Unroll(m, UnrollOptions{MaxInstructionLimit: 100}); err != nil {
+		t.Fatalf("Unroll at the limit: %v", err)
+	}
+	// The module's config supplies the limit when the option is 0; the
+	// pass option overrides it.
+	m = parse(t, src)
+	m.Config.MaxInstructionLimit = 20
+	if _, err := runPass(m, UnrollPass, nil); !errors.As(err, &be) || be.Limit != 20 {
+		t.Errorf("unroll with Config.MaxInstructionLimit=20: %v, want a BudgetError with limit 20", err)
+	}
+	m = parse(t, src)
+	m.Config.MaxInstructionLimit = 20
+	if _, err := runPass(m, UnrollPass, map[string]string{"max_instruction_limit": "1000"}); err != nil {
+		t.Errorf("unroll with max_instruction_limit=1000: %v", err)
+	}
+}
+
+func TestFullUnroll_Level(t *testing.T) {
+	m := parse(t, bigNest("2", "2"))
+	if _, err := FullUnroll(m, FullUnrollOptions{Level: LevelUnset}); err == nil || err.Error() != LevelMessage {
+		t.Errorf("unset level: %v, want %q", err, LevelMessage)
+	}
+	if _, err := FullUnroll(m, FullUnrollOptions{Level: 3}); err == nil || !strings.Contains(err.Error(), "unrollLevel=3") {
+		t.Errorf("level 3: %v", err)
+	}
+	// The pass without the option asserts like the seed.
+	if _, err := runPass(m, FullUnrollPass, nil); err == nil || !strings.Contains(err.Error(), LevelMessage) {
+		t.Errorf("full_unroll without unrollLevel: %v, want %q", err, LevelMessage)
+	}
+	if _, err := runPass(m, FullUnrollPass, map[string]string{"unrollLevel": "x"}); err == nil {
+		t.Errorf("unrollLevel=x accepted")
+	}
+	if p := FullUnrollPassAt(2); p.Produces != verify.StageUnrolled || p.Options[0].Default != "2" {
+		t.Errorf("FullUnrollPassAt(2) = %+v", p)
+	}
+	if p := FullUnrollPassAt(0); p.Produces != 0 {
+		t.Errorf("FullUnrollPassAt(0) declares %v", p.Produces)
+	}
+}
+
+// Level 1 unrolls only what is marked; the log lines follow the seed.
+func TestFullUnroll_Level1Decisions(t *testing.T) {
+	var log []string
+	logf := func(f string, a ...any) { log = append(log, f) }
+	m := parse(t, bigNest("2", "3"))
+	if _, err := FullUnroll(m, FullUnrollOptions{Level: 1, Logf: logf}); err != nil {
+		t.Fatal(err)
+	}
+	if countLoops(m) != 2 || !strings.Contains(strings.Join(log, "\n"), "DONE DCE, no unrolling needed, running BirCodeGen with unroll pass") {
+		t.Errorf("unmarked function: %d loops, log %q", countLoops(m), log)
+	}
+	log = nil
+	m = parse(t, strings.Replace(bigNest("2", "3"), "func @main {", "func @main attributes=[need_unroll] {", 1))
+	if _, err := FullUnroll(m, FullUnrollOptions{Level: 1, Logf: logf}); err != nil {
+		t.Fatal(err)
+	}
+	f := m.Main()
+	if countLoops(m) != 0 || !f.HasAttribute("unrolled") || f.HasAttribute("need_unroll") {
+		t.Errorf("need_unroll function: %d loops, attributes %v", countLoops(m), f.Attributes)
+	}
+	j := strings.Join(log, "\n")
+	for _, want := range []string{"INFO (FullUnroll) Start unrolling at %s", "INFO (FullUnroll) DONE unrolling %s"} {
+		if !strings.Contains(j, want) {
+			t.Errorf("log %q lacks %q", j, want)
+		}
+	}
+	// A function with nothing to unroll.
+	log = nil
+	m = parse(t, loopHeader+"\nBlock1:\n  ld = Load %x[ap=[[64,128],[1,64]]] f32 -> %t[ap=[[64,128],[1,64]]] f32\n}\n")
+	if _, err := FullUnroll(m, FullUnrollOptions{Level: 1, Logf: logf}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(log, "\n"), "No unrolling needed, running hhir pass") {
+		t.Errorf("log %q", log)
+	}
+}
+
+func TestGetLargestFactorWithThreshold(t *testing.T) {
+	for _, tc := range []struct{ n, want int64 }{
+		{128, 16}, {2048, 16}, {100, 10}, {96, 16}, {24, 12}, {12, 12}, {7, 7}, {17, 1}, {34, 2}, {1, 1},
+	} {
+		got, err := GetLargestFactorWithThreshold(tc.n, MaxFactor)
+		if err != nil || got != tc.want {
+			t.Errorf("GetLargestFactorWithThreshold(%d, 16) = %d, %v; want %d", tc.n, got, err, tc.want)
+		}
+		if tc.n%got != 0 || got > MaxFactor {
+			t.Errorf("%d pieces for %d", got, tc.n)
+		}
+	}
+	if _, err := GetLargestFactorWithThreshold(64, 0); err == nil || !strings.Contains(err.Error(), "MaxFactor > 0") {
+		t.Errorf("MaxFactor 0: %v", err)
+	}
+	if _, err := GetLargestFactorWithThreshold(0, 16); err == nil {
+		t.Errorf("dimension 0 accepted")
+	}
+}
+
+const heuristicSrc = loopHeader + `
+Block1:
+  ld = Load %x[ap=[[64,128],[1,64]]] f32 -> %t[ap=[[64,128],[1,64]]] f32
+  outer = Loop o in [0, 2) {
+  Block_o:
+    inner = Loop k in [0, 3) {
+    Block_k:
+      inc = TensorScalar on DVE %t[ap=[[64,128],[1,64]]] f32 -> %t[ap=[[64,128],[1,64]]] f32 ` + incAttrs + `
+    }
+  }
+  sym = Loop s in [0, 2) {
+  Block_s:
+    half = TensorScalar on DVE %t_set[block=0, offset=32*s, ap=[[64,128],[1,32]]] f32 -> %t_set[block=0, offset=32*s, ap=[[64,128],[1,32]]] f32 ` + incAttrs + `
+  }
+  a = Loop p in [0, 2) {
+  Block_p:
+    inc2 = TensorScalar on DVE %t[ap=[[64,128],[1,64]]] f32 -> %t[ap=[[64,128],[1,64]]] f32 ` + incAttrs + `
+  }
+  b = Loop q in [0, 2) {
+  Block_q:
+    inc3 = TensorScalar on DVE %t[ap=[[64,128],[1,64]]] f32 -> %t[ap=[[64,128],[1,64]]] f32 ` + incAttrs + `
+  }
+  st = Save %t[ap=[[64,128],[1,64]]] f32 -> %z[ap=[[64,128],[1,64]]] f32
+}
+`
+
+func marked(m *bir.Module) []string {
+	var out []string
+	f := m.Main()
+	f.Walk(func(i bir.InstID) bool {
+		if f.Inst(i).Op == bir.OpLoop && f.Attrs(i).Bool(HeuristicAttr, false) {
+			out = append(out, f.InstName(i))
+		}
+		return true
+	})
+	return out
+}
+
+func TestHeuristicUnroll_Gate(t *testing.T) {
+	var log []string
+	logf := func(f string, a ...any) { log = append(log, f) }
+	m := parse(t, heuristicSrc)
+	st, err := HeuristicUnroll(m, HeuristicOptions{Enabled: false, Logf: logf})
+	if err != nil || len(marked(m)) != 0 || len(log) != 1 || log[0] != "Heuristic unroll is off." {
+		t.Errorf("off: %v, marked %v, log %q", err, marked(m), log)
+	}
+	_ = st
+	// Eligible: inner (innermost, static), a, b; not outer (not innermost)
+	// nor sym (symbolic access).
+	m = parse(t, heuristicSrc)
+	st, err = HeuristicUnroll(m, HeuristicOptions{Enabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(marked(m), ","); got != "inner,a,b" || st.HeuristicMarked != 3 || st.HeuristicSkipped != 0 {
+		t.Errorf("marked %s (%+v), want inner,a,b", got, st)
+	}
+	// A multi-block eligible loop is the seed's assertion.
+	src := strings.Replace(heuristicSrc, "  Block_q:\n", "  Block_q:\n    inc4 = TensorScalar on DVE %t[ap=[[64,128],[1,64]]] f32 -> %t[ap=[[64,128],[1,64]]] f32 "+incAttrs+"\n  Block_q2:\n", 1)
+	m = parse(t, src)
+	if _, err := HeuristicUnroll(m, HeuristicOptions{Enabled: true}); err == nil || !strings.Contains(err.Error(), "exactly one body block, have 2") {
+		t.Errorf("two body blocks: %v", err)
+	}
+}
+
+func TestHeuristicUnroll_MAXHU(t *testing.T) {
+	// MAXHU from the environment caps the marks over the whole run.
+	t.Setenv("MAXHU", "2")
+	m := parse(t, heuristicSrc)
+	rep, err := runPass(m, HeuristicUnrollPass, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(marked(m), ","); got != "inner,a" {
+		t.Errorf("MAXHU=2: marked %s, want inner,a", got)
+	}
+	if counter(rep, "heuristic_unroll.marked") != 2 || counter(rep, "heuristic_unroll.skipped") != 1 {
+		t.Errorf("counters %+v", rep.Passes[0].Counters)
+	}
+	log := passLog(rep)
+	for _, want := range []string{"loop inner: unroll", "loop b: skip (cap 2 reached)", "Heuristically unrolled 3 loops."} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log %q lacks %q", log, want)
+		}
+	}
+	// The option wins over the environment.
+	m = parse(t, heuristicSrc)
+	if _, err := runPass(m, HeuristicUnrollPass, map[string]string{"maxhu": "0"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := marked(m); len(got) != 0 {
+		t.Errorf("maxhu=0: marked %v", got)
+	}
+	m = parse(t, heuristicSrc)
+	if _, err := runPass(m, HeuristicUnrollPass, map[string]string{"enable": "false"}); err != nil || len(marked(m)) != 0 {
+		t.Errorf("enable=false: %v, marked %v", err, marked(m))
+	}
+	t.Setenv("MAXHU", "many")
+	m = parse(t, heuristicSrc)
+	if _, err := runPass(m, HeuristicUnrollPass, nil); err == nil || !strings.Contains(err.Error(), "MAXHU") {
+		t.Errorf("MAXHU=many: %v", err)
+	}
+}
+
+// HeuristicUnroll then FullUnroll level 1 on a module: outputs unchanged.
+func TestHeuristicThenLevel1_TranslationValidation(t *testing.T) {
+	m := parse(t, heuristicSrc)
+	passtest.Check(t, m, func(m *bir.Module) error {
+		if _, err := HeuristicUnroll(m, HeuristicOptions{Enabled: true, MaxHU: "2"}); err != nil {
+			return err
+		}
+		_, err := FullUnroll(m, FullUnrollOptions{Level: 1})
+		return err
+	})
+	// outer and sym stay loops, inner and a are gone, b (capped) stays.
+	var loops []string
+	f := m.Main()
+	f.Walk(func(i bir.InstID) bool {
+		if f.Inst(i).Op.IsLoop() {
+			loops = append(loops, f.InstName(i))
+		}
+		return true
+	})
+	if got := strings.Join(loops, ","); got != "outer,sym,b" {
+		t.Errorf("loops after level 1: %s, want outer,sym,b", got)
+	}
+}
+
+func TestUnroll_Errors(t *testing.T) {
+	for _, tc := range []struct {
+		name, src, want string
+		opt             UnrollOptions
+	}{
+		{"block out of range", loopHeader + `  tensor %b_set: f32[128, 64] class=NeuronSBTensor blocks=2
+    loc %b: SB 128x256
+
+Block1:
+  loop_i = Loop i in [0, 3) {
+  Block_i:
+    cp = TensorCopy on DVE %t[ap=[[64,128],[1,64]]] f32 -> %b_set[block=i, ap=[[64,128],[1,64]]] f32
+  }
+}
+`, "instruction cp (TensorCopy) at i=2: operand 1: block index 2 of tensor b_set: want 0 <= block < 2", UnrollOptions{}},
+		{"offset out of range", loopHeader + `
+Block1:
+  loop_i = Loop i in [0, 3) {
+  Block_i:
+    cp = TensorCopy on DVE %t[ap=[[64,128],[1,64]]] f32 -> %t_set[block=0, offset=4096*i, ap=[[64,128],[1,64]]] f32
+  }
+}
+`, "instruction cp (TensorCopy) at i=1: operand 1: block 0 of t_set at element offset 4096 reaches elements [4096, 12287] of location t, which has 8192 float32 elements", UnrollOptions{}},
+		{"realloc unallocated", loopHeader + `  tensor %b_set: f32[128, 64] class=NeuronSBTensor blocks=2
+    loc %b: SB 128x256
+
+Block1:
+  loop_i = Loop i in [0, 2) {
+  Block_i:
+    cp = TensorCopy on DVE %t[ap=[[64,128],[1,64]]] f32 -> %b_set[block=i, ap=[[64,128],[1,64]]] f32
+  }
+}
+`, "tensor b_set, block 0 (location b): mem.isAllocated() does not hold", UnrollOptions{Realloc: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := parse(t, tc.src)
+			_, err := Unroll(m, tc.opt)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Unroll = %v\nwant an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestMemlocsGeneration(t *testing.T) {
+	src := loopHeader + `  tensor %b_set: f32[128, 64] class=NeuronSBTensor blocks=3
+    loc %b: SB 128x256 addr=512 allocated
+
+Block1:
+  loop_i = Loop i in [0, 3) {
+  Block_i:
+    cp = TensorCopy on DVE %x[ap=[[64,128],[1,64]]] f32 -> %b_set[block=i, ap=[[64,128],[1,64]]] f32
+    st = Save %b_set[block=i, ap=[[64,128],[1,64]]] f32 -> %z[ap=[[64,128],[1,64]]] f32
+  }
+}
+`
+	m := parse(t, src)
+	f := m.Main()
+	if _, err := FullUnroll(m, FullUnrollOptions{Level: 0}); err != nil {
+		t.Fatal(err)
+	}
+	tid, _ := f.TensorByName("b_set")
+	ts := f.Tensor(tid)
+	if len(ts.Locs) != 3 {
+		t.Fatalf("%d locations, want 3", len(ts.Locs))
+	}
+	for b, l := range ts.Locs {
+		lc := f.Loc(l)
+		if lc.Name != "b_set_sub"+string(rune('0'+b)) || lc.TensorIdx != int64(b) || lc.Addr != 512 || !lc.Allocated {
+			t.Errorf("location %d: %+v", b, *lc)
+		}
+	}
+	before := bir.Format(m)
+	if _, err := FullUnroll(m, FullUnrollOptions{Level: 0}); err != nil {
+		t.Fatalf("second run: %v", err)
+	}
+	if bir.Format(m) != before {
+		t.Errorf("level 0 is not idempotent")
+	}
+	// A tensor without a location: the seed's assertion.
+	m = parse(t, src)
+	f = m.Main()
+	tid, _ = f.TensorByName("z_set")
+	f.RemoveLoc(f.Tensor(tid).Locs[0])
+	if _, err := FullUnroll(m, FullUnrollOptions{Level: 0}); err == nil || !strings.Contains(err.Error(), "MemlocSet cannot be empty") {
+		t.Errorf("empty tensor: %v", err)
+	}
+}
+
+func TestDCE(t *testing.T) {
+	src := `module arch=trn2
+
+func @main {
+  tensor %x_set: f32[128, 64] kind=Input
+    loc %x: Input 128x256
+  tensor %z_set: f32[128, 64] kind=Output
+    loc %z: Output 128x256
+  tensor %a_set: f32[128, 64] class=NeuronSBTensor
+    loc %a: SB 128x256
+  tensor %b_set: f32[128, 64] class=NeuronSBTensor
+    loc %b: SB 128x256
+  tensor %c_set: f32[128, 64] class=NeuronSBTensor
+    loc %c: SB 128x256
+  tensor %d_set: f32[128, 64] class=NeuronSBTensor
+    loc %d: SB 128x256
+
+Block1:
+  ld = Load %x[ap=[[64,128],[1,64]]] f32 -> %a[ap=[[64,128],[1,64]]] f32
+  chain1 = TensorCopy on DVE %a[ap=[[64,128],[1,64]]] f32 -> %b[ap=[[64,128],[1,64]]] f32
+  chain2 = TensorCopy on DVE %b[ap=[[64,128],[1,64]]] f32 -> %c[ap=[[64,128],[1,64]]] f32 deps [FLOW chain1]
+  act = Activation on Activation %a[ap=[[64,128],[1,64]]] f32 -> %d[ap=[[64,128],[1,64]]] f32 {func="Exp", scale=1.0, alpha=0.0, acc="Accumulate"}
+  st = Save %a[ap=[[64,128],[1,64]]] f32 -> %z[ap=[[64,128],[1,64]]] f32 deps [FLOW ld, ORDERED chain2]
+}
+`
+	m := parse(t, src)
+	f := m.Main()
+	n := DCE(f)
+	var names []string
+	f.Walk(func(i bir.InstID) bool { names = append(names, f.InstName(i)); return true })
+	// chain2 writes c (never read): dead; then b loses its reader: chain1
+	// dead. act accumulates (engine state): kept. ld feeds st: kept.
+	if n != 2 || strings.Join(names, ",") != "ld,act,st" {
+		t.Errorf("DCE removed %d, left %v; want 2 removed, ld,act,st", n, names)
+	}
+	st, _ := f.InstByName("st")
+	if deps := f.Deps(st); len(deps) != 1 || f.InstName(deps[0].On) != "ld" {
+		t.Errorf("st's dependencies after dce: %v", deps)
+	}
+	if err := verify.Module(m, verify.Options{}); err != nil {
+		t.Errorf("verify after dce: %v", err)
+	}
+}
+
+// A carried dependency on a later instruction of a kept loop's body goes
+// through the fixup queue: at level 1 the marked inner loop is unrolled
+// inside the kept outer loop, and first (at the top of outer's body)
+// depends, carried by o, on every instance of last.
+func TestFullUnroll_ForwardCarryFixup(t *testing.T) {
+	src := loopHeader + `
+Block1:
+  ld = Load %x[ap=[[64,128],[1,64]]] f32 -> %t[ap=[[64,128],[1,64]]] f32
+  outer = Loop o in [0, 3) {
+  Block_o:
+    first = TensorScalar on DVE %t[ap=[[64,128],[1,64]]] f32 -> %t[ap=[[64,128],[1,64]]] f32 ` + incAttrs + ` deps [FLOW last carry(o, 1)]
+    inner = Loop k in [0, 2) {heuristic_unroll=true} {
+    Block_k:
+      last = TensorScalar on DVE %t[ap=[[64,128],[1,64]]] f32 -> %t[ap=[[64,128],[1,64]]] f32 ` + incAttrs + `
+    }
+  }
+  st = Save %t[ap=[[64,128],[1,64]]] f32 -> %z[ap=[[64,128],[1,64]]] f32
+}
+`
+	m := parse(t, src)
+	passtest.Check(t, m, func(m *bir.Module) error {
+		_, err := FullUnroll(m, FullUnrollOptions{Level: 1})
+		return err
+	})
+	f := m.Main()
+	first, ok := f.InstByName("first")
+	if !ok {
+		t.Fatalf("first is gone:\n%s", bir.Format(m))
+	}
+	deps := f.Deps(first)
+	var got []string
+	for _, d := range deps {
+		got = append(got, f.InstName(d.On)+"@"+m.AxisName(d.CarryAxis))
+		if d.CarryDist != 1 {
+			t.Errorf("distance %d", d.CarryDist)
+		}
+	}
+	if strings.Join(got, ",") != "last.0@o,last.1@o" {
+		t.Errorf("first's dependencies %v, want last.0 and last.1 carried by o", got)
+	}
+}
+
+// DoWhile and DynamicForLoop bodies keep running the same after the
+// register-form lowering (the interpreter executes both forms).
+func TestLowerDynamicExprs_DoWhile(t *testing.T) {
+	src := loopHeader + `  reg $cnt
+  reg $cond
+
+Block1:
+  ld = Load %x[ap=[[64,128],[1,64]]] f32 -> %t[ap=[[64,128],[1,64]]] f32
+  init = RegisterMove 3 i32 -> $cnt i32
+  dw = DoWhile w in [0, 1) $cond i32 {
+  Block_w:
+    sc = TensorScalar on DVE %t_set[block=0, offset=16*w, ap=[[64,128],[1,16]]] f32 -> %t_set[block=0, offset=16*w, ap=[[64,128],[1,16]]] f32 {op0="mult", const0=3.0, reverse0=false, op1="add", const1=1.0, reverse1=false}
+    dec = RegisterAlu $cnt i32, 1 i32 -> $cnt i32 {op="subtract"}
+    mv = RegisterMove $cnt i32 -> $cond i32
+  }
+  st = Save %t[ap=[[64,128],[1,64]]] f32 -> %z[ap=[[64,128],[1,64]]] f32
+}
+`
+	m := parse(t, src)
+	passtest.Check(t, m, func(m *bir.Module) error {
+		_, err := Unroll(m, UnrollOptions{})
+		return err
+	})
+	f := m.Main()
+	sc, _ := f.InstByName("sc")
+	for k, o := range f.Operands(sc) {
+		if o.Kind != bir.OpdRegAP {
+			t.Errorf("operand %d of sc is a %s, want a register access pattern", k, o.Kind)
+		}
+	}
+}
+
+func TestRenumberCoreBarriers(t *testing.T) {
+	src := loopHeader + `
+Block1:
+  loop_i = Loop i in [0, 3) {
+  Block_i:
+    bar = CoreBarrier {id=7, cores=[0, 1]}
+  }
+}
+`
+	m := parse(t, src)
+	st, err := Unroll(m, UnrollOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.Main()
+	var ids []int64
+	f.Walk(func(i bir.InstID) bool {
+		ids = append(ids, f.Attrs(i).Int("id", -1))
+		return true
+	})
+	if st.CoreBarrierRenamed != 3 || len(ids) != 3 || ids[0] != 0 || ids[1] != 1 || ids[2] != 2 {
+		t.Errorf("barrier ids %v (renamed %d), want 0,1,2", ids, st.CoreBarrierRenamed)
+	}
+}
+
+func TestSplit_Refused(t *testing.T) {
+	src := `module arch=trn2
+
+func @main attributes=[need_unroll] {
+  tensor %x_set: f32[128, 256] kind=Input
+    loc %x: Input 128x1024
+  tensor %z_set: f32[128, 256] kind=Output
+    loc %z: Output 128x1024
+  tensor %big_set: f32[128, 256] class=NeuronSBTensor split_shape=[false, true]
+    loc %big: SB 128x1024
+
+Block1:
+  ld = Load %x[ap=[[256,128],[1,256]]] f32 -> %big[ap=[[256,128],[1,256]]] f32
+  red = TensorReduce on DVE %big[ap=[[256,128],[1,256]]] f32 -> %big[ap=[[256,128],[1,1]]] f32 {op="add", axis="X", negate=false}
+  st = Save %big[ap=[[256,128],[1,256]]] f32 -> %z[ap=[[256,128],[1,256]]] f32
+}
+`
+	m := parse(t, src)
+	_, err := FullUnroll(m, FullUnrollOptions{Level: 1})
+	for _, want := range []string{"instruction red (TensorReduce)", "tensorSplit of big_set", "dim 1 is cut into 16 pieces of 16", "not an element-wise one"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("FullUnroll = %v, want an error containing %q", err, want)
+		}
+	}
+	// An input tensor cannot be cut.
+	m = parse(t, strings.Replace(src, "kind=Input\n", "kind=Input split_shape=[false, true]\n", 1))
+	if _, err := FullUnroll(m, FullUnrollOptions{Level: 1}); err == nil || !strings.Contains(err.Error(), "only internal tensors can be cut") {
+		t.Errorf("marked input: %v", err)
+	}
+}
