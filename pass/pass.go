@@ -155,8 +155,13 @@ type Config struct {
 	Passes []string
 	// Options are per-pass options: Options[pass][key] = value.
 	Options map[string]map[string]string
-	// VerifyEach verifies the module before the first pass and after each.
+	// The input is always verified before the first pass and the result
+	// after the last one (a compiler that does not check its input turns
+	// a user's mistake into a confusing failure deep in a pass).
+	// VerifyEach also verifies after every pass; NoVerify turns all
+	// verification off (for benchmarks of the passes alone).
 	VerifyEach bool
+	NoVerify   bool
 	// PrintAfter lists passes after which the module is printed in text
 	// form to PrintOut (and to DumpDir when set); "all" prints after every
 	// pass.

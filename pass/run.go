@@ -37,9 +37,15 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 	}
 	start := time.Now()
 	var stage verify.Stage
-	if cfg.VerifyEach {
+	if !cfg.NoVerify {
 		if err := verify.Module(m, verify.Options{Arch: model, Stage: stage}); err != nil {
-			return rep, fmt.Errorf("verifying the input: %w", err)
+			return rep, fmt.Errorf("the input does not verify: %w", err)
+		}
+	}
+	lastRun := -1
+	for i := range t.Passes {
+		if slices.Contains(run, &t.Passes[i]) {
+			lastRun = i
 		}
 	}
 	for i := range t.Passes {
@@ -62,7 +68,7 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 			return rep, err
 		}
 		stage |= p.Produces
-		if cfg.VerifyEach {
+		if cfg.VerifyEach || (i == lastRun && !cfg.NoVerify) {
 			t1 := time.Now()
 			verr := verify.Module(m, verify.Options{Arch: model, Stage: stage})
 			res.VerifyWall = time.Since(t1)

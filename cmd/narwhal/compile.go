@@ -202,3 +202,15 @@ func runPasses(args []string, stdout, stderr io.Writer) error {
 	}
 	return nil
 }
+
+// passTableNames lists the passes the default pipeline runs on the
+// default kernel (for tests).
+func passTableNames() []string {
+	var out []string
+	for _, p := range pipeline.Table.Passes {
+		if p.Default && p.Gate == "" {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}

@@ -30,21 +30,24 @@ type command struct {
 	run   func(args []string, stdout, stderr io.Writer) error
 }
 
-var commands []command
-
-func init() {
-	commands = []command{
-		{"compile", "compile [FILE] [-o OUT] [flags]: run the pass pipeline (no FILE: the built-in default kernel, with the report)", runCompile},
-		{"print", "print FILE [--format text|json]: print a module", runPrint},
-		{"verify", "verify FILE [--arch A]: run the verifier", runVerify},
-		{"passes", "passes: list the pass table", runPasses},
-		{"version", "version: print the version", runVersion},
-	}
-	commands = append(commands, extraCommands...)
+// baseCommands are the commands of this file; other files of the package
+// append theirs to extraCommands (from an init function or a variable
+// initializer: the table is assembled at call time, so init order does not
+// matter).
+var baseCommands = []command{
+	{"compile", "compile [FILE] [-o OUT] [flags]: run the pass pipeline (no FILE: the built-in default kernel, with the report)", runCompile},
+	{"print", "print FILE [--format text|json]: print a module", runPrint},
+	{"verify", "verify FILE [--arch A]: run the verifier", runVerify},
+	{"passes", "passes: list the pass table", runPasses},
+	{"version", "version: print the version", runVersion},
 }
 
 // extraCommands are added by other files of this package.
 var extraCommands []command
+
+func commands() []command {
+	return append(append([]command(nil), baseCommands...), extraCommands...)
+}
 
 func main() {
 	os.Exit(mainExit(os.Args[1:], os.Stdout, os.Stderr))
@@ -71,7 +74,7 @@ func mainExit(args []string, stdout, stderr io.Writer) (code int) {
 		}
 		return 0
 	}
-	for _, c := range commands {
+	for _, c := range commands() {
 		if c.name == args[0] {
 			err := c.run(args[1:], stdout, stderr)
 			switch {
@@ -95,7 +98,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "usage: narwhal COMMAND [arguments]")
 	fmt.Fprintln(w)
-	for _, c := range commands {
+	for _, c := range commands() {
 		fmt.Fprintf(w, "  %s\n", c.usage)
 	}
 	fmt.Fprintln(w)

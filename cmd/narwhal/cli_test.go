@@ -1,0 +1,129 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The foundation's must-shows, end to end through the CLI.
+
+func TestCompile_DefaultKernelPrintsReport(t *testing.T) {
+	code, stdout, stderr := narwhal(t, "compile")
+	if code != 0 {
+		t.Fatalf("narwhal compile: exit %d, stderr %q", code, stderr)
+	}
+	if !strings.Contains(stdout, "narwhal pass report") || !strings.Contains(stdout, "total") {
+		t.Errorf("no report in the output:\n%s", stdout)
+	}
+	for _, p := range passTableNames() {
+		if !strings.Contains(stdout, p) {
+			t.Errorf("report does not name pass %s:\n%s", p, stdout)
+		}
+	}
+}
+
+func TestPrint_RoundTripIsByteStable(t *testing.T) {
+	for _, format := range []string{"json", "text"} {
+		t.Run(format, func(t *testing.T) {
+			dir := t.TempDir()
+			code, first, stderr := narwhal(t, "print", "builtin:tensor_add", "--format", format)
+			if code != 0 {
+				t.Fatalf("print builtin: exit %d: %s", code, stderr)
+			}
+			path := filepath.Join(dir, "a."+format)
+			if err := os.WriteFile(path, []byte(first), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, second, stderr := narwhal(t, "print", path, "--format", format)
+			if code != 0 {
+				t.Fatalf("print %s: exit %d: %s", path, code, stderr)
+			}
+			if first != second {
+				t.Errorf("print of the printed %s differs (%d vs %d bytes)", format, len(first), len(second))
+			}
+		})
+	}
+}
+
+func TestCompile_WritesOutputByExtension(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"out.json", "out.bir"} {
+		path := filepath.Join(dir, name)
+		code, _, stderr := narwhal(t, "compile", "builtin:tensor_add", "-o", path)
+		if code != 0 {
+			t.Fatalf("compile -o %s: exit %d: %s", name, code, stderr)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		isJSON := strings.HasPrefix(strings.TrimSpace(string(data)), "{")
+		if isJSON != strings.HasSuffix(name, ".json") {
+			t.Errorf("%s: JSON = %v", name, isJSON)
+		}
+		// The output reads back and verifies.
+		if code, _, stderr := narwhal(t, "verify", path); code != 0 {
+			t.Errorf("verify %s: exit %d: %s", name, code, stderr)
+		}
+	}
+}
+
+func TestBadInput_ExitOneWithOneLine(t *testing.T) {
+	tests := []struct {
+		file string
+		want string // a substring of the message
+	}{
+		{"malformed.json", "malformed.json:"},
+		{"dangling.json", `"no_such_tensor"`},
+		{"oob.json", "want 0 <= index < 65536"},
+		{"dtype_name.json", `unknown dtype "float33"`},
+		{"dtype_number.json", "unknown dtype number 20"},
+	}
+	for _, tt := range tests {
+		for _, cmd := range []string{"verify", "compile", "print"} {
+			if cmd == "print" && tt.file == "oob.json" {
+				continue // print does not verify: an out-of-bounds pattern is printable
+			}
+			code, _, stderr := narwhal(t, cmd, filepath.Join("testdata", "bad", tt.file))
+			if code != 1 {
+				t.Errorf("%s %s: exit %d, want 1", cmd, tt.file, code)
+			}
+			if strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 {
+				t.Errorf("%s %s: message is not one line: %q", cmd, tt.file, stderr)
+			}
+			if !strings.Contains(stderr, tt.want) {
+				t.Errorf("%s %s: message %q does not contain %q", cmd, tt.file, stderr, tt.want)
+			}
+			if strings.Contains(stderr, "goroutine") || strings.Contains(stderr, "panic") {
+				t.Errorf("%s %s: panic trace: %q", cmd, tt.file, stderr)
+			}
+		}
+	}
+}
+
+func TestCLI_UsageErrors(t *testing.T) {
+	tests := [][]string{
+		{"nosuchcommand"},
+		{"compile", "a", "b"},
+		{"compile", "--passes", "no_such_pass"},
+		{"compile", "--option", "nodot=1"},
+		{"compile", "--arch", "trn9"},
+		{"print", "builtin:no_such_kernel"},
+		{"print", "/nonexistent/file.json"},
+	}
+	for _, args := range tests {
+		code, _, stderr := narwhal(t, args...)
+		if code != 1 || stderr == "" {
+			t.Errorf("narwhal %v: exit %d, stderr %q; want exit 1 and a message", args, code, stderr)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, stdout, _ := narwhal(t, "version")
+	if code != 0 || !strings.HasPrefix(stdout, "narwhal ") {
+		t.Errorf("version: exit %d, %q", code, stdout)
+	}
+}
