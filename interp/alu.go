@@ -330,14 +330,14 @@ func aluInt(op aluOp, a, b int64, width int, unsigned bool) (int64, bool) {
 		return wrap(r), true
 	case aluMax:
 		if less() {
-			return b, true
+			return wrap(b), true
 		}
-		return a, true
+		return wrap(a), true
 	case aluMin:
 		if less() {
-			return a, true
+			return wrap(a), true
 		}
-		return b, true
+		return wrap(b), true
 	case aluAbs:
 		if unsigned || a >= 0 {
 			return a, true
@@ -351,7 +351,7 @@ func aluInt(op aluOp, a, b int64, width int, unsigned bool) (int64, bool) {
 	case aluPow:
 		return wrap(intPow(a, b)), true
 	case aluBypass:
-		return a, true
+		return wrap(a), true
 	case aluIsEq:
 		return b2i(a == b), true
 	case aluNotEq:

@@ -41,7 +41,8 @@ type view struct {
 	n    int64
 	P, F int64
 	pat  bir.Pattern
-	opd  int // operand index (sources then destinations), for messages
+	opd  int    // operand index (sources then destinations)
+	what string // "source 0", "destination 0": for messages
 }
 
 func (v *view) st() *storage { return v.reg.st }
@@ -68,61 +69,61 @@ func (mc *machine) evalAPWith(fr *frame, k int, o *bir.Operand, pat bir.Pattern)
 	case bir.OpdPhysAP:
 		loc = o.Loc()
 		if int(loc) < 0 || int(loc) >= f.NumLocs() {
-			return nil, errf(ErrOperand, "operand %d names no memory location (#%d)", k, loc)
+			return nil, errf(ErrOperand, "%s names no memory location (#%d)", mc.label(k), loc)
 		}
 		off = o.Offset
 	case bir.OpdSymAP, bir.OpdRegAP:
 		t := o.TensorRef()
 		if int(t) < 0 || int(t) >= f.NumTensors() || f.Tensor(t).Dead {
-			return nil, errf(ErrOperand, "operand %d names no tensor (#%d)", k, t)
+			return nil, errf(ErrOperand, "%s names no tensor (#%d)", mc.label(k), t)
 		}
 		ts := f.Tensor(t)
 		if o.Kind == bir.OpdSymAP {
 			var err error
 			if block, err = mc.evalExpr(o.BlockExpr()); err != nil {
-				return nil, errf(ErrOperand, "operand %d: block index: %v", k, err)
+				return nil, errf(ErrOperand, "%s: block index: %v", mc.label(k), err)
 			}
 			if off, err = mc.evalExpr(o.OffsetExpr()); err != nil {
-				return nil, errf(ErrOperand, "operand %d: offset: %v", k, err)
+				return nil, errf(ErrOperand, "%s: offset: %v", mc.label(k), err)
 			}
 		} else {
 			r := bir.RegID(o.Expr)
 			v, err := mc.regValue(fr, r)
 			if err != nil {
-				return nil, errf(ErrUninitRead, "operand %d: register offset: %v", k, err)
+				return nil, errf(ErrUninitRead, "%s: register offset: %v", mc.label(k), err)
 			}
 			off = v + o.Offset
 		}
 		nb := max(ts.NBlocks, 1)
 		if block < 0 || block >= nb {
-			return nil, errf(ErrOutOfBounds, "operand %d: block index %d outside the %d blocks of tensor %s", k, block, nb, ts.Name)
+			return nil, errf(ErrOutOfBounds, "%s: block index %d outside the %d blocks of tensor %s", mc.label(k), block, nb, ts.Name)
 		}
 		var ok bool
 		loc, ok = f.LocForBlock(t, block)
 		if !ok {
-			return nil, errf(ErrOperand, "operand %d: tensor %s has no location for block %d", k, ts.Name, block)
+			return nil, errf(ErrOperand, "%s: tensor %s has no location for block %d", mc.label(k), ts.Name, block)
 		}
 		if !isTemplate(f, t) {
 			block = 0
 		}
 	default:
-		return nil, errf(ErrOperand, "operand %d is a %s, want an access pattern", k, o.Kind)
+		return nil, errf(ErrOperand, "%s is a %s, want an access pattern", mc.label(k), o.Kind)
 	}
 	reg, err := mc.region(fr, loc, block)
 	if err != nil {
 		return nil, err
 	}
 	if !o.Dtype.Valid() {
-		return nil, errf(ErrOperand, "operand %d has invalid dtype %s", k, o.Dtype)
+		return nil, errf(ErrOperand, "%s has invalid dtype %s", mc.label(k), o.Dtype)
 	}
 	if int(o.Pattern) < 0 || int(o.Pattern) >= mc.m.NumPatterns() {
-		return nil, errf(ErrOperand, "operand %d names no access pattern (#%d)", k, o.Pattern)
+		return nil, errf(ErrOperand, "%s names no access pattern (#%d)", mc.label(k), o.Pattern)
 	}
 	if pat == nil {
 		pat = mc.m.Pattern(o.Pattern)
 	}
 	v := &mc.views[k]
-	*v = view{reg: reg, dt: o.Dtype, ds: o.Dtype.Size(), pat: pat, opd: k}
+	*v = view{reg: reg, dt: o.Dtype, ds: o.Dtype.Size(), pat: pat, opd: k, what: mc.label(k)}
 	if err := mc.fillOffsets(v, off, k); err != nil {
 		return nil, err
 	}
@@ -154,21 +155,21 @@ func (mc *machine) evalExpr(id bir.ExprID) (int64, error) {
 func (mc *machine) fillOffsets(v *view, off int64, k int) error {
 	reg, pat, ds := v.reg, v.pat, v.ds
 	if len(pat) > maxPairs {
-		return errf(ErrOperand, "operand %d has %d [step, num] pairs; narwhal executes at most %d", k, len(pat), maxPairs)
+		return errf(ErrOperand, "%s has %d [step, num] pairs; narwhal executes at most %d", v.what, len(pat), maxPairs)
 	}
 	// Element count, logical shape and the analytic element range.
 	n := int64(1)
 	lo, hi := off, off
 	for d, q := range pat {
 		if q.Num < 0 {
-			return errf(ErrOperand, "operand %d: pair %d has negative num %d", k, d, q.Num)
+			return errf(ErrOperand, "%s: pair %d has negative num %d", v.what, d, q.Num)
 		}
 		if q.Num > 1<<32 || q.Step > 1<<40 || q.Step < -(1<<40) {
-			return errf(ErrOperand, "operand %d: pair %d [%d, %d] is too large to execute", k, d, q.Step, q.Num)
+			return errf(ErrOperand, "%s: pair %d [%d, %d] is too large to execute", v.what, d, q.Step, q.Num)
 		}
 		n *= q.Num
 		if n > 1<<34 {
-			return errf(ErrOperand, "operand %d walks more than 2^34 elements", k)
+			return errf(ErrOperand, "%s walks more than 2^34 elements", v.what)
 		}
 		if q.Num > 0 {
 			span := q.Step * (q.Num - 1)
@@ -200,8 +201,7 @@ func (mc *machine) fillOffsets(v *view, off int64, k int) error {
 		if reg.onChip() {
 			shape = fmt.Sprintf("%d partitions x %d elements", reg.parts, E)
 		}
-		return errf(ErrOutOfBounds, "operand %d accesses elements [%d, %d] of location %s, which holds %s of %s",
-			k, lo, hi, reg.name, shape, v.dt)
+		return errf(ErrOutOfBounds, "%s accesses elements [%d, %d] of location %s, which holds %s of %s", v.what, lo, hi, reg.name, shape, v.dt)
 	}
 	if int64(cap(mc.offs[k])) < n {
 		mc.offs[k] = make([]int64, n, n+n/4)
@@ -330,8 +330,7 @@ func (mc *machine) bankCheck(v *view, k int) error {
 		lo, hi := mc.bankLo[row], mc.bankHi[row]+v.ds-1
 		if lo/bb != hi/bb {
 			r := v.reg
-			return errf(ErrPSUMBankSpan, "operand %d spans PSUM banks: location %s, partition %d, bytes [%d, %d] cross the bank boundary at byte %d (a bank is %d bytes per partition)",
-				k, r.name, r.physBase+row-r.row0, r.physCol0+lo-r.col0, r.physCol0+hi-r.col0, r.physCol0+(hi/bb)*bb-r.col0, bb)
+			return errf(ErrPSUMBankSpan, "%s spans PSUM banks: location %s, partition %d, bytes [%d, %d] cross the bank boundary at byte %d (a bank is %d bytes per partition)", v.what, r.name, r.physBase+row-r.row0, r.physCol0+lo-r.col0, r.physCol0+hi-r.col0, r.physCol0+(hi/bb)*bb-r.col0, bb)
 		}
 	}
 	return nil

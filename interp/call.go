@@ -92,7 +92,7 @@ func (mc *machine) wholeView(r *region, dt bir.Dtype, k int) (*view, error) {
 	}
 	mc.reserve(k + 1)
 	v := &mc.views[k]
-	*v = view{reg: r, dt: dt, ds: ds, pat: pat, opd: k}
+	*v = view{reg: r, dt: dt, ds: ds, pat: pat, opd: k, what: "location " + r.name}
 	if err := mc.fillOffsets(v, 0, k); err != nil {
 		return nil, err
 	}
@@ -125,6 +125,7 @@ func (mc *machine) opCall(x *instCtx) error {
 	}
 	cf := newFrame(callee)
 	scratch := len(x.ins) + len(x.outs)
+	mc.reserve(scratch + 1) // before any view of this instruction is taken
 	// Copy in.
 	for k, io := range ins {
 		src, err := mc.in(x, k)
@@ -140,7 +141,7 @@ func (mc *machine) opCall(x *instCtx) error {
 			return err
 		}
 		if src.n != dst.n {
-			return errf(ErrCountMismatch, "operand %d walks %d elements; input %s of function %s has %d", k, src.n, io.spec.Name, callee.Name, dst.n)
+			return errf(ErrCountMismatch, "%s walks %d elements; input %s of function %s has %d", mc.label(k), src.n, io.spec.Name, callee.Name, dst.n)
 		}
 		if err := mc.copyView(dst, src); err != nil {
 			return err
@@ -155,6 +156,7 @@ func (mc *machine) opCall(x *instCtx) error {
 	// Restore the caller's instruction state the callee overwrote.
 	mc.curFrame, mc.curInst = x.fr, x.i
 	mc.allowUninit = mc.opt.AllowUninitReads || x.attrs.Bool("can_read_uninit", false)
+	mc.nIns = len(x.ins)
 	mc.reserve(scratch + 1)
 	// Copy out.
 	for k, io := range outs {
@@ -171,7 +173,7 @@ func (mc *machine) opCall(x *instCtx) error {
 			return err
 		}
 		if src.n != dst.n {
-			return errf(ErrCountMismatch, "operand %d walks %d elements; output %s of function %s has %d", len(x.ins)+k, dst.n, io.spec.Name, callee.Name, src.n)
+			return errf(ErrCountMismatch, "%s walks %d elements; output %s of function %s has %d", mc.label(len(x.ins)+k), dst.n, io.spec.Name, callee.Name, src.n)
 		}
 		if dst.dt == src.dt {
 			saved := mc.allowUninit

@@ -23,7 +23,7 @@ func (mc *machine) checkInit(v *view) error {
 	st := v.reg.st
 	for i, off := range v.offs {
 		if !st.isInit(off, v.ds) {
-			return errf(ErrUninitRead, "read of never-written %s (operand %d, element %d)", v.reg.describe(off), v.opd, i)
+			return errf(ErrUninitRead, "read of never-written %s (%s, element %d)", v.reg.describe(off), v.what, i)
 		}
 	}
 	return nil
@@ -40,7 +40,7 @@ func markInit(v *view) {
 // rejectPacked fails for the x4-packed dtypes, which have no fp32 value.
 func rejectPacked(v *view) error {
 	if numeric.Packed(v.dt) {
-		return errf(ErrOperand, "operand %d has the x4-packed dtype %s: packed data can only be copied raw or memset to 0", v.opd, v.dt)
+		return errf(ErrOperand, "%s has the x4-packed dtype %s: packed data can only be copied raw or memset to 0", v.what, v.dt)
 	}
 	return nil
 }

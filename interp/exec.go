@@ -63,6 +63,7 @@ type machine struct {
 	stack       []*frame
 	executed    int64
 	allowUninit bool
+	nIns        int // source operands of the instruction being executed (for labels)
 	rng         uint64
 
 	// The instruction being executed (for recovered panics).
@@ -328,6 +329,7 @@ func (mc *machine) exec(fr *frame, i bir.InstID) error {
 	}
 	attrs := f.Attrs(i)
 	mc.allowUninit = mc.opt.AllowUninitReads || attrs.Bool("can_read_uninit", false)
+	mc.nIns = nIns
 	mc.reserve(nIns + nOuts)
 	x := &instCtx{fr: fr, i: i, eng: in.Engine, attrs: attrs, ins: f.Ins(i), outs: f.Outs(i)}
 	err := mc.dispatch(x, in.Op)
@@ -346,6 +348,15 @@ func arity(lo, hi int) string {
 		return strconv.Itoa(lo)
 	}
 	return fmt.Sprintf("%d to %d", lo, hi)
+}
+
+// label names operand k of the instruction being executed: "source 0",
+// "destination 0".
+func (mc *machine) label(k int) string {
+	if k < mc.nIns {
+		return "source " + strconv.Itoa(k)
+	}
+	return "destination " + strconv.Itoa(k-mc.nIns)
 }
 
 // instCtx is the instruction being executed.
@@ -453,20 +464,20 @@ func (mc *machine) scalarInt(fr *frame, o *bir.Operand, k int) (int64, error) {
 		if o.Flags&bir.OpdFlagFloat != 0 {
 			v := o.ImmFloat()
 			if v != float64(int64(v)) {
-				return 0, errf(ErrOperand, "operand %d: immediate %g is not an integer", k, v)
+				return 0, errf(ErrOperand, "%s: immediate %g is not an integer", mc.label(k), v)
 			}
 		}
 		return o.ImmInt(), nil
 	case bir.OpdRegister:
 		v, err := mc.regValue(fr, bir.RegID(o.Ref))
 		if err != nil {
-			return 0, errf(ErrUninitRead, "operand %d: %v", k, err)
+			return 0, errf(ErrUninitRead, "%s: %v", mc.label(k), err)
 		}
 		return v, nil
 	case bir.OpdSymImm:
 		return mc.symImm(o, k)
 	}
-	return 0, errf(ErrOperand, "operand %d is a %s, want an immediate or a register", k, o.Kind)
+	return 0, errf(ErrOperand, "%s is a %s, want an immediate or a register", mc.label(k), o.Kind)
 }
 
 // symImm evaluates a symbolic immediate: the affine expression under the
@@ -475,7 +486,7 @@ func (mc *machine) scalarInt(fr *frame, o *bir.Operand, k int) (int64, error) {
 func (mc *machine) symImm(o *bir.Operand, k int) (int64, error) {
 	v, err := mc.evalExpr(o.Expr)
 	if err != nil {
-		return 0, errf(ErrOperand, "operand %d: %v", k, err)
+		return 0, errf(ErrOperand, "%s: %v", mc.label(k), err)
 	}
 	return v, nil
 }

@@ -148,7 +148,7 @@ func (mc *machine) opReadVarAddr(x *instCtx) error {
 		return err
 	}
 	if src.reg.st.kind != memDRAM {
-		return errf(ErrMemoryRule, "ReadVarAddr reads the address of a DRAM tensor; operand 0 is location %s in %s", src.reg.name, src.reg.st.kind)
+		return errf(ErrMemoryRule, "ReadVarAddr reads the address of a DRAM tensor; source 0 is location %s in %s", src.reg.name, src.reg.st.kind)
 	}
 	d, err := mc.out(x, 0)
 	if err != nil {
@@ -203,10 +203,10 @@ func (mc *machine) rowInts(x *instCtx, k int, P int64, slot int, what string) ([
 		return nil, err
 	}
 	if !numeric.IsInt(v.dt) {
-		return nil, errf(ErrOperand, "%s operand %d has dtype %s; want an integer dtype", what, k, v.dt)
+		return nil, errf(ErrOperand, "%s %s has dtype %s; want an integer dtype", what, mc.label(k), v.dt)
 	}
 	if v.n != P {
-		return nil, errf(ErrCountMismatch, "%s operand %d has %d elements (pattern %v); want one per partition (%d)", what, k, v.n, v.pat.Shape(), P)
+		return nil, errf(ErrCountMismatch, "%s %s has %d elements (pattern %v); want one per partition (%d)", what, mc.label(k), v.n, v.pat.Shape(), P)
 	}
 	if err := mc.readInts(v, out); err != nil {
 		return nil, err
@@ -394,14 +394,14 @@ func (mc *machine) opGenericIndirect(x *instCtx, load bool) error {
 	// The indexed (DRAM) operand and the on-chip one.
 	dataIsIn := true
 	if !load && !x.ins[0].Kind.IsAP() {
-		return errf(ErrOperand, "operand 0 is a %s, want an access pattern", x.ins[0].Kind)
+		return errf(ErrOperand, "source 0 is a %s, want an access pattern", x.ins[0].Kind)
 	}
 	onchipK := len(x.ins) // the out operand
 	if !load {
 		// Seed layout: ins[0] the DRAM tensor, outs[0] the source. The
 		// dataflow layout (ins[0] on-chip, outs[0] DRAM) is accepted too.
 		if r, err := mc.operandMem(x.fr, &x.ins[0]); err != nil {
-			return prefixErr(err, "operand 0")
+			return prefixErr(err, "source 0")
 		} else if r != memDRAM {
 			dataIsIn = false
 			onchipK = 0
@@ -418,7 +418,7 @@ func (mc *machine) opGenericIndirect(x *instCtx, load bool) error {
 	// The data AP with pair 0 collapsed (its step is ignored).
 	full := mc.m.Pattern(dataOpd.Pattern)
 	if len(full) == 0 {
-		return errf(ErrOperand, "operand %d: the indexed tensor's pattern has no partition pair", dataK)
+		return errf(ErrOperand, "%s: the indexed tensor's pattern has no partition pair", mc.label(dataK))
 	}
 	rowPat := append(bir.Pattern{{Step: 0, Num: 1}}, full[1:]...)
 	data, err := mc.evalAPWith(x.fr, dataK, dataOpd, rowPat)
@@ -426,7 +426,7 @@ func (mc *machine) opGenericIndirect(x *instCtx, load bool) error {
 		return err
 	}
 	if data.reg.st.kind != memDRAM {
-		return errf(ErrMemoryRule, "operand %d: the indexed tensor is location %s in %s; indirect DMAs index DRAM", dataK, data.reg.name, data.reg.st.kind)
+		return errf(ErrMemoryRule, "%s: the indexed tensor is location %s in %s; indirect DMAs index DRAM", mc.label(dataK), data.reg.name, data.reg.st.kind)
 	}
 	var oc *view
 	if onchipK == 0 {

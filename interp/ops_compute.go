@@ -73,7 +73,7 @@ func (mc *machine) i64buf(i int, n int64) []int64 {
 func requireInts(vs ...*view) error {
 	for _, v := range vs {
 		if !numeric.IsInt(v.dt) {
-			return errf(ErrOperand, "operand %d has dtype %s; bitwise and shift operations take integer dtypes only", v.opd, v.dt)
+			return errf(ErrOperand, "%s has dtype %s; bitwise and shift operations take integer dtypes only", v.what, v.dt)
 		}
 	}
 	return nil
@@ -235,7 +235,7 @@ func (mc *machine) loadScalar(x *instCtx, k int, P int64, slot int, ints bool) (
 		return scalarOperand{}, err
 	}
 	if v.n != P {
-		return scalarOperand{}, errf(ErrCountMismatch, "scalar operand %d has %d elements (pattern %v); want one per partition of the source (%d)", k, v.n, v.pat.Shape(), P)
+		return scalarOperand{}, errf(ErrCountMismatch, "scalar %s has %d elements (pattern %v); want one per partition of the source (%d)", mc.label(k), v.n, v.pat.Shape(), P)
 	}
 	var s scalarOperand
 	if ints {
@@ -320,8 +320,9 @@ func (mc *machine) opTensorScalar(x *instCtx, ptr bool) error {
 		return err
 	}
 	n, F, P := d.n, max(src.F, 1), src.P
-	// The scalars.
-	var s0, s1 scalarOperand
+	// The scalars (an absent s1 reads as the immediate 0; op1 is then
+	// bypass).
+	s0, s1 := scalarOperand{imm: true}, scalarOperand{imm: true}
 	dts := []bir.Dtype{src.dt, d.dt}
 	width := 0
 	if bitv {

@@ -319,7 +319,7 @@ func (mc *machine) opCopyPredicated(x *instCtx) error {
 		}
 		so, do := src.offs[k], d.offs[k]
 		if !mc.allowUninit && !sst.isInit(so, n) {
-			return errf(ErrUninitRead, "read of never-written %s (operand %d, element %d)", src.reg.describe(so), src.opd, k)
+			return errf(ErrUninitRead, "read of never-written %s (%s, element %d)", src.reg.describe(so), src.what, k)
 		}
 		copy(dst.data[do:do+n], sst.data[so:so+n])
 		dst.setInit(do, n, true)

@@ -15,7 +15,7 @@ import (
 func dmaReadRule(vs ...*view) error {
 	for _, v := range vs {
 		if v.reg.st.kind == memPSUM {
-			return errf(ErrMemoryRule, "DMA cannot read PSUM: operand %d reads location %s", v.opd, v.reg.name)
+			return errf(ErrMemoryRule, "DMA cannot read PSUM: %s reads location %s", v.what, v.reg.name)
 		}
 	}
 	return nil
@@ -27,10 +27,10 @@ func engineRule(eng bir.Engine, vs ...*view) error {
 	for _, v := range vs {
 		switch v.reg.st.kind {
 		case memDRAM:
-			return errf(ErrMemoryRule, "the %s engine cannot access DRAM: operand %d is location %s (%s); only DMA instructions move DRAM data", engName(eng), v.opd, v.reg.name, v.reg.mt)
+			return errf(ErrMemoryRule, "the %s engine cannot access DRAM: %s is location %s (%s); only DMA instructions move DRAM data", engName(eng), v.what, v.reg.name, v.reg.mt)
 		case memPSUM:
 			if eng == bir.EngPool {
-				return errf(ErrMemoryRule, "GpSimd (Pool) cannot access PSUM: operand %d is location %s", v.opd, v.reg.name)
+				return errf(ErrMemoryRule, "GpSimd (Pool) cannot access PSUM: %s is location %s", v.what, v.reg.name)
 			}
 		}
 	}
@@ -47,7 +47,7 @@ func engName(e bir.Engine) string {
 // notBothPSUM: Vector/Scalar inputs are not both in PSUM (tensor_tensor).
 func notBothPSUM(a, b *view) error {
 	if a.reg.st.kind == memPSUM && b.reg.st.kind == memPSUM {
-		return errf(ErrMemoryRule, "operands %d and %d are both in PSUM (locations %s and %s); an engine reads at most one PSUM input", a.opd, b.opd, a.reg.name, b.reg.name)
+		return errf(ErrMemoryRule, "%s and %s are both in PSUM (locations %s and %s); an engine reads at most one PSUM input", a.what, b.what, a.reg.name, b.reg.name)
 	}
 	return nil
 }
@@ -55,7 +55,7 @@ func notBothPSUM(a, b *view) error {
 // sameCount: DMA walks operands in lockstep over equal element counts.
 func sameCount(a, b *view) error {
 	if a.n != b.n {
-		return errf(ErrCountMismatch, "operand %d walks %d elements (pattern %v), operand %d walks %d (pattern %v)", a.opd, a.n, a.pat.Shape(), b.opd, b.n, b.pat.Shape())
+		return errf(ErrCountMismatch, "%s walks %d elements (pattern %v), %s walks %d (pattern %v)", a.what, a.n, a.pat.Shape(), b.what, b.n, b.pat.Shape())
 	}
 	return nil
 }
@@ -64,8 +64,7 @@ func sameCount(a, b *view) error {
 // elements per partition (semantics.md §1 "Lockstep").
 func sameShape(a, b *view) error {
 	if a.P != b.P || a.F != b.F {
-		return errf(ErrCountMismatch, "operand %d is %d partitions x %d elements (pattern %v), operand %d is %d x %d (pattern %v); engine operands need equal partitions and elements per partition",
-			a.opd, a.P, a.F, a.pat.Shape(), b.opd, b.P, b.F, b.pat.Shape())
+		return errf(ErrCountMismatch, "%s is %d partitions x %d elements (pattern %v), %s is %d x %d (pattern %v); engine operands need equal partitions and elements per partition", a.what, a.P, a.F, a.pat.Shape(), b.what, b.P, b.F, b.pat.Shape())
 	}
 	return nil
 }

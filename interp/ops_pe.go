@@ -39,11 +39,11 @@ import (
 func peRule(dst *view, srcs ...*view) error {
 	for _, v := range srcs {
 		if v.reg.st.kind != memSB {
-			return errf(ErrMemoryRule, "the Tensor engine (PE) reads only SBUF: operand %d is location %s in %s", v.opd, v.reg.name, v.reg.st.kind)
+			return errf(ErrMemoryRule, "the Tensor engine (PE) reads only SBUF: %s is location %s in %s", v.what, v.reg.name, v.reg.st.kind)
 		}
 	}
 	if dst.reg.st.kind != memPSUM {
-		return errf(ErrMemoryRule, "the Tensor engine (PE) writes only PSUM: operand %d is location %s in %s", dst.opd, dst.reg.name, dst.reg.st.kind)
+		return errf(ErrMemoryRule, "the Tensor engine (PE) writes only PSUM: %s is location %s in %s", dst.what, dst.reg.name, dst.reg.st.kind)
 	}
 	return nil
 }
@@ -51,7 +51,7 @@ func peRule(dst *view, srcs ...*view) error {
 func floatOnly(vs ...*view) error {
 	for _, v := range vs {
 		if !v.dt.IsFloat() || numeric.Packed(v.dt) {
-			return errf(ErrOperand, "operand %d has dtype %s; the Tensor engine takes float dtypes (fp8, bf16, fp16, tf32, fp32)", v.opd, v.dt)
+			return errf(ErrOperand, "%s has dtype %s; the Tensor engine takes float dtypes (fp8, bf16, fp16, tf32, fp32)", v.what, v.dt)
 		}
 	}
 	return nil
@@ -90,7 +90,7 @@ func (mc *machine) readF32At(v *view, k int64) (float32, error) {
 	off := v.offs[k]
 	st := v.reg.st
 	if !mc.allowUninit && !st.isInit(off, v.ds) {
-		return 0, errf(ErrUninitRead, "accumulating matmul reads never-written %s (operand %d, element %d)", v.reg.describe(off), v.opd, k)
+		return 0, errf(ErrUninitRead, "accumulating matmul reads never-written %s (%s, element %d)", v.reg.describe(off), v.what, k)
 	}
 	f, _ := numeric.ToFloat32(v.dt, numeric.LoadBits(v.dt, st.data[off:]))
 	return f, nil

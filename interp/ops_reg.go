@@ -30,11 +30,11 @@ import (
 
 func (mc *machine) setReg(fr *frame, o *bir.Operand, k int, v int64) error {
 	if o.Kind != bir.OpdRegister {
-		return errf(ErrOperand, "operand %d is a %s, want a register", k, o.Kind)
+		return errf(ErrOperand, "%s is a %s, want a register", mc.label(k), o.Kind)
 	}
 	r := bir.RegID(o.Ref)
 	if int(r) < 0 || int(r) >= fr.f.NumRegs() {
-		return errf(ErrOperand, "operand %d names no register (#%d)", k, r)
+		return errf(ErrOperand, "%s names no register (#%d)", mc.label(k), r)
 	}
 	mc.growRegs(fr)
 	fr.regs[r], fr.regInit[r] = v, true
@@ -48,7 +48,7 @@ func (mc *machine) opRegisterMove(x *instCtx) error {
 	case bir.OpdRegister:
 		var err error
 		if v, err = mc.regValue(x.fr, bir.RegID(o.Ref)); err != nil {
-			return errf(ErrUninitRead, "operand 0: %v", err)
+			return errf(ErrUninitRead, "source 0: %v", err)
 		}
 	case bir.OpdImm, bir.OpdSymImm:
 		i, err := mc.scalarInt(x.fr, o, 0)
@@ -57,7 +57,7 @@ func (mc *machine) opRegisterMove(x *instCtx) error {
 		}
 		v = int64(int32(i))
 	default:
-		return errf(ErrOperand, "operand 0 is a %s, want an immediate or a register", o.Kind)
+		return errf(ErrOperand, "source 0 is a %s, want an immediate or a register", o.Kind)
 	}
 	return mc.setReg(x.fr, &x.outs[0], len(x.ins), v)
 }
@@ -123,7 +123,7 @@ func (mc *machine) opRegisterAlu(x *instCtx) error {
 		} else {
 			o := &x.outs[0]
 			if o.Kind != bir.OpdRegister {
-				return errf(ErrOperand, "operand 1 is a %s, want a register", o.Kind)
+				return errf(ErrOperand, "destination 0 is a %s, want a register", o.Kind)
 			}
 			if a, err = mc.regValue(x.fr, bir.RegID(o.Ref)); err != nil {
 				return errf(ErrUninitRead, "the destination register is the left operand of a one-source RegisterAlu: %v", err)
@@ -146,7 +146,7 @@ func (mc *machine) opTensorLoad(x *instCtx) error {
 		return err
 	}
 	if src.n != 1 {
-		return errf(ErrCountMismatch, "TensorLoad reads one element; operand 0 walks %d (pattern %v)", src.n, src.pat.Shape())
+		return errf(ErrCountMismatch, "TensorLoad reads one element; source 0 walks %d (pattern %v)", src.n, src.pat.Shape())
 	}
 	bits := mc.u64buf(0, 1)
 	if err := mc.gatherBits(src, bits); err != nil {
@@ -170,7 +170,7 @@ func (mc *machine) opTensorSave(x *instCtx) error {
 		return err
 	}
 	if d.n != 1 {
-		return errf(ErrCountMismatch, "TensorSave writes one element; operand 1 walks %d (pattern %v)", d.n, d.pat.Shape())
+		return errf(ErrCountMismatch, "TensorSave writes one element; destination 0 walks %d (pattern %v)", d.n, d.pat.Shape())
 	}
 	bits := mc.u64buf(0, 1)
 	bits[0] = uint64(v)

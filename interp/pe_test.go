@@ -1,0 +1,220 @@
+package interp
+
+import (
+	"testing"
+
+	"github.com/narwhal-compiler/narwhal/bir"
+)
+
+// mmFixture is stationary s [K x M] and moving v [K x N] in SBUF, a PSUM
+// tile p [M x W], evacuated by TensorCopy to SBUF and saved to output z.
+type mmFixture struct {
+	m       *bir.Module
+	b       *bir.Builder
+	s, v, p bir.T
+	K, M, N int64
+	inM     int64
+	dt      bir.Dtype
+}
+
+func newMM(t *testing.T, K, M, N, W int64, dt bir.Dtype) *mmFixture {
+	m, b := newB(t)
+	sx := b.Input("sx", dt, K, M)
+	vx := b.Input("vx", dt, K, N)
+	f := &mmFixture{m: m, b: b, K: K, M: M, N: N, inM: M, dt: dt}
+	f.s = b.SBUF("s", dt, K, M)
+	f.v = b.SBUF("v", dt, K, N)
+	f.p = b.PSUM("p", bir.Float32, M, W)
+	b.Load("ls", f.s.All(), sx.All())
+	b.Load("lv", f.v.All(), vx.All())
+	return f
+}
+
+func (f *mmFixture) finish(t *testing.T) {
+	t.Helper()
+	W := f.p.Shape[1]
+	z := f.b.Output("z", bir.Float32, f.M, W)
+	e := f.b.SBUF("e", bir.Float32, f.M, W)
+	f.b.TensorCopy("evac", bir.EngDVE, e.All(), f.p.All())
+	f.b.Save("st", z.All(), e.All())
+	if err := f.b.Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (f *mmFixture) inputs(s, v []float64) map[string]*Tensor {
+	return map[string]*Tensor{
+		"sx": tensorOf("sx", f.dt, []int64{f.K, f.inM}, s...),
+		"vx": tensorOf("vx", f.dt, []int64{f.K, f.N}, v...),
+	}
+}
+
+var (
+	stat23 = []float64{1, 2, 3, 4, 5, 6} // [[1,2,3],[4,5,6]]
+	mov22  = []float64{1, 2, 3, 4}       // [[1,2],[3,4]]
+)
+
+func TestMatmult_Basic(t *testing.T) {
+	f := newMM(t, 2, 3, 2, 2, bir.Float32)
+	f.b.Matmult("mm", f.p.All(), f.s.All(), f.v.All(), true, true)
+	f.finish(t)
+	out := mustRun(t, f.m, f.inputs(stat23, mov22), Options{})
+	// dst[m][n] = sum_k s[k][m] * v[k][n]
+	wantValues(t, "s^T v", values(out["z"]), 13, 18, 17, 24, 21, 30)
+}
+
+func TestMatmult_BF16Inputs(t *testing.T) {
+	f := newMM(t, 2, 1, 1, 1, bir.BFloat16)
+	f.b.Matmult("mm", f.p.All(), f.s.All(), f.v.All(), true, true)
+	f.finish(t)
+	// (1 + 2^-7) * (1 + 2^-7) + 1 * 2^-20: products in fp32, sum in fp32.
+	out := mustRun(t, f.m, f.inputs([]float64{1 + 1.0/128, 1}, []float64{1 + 1.0/128, 1.0 / (1 << 20)}), Options{})
+	want := float32(1+2.0/128+1.0/16384) + float32(1.0/(1<<20))
+	wantValues(t, "bf16 matmul", values(out["z"]), float64(want))
+}
+
+// An accumulation group: start, middle, stop sum; a following matmul with
+// neither flag (no open group) overwrites; stop alone accumulates.
+func TestMatmult_AccumulationGroups(t *testing.T) {
+	cases := []struct {
+		name  string
+		flags [][2]bool // start, stop per matmul, each adds s^T v
+		want  []float64 // multiples of s^T v
+	}{
+		{"single start+stop", [][2]bool{{true, true}}, []float64{1}},
+		{"start, middle, stop", [][2]bool{{true, false}, {false, false}, {false, true}}, []float64{3}},
+		{"group closed, neither flag overwrites", [][2]bool{{true, false}, {false, true}, {false, false}}, []float64{1}},
+		{"stop without an open group accumulates", [][2]bool{{true, true}, {false, true}}, []float64{2}},
+		{"start restarts", [][2]bool{{true, false}, {false, false}, {true, false}, {false, true}}, []float64{2}},
+	}
+	base := []float64{13, 18, 17, 24, 21, 30}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newMM(t, 2, 3, 2, 2, bir.Float32)
+			for k, fl := range c.flags {
+				f.b.Matmult("mm"+itoa(int64(k)), f.p.All(), f.s.All(), f.v.All(), fl[0], fl[1])
+			}
+			f.finish(t)
+			out := mustRun(t, f.m, f.inputs(stat23, mov22), Options{})
+			want := make([]float64, len(base))
+			for i, v := range base {
+				want[i] = v * c.want[0]
+			}
+			wantValues(t, c.name, values(out["z"]), want...)
+		})
+	}
+}
+
+// The zero region: a start matmul clears the whole bank of its destination
+// partitions, so a later accumulating matmul into other columns of the
+// bank adds to zero (not to stale data) and the untouched columns read 0.
+func TestMatmult_ZeroRegion(t *testing.T) {
+	f := newMM(t, 2, 3, 2, 6, bir.Float32)
+	// Stale data in the bank first.
+	f.b.Memset("stale", bir.EngDVE, f.p.All(), 99)
+	f.b.Matmult("mm0", f.p.Tile(0, 3, 0, 2), f.s.All(), f.v.All(), true, false)
+	f.b.Matmult("mm1", f.p.Tile(0, 3, 2, 2), f.s.All(), f.v.All(), false, true)
+	f.finish(t)
+	out := mustRun(t, f.m, f.inputs(stat23, mov22), Options{})
+	wantValues(t, "bank", values(out["z"]),
+		13, 18, 13, 18, 0, 0,
+		17, 24, 17, 24, 0, 0,
+		21, 30, 21, 30, 0, 0)
+}
+
+func TestMatmult_AccumulateOntoUnwrittenPSUM(t *testing.T) {
+	f := newMM(t, 2, 3, 2, 2, bir.Float32)
+	f.b.Matmult("mm_acc", f.p.All(), f.s.All(), f.v.All(), false, true)
+	f.finish(t)
+	_, err := Run(f.m, f.inputs(stat23, mov22), Options{})
+	wantErr(t, err, ErrUninitRead, "mm_acc", "never-written PSUM (location p) at partition 0 byte 0")
+}
+
+func TestMatmult_DoubleRowAndTranspose(t *testing.T) {
+	// DoubleRow: K=1, stationary [1, 2*M] with M=2, moving [1, 2*N] with N=1.
+	f := newMM(t, 1, 4, 2, 1, bir.Float32)
+	f.M = 2
+	f.p = f.b.PSUM("p2", bir.Float32, 2, 1)
+	id := f.b.Matmult("mm", f.p.All(), f.s.All(), f.v.All(), true, true)
+	f.b.F.SetAttr(id, "perf_mode", bir.String("DoubleRow"))
+	f.finish(t)
+	out := mustRun(t, f.m, f.inputs([]float64{1, 2, 3, 4}, []float64{10, 100}), Options{})
+	// dst[m][0] = s[0,0,m]*v[0,0,0] + s[0,1,m]*v[0,1,0]
+	wantValues(t, "double row", values(out["z"]), 1*10+3*100, 2*10+4*100)
+
+	// is_transpose: dst = stationary^T, bit-exact (a NaN payload survives).
+	g := newMM(t, 2, 3, 2, 2, bir.Float32)
+	id = g.b.Matmult("mmT", g.p.All(), g.s.All(), g.v.All(), true, true)
+	g.b.F.SetAttr(id, "is_transpose", bir.Bool(true))
+	g.finish(t)
+	in := g.inputs([]float64{1, 2, 3, 4, 5, 6}, []float64{1, 0, 0, 1})
+	in["sx"].Data[0], in["sx"].Data[1], in["sx"].Data[2], in["sx"].Data[3] = 0x01, 0x00, 0x80, 0x7f // signalling NaN
+	out = mustRun(t, g.m, in, Options{})
+	if le32(out["z"].Data) != 0x7f800001 {
+		t.Errorf("is_transpose changed the NaN bits: %#x", le32(out["z"].Data))
+	}
+	wantValues(t, "transpose", values(out["z"])[1:], 4, 2, 5, 3, 6)
+}
+
+func TestMatmult_MemoryRules(t *testing.T) {
+	// PE reading PSUM.
+	f := newMM(t, 2, 3, 2, 2, bir.Float32)
+	q := f.b.PSUM("q", bir.Float32, 2, 3)
+	f.b.TensorCopy("cp", bir.EngDVE, q.All(), f.s.All())
+	f.b.Matmult("mm_psum_in", f.p.All(), q.All(), f.v.All(), true, true)
+	f.finish(t)
+	_, err := Run(f.m, f.inputs(stat23, mov22), Options{})
+	wantErr(t, err, ErrMemoryRule, "mm_psum_in", "reads only SBUF")
+
+	// PE writing SBUF.
+	g := newMM(t, 2, 3, 2, 2, bir.Float32)
+	sb := g.b.SBUF("sbdst", bir.Float32, 3, 2)
+	g.b.Matmult("mm_sb_out", sb.All(), g.s.All(), g.v.All(), true, true)
+	g.finish(t)
+	_, err = Run(g.m, g.inputs(stat23, mov22), Options{})
+	wantErr(t, err, ErrMemoryRule, "mm_sb_out", "writes only PSUM")
+
+	// Shapes.
+	h := newMM(t, 2, 3, 2, 3, bir.Float32)
+	h.b.Matmult("mm_shape", h.p.All(), h.s.All(), h.v.All(), true, true)
+	h.finish(t)
+	_, err = Run(h.m, h.inputs(stat23, mov22), Options{})
+	wantErr(t, err, ErrCountMismatch, "mm_shape", "3 x 2")
+}
+
+func TestTranspose_PEAndDVE(t *testing.T) {
+	m, b := newB(t)
+	x := b.Input("x", bir.Float32, 2, 3)
+	z := b.Output("z", bir.Float32, 3, 2)
+	a := b.SBUF("a", bir.Float32, 2, 3)
+	p := b.PSUM("p", bir.Float32, 3, 2)
+	e := b.SBUF("e", bir.Float32, 3, 2)
+	b.Load("ld", a.All(), x.All())
+	b.Transpose("tr", bir.EngPE, p.All(), a.All())
+	b.TensorCopy("evac", bir.EngDVE, e.All(), p.All())
+	b.Save("st", z.All(), e.All())
+	out := mustRun(t, m, map[string]*Tensor{"x": f32Tensor("x", []int64{2, 3}, 1, 2, 3, 4, 5, 6)}, Options{})
+	wantValues(t, "PE transpose", values(out["z"]), 1, 4, 2, 5, 3, 6)
+
+	// DVE: 32x32 blocks of a [64, 64] int32 tile, each block transposed in place.
+	const P, F = 64, 64
+	m2 := oneIn(t, bir.Int32, bir.Int32, P, F, func(b *bir.Builder, a, d bir.T) {
+		b.Transpose("trdve", bir.EngDVE, d.All(), a.All())
+	})
+	out = mustRun(t, m2, map[string]*Tensor{"x": tensorOf("x", bir.Int32, []int64{P, F}, seq(P*F, func(i int) float64 { return float64(i) })...)}, Options{})
+	got := values(out["z"])
+	for r := range P {
+		for c := range F {
+			q, j, bb, i := r/32, r%32, c/32, c%32
+			want := float64((32*q+i)*F + 32*bb + j)
+			if got[r*F+c] != want {
+				t.Fatalf("DVE transpose [%d,%d] = %v, want %v", r, c, got[r*F+c], want)
+			}
+		}
+	}
+	m3 := oneIn(t, bir.Int32, bir.Int32, 16, 32, func(b *bir.Builder, a, d bir.T) {
+		b.Transpose("trbad", bir.EngDVE, d.All(), a.All())
+	})
+	_, err := Run(m3, RandomInputs(m3, 1), Options{})
+	wantErr(t, err, ErrOperand, "trbad", "32x32 blocks")
+}
