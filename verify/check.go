@@ -5,8 +5,8 @@
 // The checker never indexes a bir table with an id it has not range-checked
 // against the table's size (bir/verify_support.go gives the sizes), so a
 // corrupt function produces diagnostics, not a panic. Scratch tables (visit
-// bitsets, axis ranges, the name table, the operand scratch) live on the
-// checker and are reused across the functions of a module.
+// bitsets, axis ranges, name tables, the operand scratch) live on the
+// checker, which a sync.Pool recycles across verifications.
 
 package verify
 
@@ -64,16 +64,16 @@ type checker struct {
 // every pass; reusing the tables avoids re-allocating tens of megabytes
 // per pass on large modules).
 type scratch struct {
-	pats                                              []patFacts
-	visited, blockSeen, blockWalked, usedLoc, usedTen []uint64
-	locOwner                                          []int32
-	axisOn                                            []bool
-	axisLo, axisHi                                    []int64
-	names                                             nameTable
-	ops                                               []opnd
-	nameKeys                                          []uint64
-	bucketPos                                         []int32
-	dups                                              [][2]int32
+	pats                                 []patFacts
+	visited, blockSeen, usedLoc, usedTen []uint64
+	locOwner                             []int32
+	axisOn                               []bool
+	axisLo, axisHi                       []int64
+	names                                nameTable
+	ops                                  []opnd
+	nameKeys                             []uint64
+	bucketPos                            []int32
+	dups                                 [][2]int32
 }
 
 var checkerPool = sync.Pool{New: func() any {
@@ -125,7 +125,6 @@ func newChecker(m *bir.Module, opt Options) *checker {
 func (c *checker) release() {
 	c.m, c.f, c.arch, c.opt = nil, nil, nil, Options{}
 	c.errs = Error{}
-	clear(c.ops[:cap(c.ops)])
 	checkerPool.Put(c)
 }
 
@@ -274,7 +273,6 @@ func (c *checker) function(f *bir.Function) {
 	c.nOpnds, c.nDeps = f.NumOperandSlots(), f.NumDepRecords()
 	c.visited = growBits(c.visited, c.nInsts)
 	c.blockSeen = growBits(c.blockSeen, c.nBlocks)
-	c.blockWalked = growBits(c.blockWalked, c.nBlocks)
 	c.usedLoc = growBits(c.usedLoc, c.nLocs)
 	c.usedTen = growBits(c.usedTen, c.nTensors)
 	c.locOwner = resize(c.locOwner, c.nLocs)
@@ -284,13 +282,11 @@ func (c *checker) function(f *bir.Function) {
 	c.tensors()
 	c.locations()
 
-	// Blocks: names over reachable blocks, then instructions.
+	// Blocks and instructions in program order; the name table holds
+	// block names during the walk and instruction names after it.
 	c.names.reset(c.nBlocks)
 	for _, b := range f.Top {
-		c.markBlock(b, bir.NoInst)
-	}
-	for _, b := range f.Top {
-		c.walkBlock(b)
+		c.walkBlock(b, bir.NoInst)
 	}
 	c.instNames()
 	c.usedLocations()
@@ -403,77 +399,66 @@ func (c *checker) locations() {
 // are unique (rule "name-unique").
 //
 // A hash table over millions of names misses the cache on every probe, so
-// the names are first partitioned by the top bits of their hash into
-// buckets of about 2048 (a counting sort: two sequential passes, each
-// hashing the names in place in the symbol arena), and each bucket is then
-// checked with a small table that stays in cache. Duplicates are reported
-// in instruction order, independent of the hash seed.
+// the names are hashed once, in instruction order (reading the names in
+// place in the symbol arena), partitioned by the top bits of their hash
+// into buckets of about 2048 with a counting sort, and each bucket is then
+// checked with a small table that stays in cache. A key is the high 32
+// bits of the hash and the instruction id + 1; within a bucket the table
+// probes from the key's low hash bits, below the bucket bits. Duplicates
+// are reported in instruction order, independent of the hash seed.
 func (c *checker) instNames() {
 	f := c.f
-	named := func(i int) ([]byte, bool) {
-		if !bitSet(c.visited, i) {
-			return nil, false
-		}
-		s := f.Inst(bir.InstID(i)).Name
-		if s < 0 || int(s) >= c.nSyms {
-			return nil, false
-		}
-		b := c.m.StrBytes(s)
-		return b, len(b) > 0
-	}
 	n := 0
 	for _, word := range c.visited {
 		n += bits.OnesCount64(word)
 	}
-	k := 0
-	for k < 20 && n>>k > 2048 {
-		k++
-	}
-	shift := uint(64 - k)
-	bucket := func(h uint64) int {
-		if k == 0 {
-			return 0
+	c.nameKeys = grow(c.nameKeys, 2*n)
+	keys, sorted := c.nameKeys[:0:n], c.nameKeys[n:2*n]
+	for w, word := range c.visited {
+		for word != 0 {
+			low := word & -word
+			word &^= low
+			i := w*64 + bits.TrailingZeros64(low)
+			s := f.Inst(bir.InstID(i)).Name
+			if s < 0 || int(s) >= c.nSyms {
+				continue
+			}
+			if b := c.m.StrBytes(s); len(b) > 0 {
+				keys = append(keys, hashBytes(b)>>32<<32|uint64(uint32(i+1)))
+			}
 		}
-		return int(h >> shift)
+	}
+	k := 0
+	for k < 20 && len(keys)>>k > 2048 {
+		k++
 	}
 	nb := 1 << k
 	c.bucketPos = resize(c.bucketPos, nb+1)
 	pos := c.bucketPos
-	total := 0
-	for i := 0; i < c.nInsts; i++ {
-		if b, ok := named(i); ok {
-			pos[bucket(hashBytes(b))+1]++
-			total++
-		}
+	shift := uint(64 - k) // k == 0: one bucket (a shift by 64 yields 0)
+	for _, key := range keys {
+		pos[key>>shift+1]++
 	}
 	for b := 1; b <= nb; b++ {
 		pos[b] += pos[b-1]
 	}
-	if cap(c.nameKeys) < total {
-		c.nameKeys = make([]uint64, total)
-	}
-	c.nameKeys = c.nameKeys[:total] // every entry is written below
-	for i := 0; i < c.nInsts; i++ {
-		if b, ok := named(i); ok {
-			h := hashBytes(b)
-			bk := bucket(h)
-			// The low 32 bits of the hash (independent of the bucket bits)
-			// and the instruction id.
-			c.nameKeys[pos[bk]] = h<<32 | uint64(uint32(i+1))
-			pos[bk]++
-		}
+	sorted = sorted[:len(keys)]
+	for _, key := range keys {
+		b := key >> shift
+		sorted[pos[b]] = key
+		pos[b]++
 	}
 	c.dups = c.dups[:0]
 	start := int32(0)
 	for b := 0; b < nb; b++ {
 		end := pos[b]
-		keys := c.nameKeys[start:end]
+		bucket := sorted[start:end]
 		start = end
-		if len(keys) < 2 {
+		if len(bucket) < 2 {
 			continue
 		}
-		c.names.reset(len(keys))
-		for _, key := range keys {
+		c.names.reset(len(bucket))
+		for _, key := range bucket {
 			id := int32(uint32(key)) - 1
 			if o := c.names.insert(key, id, c.instEq); o >= 0 {
 				c.dups = append(c.dups, [2]int32{id, o})
@@ -484,6 +469,15 @@ func (c *checker) instNames() {
 	for _, d := range c.dups {
 		c.instDiag(bir.InstID(d[0]), "name-unique", "instruction name %q also used by instruction #%d: want unique names", c.m.StrBytes(f.Inst(bir.InstID(d[0])).Name), d[1])
 	}
+}
+
+// grow returns s with length n, reusing its storage when large enough; the
+// contents are not cleared (callers overwrite what they read).
+func grow[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
 }
 
 func (c *checker) sameInstName(a, b int32) bool {
@@ -506,9 +500,20 @@ func (c *checker) sameLocName(a, b int32) bool {
 func (c *checker) validLoc(l bir.LocID) bool       { return l >= 0 && int(l) < c.nLocs }
 func (c *checker) validTensor(t bir.TensorID) bool { return t >= 0 && int(t) < c.nTensors }
 
-// markBlock checks the block tree (rule "block") and block names, without
-// visiting instructions: a first pass so that walkBlock can trust the tree.
-func (c *checker) markBlock(b bir.BlockID, parent bir.InstID) {
+func (c *checker) instRef(i bir.InstID) string {
+	if i == bir.NoInst {
+		return "none (top level)"
+	}
+	if i < 0 || int(i) >= c.nInsts {
+		return "#" + strconv.Itoa(int(i)) + " (out of range)"
+	}
+	return c.instName(i)
+}
+
+// walkBlock checks block b (rule "block": range, reached once, parent
+// link; its name) and visits its instructions, and loop bodies, in program
+// order.
+func (c *checker) walkBlock(b bir.BlockID, parent bir.InstID) {
 	if b < 0 || int(b) >= c.nBlocks {
 		if parent == bir.NoInst {
 			c.funcDiag("ref", "top-level block #%d out of range (function has %d blocks)", b, c.nBlocks)
@@ -533,39 +538,7 @@ func (c *checker) markBlock(b bir.BlockID, parent bir.InstID) {
 	}
 	for _, i := range blk.Insts {
 		if i < 0 || int(i) >= c.nInsts {
-			continue // reported by walkBlock
-		}
-		in := c.f.Inst(i)
-		if !in.Op.IsLoop() || in.Aux < 0 || int(in.Aux) >= c.nLoops {
-			continue
-		}
-		for _, bb := range c.f.Loop(i).Body {
-			c.markBlock(bb, i)
-		}
-	}
-}
-
-func (c *checker) instRef(i bir.InstID) string {
-	if i == bir.NoInst {
-		return "none (top level)"
-	}
-	if i < 0 || int(i) >= c.nInsts {
-		return "#" + strconv.Itoa(int(i)) + " (out of range)"
-	}
-	return c.instName(i)
-}
-
-// walkBlock visits the instructions of a block (and loop bodies) in program
-// order. Blocks markBlock rejected (out of range) are skipped; a block
-// reachable twice is visited once.
-func (c *checker) walkBlock(b bir.BlockID) {
-	if b < 0 || int(b) >= c.nBlocks || bitSet(c.blockWalked, int(b)) {
-		return
-	}
-	setBit(c.blockWalked, int(b))
-	for _, i := range c.f.Block(b).Insts {
-		if i < 0 || int(i) >= c.nInsts {
-			c.funcDiag("ref", "block %s lists instruction #%d out of range (function has %d instruction slots)", c.f.Block(b).Name, i, c.nInsts)
+			c.funcDiag("ref", "block %s lists instruction #%d out of range (function has %d instruction slots)", blk.Name, i, c.nInsts)
 			continue
 		}
 		if !c.inst(i, b) {
@@ -619,7 +592,7 @@ func (c *checker) loop(i bir.InstID) {
 		c.axisHi[ax] = ai.Lb + (trip-1)*ai.Stride
 	}
 	for _, bb := range li.Body {
-		c.walkBlock(bb)
+		c.walkBlock(bb, i)
 	}
 	c.axisOn[ax] = false
 	if empty {
@@ -760,8 +733,9 @@ func (c *checker) inst(i bir.InstID, b bir.BlockID) bool {
 		c.ops = make([]opnd, nIn+nOut)
 	}
 	ops := c.ops[:nIn+nOut]
-	for k, o := range f.Operands(i) {
-		c.operand(i, &ops[k], o, k, nIn)
+	opds := f.Operands(i)
+	for k := range opds {
+		c.operand(i, &ops[k], &opds[k], k, nIn)
 	}
 	c.rules(i, info, ops[:nIn], ops[nIn:], attrsOK)
 	return true

@@ -55,7 +55,8 @@ func (t *nameTable) grow() {
 	}
 }
 
-// insert adds id with hash h. If an equal name is already present (same
+// insert adds id with hash h (only the high 32 bits of h are used: they
+// are the slot's tag and pick the probe start). If an equal name is already present (same
 // hash fragment and eq(other, id)), it returns the other id and does not
 // insert. Otherwise it returns -1.
 func (t *nameTable) insert(h uint64, id int32, eq func(a, b int32) bool) int32 {

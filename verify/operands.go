@@ -126,31 +126,33 @@ func patternText(p bir.Pattern) string {
 }
 
 // opnd holds what the rules need about one operand of the instruction
-// being checked.
+// being checked. It is pointer-free and compact: one is reset per operand
+// of every instruction.
 type opnd struct {
-	kind   bir.OperandKind
-	dtype  bir.Dtype
-	out    bool
-	idx    int // index among the sources or among the destinations
-	isAP   bool
-	ok     bool // an AP whose pattern and location resolved: counts below are valid
+	e       int64 // on-chip: elements per partition of the location (operand dtype)
+	parts   int64 // partitions accessed (on-chip: pair 0's num; off-chip: 1)
+	perPart int64 // elements accessed per partition
+	nelems  int64
+	off     int64 // the element offset, when offConst
+	block   int64 // a symbolic AP's block index, when blockConst
+
 	pat    bir.PatternID
-	pf     *patFacts
 	tensor bir.TensorID // symbolic/register AP's tensor, else NoTensor
 	loc    bir.LocID    // physical AP's location or the tensor's template location
-	mem    bir.MemoryType
+	idx    int32        // index among the sources or among the destinations
+
+	kind  bir.OperandKind
+	dtype bir.Dtype
+	mem   bir.MemoryType
+	out   bool
+	isAP  bool
+	hasPF bool // pat is in range and well formed: c.pats[pat] holds its facts
+	ok    bool // an AP whose pattern and location resolved: the counts are valid
 	// memKnown: mem is a placed memory type (not Unallocated, not unknown).
-	memKnown bool
-	onChip   bool
-	e        int64 // on-chip: elements per partition of the location (operand dtype)
-	parts    int64 // partitions accessed (on-chip: pair 0's num; off-chip: 1)
-	perPart  int64 // elements accessed per partition
-	nelems   int64
-	offConst bool
-	off      int64
-	// blockConst/block: a symbolic AP's constant block index.
+	memKnown   bool
+	onChip     bool
+	offConst   bool
 	blockConst bool
-	block      int64
 }
 
 // label names an operand in messages: "source 0 (xs)".
@@ -159,7 +161,7 @@ func (c *checker) label(x *opnd) string {
 	if x.out {
 		s = "destination "
 	}
-	s += strconv.Itoa(x.idx)
+	s += strconv.Itoa(int(x.idx))
 	if x.loc != bir.NoLoc && c.validLoc(x.loc) {
 		s += " (" + c.f.Loc(x.loc).Name + ")"
 	} else if x.tensor != bir.NoTensor && c.validTensor(x.tensor) {
@@ -169,10 +171,10 @@ func (c *checker) label(x *opnd) string {
 }
 
 // operand resolves and checks operand k of instruction i into x.
-func (c *checker) operand(i bir.InstID, x *opnd, o bir.Operand, k, nIn int) {
-	*x = opnd{kind: o.Kind, dtype: o.Dtype, out: k >= nIn, idx: k, tensor: bir.NoTensor, loc: bir.NoLoc}
+func (c *checker) operand(i bir.InstID, x *opnd, o *bir.Operand, k, nIn int) {
+	*x = opnd{kind: o.Kind, dtype: o.Dtype, out: k >= nIn, idx: int32(k), tensor: bir.NoTensor, loc: bir.NoLoc}
 	if x.out {
-		x.idx = k - nIn
+		x.idx = int32(k - nIn)
 	}
 	if !o.Dtype.Valid() {
 		c.instDiag(i, "dtype", "%s: dtype %d, want <= %d", c.label(x), o.Dtype, bir.MaxDtype)
@@ -227,6 +229,7 @@ func (c *checker) pattern(i bir.InstID, x *opnd, id bir.PatternID) *patFacts {
 		c.instDiag(i, "ap-shape", "%s: access pattern %s: %s", c.label(x), patternText(c.m.Pattern(id)), pf.err)
 		return nil
 	}
+	x.hasPF = true
 	if pf.npairs > maxPairs {
 		c.instDiag(i, "ap-shape", "%s: access pattern %s: %d [step, num] pairs, want at most %d", c.label(x), patternText(c.m.Pattern(id)), pf.npairs, maxPairs)
 	}
@@ -242,15 +245,17 @@ func (c *checker) locGeometry(i bir.InstID, x *opnd, l bir.LocID) (total int64, 
 	x.mem = lc.Type
 	x.memKnown = lc.Type != bir.MemUnallocated && lc.Type < bir.NumMemoryTypes
 	x.onChip = lc.Type.IsOnChip()
-	dsz := x.dtype.Size()
-	if dsz == 0 || lc.Partitions < 0 || lc.Bytes < 0 {
+	if !x.dtype.Valid() || lc.Partitions < 0 || lc.Bytes < 0 {
 		return 0, false // reported by the dtype and loc rules
 	}
+	// Every dtype size is a power of two: shifts and masks instead of
+	// divisions on this per-operand path.
+	sh, mask := dtypeShift[x.dtype], x.dtype.Size()-1
 	if x.onChip {
-		if lc.Bytes%dsz != 0 {
-			c.instLocDiag(i, l, "dtype", "%s: %d bytes per partition is not a multiple of %s's %d bytes", c.label(x), lc.Bytes, x.dtype, dsz)
+		if lc.Bytes&mask != 0 {
+			c.instLocDiag(i, l, "dtype", "%s: %d bytes per partition is not a multiple of %s's %d bytes", c.label(x), lc.Bytes, x.dtype, mask+1)
 		}
-		x.e = lc.Bytes / dsz
+		x.e = lc.Bytes >> sh
 		t, ok := mulLimit(lc.Partitions, x.e)
 		return t, ok
 	}
@@ -258,14 +263,26 @@ func (c *checker) locGeometry(i bir.InstID, x *opnd, l bir.LocID) (total int64, 
 	if !ok {
 		return 0, false
 	}
-	if b%dsz != 0 {
-		c.instLocDiag(i, l, "dtype", "%s: %d bytes is not a multiple of %s's %d bytes", c.label(x), b, x.dtype, dsz)
+	if b&mask != 0 {
+		c.instLocDiag(i, l, "dtype", "%s: %d bytes is not a multiple of %s's %d bytes", c.label(x), b, x.dtype, mask+1)
 	}
-	return b / dsz, true
+	return b >> sh, true
 }
 
+// dtypeShift[d] is log2 of d's size (every size in the seeds' DtypeSize
+// table is 1, 2, 4 or 8 bytes; init checks it).
+var dtypeShift = func() (t [bir.NumDtypes]uint8) {
+	for d := range t {
+		sz := bir.Dtype(d).Size()
+		if sz <= 0 || sz&(sz-1) != 0 {
+			panic(fmt.Sprintf("verify: dtype %s has size %d, not a power of two", bir.Dtype(d), sz))
+		}
+		t[d] = uint8(bits.TrailingZeros64(uint64(sz)))
+	}
+	return t
+}()
+
 func (c *checker) counts(x *opnd, pf *patFacts) {
-	x.pf = pf
 	x.nelems = pf.nelems
 	if x.onChip {
 		x.parts, x.perPart = pf.p0num, pf.freeElems
@@ -274,7 +291,7 @@ func (c *checker) counts(x *opnd, pf *patFacts) {
 	}
 }
 
-func (c *checker) physAP(i bir.InstID, x *opnd, o bir.Operand) {
+func (c *checker) physAP(i bir.InstID, x *opnd, o *bir.Operand) {
 	l := o.Loc()
 	x.pat = o.Pattern
 	if !c.validLoc(l) {
@@ -328,7 +345,7 @@ func (c *checker) tensorRef(i bir.InstID, x *opnd, t bir.TensorID) (*bir.Tensor,
 	return ts, true
 }
 
-func (c *checker) symAP(i bir.InstID, x *opnd, o bir.Operand) {
+func (c *checker) symAP(i bir.InstID, x *opnd, o *bir.Operand) {
 	x.pat = o.Pattern
 	ts, ok := c.tensorRef(i, x, o.TensorRef())
 	if c.stage&StageUnrolled != 0 {
@@ -379,7 +396,7 @@ func (c *checker) symAP(i bir.InstID, x *opnd, o bir.Operand) {
 	x.ok = true
 }
 
-func (c *checker) regAP(i bir.InstID, x *opnd, o bir.Operand) {
+func (c *checker) regAP(i bir.InstID, x *opnd, o *bir.Operand) {
 	x.pat = o.Pattern
 	ts, ok := c.tensorRef(i, x, o.TensorRef())
 	if r := bir.RegID(o.Expr); r < 0 || int(r) >= c.nRegs {

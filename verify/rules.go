@@ -196,7 +196,7 @@ func (c *checker) engineAP(i bir.InstID, x *opnd, allocated bool) {
 	if !x.ok || !x.onChip || x.e <= 0 {
 		return
 	}
-	pf := x.pf
+	pf := &c.pats[x.pat]
 	if a := c.arch; a != nil {
 		if pf.npairs-1 > a.MaxFreeDims {
 			c.instDiag(i, "engine-ap", "%s: %d free dimensions: want at most %d (plus the partition dimension)", c.label(x), pf.npairs-1, a.MaxFreeDims)
@@ -229,7 +229,12 @@ func (c *checker) engineAP(i bir.InstID, x *opnd, allocated bool) {
 	}
 }
 
+// floorMod and floorDiv are floored division by d > 0, with a fast path
+// for the common 0 <= a < d (an access within the first partition row).
 func floorMod(a, d int64) int64 {
+	if a >= 0 && a < d {
+		return a
+	}
 	m := a % d
 	if m < 0 {
 		m += d
@@ -238,6 +243,9 @@ func floorMod(a, d int64) int64 {
 }
 
 func floorDiv(a, d int64) int64 {
+	if a >= 0 && a < d {
+		return 0
+	}
 	q := a / d
 	if a%d != 0 && a < 0 {
 		q--
@@ -662,12 +670,12 @@ func (c *checker) checkIndirectShape(i bir.InstID, attrs bir.AttrSet, attrsOK bo
 // address AP (ins[1]): 2-D, and its tensor's partition dimension matching
 // the location's partitions.
 func (c *checker) checkTensorIndirection(i bir.InstID, ins []opnd) {
-	if len(ins) < 2 || !ins[1].isAP || ins[1].pf == nil {
+	if len(ins) < 2 || !ins[1].hasPF {
 		return
 	}
 	x := &ins[1]
-	if x.pf.npairs != 2 {
-		c.instDiag(i, "tensor-indirection", "%s: want 2 [step, num] pairs, have %d in %s", msgAddrAP2D, x.pf.npairs, c.label(x))
+	if np := c.pats[x.pat].npairs; np != 2 {
+		c.instDiag(i, "tensor-indirection", "%s: want 2 [step, num] pairs, have %d in %s", msgAddrAP2D, np, c.label(x))
 	}
 	if x.loc == bir.NoLoc || !c.validLoc(x.loc) {
 		return
@@ -703,12 +711,12 @@ func (c *checker) cce(i bir.InstID, attrs bir.AttrSet, ins, outs []opnd) {
 			}
 		}
 	}
-	if len(outs) > 0 && outs[0].isAP && outs[0].pf != nil {
+	if len(outs) > 0 && outs[0].hasPF {
 		d := &outs[0]
 		dp := c.m.Pattern(d.pat)
 		for k := range ins {
 			s := &ins[k]
-			if !s.isAP || s.pf == nil {
+			if !s.hasPF {
 				continue
 			}
 			if s.dtype != d.dtype {
