@@ -285,11 +285,14 @@ func (cg *codegen) declare(t klr.TensorName, mt bir.MemoryType, where string) (*
 	if err != nil {
 		return nil, cg.errf("tensor %s: %v", t.Name, err)
 	}
-	free := t.Shape.FreeElements()
+	free, ok := shapeElems(t.Shape.FreeDims)
+	if !ok {
+		return nil, cg.errf("tensor %s: free dimensions %v are too large", t.Name, t.Shape.FreeDims)
+	}
 	if t.FreeElements != free {
 		return nil, cg.errf("tensor %s: freeElements %d, but its free dimensions %v hold %d", t.Name, t.FreeElements, t.Shape.FreeDims, free)
 	}
-	if t.Shape.ParDim == 0 || free == 0 || t.Shape.ParDim > 1<<31 || free > 1<<40/uint64(dt.Size()) {
+	if total, ok := shapeElems(t.Shape.Dims()); !ok || total == 0 || total > maxElems/uint64(dt.Size()) {
 		return nil, cg.errf("tensor %s: unsupported shape %v", t.Name, t.Shape.Dims())
 	}
 	shape := make([]int64, 0, 1+len(t.Shape.FreeDims))
@@ -371,9 +374,12 @@ func (cg *codegen) ap(field string, r *klr.TensorRef) (bir.Operand, *cgTensor, e
 			}
 		}
 		offset = b.Offset
+		if b.Offset < -maxElems || b.Offset > maxElems {
+			return bir.Operand{}, nil, cg.errf("%s: offset %d out of range", field, b.Offset)
+		}
 		for _, p := range b.Pattern {
-			if p.Num > 1<<40 {
-				return bir.Operand{}, nil, cg.errf("%s: pattern num %d out of range", field, p.Num)
+			if p.Num > maxElems || p.Step < -maxElems || p.Step > maxElems {
+				return bir.Operand{}, nil, cg.errf("%s: pattern pair [step %d, num %d] out of range", field, p.Step, p.Num)
 			}
 			pairs = append(pairs, bir.APPair{Step: p.Step, Num: int64(p.Num)})
 		}
@@ -403,6 +409,7 @@ func (cg *codegen) ap(field string, r *klr.TensorRef) (bir.Operand, *cgTensor, e
 			empty = true
 			break
 		}
+		// |step|, num <= maxElems = 2^40: the product fits in 64 bits.
 		ext := p.Step * (p.Num - 1)
 		if ext < 0 {
 			lo += ext
@@ -442,8 +449,8 @@ func (cg *codegen) basic(field string, ct *cgTensor, b *klr.AccessBasic) (int64,
 			}
 		default:
 			sl := x.Slice
-			if sl.Step == 0 {
-				return 0, nil, cg.errf("%s: slice step 0 on dimension %d of %s", field, d, ct.tn.Name)
+			if sl.Step == 0 || sl.Step < -maxElems || sl.Step > maxElems {
+				return 0, nil, cg.errf("%s: slice step %d on dimension %d of %s", field, sl.Step, d, ct.tn.Name)
 			}
 			var num int64
 			l, u := int64(min(sl.L, uint64(n))), int64(min(sl.U, uint64(n)))
@@ -888,6 +895,23 @@ func (cg *codegen) activate(o *klr.Activate) error {
 	cg.emitInst(bir.OpActivation, bir.EngAct, []bir.Operand{src}, []bir.Operand{dst},
 		bir.Attrs("func", fn, "scale", bir.Float(scale), "alpha", bir.Float(alpha), "acc", o.AccumulatorCmd.String()))
 	return nil
+}
+
+// maxElems bounds element counts, offsets and steps (2^40 elements is far
+// beyond any memory of the machine), so that address arithmetic on hostile
+// files cannot overflow int64.
+const maxElems = 1 << 40
+
+// shapeElems multiplies dimensions, failing beyond maxElems.
+func shapeElems(dims []uint64) (uint64, bool) {
+	n := uint64(1)
+	for _, d := range dims {
+		if d > maxElems || (d != 0 && n > maxElems/d) {
+			return 0, false
+		}
+		n *= d
+	}
+	return n, true
 }
 
 func slicesEqual(a, b []uint64) bool {

@@ -55,10 +55,11 @@ func LoadKLR(path string, data []byte) (*bir.Module, error) {
 			return bir.Operand{}, fmt.Errorf("%s: kernel %s: %s %s: %w", path, k.Name, what, t.Name, err)
 		}
 		var shape []int64
+		total, ok := shapeElems(t.Shape.Dims())
+		if !ok || total == 0 {
+			return bir.Operand{}, fmt.Errorf("%s: kernel %s: %s %s: unsupported shape %v", path, k.Name, what, t.Name, t.Shape.Dims())
+		}
 		for _, d := range t.Shape.Dims() {
-			if d == 0 || d > 1<<40 {
-				return bir.Operand{}, fmt.Errorf("%s: kernel %s: %s %s: unsupported shape %v", path, k.Name, what, t.Name, t.Shape.Dims())
-			}
 			shape = append(shape, int64(d))
 		}
 		h := b.Tensor(t.Name, mt, kind, dt, shape...)

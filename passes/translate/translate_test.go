@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -711,4 +712,31 @@ func BenchmarkTranslate_Scan1M(b *testing.B) {
 		runs++
 	}
 	b.ReportMetric(float64(spent.Nanoseconds())/float64(runs)/n, "ns/inst")
+}
+
+// FuzzTranslateKLR: any bytes that load as a KLR kernel translate without a
+// panic (the pass manager turns a panic into an error marked Panic).
+func FuzzTranslateKLR(f *testing.F) {
+	paths, _ := filepath.Glob(filepath.Join(fixtureDir, "*.klr"))
+	for _, p := range paths {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "k.klr")
+		m, err := LoadKLR(path, data)
+		if err != nil {
+			return
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m.HasCoreID = true
+		_, err = Translate(m, pass.Config{})
+		var pe *pass.Error
+		if errors.As(err, &pe) && pe.Panic {
+			t.Fatalf("translation panicked: %v", err)
+		}
+	})
 }
