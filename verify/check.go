@@ -737,7 +737,7 @@ func (c *checker) inst(i bir.InstID, b bir.BlockID) bool {
 	for k := range opds {
 		c.operand(i, &ops[k], &opds[k], k, nIn)
 	}
-	c.rules(i, info, ops[:nIn], ops[nIn:], attrsOK)
+	c.rules(i, info, ops, nIn, attrsOK)
 	return true
 }
 

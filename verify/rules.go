@@ -71,7 +71,8 @@ func shape(x *opnd) string {
 }
 
 // rules applies the opcode and hardware rules to instruction i.
-func (c *checker) rules(i bir.InstID, info *bir.OpInfo, ins, outs []opnd, attrsOK bool) {
+func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, attrsOK bool) {
+	ins, outs := all[:nIn], all[nIn:]
 	in := c.f.Inst(i)
 	op := in.Op
 	var attrs bir.AttrSet
@@ -82,30 +83,27 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, ins, outs []opnd, attrsO
 	pe := op.IsMatmul() || (op == bir.OpTranspose && in.Engine == bir.EngPE)
 	allocated := c.stage&StageAllocated != 0
 
-	for k := range ins {
-		c.memoryRules(i, info, &ins[k], eng, pe)
-	}
-	for k := range outs {
-		c.memoryRules(i, info, &outs[k], eng, pe)
+	// Per-operand rules.
+	psum := allocated && c.arch != nil && c.arch.PSUMBankBytes > 0
+	for k := range all {
+		x := &all[k]
+		if !x.isAP {
+			continue
+		}
+		if x.memKnown {
+			c.memoryRules(i, in, info, x, eng, pe)
+		}
+		if x.ok && x.onChip {
+			if eng {
+				c.engineAP(i, x, allocated)
+			}
+			if psum && x.mem == bir.MemPSUM {
+				c.psumBank(i, x)
+			}
+		}
 	}
 	if op == bir.OpTensorTensor && len(ins) == 2 && ins[0].mem == bir.MemPSUM && ins[1].mem == bir.MemPSUM {
 		c.instDiag(i, "tt-psum", "both inputs are in PSUM (%s, %s): want at most one input in PSUM", c.label(&ins[0]), c.label(&ins[1]))
-	}
-	if eng {
-		for k := range ins {
-			c.engineAP(i, &ins[k], allocated)
-		}
-		for k := range outs {
-			c.engineAP(i, &outs[k], allocated)
-		}
-	}
-	if allocated && c.arch != nil && c.arch.PSUMBankBytes > 0 {
-		for k := range ins {
-			c.psumBank(i, &ins[k])
-		}
-		for k := range outs {
-			c.psumBank(i, &outs[k])
-		}
 	}
 
 	switch op {
@@ -153,11 +151,7 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, ins, outs []opnd, attrsO
 }
 
 // memoryRules are the per-operand placement rules.
-func (c *checker) memoryRules(i bir.InstID, info *bir.OpInfo, x *opnd, eng, pe bool) {
-	if !x.isAP || !x.memKnown {
-		return
-	}
-	in := c.f.Inst(i)
+func (c *checker) memoryRules(i bir.InstID, in *bir.Instruction, info *bir.OpInfo, x *opnd, eng, pe bool) {
 	op := in.Op
 	if eng && !x.onChip && isHBM(x.mem) {
 		c.instLocDiag(i, x.loc, "onchip-operand", "%s is in %s: want SB or PSUM (compute engines access on-chip memory only)", c.label(x), x.mem)
