@@ -157,7 +157,11 @@
 // through a sync.Pool, across verifications, so --verify-each does not
 // re-allocate them after every pass. Diagnostics allocate only when a rule
 // fails. BenchmarkVerify1M measures it on bir.GenStraightLine(1_000_000)
-// with every stage's rules enabled.
+// with every stage's rules enabled, next to BenchmarkWalk1M, a bare walk of
+// the same module that checks nothing. Measured (Go 1.26, a shared 2-vCPU
+// VM at load average 9-15, so absolute figures are inflated): 170-195 ns
+// of CPU per instruction for the verifier against 14-16 ns for the bare
+// walk, 5 allocations per verification when the pooled scratch is warm.
 package verify
 
 import (
