@@ -118,7 +118,7 @@ type printer struct {
 	exprAxes map[ExprID][]affine.Axis
 	exprText map[ExprID]string
 	predText map[PredID]string
-	attrText map[AttrID]string
+	attrText []string // by AttrID, "" = not formatted yet
 	patText  []string // by PatternID, "" = not formatted yet
 
 	// Per function.
@@ -153,7 +153,7 @@ func newPrinter(m *Module, w io.Writer) *printer {
 		exprAxes: map[ExprID][]affine.Axis{},
 		exprText: map[ExprID]string{},
 		predText: map[PredID]string{},
-		attrText: map[AttrID]string{},
+		attrText: make([]string, len(m.attrs)),
 		patText:  make([]string, len(m.patterns)),
 	}
 }
@@ -1323,15 +1323,18 @@ func (p *printer) inst(f *Function, i InstID, ind int) {
 }
 
 func (p *printer) attrString(id AttrID) string {
-	if s, ok := p.attrText[id]; ok {
+	a, ok := p.attrs(id)
+	if !ok {
+		return "{?}"
+	}
+	if int(id) >= len(p.attrText) {
+		p.attrText = append(p.attrText, make([]string, len(p.m.attrs)-len(p.attrText))...)
+	}
+	if s := p.attrText[id]; s != "" {
 		return s
 	}
-	s := "{?}"
-	if a, ok := p.attrs(id); ok {
-		s = string(appendFields(nil, a))
-	}
-	p.attrText[id] = s
-	return s
+	p.attrText[id] = string(appendFields(nil, a))
+	return p.attrText[id]
 }
 
 func (p *printer) patString(id PatternID) string {
