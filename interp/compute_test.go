@@ -9,14 +9,14 @@ import (
 
 func TestTensorScalar_Stages(t *testing.T) {
 	cases := []struct {
-		name             string
-		op0              string
-		c0               float64
-		rev0             bool
-		op1              string
-		c1               float64
-		rev1             bool
-		in, want         []float64
+		name     string
+		op0      string
+		c0       float64
+		rev0     bool
+		op1      string
+		c1       float64
+		rev1     bool
+		in, want []float64
 	}{
 		{"x*2+1", "mult", 2, false, "add", 1, false, []float64{1, -3}, []float64{3, -5}},
 		{"x-3 then bypass", "subtract", 3, false, "bypass", 0, false, []float64{1, 5}, []float64{-2, 2}},

@@ -9,6 +9,7 @@ package interp
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/numeric"
@@ -17,10 +18,33 @@ import (
 // checkInit fails on the first element of v that was never written, unless
 // uninitialised reads are allowed for the current instruction.
 func (mc *machine) checkInit(v *view) error {
-	if mc.allowUninit {
+	st := v.reg.st
+	if mc.allowUninit || st.allWritten() {
 		return nil
 	}
-	st := v.reg.st
+	if ds := v.ds; ds&(ds-1) == 0 {
+		// Power-of-two element sizes: an aligned element's bits are in one
+		// word.
+		m0 := uint64(1)<<uint(ds) - 1
+		if ds == 64 {
+			m0 = math.MaxUint64
+		}
+		ok := true
+		for _, off := range v.offs {
+			b := uint(off & 63)
+			if int64(b)+ds > 64 {
+				ok = false
+				break
+			}
+			if mask := m0 << b; st.init[off>>6]&mask != mask {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return nil
+		}
+	}
 	for i, off := range v.offs {
 		if !st.isInit(off, v.ds) {
 			return errf(ErrUninitRead, "read of never-written %s (%s, element %d)", v.reg.describe(off), v.what, i)
@@ -32,8 +56,23 @@ func (mc *machine) checkInit(v *view) error {
 // markInit marks every element of v written.
 func markInit(v *view) {
 	st := v.reg.st
+	if st.allWritten() {
+		return
+	}
+	ds := v.ds
+	m0 := uint64(1)<<uint(ds) - 1
 	for _, off := range v.offs {
-		st.setInit(off, v.ds, true)
+		b := uint(off & 63)
+		if int64(b)+ds > 64 || ds >= 64 {
+			st.setInit(off, ds, true)
+			continue
+		}
+		w := &st.init[off>>6]
+		mask := m0 << b
+		if old := *w; old&mask != mask {
+			*w = old | mask
+			st.unwritten -= int64(bits.OnesCount64(mask &^ old))
+		}
 	}
 }
 
@@ -202,9 +241,23 @@ func (mc *machine) copyRaw(dst, src *view) error {
 	sd, dd := src.st().data, dst.st().data
 	ss, dstSt := src.st(), dst.st()
 	n := src.ds
-	for i, so := range src.offs {
-		do := dst.offs[i]
-		copy(dd[do:do+n], sd[so:so+n])
+	if ss == dstSt {
+		// Source and destination share a storage: read every source
+		// element before writing (an instruction reads its sources before
+		// it writes its destination, whatever the overlap).
+		return mc.copyRawBuffered(dst, src)
+	}
+	// Copy maximal runs that are contiguous in both source and destination
+	// with one copy each.
+	so, do := src.offs, dst.offs
+	for i := 0; i < len(so); {
+		j := i + 1
+		for j < len(so) && so[j] == so[j-1]+n && do[j] == do[j-1]+n {
+			j++
+		}
+		l := int64(j-i) * n
+		copy(dd[do[i]:do[i]+l], sd[so[i]:so[i]+l])
+		i = j
 	}
 	if mc.allowUninit {
 		for i, so := range src.offs {
@@ -212,6 +265,35 @@ func (mc *machine) copyRaw(dst, src *view) error {
 		}
 	} else {
 		markInit(dst)
+	}
+	return nil
+}
+
+// copyRawBuffered is copyRaw through a scratch buffer, for a source and
+// destination in the same storage.
+func (mc *machine) copyRawBuffered(dst, src *view) error {
+	bits := mc.u64buf(2, src.n)
+	d := src.st().data
+	for i, o := range src.offs {
+		bits[i] = numeric.LoadBits(src.dt, d[o:])
+	}
+	var written []bool
+	if mc.allowUninit {
+		written = mc.boolbuf(src.n)
+		for i, o := range src.offs {
+			written[i] = src.st().isInit(o, src.ds)
+		}
+	}
+	st := dst.st()
+	for i, o := range dst.offs {
+		numeric.StoreBits(dst.dt, st.data[o:], bits[i])
+	}
+	if written == nil {
+		markInit(dst)
+		return nil
+	}
+	for i, o := range dst.offs {
+		st.setInit(o, dst.ds, written[i])
 	}
 	return nil
 }

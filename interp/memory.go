@@ -34,6 +34,7 @@ package interp
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
@@ -80,6 +81,9 @@ type storage struct {
 	bankBytes int64
 	banks     int64
 	groupOpen []bool
+	// unwritten counts the bytes never written; at 0 every read check is
+	// skipped (the common case for a tile after its first write).
+	unwritten int64
 }
 
 func newStorage(kind memKind, rows, rowBytes int64) *storage {
@@ -90,6 +94,7 @@ func newStorage(kind memKind, rows, rowBytes int64) *storage {
 		s.data[i] = sentinelByte
 	}
 	s.init = make([]uint64, (n+63)/64)
+	s.unwritten = n
 	return s
 }
 
@@ -114,26 +119,27 @@ func (s *storage) isInit(off, n int64) bool {
 
 // setInit marks the n bytes at off written (or not).
 func (s *storage) setInit(off, n int64, v bool) {
+	if v && s.unwritten == 0 {
+		return
+	}
 	w, b := off>>6, uint(off&63)
 	if int64(b)+n <= 64 {
 		mask := (uint64(1)<<uint(n) - 1) << b
 		if n == 64 {
 			mask = math.MaxUint64
 		}
+		old := s.init[w]
 		if v {
-			s.init[w] |= mask
+			s.init[w] = old | mask
+			s.unwritten -= int64(bits.OnesCount64(mask &^ old))
 		} else {
-			s.init[w] &^= mask
+			s.init[w] = old &^ mask
+			s.unwritten += int64(bits.OnesCount64(mask & old))
 		}
 		return
 	}
 	for i := range n {
-		o := off + i
-		if v {
-			s.init[o>>6] |= 1 << uint(o&63)
-		} else {
-			s.init[o>>6] &^= 1 << uint(o&63)
-		}
+		s.setInit(off+i, 1, v)
 	}
 }
 
@@ -142,7 +148,11 @@ func (s *storage) markAll() {
 	for i := range s.init {
 		s.init[i] = math.MaxUint64
 	}
+	s.unwritten = 0
 }
+
+// allWritten reports whether every byte of the storage was written.
+func (s *storage) allWritten() bool { return s.unwritten == 0 }
 
 // region is where one location (or one block of a template location) lives.
 type region struct {

@@ -278,3 +278,95 @@ func TestBNStatsAndAggregate(t *testing.T) {
 	// mean 4, var = (8 + 26 + 3*1 + 3*1)/6 = 40/6
 	wantValues(t, "bn_aggr", values(out["w"]), 4, float64(float32(40.0/6)))
 }
+
+// An instruction reads all its sources before writing: an overlapping
+// shift within one tile moves the data, it does not smear it, on the raw
+// path (DMACopy) and on the fp32 path (TensorScalar).
+func TestOverlap_ReadsBeforeWrites(t *testing.T) {
+	m := oneIn(t, bir.Float32, bir.Float32, 1, 6, func(b *bir.Builder, a, d bir.T) {
+		b.DMACopy("shift", a.AP(1, [2]int64{1, 1}, [2]int64{1, 5}), a.AP(0, [2]int64{1, 1}, [2]int64{1, 5}))
+		b.TensorScalar("shift2", bir.EngDVE, a.AP(1, [2]int64{1, 1}, [2]int64{1, 5}), a.AP(0, [2]int64{1, 1}, [2]int64{1, 5}), "mult", 10, "bypass", 0)
+		b.TensorCopy("cp", bir.EngDVE, d.All(), a.All())
+	})
+	out := mustRun(t, m, map[string]*Tensor{"x": f32Tensor("x", []int64{1, 6}, 1, 2, 3, 4, 5, 6)}, Options{})
+	wantValues(t, "shifted twice", values(out["z"]), 1, 10, 10, 20, 30, 40)
+}
+
+func TestOptions_GeometryAndFunction(t *testing.T) {
+	// With 1 KiB PSUM banks a 300-fp32 row spans two banks.
+	m, b := newB(t)
+	p := b.PSUM("p", bir.Float32, 1, 300)
+	b.Memset("ms", bir.EngDVE, p.All(), 0)
+	if _, err := Run(m, nil, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(m, nil, Options{PSUMBankBytes: 1024})
+	wantErr(t, err, ErrPSUMBankSpan, "ms", "a bank is 1024 bytes")
+
+	// Options.Function runs another function of the module.
+	kb := bir.NewBuilder(m, "other")
+	kx := kb.Input("kx", bir.Float32, 1, 2)
+	kz := kb.Output("kz", bir.Float32, 1, 2)
+	kb.DMACopy("cp", kz.All(), kx.All())
+	out := mustRun(t, m, map[string]*Tensor{"kx": f32Tensor("kx", []int64{1, 2}, 3, 4)}, Options{Function: "other"})
+	wantValues(t, "other", values(out["kz"]), 3, 4)
+	_, err = Run(m, nil, Options{Function: "missing"})
+	wantErr(t, err, ErrInput, "", `no function "missing"`)
+
+	// An unknown arch needs explicit geometry.
+	m.Arch = "gen99"
+	_, err = Run(m, nil, Options{})
+	wantErr(t, err, ErrInput, "", "set Options.Partitions")
+	if _, err := Run(m, nil, Options{Partitions: 128, PSUMBanks: 8, PSUMBankBytes: 2048}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSpecsAndRandomInputs(t *testing.T) {
+	m, b := newB(t)
+	b.Input("x", bir.Float32, 2, 3)
+	b.Input("ids", bir.Int32, 4)
+	b.Input("u", bir.Uint8, 8)
+	b.Input("q", bir.Float8E4M3FNx4, 2)
+	b.Output("z", bir.BFloat16, 2, 3)
+	b.SBUF("t", bir.Float32, 2, 3)
+	in := InputSpecs(m)
+	if len(in) != 4 || in[0].Name != "x" || in[1].Name != "ids" || in[1].Dtype != bir.Int32 || in[0].Shape[1] != 3 {
+		t.Fatalf("InputSpecs = %+v", in)
+	}
+	if out := OutputSpecs(m); len(out) != 1 || out[0].Name != "z" || out[0].Dtype != bir.BFloat16 {
+		t.Fatalf("OutputSpecs = %+v", out)
+	}
+	r1, r2, r3 := RandomInputs(m, 5), RandomInputs(m, 5), RandomInputs(m, 6)
+	for name := range r1 {
+		if !bytes.Equal(r1[name].Data, r2[name].Data) {
+			t.Errorf("%s: not deterministic", name)
+		}
+		if bytes.Equal(r1[name].Data, r3[name].Data) {
+			t.Errorf("%s: the seed changes nothing", name)
+		}
+	}
+	for _, v := range values(r1["x"]) {
+		if v < -1 || v >= 1 {
+			t.Errorf("float input %v outside [-1, 1)", v)
+		}
+	}
+	for _, v := range values(r1["ids"]) {
+		if v < -8 || v >= 8 {
+			t.Errorf("int input %v outside [-8, 8)", v)
+		}
+	}
+	for _, v := range values(r1["u"]) {
+		if v < 0 || v >= 16 {
+			t.Errorf("uint input %v outside [0, 16)", v)
+		}
+	}
+	// The inputs depend only on name, dtype and shape: another module with
+	// the same input x gets the same bytes.
+	m2, b2 := newB(t)
+	b2.Input("x", bir.Float32, 2, 3)
+	b2.SBUF("unrelated", bir.Int8, 4, 4)
+	if !bytes.Equal(RandomInputs(m2, 5)["x"].Data, r1["x"].Data) {
+		t.Error("RandomInputs depends on more than the input's name, dtype and shape")
+	}
+}

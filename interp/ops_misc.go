@@ -313,16 +313,25 @@ func (mc *machine) opCopyPredicated(x *instCtx) error {
 	}
 	sst, dst := src.reg.st, d.reg.st
 	n := src.ds
+	// Read every selected source element, then write (the source and the
+	// destination may overlap).
+	bits := mc.u64buf(1, d.n)
 	for k, on := range sel {
 		if !on {
 			continue
 		}
-		so, do := src.offs[k], d.offs[k]
+		so := src.offs[k]
 		if !mc.allowUninit && !sst.isInit(so, n) {
 			return errf(ErrUninitRead, "read of never-written %s (%s, element %d)", src.reg.describe(so), src.what, k)
 		}
-		copy(dst.data[do:do+n], sst.data[so:so+n])
-		dst.setInit(do, n, true)
+		bits[k] = numeric.LoadBits(src.dt, sst.data[so:])
+	}
+	for k, on := range sel {
+		if on {
+			do := d.offs[k]
+			numeric.StoreBits(d.dt, dst.data[do:], bits[k])
+			dst.setInit(do, n, true)
+		}
 	}
 	return nil
 }

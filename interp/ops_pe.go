@@ -74,14 +74,14 @@ func zeroBank(st *storage, row, b int64) {
 // setInitRange marks bytes [lo, hi) written.
 func (s *storage) setInitRange(lo, hi int64) {
 	for lo < hi && lo&63 != 0 {
-		s.init[lo>>6] |= 1 << uint(lo&63)
+		s.setInit(lo, 1, true)
 		lo++
 	}
 	for ; lo+64 <= hi; lo += 64 {
-		s.init[lo>>6] = ^uint64(0)
+		s.setInit(lo, 64, true)
 	}
 	for ; lo < hi; lo++ {
-		s.init[lo>>6] |= 1 << uint(lo&63)
+		s.setInit(lo, 1, true)
 	}
 }
 
