@@ -129,20 +129,22 @@ type cloner struct {
 	origs  map[bir.BlockID][]bir.InstID
 
 	// Current context.
-	active        []int32 // expanded loops whose iteration is in progress, outermost first
-	sep           string
-	nameBuf       []byte
-	lastClone     []bir.InstID // per original instruction: its latest instance (NoInst if dropped)
-	ords          []*ordTable  // per original instruction that is a dependency target needing it
-	queue         []fixup
-	replace       []blockReplace
-	extraMap      map[bir.AttrID]bir.AttrID
-	patRange      map[bir.PatternID][2]int64
-	renames       int   // re-created kept loops in the current context
-	droppedCount  int64 // clones not created (predicate false)
-	clonedBarrier bool  // a CoreBarrier was cloned
-	clones        int64
-	kept          int64
+	active    []int32 // expanded loops whose iteration is in progress, outermost first
+	sep       string
+	nameBuf   []byte
+	lastClone []bir.InstID // per original instruction: its latest instance (NoInst if dropped)
+	ords      []*ordTable  // per original instruction that is a dependency target needing it
+	queue     []fixup
+	replace   []blockReplace
+	extraMap  map[bir.AttrID]bir.AttrID
+	patRange  [][2]int64 // by PatternID; {1, 0} when not computed
+	// Table reservations (reserve, limits.go).
+	reserveOperands, reserveNames, reserveDeps int
+	renames                                    int   // re-created kept loops in the current context
+	droppedCount                               int64 // clones not created (predicate false)
+	clonedBarrier                              bool  // a CoreBarrier was cloned
+	clones                                     int64
+	kept                                       int64
 }
 
 type blockReplace struct {
@@ -417,12 +419,17 @@ func (c *cloner) run() error {
 	f := c.f
 	f.DropInstNameIndex()
 	if c.cfg.reserveInsts > 0 {
-		f.Reserve(c.cfg.reserveInsts, c.cfg.reserveInsts*3)
-		c.m.ReserveSyms(c.cfg.reserveInsts, c.cfg.reserveInsts*16)
+		f.Reserve(c.cfg.reserveInsts, c.reserveOperands)
+		c.m.ReserveSyms(c.cfg.reserveInsts, c.reserveNames)
+		f.ReserveDeps(c.reserveDeps)
 	}
 	top := append([]bir.BlockID(nil), f.Top...)
-	for _, b := range top {
-		list, err := c.expandList(c.origs[b], make([]bir.InstID, 0, len(c.origs[b])))
+	for k, b := range top {
+		n := len(c.origs[b])
+		if k == 0 {
+			n += c.cfg.reserveInsts // the clones usually land in the first block
+		}
+		list, err := c.expandList(c.origs[b], make([]bir.InstID, 0, n))
 		if err != nil {
 			return err
 		}

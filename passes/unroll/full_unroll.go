@@ -252,7 +252,7 @@ func fullUnrollFunction(f *bir.Function, mode fnMode, opt FullUnrollOptions, oth
 		}
 		return nil
 	}
-	c.cfg.reserveInsts = int(min(proj.clones, MaxTotalCount))
+	c.reserve(proj, MaxTotalCount)
 	if err := c.allocOrdinals(4 * MaxTotalCount); err != nil {
 		return &CeilingError{TotalCount: proj.upper, Projected: true, Where: err.Error()}
 	}

@@ -32,6 +32,7 @@ package unroll
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/narwhal-compiler/narwhal/bir"
 )
@@ -130,6 +131,25 @@ func satAdd(a, b int64) int64 {
 type projection struct {
 	upper, lower int64 // all instructions
 	clones       int64 // instructions inside expanded loops (upper bound)
+	// Upper bounds of what the clones add to the function's tables.
+	operands, nameBytes, deps int64
+}
+
+// reserve sizes the function's tables for the projected clones, scaled
+// down when the projection exceeds limit (then the clone guard stops the
+// unroll before the tables would be full).
+func (c *cloner) reserve(p projection, limit int64) {
+	if p.clones <= 0 {
+		return
+	}
+	n := min(p.clones, limit)
+	scale := func(x int64) int { return int(float64(x) * float64(n) / float64(p.clones)) }
+	c.cfg.reserveInsts = int(n)
+	c.reserveOperands = scale(p.operands)
+	c.reserveNames = scale(p.nameBytes)
+	if c.cfg.remapDeps {
+		c.reserveDeps = scale(p.deps)
+	}
 }
 
 // project computes the projection from the analyzed loop nests.
@@ -150,6 +170,14 @@ func (c *cloner) project(removable func(bir.InstID) bool) projection {
 		p.upper = satAdd(p.upper, n)
 		if c.plans[i].nest != 0 {
 			p.clones = satAdd(p.clones, n)
+			p.operands = satAdd(p.operands, satMul(n, int64(in.NIns)+int64(in.NOuts)))
+			nameLen := int64(len(c.m.StrBytes(in.Name)))
+			for _, li := range c.nests[c.plans[i].nest].loops {
+				lr := &c.loops[li]
+				nameLen += int64(len(c.sep)) + int64(len(strconv.FormatInt(max(lr.ub-1, lr.lb), 10)))
+			}
+			p.nameBytes = satAdd(p.nameBytes, satMul(n, nameLen))
+			p.deps = satAdd(p.deps, satMul(n, int64(len(c.plans[i].deps))))
 		}
 		if in.Pred == 0 && !c.predicatedAncestor(c.plans[i].loop) && (removable == nil || !removable(id)) {
 			p.lower = satAdd(p.lower, n)

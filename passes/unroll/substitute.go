@@ -53,8 +53,15 @@ func (c *cloner) cleanExtra(id bir.AttrID) bir.AttrID {
 // patternRange returns the smallest and largest element index a pattern
 // reaches relative to its offset (cached per pattern).
 func (c *cloner) patternRange(id bir.PatternID) (int64, int64) {
-	if r, ok := c.patRange[id]; ok {
-		return r[0], r[1]
+	if int(id) < len(c.patRange) {
+		if r := c.patRange[id]; r[0] <= r[1] {
+			return r[0], r[1]
+		}
+	} else {
+		n := max(c.m.NumPatterns(), int(id)+1)
+		for len(c.patRange) < n {
+			c.patRange = append(c.patRange, [2]int64{1, 0})
+		}
 	}
 	var lo, hi int64
 	for _, q := range c.m.Pattern(id) {
@@ -67,9 +74,6 @@ func (c *cloner) patternRange(id bir.PatternID) (int64, int64) {
 		} else {
 			hi += d
 		}
-	}
-	if c.patRange == nil {
-		c.patRange = map[bir.PatternID][2]int64{}
 	}
 	c.patRange[id] = [2]int64{lo, hi}
 	return lo, hi

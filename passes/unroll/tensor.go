@@ -110,9 +110,11 @@ func uniqueTensorName(f *bir.Function, name string) string {
 func subName(set string, b int64) string { return set + "_sub" + strconv.FormatInt(b, 10) }
 
 // tensorUnroll builds Unroll's grid for every live block tensor of f except
-// those in inPlace (which get FullUnroll-style per-block locations instead,
-// because symbolic accesses that survive the pass still name them). It
-// returns the tensors to remove once the accesses are repointed.
+// those in inPlace (symbolic or register accesses that survive the pass
+// still name them) and those that are not internal (a kernel input's or
+// output's name is its interface): these get FullUnroll-style per-block
+// locations instead. It returns the tensors to remove once the accesses
+// are repointed.
 func tensorUnroll(f *bir.Function, bm *blockMap, inPlace []bool, realloc bool) ([]bir.TensorID, error) {
 	var remove []bir.TensorID
 	n := f.NumTensors()
@@ -121,7 +123,9 @@ func tensorUnroll(f *bir.Function, bm *blockMap, inPlace []bool, realloc bool) (
 		if ts.Dead || !ts.IsBlock {
 			continue
 		}
-		if inPlace[t] {
+		if inPlace[t] || ts.Kind != bir.KindInternal {
+			// Kept: still named after the pass, or part of the kernel's
+			// interface (an input's or output's name must not change).
 			if _, err := resetAndGenerateMemlocs(f, t); err != nil {
 				return nil, err
 			}

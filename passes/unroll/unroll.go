@@ -34,8 +34,9 @@
 // Post-conditions: no static Loop remains; every symbolic access pattern,
 // symbolic immediate and predicate outside dynamic loops is folded (the
 // instructions whose predicate was false for an iteration are gone); no
-// block tensor remains except those still indexed by a dynamic loop (which
-// get per-block "_sub<b>" locations); dependencies are non-carried except
+// block tensor remains except those still indexed by a dynamic loop or a
+// register access pattern, and kernel inputs/outputs (these get per-block
+// "_sub<b>" locations in place); dependencies are non-carried except
 // those carried by dynamic loops; the function carries the attribute
 // "unrolled". A module without DynamicForLoop/DoWhile then satisfies
 // verify.StageUnrolled.
@@ -183,7 +184,7 @@ func Unroll(m *bir.Module, opt UnrollOptions) (Stats, error) {
 			}
 			return nil
 		}
-		c.cfg.reserveInsts = int(min(proj.clones, limit))
+		c.reserve(proj, limit)
 		if err := c.allocOrdinals(limit); err != nil {
 			return st, &BudgetError{TotalCount: proj.upper, Limit: limit, Projected: true, Where: err.Error()}
 		}
@@ -194,8 +195,8 @@ func Unroll(m *bir.Module, opt UnrollOptions) (Stats, error) {
 			f.RemoveTensor(t)
 		}
 		st.BlockTensors += len(remove)
-		for _, ok := range inPlace {
-			if ok {
+		for t, ok := range inPlace {
+			if ok || (f.Tensor(bir.TensorID(t)).IsBlock && !f.Tensor(bir.TensorID(t)).Dead && f.Tensor(bir.TensorID(t)).Kind != bir.KindInternal) {
 				st.BlockTensors++
 			}
 		}
@@ -235,14 +236,21 @@ func Unroll(m *bir.Module, opt UnrollOptions) (Stats, error) {
 	return st, nil
 }
 
-// residualBlockTensors marks the block tensors that a symbolic AP inside a
-// kept loop indexes with that loop's axis.
+// residualBlockTensors marks the block tensors that keep being named after
+// the unroll: those a symbolic AP inside a kept loop indexes with that
+// loop's axis, and those a register AP names (its block is resolved at run
+// time).
 func (c *cloner) residualBlockTensors() []bool {
 	in := make([]bool, c.f.NumTensors())
 	for i := 0; i < c.nslots; i++ {
 		p := c.plans[i]
 		if p == nil || c.pos[i] < 0 {
 			continue
+		}
+		for _, o := range c.f.Operands(bir.InstID(i)) {
+			if o.Kind == bir.OpdRegAP && o.Ref >= 0 && int(o.Ref) < len(in) && c.f.Tensor(o.TensorRef()).IsBlock {
+				in[o.TensorRef()] = true
+			}
 		}
 		for _, so := range p.sym {
 			if so.block == nil {

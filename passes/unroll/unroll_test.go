@@ -2,6 +2,7 @@ package unroll
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -663,5 +664,67 @@ Block1:
 	m = parse(t, strings.Replace(src, "kind=Input\n", "kind=Input split_shape=[false, true]\n", 1))
 	if _, err := FullUnroll(m, FullUnrollOptions{Level: 1}); err == nil || !strings.Contains(err.Error(), "only internal tensors can be cut") {
 		t.Errorf("marked input: %v", err)
+	}
+}
+
+// FullUnroll level 1 on a need_unroll function with a dynamic loop inside
+// a static one: the dynamic loop is re-created per iteration with a fresh
+// axis and keeps its symbolic accesses (FullUnroll does not lower them).
+func TestFullUnroll_Level1KeepsDynamicLoops(t *testing.T) {
+	src, err := os.ReadFile("testdata/golden/dynamic.bir")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := parse(t, strings.Replace(string(src), "func @main {", "func @main attributes=[need_unroll] {", 1))
+	passtest.Check(t, m, func(m *bir.Module) error {
+		_, err := FullUnroll(m, FullUnrollOptions{Level: 1})
+		return err
+	})
+	f := m.Main()
+	var dyn []string
+	f.Walk(func(i bir.InstID) bool {
+		if f.Inst(i).Op == bir.OpDynamicForLoop {
+			dyn = append(dyn, f.InstName(i))
+		}
+		return true
+	})
+	if strings.Join(dyn, ",") != "dloop.0,dloop.1" {
+		t.Errorf("dynamic loops after level 1: %v, want dloop.0, dloop.1", dyn)
+	}
+	// Level 2 refuses them.
+	m = parse(t, string(src))
+	if _, err := FullUnroll(m, FullUnrollOptions{Level: 2}); err == nil || !strings.Contains(err.Error(), "trip count is a run-time value") {
+		t.Errorf("level 2 with a dynamic loop: %v", err)
+	}
+}
+
+// A block tensor that a register access pattern names keeps its identity
+// (per-block locations in place) instead of the per-block tensor grid, so
+// the register access still resolves.
+func TestUnroll_RegisterAPKeepsBlockTensor(t *testing.T) {
+	src := loopHeader + `  tensor %b_set: f32[128, 64] class=NeuronSBTensor blocks=2
+    loc %b: SB 128x256
+  reg $r
+
+Block1:
+  ld = Load %x[ap=[[64,128],[1,64]]] f32 -> %t[ap=[[64,128],[1,64]]] f32
+  loop_i = Loop i in [0, 2) {
+  Block_i:
+    cp = TensorCopy on DVE %t[ap=[[64,128],[1,64]]] f32 -> %b_set[block=i, ap=[[64,128],[1,64]]] f32
+  }
+  set = RegisterMove 32 i32 -> $r i32
+  rd = TensorCopy on DVE %b_set[reg=$r, ap=[[64,128],[1,32]]] f32 -> %t[ap=[[64,128],[1,32]]] f32
+  st = Save %t[ap=[[64,128],[1,64]]] f32 -> %z[ap=[[64,128],[1,64]]] f32
+}
+`
+	m := parse(t, src)
+	passtest.Check(t, m, func(m *bir.Module) error {
+		_, err := Unroll(m, UnrollOptions{})
+		return err
+	})
+	f := m.Main()
+	tid, ok := f.TensorByName("b_set")
+	if !ok || len(f.Tensor(tid).Locs) != 2 || f.Loc(f.Tensor(tid).Locs[0]).Name != "b_set_sub0" {
+		t.Errorf("b_set after unroll:\n%s", bir.Format(m))
 	}
 }
