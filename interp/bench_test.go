@@ -6,6 +6,8 @@ package interp
 //
 //	BenchmarkInterp_Matmul   MAC/s (multiply-accumulates) and out-elem/s
 //	BenchmarkInterp_Softmax  elem/s (input elements through the 6-instruction softmax)
+//	BenchmarkInterp_SmallInstructions  ns/inst on 16-element tiles: the per-instruction
+//	                         overhead that dominates post-unroll modules
 
 import (
 	"math"
@@ -149,4 +151,27 @@ func BenchmarkInterp_Softmax(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(rows*D)*float64(b.N)/b.Elapsed().Seconds(), "elem/s")
+}
+
+func BenchmarkInterp_SmallInstructions(b *testing.B) {
+	const n = 10000
+	m := bir.NewModule("trn2")
+	bb := bir.NewBuilder(m, "main")
+	x := bb.Input("x", bir.Float32, 2, 8)
+	z := bb.Output("z", bir.Float32, 2, 8)
+	a := bb.SBUF("a", bir.Float32, 2, 8)
+	bb.Load("ld", a.All(), x.All())
+	for range n {
+		bb.TensorTensor("", bir.EngDVE, "add", a.All(), a.All(), a.All())
+	}
+	bb.Save("st", z.All(), a.All())
+	in := RandomInputs(m, 1)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := Run(m, in, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*(n+2)), "ns/inst")
 }

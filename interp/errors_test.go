@@ -1,6 +1,8 @@
 package interp
 
 import (
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/bir"
@@ -145,4 +147,47 @@ func TestErrors_Rules(t *testing.T) {
 		_, err := Run(m, nil, Options{})
 		wantErr(t, err, ErrOutOfBounds, "ms", "placed at partitions [127, 129)")
 	})
+}
+
+// A Go panic inside an instruction never escapes Run: it becomes an
+// ErrInternal error naming the instruction.
+func TestRun_RecoversPanics(t *testing.T) {
+	testHookExec = func(op bir.Opcode) {
+		if op == bir.OpTensorCopy {
+			var s []int
+			_ = s[3]
+		}
+	}
+	defer func() { testHookExec = nil }()
+	m := oneIn(t, bir.Float32, bir.Float32, 1, 2, func(b *bir.Builder, a, d bir.T) {
+		b.TensorCopy("boom", bir.EngDVE, d.All(), a.All())
+	})
+	_, err := Run(m, RandomInputs(m, 1), Options{})
+	wantErr(t, err, ErrInternal, "boom", "index out of range")
+}
+
+// Every opcode with semantics is dispatched (none falls through to "no
+// semantics"): fed immediates where APs are expected, each fails with an
+// operand error or succeeds.
+func TestDispatch_EveryOpcodeWithSemantics(t *testing.T) {
+	for _, info := range bir.Opcodes() {
+		if info.Has(bir.FlagNoSemantics) || info.Op.IsLoop() {
+			continue
+		}
+		m, b := newB(t)
+		ins := make([]bir.Operand, info.MinIns)
+		outs := make([]bir.Operand, info.MinOuts)
+		for i := range ins {
+			ins[i] = bir.ImmI(1, bir.Int32)
+		}
+		for i := range outs {
+			outs[i] = bir.ImmI(1, bir.Int32)
+		}
+		b.Inst(info.Op, "probe", bir.EngUnassigned, ins, outs, nil)
+		_, err := Run(m, nil, Options{})
+		var e *Error
+		if errors.As(err, &e) && (e.Kind == ErrNoSemantics && !strings.Contains(e.Msg, "mode") || e.Kind == ErrInternal) {
+			t.Errorf("%s: %v", info.Name, err)
+		}
+	}
 }

@@ -33,6 +33,9 @@ import (
 // maxCallDepth bounds NKIKernel call nesting (recursion is an error).
 const maxCallDepth = 64
 
+// testHookExec, when set (by tests only), runs before every instruction.
+var testHookExec func(bir.Opcode)
+
 // machine is the state of one Run.
 type machine struct {
 	m   *bir.Module
@@ -61,6 +64,7 @@ type machine struct {
 	actInit []bool
 
 	stack       []*frame
+	ctxs        []instCtx // by call depth
 	executed    int64
 	allowUninit bool
 	nIns        int // source operands of the instruction being executed (for labels)
@@ -75,6 +79,7 @@ func newMachine(m *bir.Module, opt Options, geo geometry) *machine {
 	mc := &machine{m: m, opt: opt, geo: geo, curInst: bir.NoInst, rng: 0x6e61727768616c21}
 	mc.env.Bind(affine.Axis(max(m.NumAxes(), 1)-1), 0)
 	mc.env.Unbind(affine.Axis(max(m.NumAxes(), 1) - 1))
+	mc.ctxs = make([]instCtx, maxCallDepth+2)
 	mc.actAcc = make([]float32, geo.partitions)
 	mc.actInit = make([]bool, geo.partitions)
 	mc.funcBase = make([]int64, len(m.Funcs)+1)
@@ -316,8 +321,8 @@ func (mc *machine) exec(fr *frame, i bir.InstID) error {
 	if mc.opt.MaxInstructions > 0 && mc.executed > mc.opt.MaxInstructions {
 		return mc.wrap(fr, i, errf(ErrLimit, "executed more than %d instructions, the limit set by Options.MaxInstructions", mc.opt.MaxInstructions))
 	}
-	info := in.Op.Info()
-	if !in.Op.Known() || info.Has(bir.FlagNoSemantics) {
+	info := in.Op.Info() // unknown (module-local) opcodes have FlagNoSemantics
+	if info.Has(bir.FlagNoSemantics) {
 		return mc.wrap(fr, i, errf(ErrNoSemantics, "narwhal has no semantics for this opcode"))
 	}
 	nIns, nOuts := int(in.NIns), int(in.NOuts)
@@ -331,7 +336,12 @@ func (mc *machine) exec(fr *frame, i bir.InstID) error {
 	mc.allowUninit = mc.opt.AllowUninitReads || attrs.Bool("can_read_uninit", false)
 	mc.nIns = nIns
 	mc.reserve(nIns + nOuts)
-	x := &instCtx{fr: fr, i: i, eng: in.Engine, attrs: attrs, ins: f.Ins(i), outs: f.Outs(i)}
+	// One instCtx per call depth, reused (no allocation per instruction).
+	x := &mc.ctxs[len(mc.stack)]
+	*x = instCtx{fr: fr, i: i, eng: in.Engine, attrs: attrs, ins: f.Ins(i), outs: f.Outs(i)}
+	if testHookExec != nil {
+		testHookExec(in.Op)
+	}
 	err := mc.dispatch(x, in.Op)
 	mc.curInst = bir.NoInst
 	if err != nil {
@@ -354,10 +364,27 @@ func arity(lo, hi int) string {
 // "destination 0".
 func (mc *machine) label(k int) string {
 	if k < mc.nIns {
+		if k < len(srcLabels) {
+			return srcLabels[k]
+		}
 		return "source " + strconv.Itoa(k)
+	}
+	if d := k - mc.nIns; d < len(dstLabels) {
+		return dstLabels[d]
 	}
 	return "destination " + strconv.Itoa(k-mc.nIns)
 }
+
+// The common labels, built once (labels are taken per operand per
+// instruction).
+var srcLabels, dstLabels = func() ([]string, []string) {
+	s, d := make([]string, 32), make([]string, 32)
+	for i := range s {
+		s[i] = "source " + strconv.Itoa(i)
+		d[i] = "destination " + strconv.Itoa(i)
+	}
+	return s, d
+}()
 
 // instCtx is the instruction being executed.
 type instCtx struct {
