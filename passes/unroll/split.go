@@ -466,7 +466,7 @@ func (s *splitter) repoint(i bir.InstID, pieces map[bir.LocID][]bir.LocID, g *ge
 		if !ok {
 			continue
 		}
-		if o.Dtype.Size() != g.dtypeSize(f, o.Loc()) {
+		if o.Dtype.Size() != f.Tensor(f.Loc(o.Loc()).Tensor).Dtype.Size() {
 			return nil, fmt.Errorf("function %s, instruction %s (%s): operand %d reinterprets tensor %s as %s; cannot cut it", f.Name, f.InstName(i), f.OpName(i), k, tname, o.Dtype)
 		}
 		res, err := g.mapAP(o.Offset, m.Pattern(o.Pattern))
@@ -482,10 +482,6 @@ func (s *splitter) repoint(i bir.InstID, pieces map[bir.LocID][]bir.LocID, g *ge
 		f.SetOperand(i, k, o)
 	}
 	return nil, nil
-}
-
-func (g *geom) dtypeSize(f *bir.Function, l bir.LocID) int64 {
-	return f.Tensor(f.Loc(l).Tensor).Dtype.Size()
 }
 
 // splitInst cuts instruction i into parts along the straddling pair.

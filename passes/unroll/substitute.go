@@ -107,11 +107,7 @@ func (c *cloner) foldFast(cl, orig bir.InstID, so *symOp) error {
 	o := c.f.Operands(cl)[so.k]
 	vals := c.env.vals
 	if so.expr != nil {
-		n, err := c.symImmValue(orig, so.k, o, so.expr.eval(vals))
-		if err != nil {
-			return err
-		}
-		c.f.SetOperand(cl, so.k, n)
+		c.f.SetOperand(cl, so.k, symImmValue(o, so.expr.eval(vals)))
 		return nil
 	}
 	n, err := c.physAP(orig, so.k, o, so.block.eval(vals), so.off.eval(vals))
@@ -130,11 +126,7 @@ func (c *cloner) foldSlow(cl, orig bir.InstID, so *symOp) error {
 	if so.expr != nil {
 		e := c.env.substExpr(c.m.Expr(o.Expr))
 		if e.IsConst() {
-			n, err := c.symImmValue(orig, so.k, o, e.Const)
-			if err != nil {
-				return err
-			}
-			c.f.SetOperand(cl, so.k, n)
+			c.f.SetOperand(cl, so.k, symImmValue(o, e.Const))
 			return nil
 		}
 		o.Expr = c.m.InternExpr(e)
@@ -185,15 +177,11 @@ func (c *cloner) foldInPlace(i bir.InstID, p *instPlan) error {
 			if !so.expr.isConst() {
 				continue
 			}
-			n, err := c.symImmValue(i, so.k, o, so.expr.c)
-			if err != nil {
-				return err
-			}
-			c.f.SetOperand(i, so.k, n)
+			c.f.SetOperand(i, so.k, symImmValue(o, so.expr.c))
 			continue
 		}
-		if !so.block.isConst() && !so.off.isConst() {
-			continue
+		if !so.block.isConst() {
+			continue // indexed by a kept loop's axis: resolved at run time
 		}
 		n, err := c.residualSym(i, so.k, o, c.m.Expr(o.Expr), c.m.Expr(o.OffsetExpr()))
 		if err != nil {
@@ -217,11 +205,10 @@ func (c *cloner) foldInPlace(i bir.InstID, p *instPlan) error {
 // compiler and not needed once the expression is known), so the folded
 // instruction computes exactly what the symbolic one did. The operand's
 // verbatim extras are kept.
-func (c *cloner) symImmValue(orig bir.InstID, k int, o bir.Operand, v int64) (bir.Operand, error) {
-	_, _ = orig, k
+func symImmValue(o bir.Operand, v int64) bir.Operand {
 	n := bir.ImmI(v, o.Dtype)
 	n.Extra = o.Extra
-	return n, nil
+	return n
 }
 
 // keptLoop handles a loop that is not expanded: kept in place when it is
@@ -315,11 +302,7 @@ func (c *cloner) foldLoopOperands(orig, dst bir.InstID) error {
 			}
 			continue
 		}
-		n, err := c.symImmValue(orig, k, o, e.Const)
-		if err != nil {
-			return err
-		}
-		c.f.SetOperand(dst, k, n)
+		c.f.SetOperand(dst, k, symImmValue(o, e.Const))
 	}
 	return nil
 }
