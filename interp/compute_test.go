@@ -24,6 +24,8 @@ func TestTensorScalar_Stages(t *testing.T) {
 		{"reverse1: 10/(x+1)", "add", 1, false, "divide", 10, true, []float64{1, 4}, []float64{5, 2}},
 		{"max then min (clamp)", "max", 0, false, "min", 6, false, []float64{-1, 3, 9}, []float64{0, 3, 6}},
 		{"abs ignores the scalar", "abs", 0, false, "mult", -1, false, []float64{-2, 3}, []float64{-2, -3}},
+		{"op1 bypass ignores reverse1", "add", 1, false, "bypass", 7, true, []float64{1, 2}, []float64{2, 3}},
+		{"op0 bypass reversed is the scalar", "bypass", 5, true, "add", 1, false, []float64{1, 2}, []float64{6, 6}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -174,6 +174,11 @@ func (mc *machine) runLoop(fr *frame, i bir.InstID) error {
 	}
 	info := mc.m.Axis(ax)
 	body := append([]bir.BlockID(nil), li.Body...)
+	// The loop's own operands (bounds, condition) are read with the loop's
+	// attributes and labels.
+	mc.curFrame, mc.curInst = fr, i
+	mc.allowUninit = mc.opt.AllowUninitReads || f.Attrs(i).Bool("can_read_uninit", false)
+	mc.nIns = int(in.NIns)
 	oldV, oldSet := mc.env.Value(ax)
 	fr.loops = append(fr.loops, loopCtx{name: info.Name, axis: int32(ax)})
 	defer func() {
@@ -242,6 +247,8 @@ func (mc *machine) runLoop(fr *frame, i bir.InstID) error {
 				return err
 			}
 			o := f.Ins(i)[0]
+			mc.curFrame, mc.curInst, mc.nIns = fr, i, int(in.NIns)
+			mc.allowUninit = mc.opt.AllowUninitReads || f.Attrs(i).Bool("can_read_uninit", false)
 			c, err := mc.scalarInt(fr, &o, 0)
 			if err != nil {
 				return mc.wrap(fr, i, err)

@@ -275,7 +275,8 @@ func (s *scalarOperand) intAt(k int, F int64) int64 {
 // opTensorScalar: t = reverse0 ? (s0 op0 x) : (x op0 s0);
 // out = reverse1 ? (s1 op1 t) : (t op1 s1) (semantics.md §4.5).
 //
-// op1 absent, "None" or "bypass" gives out = t. op0 and op1 are both bit
+// op1 absent, "None" or "bypass" gives out = t (reverse1 ignored); op0
+// bypass follows the literal rule (t = reverse0 ? s0 : x). op0 and op1 are both bit
 // vector ops or both arithmetic (bypass goes with either). Bit-vector
 // immediates are the integer value of the constant (semantics.md: "uint32
 // bits"; a non-integral constant is an error).
@@ -380,6 +381,10 @@ func (mc *machine) opTensorScalar(x *instCtx, ptr bool) error {
 			if !ok {
 				return intFailure(op0, k, b)
 			}
+			if op1 == aluBypass {
+				vx[k] = t
+				continue
+			}
 			a, b = t, s1.intAt(k, F)
 			if rev1 {
 				a, b = b, a
@@ -399,7 +404,7 @@ func (mc *machine) opTensorScalar(x *instCtx, ptr bool) error {
 	sv := mc.f32buf(1, n)
 	s0.broadcastF32(sv, F)
 	aluF32Vec(op0, fx, fx, sv, rev0)
-	if op1 != aluBypass || rev1 {
+	if op1 != aluBypass { // op1 bypass: out = t, whatever reverse1 says (semantics.md §4.5)
 		s1.broadcastF32(sv, F)
 		aluF32Vec(op1, fx, fx, sv, rev1)
 	}
