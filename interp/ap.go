@@ -50,6 +50,11 @@ func (v *view) st() *storage { return v.reg.st }
 // maxPairs bounds the pattern depth the counters handle without allocation.
 const maxPairs = 16
 
+// maxAccessElems bounds the elements one access pattern may walk (2^28: 2
+// GiB of offsets), so a malformed pattern (a huge num with step 0 stays in
+// bounds) fails with an error instead of exhausting memory.
+const maxAccessElems = 1 << 28
+
 // evalAP evaluates operand o (operand index k of the instruction) in frame
 // fr into the scratch slot of k.
 func (mc *machine) evalAP(fr *frame, k int, o *bir.Operand) (*view, error) {
@@ -168,8 +173,8 @@ func (mc *machine) fillOffsets(v *view, off int64, k int) error {
 			return errf(ErrOperand, "%s: pair %d [%d, %d] is too large to execute", v.what, d, q.Step, q.Num)
 		}
 		n *= q.Num
-		if n > 1<<34 {
-			return errf(ErrOperand, "%s walks more than 2^34 elements", v.what)
+		if n > maxAccessElems {
+			return errf(ErrOperand, "%s walks more than %d elements (pattern %v); narwhal executes at most %d per access", v.what, maxAccessElems, pat.Shape(), maxAccessElems)
 		}
 		if q.Num > 0 {
 			span := q.Step * (q.Num - 1)

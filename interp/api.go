@@ -52,7 +52,8 @@ type Options struct {
 	// (reads then see the sentinel fill).
 	AllowUninitReads bool
 	// MaxInstructions bounds the number of executed instructions (0: no
-	// bound), so a runaway DoWhile cannot hang a test.
+	// bound), so a runaway DoWhile cannot hang a test. Each loop iteration
+	// counts as one instruction.
 	MaxInstructions int64
 	// Function is the entry function (default: the module's main).
 	Function string

@@ -190,6 +190,12 @@ func (mc *machine) runLoop(fr *frame, i bir.InstID) error {
 		}
 	}()
 	iter := func(v int64) error {
+		// Each iteration counts as one executed instruction (the loop's),
+		// so MaxInstructions also bounds loops with empty bodies.
+		mc.executed++
+		if mc.opt.MaxInstructions > 0 && mc.executed > mc.opt.MaxInstructions {
+			return mc.wrap(fr, i, errf(ErrLimit, "executed more than %d instructions, the limit set by Options.MaxInstructions", mc.opt.MaxInstructions))
+		}
 		mc.env.Bind(ax, v)
 		for _, b := range body {
 			if err := mc.runBlock(fr, b); err != nil {
@@ -255,9 +261,6 @@ func (mc *machine) runLoop(fr *frame, i bir.InstID) error {
 			}
 			if c == 0 {
 				break
-			}
-			if mc.opt.MaxInstructions > 0 && mc.executed >= mc.opt.MaxInstructions {
-				return mc.wrap(fr, i, errf(ErrLimit, "executed %d instructions, the limit set by Options.MaxInstructions (a DoWhile that never ends?)", mc.executed))
 			}
 		}
 	}

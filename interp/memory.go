@@ -187,6 +187,10 @@ func (r *region) describe(off int64) string {
 	return fmt.Sprintf("%s (location %s) at partition %d byte %d", r.st.kind, r.name, r.physBase+row-r.row0, r.physCol0+col-r.col0)
 }
 
+// maxLocBytes bounds the storage of one location (8 GiB), so a malformed
+// module fails with an error instead of exhausting memory.
+const maxLocBytes = 1 << 33
+
 // geometry is the machine geometry of a run.
 type geometry struct {
 	partitions   int64
@@ -335,8 +339,8 @@ func (mc *machine) newRegion(fr *frame, l bir.LocID, loc *bir.MemLoc, kind memKi
 		return nil, errf(ErrOperand, "location %s has negative dims [%d, %d]", loc.Name, loc.Partitions, loc.Bytes)
 	}
 	total := loc.Partitions * loc.Bytes
-	if loc.Partitions != 0 && total/loc.Partitions != loc.Bytes || total > 1<<40 {
-		return nil, errf(ErrOperand, "location %s of %d x %d bytes is too large to execute", loc.Name, loc.Partitions, loc.Bytes)
+	if loc.Partitions != 0 && total/loc.Partitions != loc.Bytes || total > maxLocBytes {
+		return nil, errf(ErrOperand, "location %s of %d x %d bytes is too large to execute (narwhal's interpreter holds at most %d bytes per location)", loc.Name, loc.Partitions, loc.Bytes, int64(maxLocBytes))
 	}
 	r := &region{loc: l, name: loc.Name, mt: loc.Type, parts: loc.Partitions, bytes: loc.Bytes, fn: fr.fn, block: b}
 	switch {
