@@ -14,7 +14,11 @@
 // Either one or two leading dashes work, before or after INPUT.
 //
 // Decisions: INPUT is BIR-JSON or narwhal's text form (detected by
-// content) or builtin:NAME; OUTPUT is written atomically, BIR-JSON when it
+// content) or builtin:NAME; it is checked for structural integrity first
+// (the verifier's ref, block, loop and sym-axis-unbound rules: a module
+// with dangling ids is refused with the verifier's message, not
+// transformed; hardware-legality rules are not applied, as the original
+// tool does not apply them); OUTPUT is written atomically, BIR-JSON when it
 // ends in .json and text otherwise. -verbose follows the usual numeric log
 // levels (10 debug, 20 info, 30 warning, 40 error): FullUnroll's INFO lines
 // ("INFO (FullUnroll) Start unrolling at ...") go to stderr when verbose is
@@ -25,12 +29,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/driver"
 	"github.com/narwhal-compiler/narwhal/passes/unroll"
+	"github.com/narwhal-compiler/narwhal/verify"
 )
 
 func init() {
@@ -67,6 +74,9 @@ func runFullUnrollCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := structurallyValid(m); err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
 	var logf func(string, ...any)
 	if *verbose <= logInfo {
 		logf = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
@@ -83,4 +93,33 @@ func runFullUnrollCmd(args []string, stdout, stderr io.Writer) error {
 			*level, st.Functions, st.Loops, st.Clones, st.DeadRemoved, st.TensorsSplit, st.TotalCount, *out)
 	}
 	return nil
+}
+
+// structuralRules are the verifier rules whose violation makes a module
+// unsafe to transform (dangling ids, broken block structure, malformed
+// loops, expressions over unbound axes). Hardware-legality rules are not
+// checked: the original tool transforms whatever it is given.
+var structuralRules = map[string]bool{"ref": true, "block": true, "loop": true, "sym-axis-unbound": true}
+
+// structurallyValid reports the first structural diagnostic of m.
+func structurallyValid(m *bir.Module) error {
+	err := verify.Module(m, verify.Options{})
+	var ve *verify.Error
+	if err == nil || !errors.As(err, &ve) {
+		return nil
+	}
+	var bad []verify.Diag
+	for _, d := range ve.Diags() {
+		if structuralRules[d.Rule] {
+			bad = append(bad, d)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	msg := "the module is malformed: " + bad[0].String()
+	if len(bad) > 1 {
+		msg += fmt.Sprintf(" (and %d more structural diagnostics; see narwhal verify)", len(bad)-1)
+	}
+	return errors.New(msg)
 }

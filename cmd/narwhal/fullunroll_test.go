@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/bir/affine"
 	"github.com/narwhal-compiler/narwhal/driver"
 	"github.com/narwhal-compiler/narwhal/interp"
 	"github.com/narwhal-compiler/narwhal/verify"
@@ -157,5 +158,32 @@ func TestFullUnrollCmd_Failures(t *testing.T) {
 				t.Errorf("%s was written by a failing run", out)
 			}
 		})
+	}
+}
+
+// A structurally broken module (an expression over an axis no loop binds)
+// is refused with the verifier's diagnostic instead of being transformed.
+func TestFullUnrollCmd_MalformedInput(t *testing.T) {
+	m := bir.NewModule("trn2")
+	b := bir.NewBuilder(m, "main")
+	x := b.Input("x", bir.Float32, 128, 64)
+	z := b.Output("z", bir.Float32, 128, 64)
+	free := m.NewAxis(bir.AxisInfo{Name: "q", Lb: 0, Ub: 2, Stride: 1, Loop: bir.NoInst, Func: -1})
+	b.Save("st", z.Sym(affine.Const(0), affine.Scale(affine.Var(free), 64), [2]int64{64, 64}, [2]int64{1, 64}), x.All())
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "bad.bir")
+	if err := driver.Save(in, m); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.bir")
+	code, _, stderr := narwhal(t, "full-unroll", "-unrollLevel=2", in, "-o", out)
+	if code == 0 || !strings.Contains(stderr, "malformed") || !strings.Contains(stderr, "sym-axis-unbound") {
+		t.Errorf("exit %d, stderr %q; want a refusal naming the rule", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("output written for a malformed input")
 	}
 }

@@ -85,8 +85,8 @@ const (
 )
 
 // FullUnroll runs the level-gated unroller on m.
-func FullUnroll(m *bir.Module, opt FullUnrollOptions) (Stats, error) {
-	var st Stats
+func FullUnroll(m *bir.Module, opt FullUnrollOptions) (st Stats, err error) {
+	defer internalError("full_unroll", &err)
 	switch opt.Level {
 	case LevelUnset:
 		return st, fmt.Errorf("%s", LevelMessage)

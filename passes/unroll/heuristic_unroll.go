@@ -72,8 +72,8 @@ func ParseMaxHU(s string) (int64, error) {
 }
 
 // HeuristicUnroll marks the eligible loops of m and returns its stats.
-func HeuristicUnroll(m *bir.Module, opt HeuristicOptions) (Stats, error) {
-	var st Stats
+func HeuristicUnroll(m *bir.Module, opt HeuristicOptions) (st Stats, err error) {
+	defer internalError("heuristic_unroll", &err)
 	if !opt.Enabled {
 		logf(opt.Logf, "Heuristic unroll is off.")
 		return st, nil

@@ -138,9 +138,18 @@ func funcOrder(m *bir.Module) []*bir.Function {
 	return out
 }
 
+// internalError turns a panic inside an unroller into an error (no panic
+// escapes a pass: a malformed module the verifier would reject may reach
+// an index the unroller trusts).
+func internalError(what string, err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("%s: internal error (the module may be malformed; run narwhal verify on it): %v", what, r)
+	}
+}
+
 // Unroll runs the production unroller on m (see the file comment).
-func Unroll(m *bir.Module, opt UnrollOptions) (Stats, error) {
-	var st Stats
+func Unroll(m *bir.Module, opt UnrollOptions) (st Stats, err error) {
+	defer internalError("unroll", &err)
 	limit := opt.MaxInstructionLimit
 	if limit <= 0 {
 		limit = m.Config.MaxInstructionLimit
