@@ -77,3 +77,17 @@ type Options struct {
 //	    inputs). Floats are drawn from [-1, 1) (normal-ish magnitudes),
 //	    integers from a small range; index tensors of gathers may need
 //	    kernel-specific inputs (the caller can override any entry).
+//
+// Extensions of the contract (errors.go, run.go):
+//
+//	type Error struct{ Kind ErrorKind; Func, Inst, Op, Iter, Msg string; CalledFrom []string }
+//	    Every error Run returns is an *Error; Kind classifies it
+//	    (ErrOutOfBounds, ErrUninitRead, ErrPSUMBankSpan, ErrCountMismatch,
+//	    ErrMemoryRule, ErrNoSemantics, ErrOperand, ErrLimit, ErrInput,
+//	    ErrDomain, ErrInternal) so callers need not match message text.
+//	func RandomTensor(s Spec, seed int64) *Tensor   // one entry of RandomInputs
+//	func (s Spec) NumElements() int64
+//
+// The semantics choices the interpreter makes where semantics.md is silent
+// are listed, with the function implementing each, in
+// docs/semantics-choices.md.
