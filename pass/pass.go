@@ -219,10 +219,11 @@ type Context struct {
 	Arch   *arch.Model
 	Pass   *Pass
 
-	opts    map[string]string
-	result  *PassResult
-	verbose io.Writer
-	curFunc string
+	opts     map[string]string
+	result   *PassResult
+	produced verify.Stage
+	verbose  io.Writer
+	curFunc  string
 }
 
 // Option returns the value of a declared option (its default when unset).
@@ -293,6 +294,11 @@ func (c *Context) Count(name string, delta int64) {
 func (c *Context) AddReport(title, text string) {
 	c.result.Blocks = append(c.result.Blocks, ReportBlock{title, text})
 }
+
+// SetProduced overrides, for this run, the stages the pass establishes
+// (for a pass whose options decide what it establishes, such as
+// full_unroll's unrollLevel: only level 2 leaves no loops).
+func (c *Context) SetProduced(s verify.Stage) { c.produced = s }
 
 // Function records the function the pass is working on, so that a panic
 // can be reported against it. ForEachFunction does this for you.

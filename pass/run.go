@@ -57,7 +57,7 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 			continue
 		}
 		res := PassResult{Name: p.Name, Order: p.Order, InstsBefore: m.NumInsts()}
-		ctx := &Context{Module: m, Arch: model, Pass: p, opts: cfg.Options[p.Name], result: &res, verbose: cfg.Verbose}
+		ctx := &Context{Module: m, Arch: model, Pass: p, opts: cfg.Options[p.Name], result: &res, verbose: cfg.Verbose, produced: p.Produces}
 		t0 := time.Now()
 		err := runProtected(ctx)
 		res.Wall = time.Since(t0)
@@ -67,7 +67,7 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 			rep.Total = time.Since(start)
 			return rep, err
 		}
-		stage |= p.Produces
+		stage |= ctx.produced
 		if cfg.VerifyEach || (i == lastRun && !cfg.NoVerify) {
 			t1 := time.Now()
 			verr := verify.Module(m, verify.Options{Arch: model, Stage: stage})

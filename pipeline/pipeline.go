@@ -2,18 +2,48 @@
 // for which passes exist, their order, the seeds' execution-order numbers,
 // gates, options, and what each requires and produces (cmd/compile's
 // passes list and passOrder constraints, in one place).
+//
+// The default pipeline follows the original backend's pre-codegen order
+// where the seeds give it (translate_nki_ast_to_bir 2, lower_generic_indirect
+// 10, legalize_strided_dma 18, legalize_cce_dma 19, vn_splitter 24,
+// shrink_ml 25); the unrollers carry no order number in the seeds and sit
+// where their hand-offs put them (see Constraints).
 package pipeline
 
 import (
 	"fmt"
 
 	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/passes/translate"
+	"github.com/narwhal-compiler/narwhal/passes/unroll"
 )
 
 // Table is the pass table.
 var Table = pass.Table{
-	Passes:      []pass.Pass{},
-	Constraints: []pass.Constraint{},
+	Passes: []pass.Pass{
+		translate.Pass,
+		inDefault(unroll.HeuristicUnrollPass),
+		inDefault(unroll.FullUnrollPassAt(2)),
+		notDefault(unroll.UnrollPass),
+	},
+	Constraints: []pass.Constraint{
+		{Before: "translate_nki_ast_to_bir", After: "heuristic_unroll", Why: "NKI kernels must be materialized as functions before any pass can see their loops"},
+		{Before: "heuristic_unroll", After: "full_unroll", Why: "heuristic_unroll only marks loops; FullUnroll level 1 clones what it marked"},
+		{Before: "full_unroll", After: "unroll", Why: "both flatten loops: the production Unroll is the alternative for dynamic loops (run with --passes), never a second unroll after FullUnroll"},
+	},
+}
+
+// inDefault puts a pass into the default pipeline.
+func inDefault(p pass.Pass) pass.Pass {
+	p.Default = true
+	return p
+}
+
+// notDefault keeps a pass in the table (runnable with --passes) but out of
+// the default pipeline.
+func notDefault(p pass.Pass) pass.Pass {
+	p.Default = false
+	return p
 }
 
 func init() {

@@ -346,6 +346,9 @@ func runFullUnroll(ctx *pass.Context) error {
 		}
 		level = int(n)
 	}
+	if level != 2 {
+		ctx.SetProduced(0) // loops may remain below level 2
+	}
 	st, err := FullUnroll(ctx.Module, FullUnrollOptions{Level: level, Logf: ctx.Logf})
 	report(ctx, st)
 	return err
