@@ -5,6 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/kernels/ref"
+	"github.com/narwhal-compiler/narwhal/npy"
 )
 
 // The foundation's must-shows, end to end through the CLI.
@@ -125,5 +129,55 @@ func TestVersion(t *testing.T) {
 	code, stdout, _ := narwhal(t, "version")
 	if code != 0 || !strings.HasPrefix(stdout, "narwhal ") {
 		t.Errorf("version: exit %d, %q", code, stdout)
+	}
+}
+
+// TestRun_KLRFile goes from an NKI kernel file to a simulated result in one
+// command (issue 7): the loader wraps the kernel, run materializes it and
+// the interpreter computes out = a + b exactly.
+func TestRun_KLRFile(t *testing.T) {
+	klrPath := filepath.Join("..", "..", "..", "shared", "fixtures", "klr", "tensor_add.klr")
+	if _, err := os.Stat(klrPath); err != nil {
+		t.Skipf("KLR fixtures not available (%v): they live in ../shared/fixtures/klr", err)
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in")
+	if err := os.MkdirAll(in, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a, b := make([]float32, 128*512), make([]float32, 128*512)
+	for i := range a {
+		a[i], b[i] = float32(i%1000)*0.25, float32(i%7)-3.5
+	}
+	for name, v := range map[string][]float32{"a": a, "b": b} {
+		tn, err := ref.FromFloat32s(name, bir.Float32, []int64{128, 512}, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := npy.WriteFile(filepath.Join(in, name+".npy"), tn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "out")
+	for _, args := range [][]string{
+		{"run", klrPath, "--inputs", in, "--outputs", out},
+		{"compile", klrPath, "-o", filepath.Join(dir, "out.json")},
+	} {
+		if code, _, stderr := narwhal(t, args...); code != 0 {
+			t.Fatalf("narwhal %v: exit %d: %s", args, code, stderr)
+		}
+	}
+	res, err := npy.ReadFile(filepath.Join(out, "out.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ref.Float32s(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		if got[i] != a[i]+b[i] {
+			t.Fatalf("out[%d] = %v, want %v", i, got[i], a[i]+b[i])
+		}
 	}
 }

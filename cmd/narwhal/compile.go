@@ -28,6 +28,7 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&printAfter, "print-after", "print the module after `PASS` (repeatable; 'all' for every pass)")
 	dumpDir := fs.String("dump-dir", "", "write --print-after dumps into `DIR`")
 	verbose := fs.Bool("v", false, "print pass log lines as they happen")
+	coreID := fs.Int64("core-id", -1, "the module's neuron core `id` (selects one core's body of an LNC kernel; -1: as in the file)")
 	// Gates of the original compiler are flags of the same name.
 	gates := map[string]*bool{}
 	for _, p := range pipeline.Table.Passes {
@@ -51,6 +52,9 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	m, err := driver.Load(input)
 	if err != nil {
 		return err
+	}
+	if *coreID >= 0 {
+		m.NeuronCoreID, m.HasCoreID = *coreID, true
 	}
 	cfg := pass.Config{
 		VerifyEach: *verifyEach,

@@ -60,6 +60,8 @@ import (
 	"github.com/narwhal-compiler/narwhal/kernels"
 	"github.com/narwhal-compiler/narwhal/kernels/ref"
 	"github.com/narwhal-compiler/narwhal/npy"
+	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/passes/translate"
 )
 
 var _ = registerRunCommands()
@@ -82,6 +84,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Int64("seed", 1, "seed of the random inputs")
 	archName := fs.String("arch", "", "target `arch` (default: the module's); sets the interpreter's SBUF/PSUM geometry")
 	check := fs.Bool("check", false, "compare the outputs with the built-in kernel's Go reference")
+	coreID := fs.Int64("core-id", -1, "the module's neuron core `id` (selects one core's body of an LNC kernel; -1: as in the file)")
 	maxInsts := fs.Int64("max-instructions", 0, "stop with an error after executing `N` instructions (0: no limit)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -110,8 +113,19 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		}
 		m.Arch = *archName
 	}
+	if *coreID >= 0 {
+		m.NeuronCoreID, m.HasCoreID = *coreID, true
+	}
 	if m.Main() == nil {
 		return fmt.Errorf("%s: the module has no functions", src)
+	}
+	// The interpreter cannot execute an NKI kernel placeholder (a KLR file
+	// wrapped by the loader, or an NKIKLIRKernel in a BIR-JSON module):
+	// materialize the kernels first, as the compiler's first pass does.
+	if translate.HasPlaceholders(m) {
+		if _, err := translate.Translate(m, pass.Config{}); err != nil {
+			return fmt.Errorf("%s: %w", src, err)
+		}
 	}
 
 	var k *kernels.Kernel
