@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"io"
 	"runtime"
+	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/narwhal-compiler/narwhal/bir"
 )
@@ -16,9 +18,12 @@ import (
 //
 //	go test ./bir/birjson -run '^$' -bench 1M -benchtime 5x
 //
-// They report MB/s (b.SetBytes), ns/inst, and for reading B/inst: the
-// module's heap footprint after the read (runtime.MemStats.HeapAlloc after
-// GC, minus the same before the read, divided by the instruction count).
+// They report MB/s (b.SetBytes) and ns/inst of wall time, cpu-ns/inst and
+// cpu-MB/s of process CPU time (garbage collection included; on a shared
+// machine wall time also counts waiting for a core), and for reading B/inst:
+// the module's heap footprint after the read (runtime.MemStats.HeapAlloc
+// after GC, minus the same before the read, divided by the instruction
+// count).
 
 const benchN = 1_000_000
 
@@ -44,6 +49,7 @@ func BenchmarkRead1M(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
 	b.ResetTimer()
+	c0, cpuOK := cpuTime()
 	var m *bir.Module
 	for range b.N {
 		var err error
@@ -51,9 +57,11 @@ func BenchmarkRead1M(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	c1, _ := cpuTime()
 	b.StopTimer()
 	n := float64(m.NumInsts())
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/inst")
+	reportCPU(b, c1-c0, cpuOK, n, len(text))
 	m = nil
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -70,13 +78,26 @@ func BenchmarkWrite1M(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
 	b.ResetTimer()
+	c0, cpuOK := cpuTime()
 	for range b.N {
 		if err := Write(io.Discard, m); err != nil {
 			b.Fatal(err)
 		}
 	}
+	c1, _ := cpuTime()
 	b.StopTimer()
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(m.NumInsts()), "ns/inst")
+	n := float64(m.NumInsts())
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/inst")
+	reportCPU(b, c1-c0, cpuOK, n, len(text))
+}
+
+func reportCPU(b *testing.B, cpu time.Duration, ok bool, n float64, size int) {
+	if !ok {
+		return
+	}
+	per := float64(cpu.Nanoseconds()) / float64(b.N)
+	b.ReportMetric(per/n, "cpu-ns/inst")
+	b.ReportMetric(float64(size)/per*1e3, "cpu-MB/s")
 }
 
 func BenchmarkEncode1M(b *testing.B) {
@@ -90,4 +111,74 @@ func BenchmarkEncode1M(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// genAdds is the worst case of the memory target: n tensor_tensor
+// instructions, each with three physical access patterns.
+func genAdds(n int) *bir.Module {
+	m := bir.NewModule("gen3")
+	b := bir.NewBuilder(m, "main")
+	var tiles [24]bir.T
+	for k := range tiles {
+		tiles[k] = b.SBUF("sb_"+strconv.Itoa(k), bir.Float32, 128, 512)
+	}
+	f := b.F
+	f.Reserve(n, 3*n)
+	attrs := m.InternAttrs(bir.Attrs("op", "add", "acc", "Idle"))
+	whole := m.InternPattern(bir.Pattern{{Step: 512, Num: 128}, {Step: 1, Num: 512}})
+	half := m.InternPattern(bir.Pattern{{Step: 512, Num: 128}, {Step: 1, Num: 256}})
+	var name []byte
+	var ops [3]bir.Operand
+	for i := 0; i < n; i++ {
+		pat, off := whole, int64(0)
+		if i%3 == 1 {
+			pat, off = half, int64(256*(i%2))
+		}
+		for k := range ops {
+			ops[k] = bir.PhysAP(tiles[(i+7*k)%len(tiles)].Loc, bir.Float32, off, pat)
+		}
+		name = strconv.AppendInt(append(name[:0], "add_"...), int64(i), 10)
+		id := f.NewInstSym(bir.OpTensorTensor, m.NewSymBytes(name), bir.EngDVE, ops[:2], ops[2:], attrs)
+		f.Append(b.Block(), id)
+	}
+	return m
+}
+
+var (
+	addsOnce sync.Once
+	addsText []byte
+)
+
+// BenchmarkRead1M3AP reads 1M instructions of three physical APs each (the
+// memory target's case): see B/inst.
+func BenchmarkRead1M3AP(b *testing.B) {
+	addsOnce.Do(func() {
+		var err error
+		if addsText, err = Encode(genAdds(benchN)); err != nil {
+			panic(err)
+		}
+	})
+	b.SetBytes(int64(len(addsText)))
+	b.ResetTimer()
+	c0, cpuOK := cpuTime()
+	var m *bir.Module
+	for range b.N {
+		var err error
+		if m, err = Decode(addsText, "adds.json"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c1, _ := cpuTime()
+	b.StopTimer()
+	n := float64(m.NumInsts())
+	reportCPU(b, c1-c0, cpuOK, n, len(addsText))
+	m = nil
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	m, _ = Decode(addsText, "adds.json")
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric((float64(after.HeapAlloc)-float64(before.HeapAlloc))/n, "B/inst")
+	runtime.KeepAlive(m)
 }

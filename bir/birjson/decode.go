@@ -81,6 +81,20 @@ var engineByName = func() map[string]bir.Engine {
 	return m
 }()
 
+var dtypeNames = func() (t [bir.NumDtypes]string) {
+	for d := bir.Dtype(0); d <= bir.MaxDtype; d++ {
+		t[d] = d.String()
+	}
+	return
+}()
+
+var engineNames = func() (t [bir.NumEngines]string) {
+	for e := bir.Engine(0); e < bir.NumEngines; e++ {
+		t[e] = e.String()
+	}
+	return
+}()
+
 var dtypeByName = func() map[string]bir.Dtype {
 	m := map[string]bir.Dtype{}
 	add := func(s string) {
@@ -164,12 +178,34 @@ type decoder struct {
 	pending      []pendingDep
 	unnamedLoops []bir.InstID
 
+	// Last-hit and direct-mapped caches in front of the name maps.
+	lastDtype  bir.Dtype
+	lastEngine bir.Engine
+	lastOp     bir.Opcode
+	lastOpName string
+	locCache   [64]locCacheEntry
+	patCache   [64]patCacheEntry
+
 	// Capacity estimation (see reserve).
 	fnInsts     int         // instructions read in the current function
 	fnInstPos   int         // offset of its first instruction
 	fnOpds      int         // operands read
 	fnNameBytes int         // name bytes read
 	grownBlock  bir.BlockID // the block whose Insts reserve grew, or NoBlock
+}
+
+type locCacheEntry struct {
+	name string // the location's name
+	set  string // its tensor's name (what memsetref must say)
+	id   bir.LocID
+	ok   bool
+}
+
+type patCacheEntry struct {
+	pairs [4]bir.APPair
+	n     int8
+	id    bir.PatternID
+	ok    bool
 }
 
 // reserveSample is the number of instructions of a function read before
@@ -183,10 +219,10 @@ const reserveSample = 4096
 // not copy its tables at every growth step. finishFunction trims an
 // overshoot (several functions, or instructions getting larger).
 func (d *decoder) reserve(b bir.BlockID) {
-	per := (d.pos - d.fnInstPos) / d.fnInsts
-	if per <= 0 {
-		return
-	}
+	// No JSON instruction is shorter than ~26 bytes ({"opcode":"X","name":"y"});
+	// the floor keeps a skewed sample (loop bodies are parsed out of file
+	// order) from reserving more than the input could hold.
+	per := max((d.pos-d.fnInstPos)/d.fnInsts, 32)
 	est := (len(d.data) - d.pos) / per
 	est += est / 50
 	if est < reserveSample {
@@ -558,6 +594,7 @@ func (d *decoder) parseFunction(k int) error {
 	d.pending = d.pending[:0]
 	d.unnamedLoops = d.unnamedLoops[:0]
 	d.fnInsts, d.fnOpds, d.fnNameBytes, d.grownBlock = 0, 0, 0, bir.NoBlock
+	d.locCache = [64]locCacheEntry{}
 	d.scopes = append(d.scopes[:0], scope{axis: -1})
 
 	more, err := d.beginObject("function")

@@ -140,6 +140,45 @@ const (
 	ikBlocks
 )
 
+// instSeq is the order narwhal and bir-json.md §7 write the common keys
+// in (the opcode-specific fields sit between engine and ins).
+var instSeq = []keyLit{{`"opcode":`, ikOpcode}, {`"name":`, ikName}, {`"engine":`, ikEngine}, {`"ins":`, ikIns}, {`"outs":`, ikOuts}}
+
+var instKeyNames = []string{"opcode", "name", "engine", "ins", "outs", "predicate", "deps", "LoopAxis", "blocks"}
+
+func instKeyBit(key []byte) uint {
+	switch string(key) {
+	case "opcode":
+		return ikOpcode
+	case "name":
+		return ikName
+	case "engine":
+		return ikEngine
+	case "ins":
+		return ikIns
+	case "outs":
+		return ikOuts
+	case "predicate":
+		return ikPredicate
+	case "deps":
+		return ikDeps
+	case "LoopAxis":
+		return ikLoopAxis
+	case "blocks":
+		return ikBlocks
+	}
+	return 0
+}
+
+func instKeyName(bit uint) string {
+	for i, n := range instKeyNames {
+		if bit == 1<<i {
+			return n
+		}
+	}
+	return "?"
+}
+
 func (d *decoder) parseInst(b bir.BlockID, idx int) error {
 	d.ws()
 	start := d.pos
@@ -159,35 +198,24 @@ func (d *decoder) parseInst(b bir.BlockID, idx int) error {
 		insStart, outsStart, end int
 	)
 	d.ins, d.outs, d.fields = d.ins[:0], d.outs[:0], d.fields[:0]
+	next := 0 // index into instSeq: the next predicted key
 	for more {
-		key, kpos, err := d.key()
-		if err != nil {
-			return err
-		}
 		var bit uint
-		switch string(key) {
-		case "opcode":
-			bit = ikOpcode
-		case "name":
-			bit = ikName
-		case "engine":
-			bit = ikEngine
-		case "ins":
-			bit = ikIns
-		case "outs":
-			bit = ikOuts
-		case "predicate":
-			bit = ikPredicate
-		case "deps":
-			bit = ikDeps
-		case "LoopAxis":
-			bit = ikLoopAxis
-		case "blocks":
-			bit = ikBlocks
+		kpos := d.pos
+		if next < len(instSeq) && d.predict(instSeq[next].lit) {
+			bit = uint(instSeq[next].id)
+			next++
+		} else {
+			key, kp, err := d.key()
+			if err != nil {
+				return err
+			}
+			kpos = kp
+			bit = instKeyBit(key)
 		}
 		if bit != 0 {
 			if seen&bit != 0 {
-				return d.dupKey(kpos, key)
+				return d.errf(kpos, "duplicate key %q", instKeyName(bit))
 			}
 			seen |= bit
 		}
@@ -206,10 +234,8 @@ func (d *decoder) parseInst(b bir.BlockID, idx int) error {
 		case ikEngine:
 			var s []byte
 			if s, err = d.str(); err == nil {
-				var ok bool
-				if eng, ok = engineByName[string(s)]; !ok {
-					_, perr := bir.ParseEngine(string(s))
-					return d.errf(vpos, "engine: %v", perr)
+				if eng, err = d.engine(vpos, s); err != nil {
+					return err
 				}
 			}
 		case ikIns:
@@ -342,9 +368,77 @@ func (d *decoder) parseInst(b bir.BlockID, idx int) error {
 	return nil
 }
 
+// engine resolves an engine spelling.
+func (d *decoder) engine(pos int, s []byte) (bir.Engine, error) {
+	if string(s) == engineNames[d.lastEngine] {
+		return d.lastEngine, nil
+	}
+	if e, ok := engineByName[string(s)]; ok {
+		d.lastEngine = e
+		return e, nil
+	}
+	_, perr := bir.ParseEngine(string(s))
+	return 0, d.errf(pos, "engine: %v", perr)
+}
+
+// loc resolves a memref through a small direct-mapped cache in front of
+// the name map (a block of instructions names a few locations over and
+// over).
+func (d *decoder) loc(name []byte) (bir.LocID, string, bool) {
+	h := 0
+	if len(name) > 0 {
+		h = (len(name)*31 + int(name[len(name)-1])*7 + int(name[0])) & (len(d.locCache) - 1)
+	}
+	c := &d.locCache[h]
+	if c.ok && string(name) == c.name {
+		return c.id, c.set, true
+	}
+	l, ok := d.locs[string(name)]
+	if !ok {
+		return bir.NoLoc, "", false
+	}
+	lc := d.f.Loc(l)
+	*c = locCacheEntry{name: lc.Name, set: d.f.Tensor(lc.Tensor).Name, id: l, ok: true}
+	return l, c.set, true
+}
+
+// internPattern interns p through a small direct-mapped cache in front of
+// Module.InternPattern (whose map key is a 88-byte struct).
+func (d *decoder) internPattern(p bir.Pattern) bir.PatternID {
+	if len(p) == 0 || len(p) > len(d.patCache[0].pairs) {
+		return d.m.InternPattern(p)
+	}
+	h := uint64(len(p))
+	for _, q := range p {
+		h = (h ^ uint64(q.Step)) * 0x100000001b3
+		h = (h ^ uint64(q.Num)) * 0x100000001b3
+	}
+	c := &d.patCache[(h^h>>32)&uint64(len(d.patCache)-1)]
+	if c.ok && int(c.n) == len(p) {
+		same := true
+		for k, q := range p {
+			if c.pairs[k] != q {
+				same = false
+				break
+			}
+		}
+		if same {
+			return c.id
+		}
+	}
+	id := d.m.InternPattern(p)
+	c.ok, c.n, c.id = true, int8(len(p)), id
+	copy(c.pairs[:], p)
+	return id
+}
+
 // opcode resolves an opcode name, registering unknown ones.
 func (d *decoder) opcode(pos int, s []byte) (bir.Opcode, error) {
+	if len(s) > 0 && string(s) == d.lastOpName {
+		return d.lastOp, nil
+	}
 	if op, ok := opByName[string(s)]; ok {
+		d.lastOp, d.lastOpName = op, op.String()
 		return op, nil
 	}
 	if op, ok := d.unknownOps[string(s)]; ok {
@@ -701,8 +795,71 @@ func (d *decoder) parseOperands(dst *[]bir.Operand, which string) error {
 	return err
 }
 
+// keyLit is a predicted key: its literal text up to the colon, and its id.
+type keyLit struct {
+	lit string
+	id  int
+}
+
+// opdSeq is the key order narwhal (and bir-json.md §7) writes, per operand
+// kind; the decoder tries the next predicted key with one byte comparison
+// before falling back to reading and matching the key.
+var (
+	opdSeqStart = []keyLit{{`"kind":`, okKind}}
+	opdSeq      = [bir.NumOperandKinds][]keyLit{
+		bir.OpdPhysAP:   {{`"memref":`, okMemref}, {`"memsetref":`, okMemsetref}, {`"dtype":`, okDtype}, {`"offset":`, okOffset}, {`"ap":`, okAp}},
+		bir.OpdSymAP:    {{`"memsetref":`, okMemsetref}, {`"dtype":`, okDtype}, {`"addrs":`, okAddrs}, {`"access_shape":`, okAccessShape}, {`"ap":`, okAp}},
+		bir.OpdRegAP:    {{`"memsetref":`, okMemsetref}, {`"regref":`, okRegref}, {`"dtype":`, okDtype}, {`"ap":`, okAp}},
+		bir.OpdRegister: {{`"regref":`, okRegref}, {`"dtype":`, okDtype}},
+		bir.OpdImm:      {{`"dtype":`, okDtype}, {`"value":`, okValue}},
+		bir.OpdImmArray: {{`"dtype":`, okDtype}, {`"value_array":`, okValueArray}},
+		bir.OpdSymImm:   {{`"dtype":`, okDtype}, {`"expr":`, okExpr}, {`"value_list":`, okValueList}},
+	}
+)
+
+// predict consumes the key lit (and the whitespace after it) if it is next.
+func (d *decoder) predict(lit string) bool {
+	if len(d.data)-d.pos >= len(lit) && string(d.data[d.pos:d.pos+len(lit)]) == lit {
+		d.pos += len(lit)
+		d.ws()
+		return true
+	}
+	return false
+}
+
+func opdKeyID(key []byte) int {
+	switch string(key) {
+	case "kind":
+		return okKind
+	case "dtype":
+		return okDtype
+	case "memref":
+		return okMemref
+	case "memsetref":
+		return okMemsetref
+	case "offset":
+		return okOffset
+	case "ap":
+		return okAp
+	case "addrs":
+		return okAddrs
+	case "access_shape":
+		return okAccessShape
+	case "regref":
+		return okRegref
+	case "value":
+		return okValue
+	case "value_array":
+		return okValueArray
+	case "value_list":
+		return okValueList
+	case "expr":
+		return okExpr
+	}
+	return -1
+}
+
 func (d *decoder) parseOperand() (bir.Operand, error) {
-	d.ws()
 	var st opdState
 	st.start = d.pos
 	d.ofields = d.ofields[:0]
@@ -711,39 +868,19 @@ func (d *decoder) parseOperand() (bir.Operand, error) {
 		return bir.Operand{}, err
 	}
 	var deferred uint16 // keys seen before "kind"
+	seq, next := opdSeqStart, 0
 	for more {
-		key, kpos, err := d.key()
-		if err != nil {
-			return bir.Operand{}, err
-		}
-		id := -1
-		switch string(key) {
-		case "kind":
-			id = okKind
-		case "dtype":
-			id = okDtype
-		case "memref":
-			id = okMemref
-		case "memsetref":
-			id = okMemsetref
-		case "offset":
-			id = okOffset
-		case "ap":
-			id = okAp
-		case "addrs":
-			id = okAddrs
-		case "access_shape":
-			id = okAccessShape
-		case "regref":
-			id = okRegref
-		case "value":
-			id = okValue
-		case "value_array":
-			id = okValueArray
-		case "value_list":
-			id = okValueList
-		case "expr":
-			id = okExpr
+		var key []byte // nil when the key was predicted
+		var id int
+		kpos := d.pos
+		if next < len(seq) && d.predict(seq[next].lit) {
+			id = seq[next].id
+			next++
+		} else {
+			if key, kpos, err = d.key(); err != nil {
+				return bir.Operand{}, err
+			}
+			id = opdKeyID(key)
 		}
 		vpos := d.pos
 		switch {
@@ -751,7 +888,7 @@ func (d *decoder) parseOperand() (bir.Operand, error) {
 			err = d.skip()
 			d.ofields = append(d.ofields, fieldSpan{kpos, vpos, d.pos})
 		case st.seen&(1<<id) != 0:
-			return bir.Operand{}, d.dupKey(kpos, key)
+			return bir.Operand{}, d.errf(kpos, "duplicate key %q", opdKeyNames[id])
 		case id == okKind:
 			st.seen |= 1 << okKind
 			var s []byte
@@ -763,6 +900,7 @@ func (d *decoder) parseOperand() (bir.Operand, error) {
 				return bir.Operand{}, d.errf(vpos, "kind: unknown operand kind %q (want physical_ap, symbolic_ap, register_ap, register_access, imm_value, imm_array or symbolic_imm_value)", s)
 			}
 			st.kind, st.hasKind = k, true
+			seq, next = opdSeq[k], 0
 		case !st.hasKind:
 			st.seen |= 1 << id
 			st.keyPos[id], st.valPos[id] = kpos, vpos
@@ -883,7 +1021,11 @@ func (d *decoder) dtype() (bir.Dtype, error) {
 		if err != nil {
 			return 0, err
 		}
+		if string(s) == dtypeNames[d.lastDtype] {
+			return d.lastDtype, nil
+		}
 		if dt, ok := dtypeByName[string(s)]; ok {
+			d.lastDtype = dt
 			return dt, nil
 		}
 		_, perr := bir.ParseDtype(string(s))
@@ -905,6 +1047,9 @@ func (d *decoder) dtype() (bir.Dtype, error) {
 // pattern reads an "ap": [[step, num], ...] (or [{"step":s,"num":n}, ...],
 // the form of KLR's side branch) and interns it.
 func (d *decoder) pattern() (bir.PatternID, error) {
+	if id, ok := d.patternFast(); ok {
+		return id, nil
+	}
 	d.pairs = d.pairs[:0]
 	more, err := d.beginArray("ap")
 	for err == nil && more {
@@ -983,7 +1128,68 @@ func (d *decoder) pattern() (bir.PatternID, error) {
 	if err != nil {
 		return 0, err
 	}
-	return d.m.InternPattern(d.pairs), nil
+	return d.internPattern(d.pairs), nil
+}
+
+// patternFast reads the compact form narwhal writes, [[s,n],[s,n],...]
+// with small non-negative-num integers and no whitespace, in one tight loop.
+// On anything else it leaves the cursor where it was and reports false;
+// pattern then reads (and reports errors on) the general form.
+func (d *decoder) patternFast() (bir.PatternID, bool) {
+	data := d.data
+	i := d.pos
+	if i+1 >= len(data) || data[i] != '[' || data[i+1] != '[' {
+		return 0, false
+	}
+	d.pairs = d.pairs[:0]
+	i++
+	for {
+		// data[i] == '['
+		i++
+		step, j, ok := smallInt(data, i)
+		if !ok || j >= len(data) || data[j] != ',' {
+			return 0, false
+		}
+		num, k, ok := smallInt(data, j+1)
+		if !ok || num < 0 || k+1 >= len(data) || data[k] != ']' {
+			return 0, false
+		}
+		d.pairs = append(d.pairs, bir.APPair{Step: step, Num: num})
+		switch data[k+1] {
+		case ',':
+			if k+2 >= len(data) || data[k+2] != '[' {
+				return 0, false
+			}
+			i = k + 2
+			continue
+		case ']':
+			d.pos = k + 2
+			return d.internPattern(d.pairs), true
+		}
+		return 0, false
+	}
+}
+
+// smallInt parses an integer of at most 18 digits at data[i:], returning
+// the value and the index after it; ok is false when there is none or it
+// is longer (the general path handles those and reports errors).
+func smallInt(data []byte, i int) (v int64, end int, ok bool) {
+	neg := i < len(data) && data[i] == '-'
+	if neg {
+		i++
+	}
+	start := i
+	for i < len(data) && data[i] >= '0' && data[i] <= '9' && i-start < 18 {
+		v = v*10 + int64(data[i]-'0')
+		i++
+	}
+	if i == start || (data[start] == '0' && i > start+1) || (i < len(data) && data[i] >= '0' && data[i] <= '9') {
+		return 0, i, false
+	}
+	if neg {
+		v = -v
+	}
+	return v, i, true
 }
 
 // addrs reads a symbolic AP's ["<block>", "<offset>"]; any other form is
@@ -1091,18 +1297,15 @@ func (d *decoder) numberList(key string, wrappers bool) error {
 
 // buildOperand turns the collected fields into a bir.Operand.
 func (d *decoder) buildOperand(st *opdState) (bir.Operand, error) {
-	f := d.f
 	var o bir.Operand
 	switch st.kind {
 	case bir.OpdPhysAP:
-		l, ok := d.locs[string(st.memref)]
+		l, set, ok := d.loc(st.memref)
 		if !ok {
 			return o, d.errf(st.valPos[okMemref], "memref %q names no memory location of the function", st.memref)
 		}
-		if st.used&(1<<okMemsetref) != 0 {
-			if tn := f.Tensor(f.Loc(l).Tensor).Name; string(st.memsetref) != tn {
-				return o, d.errf(st.start, "memsetref %q does not match memref %q, which belongs to %q", st.memsetref, st.memref, tn)
-			}
+		if st.used&(1<<okMemsetref) != 0 && string(st.memsetref) != set {
+			return o, d.errf(st.start, "memsetref %q does not match memref %q, which belongs to %q", st.memsetref, st.memref, set)
 		}
 		o = bir.PhysAP(l, st.dtype, st.offset, st.pat)
 	case bir.OpdSymAP, bir.OpdRegAP:

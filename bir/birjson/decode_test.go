@@ -805,3 +805,24 @@ func TestReadFile_Missing(t *testing.T) {
 		t.Errorf("Read: %v", err)
 	}
 }
+
+// Large functions take the reader's reserve-then-trim path (after 4096
+// instructions it estimates the function's size from the bytes left, which
+// over-estimates the first of two functions); the result must be the same
+// module.
+func TestRead_LargeFunctions(t *testing.T) {
+	m := bir.GenStraightLine(9000)
+	src := bir.GenStraightLine(6000)
+	if _, err := bir.CopyFunction(m, src.Funcs[0], "second"); err != nil {
+		t.Fatal(err)
+	}
+	out := roundTrip(t, m)
+	m2, err := Decode(out, "large.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameModule(t, m, m2)
+	if got := m2.NumInsts(); got != 15000 {
+		t.Errorf("NumInsts = %d, want 15000", got)
+	}
+}

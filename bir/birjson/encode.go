@@ -39,21 +39,26 @@ import (
 
 const flushAt = 64 << 10
 
+// maxWriteDepth bounds the block/loop recursion of the writer, so that a
+// corrupted module whose loop body contains the loop fails instead of
+// overflowing the stack.
+const maxWriteDepth = 1000
+
 type encoder struct {
 	m *bir.Module
 	f *bir.Function
 	b []byte
 	w io.Writer
 
-	patText  []string // JSON of each pattern ("[[s,n],...]"); "" until built
-	attrText []string // fields of each attribute set, `"k":v,"k2":v2`
-	attrDone []bool
-	exprText []string // affine text of each expression, JSON-quoted
-	exprAxes [][]affine.Axis
-	exprDone []bool
-	predText []string
-	predAxes [][]affine.Axis
-	predDone []bool
+	patText   []string // JSON of each pattern ("[[s,n],...]"); "" until built
+	attrText  []string // fields of each attribute set, `"k":v,"k2":v2`
+	attrFlags []uint8  // attrDone, attrHasInstKey, attrHasLoopKey
+	exprText  []string // affine text of each expression, JSON-quoted
+	exprAxes  [][]affine.Axis
+	exprDone  []bool
+	predText  []string
+	predAxes  [][]affine.Axis
+	predDone  []bool
 
 	scope []affine.Axis
 	names map[string]int // live instruction name counts (built when a dep is written)
@@ -567,9 +572,17 @@ func (e *encoder) inst(i bir.InstID, depth int) error {
 		return e.errf("removed instruction is still in block")
 	}
 	isLoop := in.Op.IsLoop()
-	if isLoop && in.Aux < 0 {
+	if isLoop && (in.Aux < 0 || int(in.Aux) >= f.NumLoops()) {
 		e.setWhere(i)
 		return e.errf("%s has no loop table entry", m.OpName(in.Op))
+	}
+	if int(in.Args) < 0 || int(in.Args)+int(in.NIns)+int(in.NOuts) > f.NumOperandSlots() {
+		e.setWhere(i)
+		return e.errf("operands out of the function's operand table")
+	}
+	if depth > maxWriteDepth {
+		e.setWhere(i)
+		return e.errf("loops nest deeper than %d levels (a loop body that contains its own loop?)", maxWriteDepth)
 	}
 	b := append(e.b, `{"opcode":`...)
 	b = appendStr(b, m.OpName(in.Op))
@@ -669,11 +682,12 @@ func (e *encoder) attrs(i bir.InstID, id bir.AttrID, isLoop bool) error {
 		e.setWhere(i)
 		return err
 	}
-	set := e.m.Attrs(id)
-	for _, fld := range set {
-		if slices.Contains(instKeys, fld.Key) || (isLoop && (fld.Key == "LoopAxis" || fld.Key == "blocks")) {
-			e.setWhere(i)
-			return e.errf("attribute %q collides with a key the format reserves", fld.Key)
+	if fl := e.attrFlags[id]; fl&attrHasInstKey != 0 || (isLoop && fl&attrHasLoopKey != 0) {
+		for _, fld := range e.m.Attrs(id) {
+			if slices.Contains(instKeys, fld.Key) || (isLoop && (fld.Key == "LoopAxis" || fld.Key == "blocks")) {
+				e.setWhere(i)
+				return e.errf("attribute %q collides with a key the format reserves", fld.Key)
+			}
 		}
 	}
 	if t != "" {
@@ -683,18 +697,26 @@ func (e *encoder) attrs(i bir.InstID, id bir.AttrID, isLoop bool) error {
 	return nil
 }
 
+// Flags of an attribute set, computed with its text.
+const (
+	attrDone       = 1 << iota
+	attrHasInstKey // holds a key of instKeys
+	attrHasLoopKey // holds LoopAxis or blocks
+)
+
 // attrJSON returns the cached `"k":v,...` text of attribute set id.
 func (e *encoder) attrJSON(id bir.AttrID) (string, error) {
 	if int(id) < 0 || int(id) >= e.m.NumAttrSets() {
 		return "", e.errf("attribute set #%d out of range", id)
 	}
-	if int(id) >= len(e.attrDone) {
+	if int(id) >= len(e.attrFlags) {
 		n := e.m.NumAttrSets()
 		e.attrText = slices.Grow(e.attrText, n-len(e.attrText))[:n]
-		e.attrDone = slices.Grow(e.attrDone, n-len(e.attrDone))[:n]
+		e.attrFlags = slices.Grow(e.attrFlags, n-len(e.attrFlags))[:n]
 	}
-	if !e.attrDone[id] {
+	if e.attrFlags[id]&attrDone == 0 {
 		var b []byte
+		fl := uint8(attrDone)
 		for k, fld := range e.m.Attrs(id) {
 			if k > 0 {
 				b = append(b, ',')
@@ -702,8 +724,14 @@ func (e *encoder) attrJSON(id bir.AttrID) (string, error) {
 			b = appendStr(b, fld.Key)
 			b = append(b, ':')
 			b = fld.Val.AppendJSON(b)
+			if slices.Contains(instKeys, fld.Key) {
+				fl |= attrHasInstKey
+			}
+			if fld.Key == "LoopAxis" || fld.Key == "blocks" {
+				fl |= attrHasLoopKey
+			}
 		}
-		e.attrText[id], e.attrDone[id] = string(b), true
+		e.attrText[id], e.attrFlags[id] = string(b), fl
 	}
 	return e.attrText[id], nil
 }
@@ -847,10 +875,11 @@ func (e *encoder) deps(i bir.InstID) error {
 		}
 		if e.names == nil {
 			e.names = make(map[string]int, f.NumInstSlots())
-			f.Walk(func(j bir.InstID) bool {
-				e.names[f.InstName(j)]++
-				return true
-			})
+			for j := range f.NumInstSlots() {
+				if in := f.Inst(bir.InstID(j)); !in.Dead() && in.Block != bir.NoBlock {
+					e.names[f.InstName(bir.InstID(j))]++
+				}
+			}
 		}
 		target := m.StrBytes(f.Inst(dp.On).Name)
 		if e.names[string(target)] != 1 {
