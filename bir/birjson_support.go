@@ -3,8 +3,10 @@
 // copies each table about five times over (Go grows large slices by 1.25x).
 // The reader instead estimates the final sizes from the first instructions
 // of a function, reserves them once (Function.Reserve, ReserveSyms), and
-// trims any overshoot when the function is complete (TrimTables), so loading
-// copies each table about once and the module holds no spare capacity.
+// trims any overshoot: a function's tables when it is complete (TrimTables),
+// the module-wide symbol arena once the whole module is read (TrimSyms). So
+// loading copies each table about once and the module keeps no spare
+// capacity.
 package bir
 
 import "slices"
@@ -21,13 +23,18 @@ func (m *Module) ReserveSyms(n, bytes int) {
 }
 
 // TrimTables releases spare capacity of the function's instruction and
-// operand tables and of the symbol arena when it exceeds an eighth of their
-// length (after a reservation that overshot). It changes no id.
+// operand tables when it exceeds an eighth of their length (after a
+// reservation that overshot). It changes no id.
 func (f *Function) TrimTables() {
 	f.insts = trim(f.insts)
 	f.operands = trim(f.operands)
-	f.m.syms.start = trim(f.m.syms.start)
-	f.m.syms.data = trim(f.m.syms.data)
+}
+
+// TrimSyms releases spare capacity of the module's symbol arena (the arena
+// is shared by all functions, so a reader trims it once, at the end).
+func (m *Module) TrimSyms() {
+	m.syms.start = trim(m.syms.start)
+	m.syms.data = trim(m.syms.data)
 }
 
 func trim[T any](s []T) []T {

@@ -481,6 +481,7 @@ func (d *decoder) parseModule() error {
 	if seen&kFunctions == 0 {
 		return d.errf(0, `module: missing "functions"`)
 	}
+	d.m.TrimSyms()
 	d.ws()
 	if d.pos != len(d.data) {
 		return d.synErr(d.pos, "unexpected %s after the module object", d.found(d.pos))
