@@ -1,0 +1,135 @@
+package pack
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// The MiniMalloc "challenging" benchmarks live outside the repository (in
+// the workspace's shared/ directory, next to the checkout); the tests skip
+// when they are absent.
+const miniMallocDir = "../../shared/bench/minimalloc"
+
+const miniMallocCapacity = 1048576
+
+var miniMallocFiles = []string{"A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K"}
+
+func loadMiniMalloc(tb testing.TB, name string) *CSVTable {
+	tb.Helper()
+	path := filepath.Join(miniMallocDir, name+".1048576.csv")
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Skipf("MiniMalloc benchmark %s not available (%v): the benchmarks are expected in %s", name, err, miniMallocDir)
+	}
+	defer f.Close()
+	table, err := ReadCSV(f, path)
+	if err != nil {
+		tb.Fatalf("reading %s: %v", path, err)
+	}
+	return table
+}
+
+// TestSolver_MiniMalloc solves every benchmark within its 1 MiB capacity and
+// checks each placement with the independent validator. In -short mode
+// only the files that fall within a second are run.
+func TestSolver_MiniMalloc(t *testing.T) {
+	var total time.Duration
+	for _, name := range miniMallocFiles {
+		t.Run(name, func(t *testing.T) {
+			if testing.Short() && (name == "I" || name == "H") {
+				t.Skip("slow benchmark skipped in -short mode")
+			}
+			table := loadMiniMalloc(t, name)
+			p := Problem{Buffers: table.Buffers, Capacity: miniMallocCapacity}
+			sol, err := Solve(p, Options{Timeout: 5 * time.Minute})
+			if err != nil {
+				t.Fatalf("Solve: %v", err)
+			}
+			total += sol.Elapsed
+			if msg := independentCheck(p, sol.Offsets); msg != "" {
+				t.Fatalf("invalid placement: %s", msg)
+			}
+			t.Logf("%s: %d buffers, peak %d, max-live %d, %s, %d nodes, %v", name, len(p.Buffers), sol.Peak, sol.MaxLive, sol.Method, sol.Nodes, sol.Elapsed)
+		})
+	}
+	t.Logf("total %v", total)
+}
+
+// TestSolver_MiniMallocHeuristics reports how the linear scan and the
+// best-fit heuristics compare with max-live on the benchmarks.
+func TestSolver_MiniMallocHeuristics(t *testing.T) {
+	for _, name := range miniMallocFiles {
+		table := loadMiniMalloc(t, name)
+		p := Problem{Buffers: table.Buffers, Capacity: miniMallocCapacity}
+		live := MaxLive(p.Buffers)
+		lsOff, lsPeak, err := LinearScan(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bfOff, bfPeak, err := BestFit(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		big := p
+		big.Capacity = maxCoordinate
+		for _, offs := range [][]int64{lsOff, bfOff} {
+			if msg := independentCheck(big, offs); msg != "" {
+				t.Fatalf("%s: invalid heuristic placement: %s", name, msg)
+			}
+		}
+		m := buildModel1D(p.Buffers, allIndices(len(p.Buffers)), nil, maxCoordinate, false)
+		_, _, gPeak := greedyBySize(m)
+		t.Logf("%s: max-live %d  linear-scan %d (%+.1f%%)  best-fit %d (%+.1f%%)  greedy-by-size %d (%+.1f%%)",
+			name, live, lsPeak, pct(lsPeak, live), bfPeak, pct(bfPeak, live), gPeak, pct(gPeak, live))
+	}
+}
+
+func pct(x, base int64) float64 { return 100 * float64(x-base) / float64(base) }
+
+func allIndices(n int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
+}
+
+// BenchmarkMiniMalloc solves each benchmark file (one sub-benchmark each).
+func BenchmarkMiniMalloc(b *testing.B) {
+	for _, name := range miniMallocFiles {
+		b.Run(name, func(b *testing.B) {
+			table := loadMiniMalloc(b, name)
+			p := Problem{Buffers: table.Buffers, Capacity: miniMallocCapacity}
+			var sol *Solution
+			for b.Loop() {
+				var err error
+				sol, err = Solve(p, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(sol.Nodes), "nodes")
+			b.ReportMetric(float64(sol.Peak)/float64(sol.MaxLive), "peak/maxlive")
+		})
+	}
+}
+
+func ExampleSolve() {
+	p := Problem{Capacity: 12, Buffers: []Buffer{
+		{ID: 1, Lower: 0, Upper: 3, Size: 4},
+		{ID: 2, Lower: 3, Upper: 9, Size: 4},
+		{ID: 3, Lower: 0, Upper: 9, Size: 4},
+		{ID: 4, Lower: 9, Upper: 21, Size: 4},
+		{ID: 5, Lower: 0, Upper: 21, Size: 4},
+	}}
+	sol, err := Solve(p, Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(sol.Status, sol.Peak, sol.MaxLive, Verify(p, sol.Offsets) == nil)
+	// Output: fit 12 12 true
+}
