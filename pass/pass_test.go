@@ -1,0 +1,256 @@
+package pass
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/verify"
+)
+
+func noop(*Context) error { return nil }
+
+func TestTable_Check(t *testing.T) {
+	tests := []struct {
+		name    string
+		table   Table
+		wantErr string
+	}{
+		{"ok", Table{Passes: []Pass{{Name: "a", Order: 2, Run: noop}, {Name: "b", Run: noop}, {Name: "c", Order: 10, Run: noop}}}, ""},
+		{"duplicate", Table{Passes: []Pass{{Name: "a", Run: noop}, {Name: "a", Run: noop}}}, "appears twice"},
+		{"no run", Table{Passes: []Pass{{Name: "a"}}}, "no Run"},
+		{"order decreases", Table{Passes: []Pass{{Name: "a", Order: 18, Run: noop}, {Name: "b", Order: 10, Run: noop}}}, "execution order 10"},
+		{"constraint violated", Table{
+			Passes:      []Pass{{Name: "a", Run: noop}, {Name: "b", Run: noop}},
+			Constraints: []Constraint{{Before: "b", After: "a", Why: "because"}},
+		}, "b must run before a (because)"},
+		{"constraint unknown pass", Table{
+			Passes:      []Pass{{Name: "a", Run: noop}},
+			Constraints: []Constraint{{Before: "a", After: "zz"}},
+		}, "not in the table"},
+		{"requires unproduced", Table{Passes: []Pass{
+			{Name: "a", Requires: verify.StageUnrolled, Run: noop},
+		}}, "requires stage"},
+		{"requires produced earlier", Table{Passes: []Pass{
+			{Name: "a", Produces: verify.StageUnrolled, Run: noop},
+			{Name: "b", Requires: verify.StageUnrolled, Run: noop},
+		}}, ""},
+		{"option declared twice", Table{Passes: []Pass{{Name: "a", Run: noop, Options: []Option{{Name: "x"}, {Name: "x"}}}}}, "option \"x\" twice"},
+	}
+	for _, tt := range tests {
+		err := tt.table.Check()
+		if tt.wantErr == "" {
+			if err != nil {
+				t.Errorf("%s: Check() = %v, want nil", tt.name, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+			t.Errorf("%s: Check() = %v, want an error containing %q", tt.name, err, tt.wantErr)
+		}
+	}
+}
+
+func smallModule(t *testing.T) *bir.Module {
+	t.Helper()
+	m := bir.NewModule("trn2")
+	b := bir.NewBuilder(m, "main")
+	x := b.Input("x", bir.Float32, 128, 64)
+	z := b.Output("z", bir.Float32, 128, 64)
+	s := b.SBUF("s", bir.Float32, 128, 64)
+	b.Load("ld", s.All(), x.All())
+	b.Save("st", z.All(), s.All())
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// recorder returns a table whose passes append their names to *ran.
+func recorder(ran *[]string) Table {
+	mk := func(name string, def bool, gate string) Pass {
+		return Pass{Name: name, Default: def, Gate: gate, Run: func(c *Context) error {
+			*ran = append(*ran, c.Pass.Name)
+			c.Logf("ran %s", c.Pass.Name)
+			c.Count("runs", 1)
+			return nil
+		}, Options: []Option{{Name: "k", Default: "7"}}}
+	}
+	return Table{Passes: []Pass{mk("first", true, ""), mk("gated", true, "my-gate"), mk("extra", false, ""), mk("last", true, "")}}
+}
+
+func TestTable_RunSelection(t *testing.T) {
+	tests := []struct {
+		name   string
+		passes []string
+		gate   bool
+		want   string
+	}{
+		{"default pipeline", nil, false, "first,last"},
+		{"gate on", nil, true, "first,gated,last"},
+		{"explicit list in table order", []string{"last", "extra"}, false, "extra,last"},
+		{"explicit list ignores gates", []string{"gated"}, false, "gated"},
+	}
+	for _, tt := range tests {
+		var ran []string
+		table := recorder(&ran)
+		m := smallModule(t)
+		if tt.gate {
+			m.Config.Options["my-gate"] = "true"
+		}
+		rep, err := table.Run(m, Config{Passes: tt.passes})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := strings.Join(ran, ","); got != tt.want {
+			t.Errorf("%s: ran %s, want %s", tt.name, got, tt.want)
+		}
+		if tt.passes == nil && !tt.gate {
+			if r := rep.Result("gated"); r == nil || !strings.Contains(r.Skipped, "my-gate") {
+				t.Errorf("%s: the report does not say why gated was skipped: %+v", tt.name, r)
+			}
+		}
+	}
+}
+
+func TestTable_RunErrors(t *testing.T) {
+	var ran []string
+	table := recorder(&ran)
+	if _, err := table.Run(smallModule(t), Config{Passes: []string{"nope"}}); err == nil || !strings.Contains(err.Error(), `unknown pass "nope"`) {
+		t.Errorf("unknown pass: %v", err)
+	}
+	if _, err := table.Run(smallModule(t), Config{Options: map[string]map[string]string{"first": {"zz": "1"}}}); err == nil || !strings.Contains(err.Error(), `no option "zz"`) {
+		t.Errorf("unknown option: %v", err)
+	}
+	if _, err := table.Run(smallModule(t), Config{Options: map[string]map[string]string{"ghost": {"k": "1"}}}); err == nil || !strings.Contains(err.Error(), "unknown pass") {
+		t.Errorf("option of an unknown pass: %v", err)
+	}
+}
+
+func TestTable_RunPanicBecomesError(t *testing.T) {
+	table := Table{Passes: []Pass{{Name: "boom", Default: true, Run: func(c *Context) error {
+		return c.ForEachFunction(func(f *bir.Function) error {
+			var s []int
+			_ = s[3] // index out of range
+			return nil
+		})
+	}}}}
+	_, err := table.Run(smallModule(t), Config{})
+	var pe *Error
+	if !errors.As(err, &pe) || !pe.Panic || pe.Pass != "boom" || pe.Function != "main" {
+		t.Fatalf("err = %v, want a panic Error naming pass boom and function main", err)
+	}
+	if !strings.Contains(err.Error(), "pass boom, function main: internal error (panic)") {
+		t.Errorf("message %q", err.Error())
+	}
+}
+
+func TestTable_RunVerifies(t *testing.T) {
+	// A pass that breaks the module is caught by the verifier after it.
+	table := Table{Passes: []Pass{{Name: "breaker", Default: true, Run: func(c *Context) error {
+		f := c.Module.Main()
+		id, _ := f.InstByName("ld")
+		ops := f.Ins(id)
+		o := ops[0]
+		o.Offset = 1 << 40 // far out of bounds
+		f.SetOperand(id, 0, o)
+		return nil
+	}}}}
+	_, err := table.Run(smallModule(t), Config{})
+	if err == nil || !strings.Contains(err.Error(), "verifier after pass breaker") {
+		t.Fatalf("err = %v, want the verifier to reject the result", err)
+	}
+	// NoVerify turns it off.
+	if _, err := table.Run(smallModule(t), Config{NoVerify: true}); err != nil {
+		t.Errorf("NoVerify: %v", err)
+	}
+}
+
+func TestTable_OptionsAndReport(t *testing.T) {
+	var got string
+	table := Table{Passes: []Pass{{Name: "p", Default: true, Options: []Option{{Name: "k", Default: "7"}, {Name: "n", Default: "x"}}, Run: func(c *Context) error {
+		k, err := c.IntOption("k")
+		if err != nil {
+			return err
+		}
+		got = c.Option("n") + "/" + string(rune('0'+k))
+		c.Count("things", 3)
+		c.Count("things", 2)
+		c.AddReport("Title:", " line one\n line two\n")
+		return nil
+	}}}}
+	rep, err := table.Run(smallModule(t), Config{Options: map[string]map[string]string{"p": {"k": "5"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != "x/5" {
+		t.Errorf("options seen = %q, want x/5", got)
+	}
+	if v := rep.Result("p").Counter("things"); v != 5 {
+		t.Errorf("counter = %d, want 5", v)
+	}
+	var buf bytes.Buffer
+	if err := rep.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"narwhal pass report", "p ", "things = 5", "Title:", " line two"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, buf.String())
+		}
+	}
+	// A bad integer option is an error naming the pass and option.
+	_, err = table.Run(smallModule(t), Config{Options: map[string]map[string]string{"p": {"k": "seven"}}})
+	if err == nil || !strings.Contains(err.Error(), "option k=\"seven\"") {
+		t.Errorf("bad option: %v", err)
+	}
+}
+
+func TestTable_PrintAfterAndDump(t *testing.T) {
+	var ran []string
+	table := recorder(&ran)
+	dir := t.TempDir()
+	var out bytes.Buffer
+	printer := func(w interface{ Write([]byte) (int, error) }, m *bir.Module) error {
+		_, err := w.Write([]byte("MODULE\n"))
+		return err
+	}
+	_, err := table.Run(smallModule(t), Config{PrintAfter: []string{"last"}, PrintOut: &out, DumpDir: dir,
+		Printer: func(w io.Writer, m *bir.Module) error { return printer(w, m) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "after pass last") || strings.Contains(out.String(), "after pass first") {
+		t.Errorf("print-after output:\n%s", out.String())
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "03-last.bir"))
+	if err != nil || !strings.Contains(string(data), "MODULE") {
+		t.Errorf("dump file: %v %q", err, data)
+	}
+}
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.txt")
+	if err := WriteFileAtomic(path, []byte("one")); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileAtomic(path, []byte("two")); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if string(data) != "two" {
+		t.Errorf("content %q", data)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temporary files left behind: %d entries", len(entries))
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "missing", "f"), []byte("x")); err == nil {
+		t.Error("write into a missing directory succeeded")
+	}
+}
