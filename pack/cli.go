@@ -1,0 +1,178 @@
+// The `narwhal alloc` command.
+//
+//	narwhal alloc FILE.csv --capacity=N [-o OUT.csv] [--timeout=D] [--minimize]
+//
+// reads a MiniMalloc CSV file (csv.go), solves it, writes the rows back with
+// an offset column (to OUT.csv, atomically: a temporary file in the same
+// directory renamed over the target), and prints one summary line: whether
+// it fit, the peak, the max-live lower bound, the method and the time.
+// Flags may come before or after FILE (the standard flag package stops at
+// the first non-flag argument, so the arguments are reordered first).
+//
+// Exit status: 0 when the buffers fit, 1 otherwise (infeasible, gave up, or
+// bad input). Bad input gives one line naming the file and line; nothing
+// here panics on input.
+package pack
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Main runs `narwhal alloc` with args (the arguments after "alloc").
+func Main(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("narwhal alloc", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	capacity := fs.Int64("capacity", 0, "capacity in bytes (required unless --minimize)")
+	out := fs.String("o", "", "write the placement to this CSV file")
+	timeout := fs.Duration("timeout", time.Minute, "give up after this long (0 = never)")
+	minimize := fs.Bool("minimize", false, "minimize the peak instead of fitting the capacity")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: narwhal alloc FILE.csv --capacity=N [-o OUT.csv] [--timeout=D] [--minimize]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(reorderArgs(fs, args)); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 1
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "narwhal alloc: want exactly one input file")
+		fs.Usage()
+		return 1
+	}
+	path := fs.Arg(0)
+	if !*minimize && *capacity <= 0 {
+		fmt.Fprintln(stderr, "narwhal alloc: --capacity=N (N > 0) is required unless --minimize is given")
+		return 1
+	}
+	if *capacity < 0 || *capacity > maxCoordinate {
+		fmt.Fprintf(stderr, "narwhal alloc: capacity %d out of range\n", *capacity)
+		return 1
+	}
+	table, err := readCSVFile(path)
+	if err != nil {
+		fmt.Fprintln(stderr, "narwhal alloc:", err)
+		return 1
+	}
+	p := Problem{Buffers: table.Buffers, Capacity: *capacity}
+	sol, err := Solve(p, Options{Timeout: *timeout, Minimize: *minimize})
+	if sol == nil {
+		var in *InputError
+		if errors.As(err, &in) && in.Index >= 0 && in.Index < len(table.Lines) {
+			fmt.Fprintf(stderr, "narwhal alloc: %s:%d: %s\n", path, table.Lines[in.Index], in.Msg)
+		} else {
+			fmt.Fprintln(stderr, "narwhal alloc:", err)
+		}
+		return 1
+	}
+	verdict := "fit"
+	switch sol.Status {
+	case StatusInfeasible:
+		verdict = "INFEASIBLE"
+	case StatusUnknown:
+		verdict = "NOT FITTED (gave up)"
+	}
+	capText := fmt.Sprint(*capacity)
+	if *capacity == 0 {
+		capText = "none"
+	}
+	fmt.Fprintf(stdout, "%s: %s: %d buffers, capacity %s, peak %d, max-live %d, lower bound %d, method %s, %v\n",
+		path, verdict, len(p.Buffers), capText, sol.Peak, sol.MaxLive, sol.LowerBound, sol.Method, sol.Elapsed.Round(time.Microsecond))
+	if sol.Status != StatusFit && sol.Reason != "" {
+		fmt.Fprintf(stdout, "%s: %s\n", path, sol.Reason)
+	}
+	if *out != "" && sol.Offsets != nil {
+		if err := writeFileAtomic(*out, func(w io.Writer) error { return table.Write(w, sol.Offsets) }); err != nil {
+			fmt.Fprintln(stderr, "narwhal alloc:", err)
+			return 1
+		}
+	}
+	if sol.Status != StatusFit {
+		return 1
+	}
+	return 0
+}
+
+func readCSVFile(path string) (*CSVTable, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadCSV(f, path)
+}
+
+// reorderArgs moves the flags (and their values) in front of the
+// positional arguments so that flags after FILE are honoured. "--" ends
+// the flags.
+func reorderArgs(fs *flag.FlagSet, args []string) []string {
+	var flags, positional []string
+	for k := 0; k < len(args); k++ {
+		a := args[k]
+		if a == "--" {
+			positional = append(positional, args[k+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			positional = append(positional, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		f := fs.Lookup(name)
+		if f == nil {
+			continue
+		}
+		if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && bf.IsBoolFlag() {
+			continue
+		}
+		if k+1 < len(args) {
+			flags = append(flags, args[k+1])
+			k++
+		}
+	}
+	return append(flags, positional...)
+}
+
+// writeFileAtomic writes through a temporary file in the target's
+// directory and renames it over the target.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(name)
+		}
+	}()
+	if err := write(tmp); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(name, path); err != nil {
+		return err
+	}
+	ok = true
+	return nil
+}
