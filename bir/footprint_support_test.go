@@ -1,0 +1,212 @@
+package bir
+
+import (
+	"testing"
+
+	"github.com/narwhal-compiler/narwhal/bir/affine"
+)
+
+func TestOnChipLayout_Classes(t *testing.T) {
+	const e = 64 // elements per partition
+	cases := []struct {
+		name  string
+		off   int64
+		pat   Pattern
+		class APClass
+		first int64
+		step  int64
+		count int64
+		lo    int64
+		hi    int64
+	}{
+		{"whole", 0, Pattern{{64, 128}, {1, 64}}, APContiguous, 0, 1, 128, 0, 63},
+		{"window", 3*64 + 8, Pattern{{64, 4}, {1, 16}}, APContiguous, 3, 1, 4, 8, 23},
+		{"every other partition", 64, Pattern{{128, 8}, {1, 64}}, APContiguous, 1, 2, 8, 0, 63},
+		{"downward partitions", 10*64 + 5, Pattern{{-64, 3}, {2, 4}}, APContiguous, 10, -1, 3, 5, 11},
+		{"single partition", 5*64 + 32, Pattern{{1, 32}}, APContiguous, 5, 0, 1, 32, 63},
+		{"num-1 and step-0 pairs ignored", 0, Pattern{{7, 1}, {0, 9}, {64, 2}, {1, 8}}, APContiguous, 0, 1, 2, 0, 7},
+		{"negative in-partition step", 63, Pattern{{64, 2}, {-1, 64}}, APContiguous, 0, 1, 2, 0, 63},
+		{"shifted partition", 0, Pattern{{65, 4}, {1, 8}}, APShifted, 0, 0, 1, 0, 0},
+		{"transposed", 0, Pattern{{1, 8}, {64, 8}}, APTranspose, 0, 0, 1, 0, 0},
+		{"two partition steps", 0, Pattern{{128, 2}, {64, 2}, {1, 4}}, APTranspose, 0, 0, 1, 0, 0},
+		{"across channels", 60, Pattern{{64, 2}, {1, 8}}, APCrossChannel, 0, 1, 2, 60, 67},
+		{"flat over partitions", 0, Pattern{{1, 128 * 64}}, APCrossChannel, 0, 0, 1, 0, 128*64 - 1},
+		{"negative offset", -1, Pattern{{1, 1}}, APInvalid, 0, 0, 1, 0, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l := OnChipLayout(c.off, c.pat, e)
+			if l.Class != c.class {
+				t.Fatalf("class %v, want %v", l.Class, c.class)
+			}
+			if c.class != APContiguous && c.class != APCrossChannel {
+				return
+			}
+			if l.PartFirst != c.first || l.PartStep != c.step || l.PartCount != c.count || l.ElemLo != c.lo || l.ElemHi != c.hi {
+				t.Errorf("layout %+v, want first %d step %d count %d elements %d..%d", l, c.first, c.step, c.count, c.lo, c.hi)
+			}
+		})
+	}
+	if l := OnChipLayout(0, Pattern{{1, 4}}, 0); l.Class != APInvalid {
+		t.Errorf("0 elements per partition: class %v, want invalid", l.Class)
+	}
+	l := OnChipLayout(10*64, Pattern{{-64, 3}, {1, 4}}, e)
+	if l.PartMin() != 8 || l.PartMax() != 10 {
+		t.Errorf("downward walk: partitions %d..%d, want 8..10", l.PartMin(), l.PartMax())
+	}
+}
+
+// TestOnChipLayout_MatchesAddressing checks the decomposition against the
+// addressing model element by element: every element of a contiguous
+// access lies in one of the partitions and inside the element range.
+func TestOnChipLayout_MatchesAddressing(t *testing.T) {
+	const e = 16
+	pats := []struct {
+		off int64
+		pat Pattern
+	}{
+		{0, Pattern{{16, 8}, {1, 16}}},
+		{16*3 + 2, Pattern{{32, 3}, {4, 3}, {1, 2}}},
+		{16*7 + 15, Pattern{{-16, 4}, {-3, 5}}},
+		{5, Pattern{{0, 3}, {2, 5}}},
+	}
+	for _, p := range pats {
+		l := OnChipLayout(p.off, p.pat, e)
+		if l.Class != APContiguous {
+			t.Fatalf("%v: class %v", p.pat, l.Class)
+		}
+		parts := map[int64]bool{}
+		for j := int64(0); j < l.PartCount; j++ {
+			parts[l.PartFirst+j*l.PartStep] = true
+		}
+		idx := make([]int64, len(p.pat))
+		for {
+			el := p.off
+			for k, q := range p.pat {
+				el += idx[k] * q.Step
+			}
+			if !parts[el/e] || el%e < l.ElemLo || el%e > l.ElemHi {
+				t.Fatalf("%v at %v: element %d (partition %d, index %d) outside %+v", p.pat, idx, el, el/e, el%e, l)
+			}
+			k := len(idx) - 1
+			for ; k >= 0; k-- {
+				if idx[k]++; idx[k] < p.pat[k].Num {
+					break
+				}
+				idx[k] = 0
+			}
+			if k < 0 {
+				break
+			}
+		}
+	}
+}
+
+func TestFunction_Flatten(t *testing.T) {
+	m := NewModule("trn2")
+	b := NewBuilder(m, "main")
+	x := b.SBUF("x", Float32, 128, 4)
+	a := b.Memset("a", EngDVE, x.All(), 0)
+	var in1, in2 InstID
+	lp := b.Loop("i", 0, 2, 1, func(i affine.Expr) {
+		in1 = b.Memset("b", EngDVE, x.All(), 1)
+		in2 = b.Memset("c", EngDVE, x.All(), 2)
+	})
+	d := b.Memset("d", EngDVE, x.All(), 3)
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	pos, n := b.F.Flatten(nil)
+	if n != 5 {
+		t.Fatalf("%d instructions numbered, want 5", n)
+	}
+	want := map[InstID]int32{a: 0, lp: 1, in1: 2, in2: 3, d: 4}
+	for i, p := range want {
+		if pos[i] != p {
+			t.Errorf("%s at %d, want %d", b.F.InstName(i), pos[i], p)
+		}
+	}
+	b.F.Remove(in2)
+	pos, n = b.F.Flatten(pos)
+	if n != 4 || pos[in2] != -1 || pos[d] != 3 {
+		t.Errorf("after removing c: n=%d pos[c]=%d pos[d]=%d, want 4, -1, 3", n, pos[in2], pos[d])
+	}
+}
+
+func TestFunction_BlockLiveness(t *testing.T) {
+	m := NewModule("trn2")
+	b := NewBuilder(m, "main")
+	in := b.Input("in", Float32, 512, 64)
+	out := b.Output("out", Float32, 512, 64)
+	tile := [][2]int64{{64, 128}, {1, 64}}
+	// perIter: written and read in one iteration; allLive: written by one
+	// loop, read by the next; pred: block 0 is read by an instruction
+	// predicated to run only at i == 0, so it dies then (were the
+	// predicate ignored, it would live until i == 3, next to block i).
+	perIter := b.BlockTensor("per_iter", MemSB, Float32, 4, 128, 64)
+	allLive := b.BlockTensor("all_live", MemSB, Float32, 4, 128, 64)
+	pred := b.BlockTensor("pred", MemSB, Float32, 4, 128, 64)
+	zero := affine.Const(0)
+	b.Loop("i", 0, 4, 1, func(i affine.Expr) {
+		off := affine.Scale(i, 128*64)
+		b.Load("ld", perIter.Sym(i, zero, tile...), in.Sym(zero, off, tile...))
+		b.Save("st", out.Sym(zero, off, tile...), perIter.Sym(i, zero, tile...))
+		b.Load("lda", allLive.Sym(i, zero, tile...), in.Sym(zero, off, tile...))
+		b.Load("ldp", pred.Sym(i, zero, tile...), in.Sym(zero, off, tile...))
+		early := b.Save("early", out.Sym(zero, zero, tile...), pred.Sym(zero, zero, tile...))
+		b.F.SetPred(early, affine.EQ(i, affine.Const(0)))
+	})
+	b.Loop("j", 0, 4, 1, func(j affine.Expr) {
+		b.Save("stb", out.Sym(zero, affine.Scale(j, 128*64), tile...), allLive.Sym(j, zero, tile...))
+	})
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	res := b.F.BlockLiveness(0)
+	check := func(tn T, maxLive, touched int64) {
+		t.Helper()
+		r := res[tn.ID]
+		if r.NBlocks != 4 || r.MaxLive != maxLive || r.Touched != touched || r.Why != "" {
+			t.Errorf("%s: %+v, want 4 blocks, %d live, %d touched", b.F.Tensor(tn.ID).Name, r, maxLive, touched)
+		}
+	}
+	check(perIter, 1, 4)
+	check(allLive, 4, 4)
+	check(pred, 1, 4)
+	if r := res[in.ID]; r.NBlocks != 0 {
+		t.Errorf("input: %+v, want no analysis", r)
+	}
+	// A budget smaller than the work makes every result unknown.
+	for _, r := range b.F.BlockLiveness(5) {
+		if r.NBlocks != 0 && (r.MaxLive != 0 || r.Why == "") {
+			t.Errorf("budget 5: %+v, want unknown", r)
+		}
+	}
+}
+
+func TestFunction_BlockLivenessUnknown(t *testing.T) {
+	m := NewModule("trn2")
+	b := NewBuilder(m, "main")
+	in := b.Input("in", Float32, 128, 64)
+	tpl := b.BlockTensor("tpl", MemSB, Float32, 4, 128, 64)
+	dyn := b.BlockTensor("dyn", MemSB, Float32, 4, 128, 64)
+	b.Load("phys", tpl.All(), in.All()) // the template named physically
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	l, ax := b.F.NewLoop(OpDynamicForLoop, "dl", "d", 0, 4, 1)
+	b.F.Append(b.Block(), l)
+	body := b.F.NewBlock("body", l)
+	bb := BuilderFor(b.F, body)
+	zero := affine.Const(0)
+	bb.Load("ldd", dyn.Sym(affine.Var(ax), zero, [2]int64{64, 128}, [2]int64{1, 64}), in.All())
+	if err := bb.Err(); err != nil {
+		t.Fatal(err)
+	}
+	res := b.F.BlockLiveness(0)
+	for _, tn := range []T{tpl, dyn} {
+		if r := res[tn.ID]; r.MaxLive != 0 || r.Why == "" {
+			t.Errorf("%s: %+v, want unknown with a reason", b.F.Tensor(tn.ID).Name, r)
+		}
+	}
+}
