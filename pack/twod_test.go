@@ -1,0 +1,166 @@
+package pack
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+	"time"
+)
+
+// check2D validates a 2-D placement independently of Verify2D: the quadrant
+// rule spelled out, the bank rule, capacity, and a pairwise overlap test in
+// partitions x bytes for tensors live at the same time.
+func check2D(t *testing.T, p Problem2D, pl []Placement2D) {
+	t.Helper()
+	if len(pl) != len(p.Tensors) {
+		t.Fatalf("%d placements for %d tensors", len(pl), len(p.Tensors))
+	}
+	for i, ti := range p.Tensors {
+		s := pl[i].StartPartition
+		var ok bool
+		switch {
+		case ti.Partitions > 64:
+			ok = s == 0
+		case ti.Partitions > 32:
+			ok = s == 0 || s == 64
+		default:
+			ok = s == 0 || s == 32 || s == 64 || s == 96
+		}
+		if !ok {
+			t.Fatalf("tensor %d (%d partitions) starts at partition %d: quadrant rule broken", i, ti.Partitions, s)
+		}
+		if ti.Size > 0 && pl[i].Offset+ti.Size > p.Capacity {
+			t.Fatalf("tensor %d ends at %d beyond %d", i, pl[i].Offset+ti.Size, p.Capacity)
+		}
+		if p.BankSize > 0 && ti.Size > 0 && pl[i].Offset/p.BankSize != (pl[i].Offset+ti.Size-1)/p.BankSize {
+			t.Fatalf("tensor %d [%d,%d) spans a PSUM bank of %d", i, pl[i].Offset, pl[i].Offset+ti.Size, p.BankSize)
+		}
+		if ti.Align > 1 && pl[i].Offset%ti.Align != 0 {
+			t.Fatalf("tensor %d misaligned", i)
+		}
+		for j := 0; j < i; j++ {
+			tj := p.Tensors[j]
+			if ti.Size == 0 || tj.Size == 0 || ti.Upper <= tj.Lower || tj.Upper <= ti.Lower {
+				continue
+			}
+			pi0, pi1 := pl[i].StartPartition, pl[i].StartPartition+ti.Partitions
+			pj0, pj1 := pl[j].StartPartition, pl[j].StartPartition+tj.Partitions
+			if pi0 >= pj1 || pj0 >= pi1 {
+				continue
+			}
+			if pl[i].Offset < pl[j].Offset+tj.Size && pl[j].Offset < pl[i].Offset+ti.Size {
+				t.Fatalf("tensors %d and %d overlap in partitions and bytes", i, j)
+			}
+		}
+	}
+}
+
+func randomTensors(rng *rand.Rand, n int, maxTime, maxSize int64) []Tensor {
+	parts := []int{1, 16, 32, 33, 48, 64, 65, 100, 128}
+	out := make([]Tensor, n)
+	for i := range out {
+		lo := rng.Int64N(maxTime)
+		out[i] = Tensor{ID: int64(i), Lower: lo, Upper: lo + 1 + rng.Int64N(maxTime/2+1), Partitions: parts[rng.IntN(len(parts))], Size: 1 + rng.Int64N(maxSize)}
+		if rng.IntN(4) == 0 {
+			out[i].Align = 4
+		}
+	}
+	return out
+}
+
+func TestSolve2D_RandomSBUF(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	trials := 300
+	if testing.Short() {
+		trials = 80
+	}
+	fitted := 0
+	for trial := 0; trial < trials; trial++ {
+		p := Problem2D{Tensors: randomTensors(rng, 2+rng.IntN(25), 30, 40)}
+		p.Capacity = lowerBound2D(p) + rng.Int64N(40)
+		sol, err := Solve2D(p, Options{Timeout: 5 * time.Second, NodeLimit: 20000})
+		if sol == nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		if sol.Status == StatusFit {
+			fitted++
+			check2D(t, p, sol.Placements)
+			if err := Verify2D(p, sol.Placements); err != nil {
+				t.Fatalf("trial %d: Verify2D disagrees: %v", trial, err)
+			}
+		} else if err == nil {
+			t.Fatalf("trial %d: status %v without error", trial, sol.Status)
+		}
+	}
+	if fitted == 0 {
+		t.Fatal("no random instance fitted")
+	}
+}
+
+func TestSolve2D_SideBySide(t *testing.T) {
+	// Four 32-partition tensors live together fit in one quadrant row each;
+	// two 64-partition tensors fill the rest only side by side.
+	p := Problem2D{Capacity: 100, Tensors: []Tensor{
+		{Lower: 0, Upper: 10, Partitions: 32, Size: 100},
+		{Lower: 0, Upper: 10, Partitions: 32, Size: 100},
+		{Lower: 0, Upper: 10, Partitions: 64, Size: 100},
+		{Lower: 10, Upper: 20, Partitions: 128, Size: 100},
+	}}
+	sol, err := Solve2D(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check2D(t, p, sol.Placements)
+	p.Tensors = append(p.Tensors, Tensor{Lower: 5, Upper: 6, Partitions: 1, Size: 1})
+	if _, err := Solve2D(p, Options{}); !errors.Is(err, ErrInfeasible) {
+		t.Fatalf("overfull SBUF: %v", err)
+	}
+}
+
+func TestSolvePSUM_BankRule(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for trial := 0; trial < 200; trial++ {
+		n := 2 + rng.IntN(20)
+		tens := make([]Tensor, n)
+		for i := range tens {
+			lo := rng.Int64N(20)
+			tens[i] = Tensor{Lower: lo, Upper: lo + 1 + rng.Int64N(10), Partitions: []int{8, 32, 64, 128}[rng.IntN(4)], Size: 1 + rng.Int64N(2048)}
+		}
+		addrs, sol, err := SolvePSUM(tens, 8, 2048, Options{Timeout: 5 * time.Second, NodeLimit: 100000})
+		if sol == nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		if sol.Status != StatusFit {
+			continue
+		}
+		check2D(t, Problem2D{Tensors: tens, Capacity: 8 * 2048, BankSize: 2048}, sol.Placements)
+		for i, a := range addrs {
+			if a.Bank < 0 || a.Bank >= 8 || a.ByteInBank+tens[i].Size > 2048 {
+				t.Fatalf("trial %d tensor %d: bad PSUM address %+v size %d", trial, i, a, tens[i].Size)
+			}
+		}
+	}
+	if _, _, err := SolvePSUM([]Tensor{{Lower: 0, Upper: 1, Partitions: 1, Size: 4096}}, 8, 2048, Options{}); err == nil {
+		t.Fatal("a tile larger than a bank was accepted")
+	}
+}
+
+func TestSolve2D_Fixed(t *testing.T) {
+	p := Problem2D{Capacity: 64, Tensors: []Tensor{
+		{Lower: 0, Upper: 4, Partitions: 32, Size: 32, Fixed: &Placement2D{StartPartition: 32, Offset: 0}},
+		{Lower: 0, Upper: 4, Partitions: 128, Size: 32},
+		{Lower: 0, Upper: 4, Partitions: 16, Size: 32},
+	}}
+	sol, err := Solve2D(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check2D(t, p, sol.Placements)
+	bad := p
+	bad.Tensors = append([]Tensor(nil), p.Tensors...)
+	bad.Tensors[0].Fixed = &Placement2D{StartPartition: 16, Offset: 0}
+	var in *InputError
+	if _, err := Solve2D(bad, Options{}); !errors.As(err, &in) {
+		t.Fatalf("fixed start 16 accepted: %v", err)
+	}
+}
