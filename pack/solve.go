@@ -194,7 +194,7 @@ func (s *solver) bestEffort(sol *Solution, offsets []int64, live, fixed []int) {
 		if len(free) == 0 {
 			continue
 		}
-		ans := s.heuristics(free, pinned)
+		ans := s.heuristics(free, pinned, 0)
 		for k, i := range free {
 			offsets[i] = ans.offsets[k]
 		}
@@ -233,8 +233,9 @@ func fixedConflict(p Problem, fixed []int) string {
 }
 
 // heuristics runs the cheap placers on one component and returns the
-// lowest-peak placement (status not set).
-func (s *solver) heuristics(free, pinned []int) componentAnswer {
+// lowest-peak placement (status not set). BestFit (n log n) runs first;
+// greedy-by-size (n x conflicts) only when BestFit's peak exceeds enough.
+func (s *solver) heuristics(free, pinned []int, enough int64) componentAnswer {
 	bufs := s.p.Buffers
 	sub := Problem{Buffers: make([]Buffer, 0, len(free)+len(pinned))}
 	for _, i := range free {
@@ -246,6 +247,9 @@ func (s *solver) heuristics(free, pinned []int) componentAnswer {
 	offs, _, _ := BestFit(sub)
 	best := componentAnswer{offsets: offs[:len(free)], method: "best-fit"}
 	best.peak = Peak(sub.Buffers[:len(free)], best.offsets)
+	if best.peak <= enough {
+		return best
+	}
 	if countPairs(bufs, append(append([]int(nil), free...), pinned...), exactPairLimit) < exactPairLimit {
 		m := buildModel1D(bufs, free, pinned, maxCoordinate, false)
 		goffs, _, gpeak := greedyBySize(m)
@@ -263,7 +267,7 @@ func (s *solver) solveComponent(free, pinned []int, capacity int64, heuristicsFi
 	cml := componentMaxLive(bufs, all)
 	var best componentAnswer
 	if heuristicsFirst {
-		best = s.heuristics(free, pinned)
+		best = s.heuristics(free, pinned, capacity)
 		if best.peak <= capacity {
 			best.status = StatusFit
 			return best
@@ -328,7 +332,7 @@ func (s *solver) minimize(sol *Solution, offsets []int64, comps [][]int, limit i
 		if len(free) == 0 {
 			continue
 		}
-		cs := compState{free: free, pinned: pinned, best: s.heuristics(free, pinned)}
+		cs := compState{free: free, pinned: pinned, best: s.heuristics(free, pinned, 0)}
 		states = append(states, cs)
 	}
 	peakWith := func() int64 {
