@@ -14,6 +14,7 @@ import (
 	"fmt"
 
 	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/passes/dma"
 	"github.com/narwhal-compiler/narwhal/passes/translate"
 	"github.com/narwhal-compiler/narwhal/passes/unroll"
 )
@@ -22,11 +23,18 @@ import (
 var Table = pass.Table{
 	Passes: []pass.Pass{
 		translate.Pass,
+		dma.LowerGenericIndirectPass,
+		dma.LegalizeStridedDMAPass,
+		dma.LegalizeCCEDMAPass,
 		inDefault(unroll.HeuristicUnrollPass),
 		inDefault(unroll.FullUnrollPassAt(2)),
 		notDefault(unroll.UnrollPass),
 	},
 	Constraints: []pass.Constraint{
+		{Before: "translate_nki_ast_to_bir", After: "lower_generic_indirect", Why: "NKI kernels must be materialized before their DMAs can be legalized"},
+		{Before: "lower_generic_indirect", After: "legalize_strided_dma", Why: "the seeds' execution order (10, 18): legalization sees only concrete indirect DMAs"},
+		{Before: "legalize_strided_dma", After: "legalize_cce_dma", Why: "the seeds' execution order (18, 19)"},
+		{Before: "legalize_cce_dma", After: "heuristic_unroll", Why: "the DMA passes handle symbolic access patterns, so they legalize one loop body instead of every unrolled copy"},
 		{Before: "translate_nki_ast_to_bir", After: "heuristic_unroll", Why: "NKI kernels must be materialized as functions before any pass can see their loops"},
 		{Before: "heuristic_unroll", After: "full_unroll", Why: "heuristic_unroll only marks loops; FullUnroll level 1 clones what it marked"},
 		{Before: "full_unroll", After: "unroll", Why: "both flatten loops: the production Unroll is the alternative for dynamic loops (run with --passes), never a second unroll after FullUnroll"},
