@@ -156,9 +156,13 @@ func rowMajor(shape []int64) Pattern {
 
 // Pat builds and interns a pattern from [step, num] pairs.
 func (b *Builder) Pat(pairs ...[2]int64) PatternID {
-	p := make(Pattern, len(pairs))
-	for i, q := range pairs {
-		p[i] = APPair{Step: q[0], Num: q[1]}
+	var buf [maxInlinePairs]APPair
+	p := Pattern(buf[:0])
+	if len(pairs) > maxInlinePairs {
+		p = make(Pattern, 0, len(pairs))
+	}
+	for _, q := range pairs {
+		p = append(p, APPair{Step: q[0], Num: q[1]})
 	}
 	return b.M.InternPattern(p)
 }

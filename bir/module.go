@@ -172,6 +172,7 @@ type Module struct {
 
 	attrs     []AttrSet
 	attrIndex map[string]AttrID
+	keyBuf    []byte
 
 	exprs     []affine.Expr
 	exprIndex map[string]ExprID
@@ -276,13 +277,16 @@ func (m *Module) InternAttrs(a AttrSet) AttrID {
 	if len(a) == 0 {
 		return 0
 	}
-	k := a.Key()
-	if id, ok := m.attrIndex[k]; ok {
+	// The key is built in a reused buffer and looked up without
+	// converting it to a string (Go does not allocate for m[string(b)]),
+	// so interning an already-known set allocates nothing.
+	m.keyBuf = appendFieldsKey(m.keyBuf[:0], a)
+	if id, ok := m.attrIndex[string(m.keyBuf)]; ok {
 		return id
 	}
 	id := AttrID(len(m.attrs))
 	m.attrs = append(m.attrs, a)
-	m.attrIndex[k] = id
+	m.attrIndex[string(m.keyBuf)] = id
 	return id
 }
 
