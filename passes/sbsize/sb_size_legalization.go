@@ -1,0 +1,315 @@
+// Package sbsize implements SBSizeLegalization (pass
+// "sb_size_legalization", seed 000): the pre-allocator pass that makes
+// oversized on-chip tensors fit the SBUF/PSUM geometry — by recording how
+// few of a block tensor's blocks are live at once, by marking which dims
+// of a tensor FullUnroll must cut, and, when a tensor is still accessed
+// inside loops, by forcing those loops to be unrolled so that the cut can
+// apply.
+//
+//	SBSizeLegalization_run:
+//	  gate on ArchLevel: 10 special (full path), <= 19 no-op (flag and one
+//	    log record), > 19 full
+//	  flatten              per function: program-order index per instruction
+//	  shrink_tensor        per block tensor: liveN = nBlocks / shrink factor,
+//	                       setLiveN, setShrinkDim (shrink_tensor.go)
+//	  pick_unroll_loop     is a tensor still illegal and reached from a loop
+//	                       that is not marked for unrolling? (force_unroll.go)
+//	    no  -> set_splitShape; profile_sb_legalization
+//	    yes -> force_unroll_update until it returns 0; set_splitShape; profile
+//
+// The pass never clones a tensor: set_splitShape (split_shape.go) writes
+// Tensor.SplitShape, a bool per dim, and FullUnroll::tensorSplit
+// (passes/unroll/split.go) performs the cut — the split lives in exactly
+// one place. set_splitShape asks the unroller's own geometry
+// (unroll.PlanCut) what a mask would do, so it only marks cuts the
+// unroller can perform.
+//
+// Pre-conditions: a module the verifier accepts (any stage; the pass is
+// meant to run before full_unroll). Post-conditions: every SB/PSUM tensor
+// either passes is_legal_tensor (legality.go), or carries a splitShape
+// whose cut makes every piece pass it (and, when it is accessed inside
+// loops, those loops are marked for FullUnroll), or is left to vn_splitter
+// (its accesses fall into groups of disjoint partitions that fit) or to
+// shrink_ml (its accesses reach few enough bytes per partition); any other
+// oversized tensor is an error naming the tensor and its bytes per
+// partition against the budget. The pass establishes no verifier stage:
+// the locations only fit once full_unroll has cut them (shrink_ml, the
+// last of the footprint passes, produces verify.StageSBLegal).
+//
+// Decisions where the seed is silent:
+//
+//   - "Bump an unroll factor" (force_unroll_update): narwhal's FullUnroll
+//     unrolls a loop completely or not at all (seed 003: "there is no
+//     fractional partial-peel"), so the unit of forcing is a loop: the pass
+//     marks it with the instruction attribute heuristic_unroll = true, which
+//     FullUnroll level 1 honours (level 2 unrolls everything anyway). Each
+//     round marks, for every access of every tensor that still needs it,
+//     the innermost enclosing static loop not yet marked; an access's unroll
+//     factor is the product of the trip counts of its marked enclosing
+//     loops, and the log's "from"/"to" are a tensor's largest factor before
+//     and after the round. A symbolic access outside every loop is forced
+//     by marking its function need_unroll. The fixpoint stops when every
+//     access of every such tensor has all its enclosing loops marked (the
+//     cut applies only to accesses FullUnroll has made physical); a tensor
+//     accessed inside a DynamicForLoop or DoWhile cannot be forced and is
+//     reported.
+//   - What counts as illegal: a tensor is illegal when one of its live SB
+//     or PSUM locations fails LocLegal or its partition dim exceeds the
+//     partitions; that is what FullUnroll's cut, vn_splitter and shrink_ml
+//     can repair. How it is repaired is decided per tensor
+//     (split_shape.go): a splitShape mask whose pieces are legal and that
+//     no access straddles; else vn_splitter's partition groups when they
+//     fit as they are; else a mask whose cut also splits instructions;
+//     else shrink_ml's trimmed extent. The accesses are evaluated at
+//     every iteration of their loops to decide.
+//   - The no-op flag (the seed's store at Module+0x28) is the module
+//     attribute sb_size_legalization_skipped = true.
+//   - Counters: backend::CanSplitSbNodesCount counts the illegal SB/PSUM
+//     tensors a cut can legalize, backend::TotalSplitSbNodesCount the
+//     tensors marked, backend::ShrunkNodesCount the block tensors whose
+//     liveN is below their block count (the seed registers the names but
+//     increments them elsewhere; narwhal counts them here, where the
+//     decisions are taken).
+//   - The statistic block: "Total trip count unrolled" sums the trip
+//     counts of the loops this pass forced; "Number of memory location
+//     split" counts the tensors marked; "Number of sub memory location
+//     created due to unroll" is the pieces FullUnroll will create (pieces
+//     per location times the tensor's blocks); "Total size of memory
+//     location split" the bytes of the marked tensors (all blocks); "Total
+//     number of illegal memory locations" the SB/PSUM locations that
+//     nothing in the pipeline will legalize, with their percentage of all
+//     SB/PSUM locations.
+package sbsize
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/pass"
+)
+
+// Counter names (seed 000's MetricStore registry).
+const (
+	CounterCanSplit   = "backend::CanSplitSbNodesCount"
+	CounterShrunk     = "backend::ShrunkNodesCount"
+	CounterTotalSplit = "backend::TotalSplitSbNodesCount"
+)
+
+// ReportTitle is the title of the statistic block.
+const ReportTitle = "SB Legalization Statistic:"
+
+// The statistic block's line labels, verbatim from the seed.
+const (
+	LabelTripCount   = " Total trip count unrolled: "
+	LabelSplit       = " Number of memory location split: "
+	LabelSubLocs     = " Number of sub memory location created due to unroll: "
+	LabelSplitBytes  = " Total size of memory location split (in bytes): "
+	LabelIllegalLocs = " Total number of illegal memory locations : "
+)
+
+// NoOpAttr is the module attribute the no-op path sets.
+const NoOpAttr = "sb_size_legalization_skipped"
+
+// Defaults of the pass options.
+const (
+	DefaultMaxAccessPoints  = 1 << 16
+	DefaultMaxLivenessSteps = 1 << 24
+)
+
+// Options configure SBSizeLegalization.
+type Options struct {
+	// MaxAccessPoints bounds the iterations at which one symbolic access is
+	// evaluated when a cut is checked; beyond it the access is assumed to
+	// straddle pieces (<= 0: DefaultMaxAccessPoints).
+	MaxAccessPoints int64
+	// MaxLivenessSteps bounds shrink_tensor's block liveness analysis
+	// (block accesses and loop iterations executed; <= 0:
+	// DefaultMaxLivenessSteps).
+	MaxLivenessSteps int64
+	// Logf receives the seed's log lines (nil: dropped).
+	Logf func(format string, args ...any)
+}
+
+// Stats are the pass's results (the statistic block and the counters).
+type Stats struct {
+	Gate              arch.SBGate
+	Ran               bool  // the full path ran (gate open, geometry known)
+	OnChipLocations   int   // live SB/PSUM locations examined
+	OnChipTensors     int   // tensors with an SB/PSUM location
+	IllegalTensors    int   // tensors illegal after shrink_tensor
+	CanSplit          int   // illegal tensors a cut legalizes
+	Marked            int   // tensors given a splitShape (memory locations split)
+	SubLocations      int64 // pieces FullUnroll will create
+	SplitBytes        int64 // bytes of the marked tensors
+	LeftToVN          int   // illegal tensors vn_splitter will legalize
+	LeftToShrink      int   // illegal tensors shrink_ml will legalize
+	Shrunk            int   // block tensors with liveN < nBlocks
+	ForceRounds       int   // force_unroll_update rounds
+	LoopsForced       int   // loops marked for FullUnroll
+	FunctionsForced   int   // functions marked need_unroll
+	TripCountUnrolled int64 // sum of the trip counts of the loops forced
+	IllegalLocations  int   // SB/PSUM locations nothing will legalize
+	Unfittable        []string
+}
+
+// UnfittableError reports the tensors no transformation can make fit.
+type UnfittableError struct {
+	Tensors []string
+}
+
+func (e *UnfittableError) Error() string {
+	return fmt.Sprintf("%d tensor(s) cannot fit the on-chip memory: %s", len(e.Tensors), strings.Join(e.Tensors, "; "))
+}
+
+// SBSizeLegalization runs the pass on m with the geometry of model.
+func SBSizeLegalization(m *bir.Module, model *arch.Model, opt Options) (Stats, error) {
+	var st Stats
+	if model == nil {
+		return st, fmt.Errorf("sb_size_legalization: no machine model")
+	}
+	if opt.MaxAccessPoints <= 0 {
+		opt.MaxAccessPoints = DefaultMaxAccessPoints
+	}
+	if opt.MaxLivenessSteps <= 0 {
+		opt.MaxLivenessSteps = DefaultMaxLivenessSteps
+	}
+	lz := &legalizer{m: m, opt: opt, st: &st}
+	// ---- the arch gate ----
+	st.Gate = arch.SBSizeLegalizationGate(model.ArchLevel)
+	switch st.Gate {
+	case arch.SBGateNoOp:
+		m.ModuleAttrs = m.ModuleAttrs.With(NoOpAttr, bir.Bool(true))
+		lz.logf("SBSizeLegalization: ArchLevel %d (%s) <= 19: no-op", model.ArchLevel, model.Name)
+		return st, nil
+	case arch.SBGateSpecial:
+		lz.logf("SBSizeLegalization: ArchLevel %d (%s): special path, full legalization", model.ArchLevel, model.Name)
+	}
+	geo, err := GeometryFor(model)
+	if err != nil {
+		return st, fmt.Errorf("sb_size_legalization: %w", err)
+	}
+	lz.geo = geo
+	st.Ran = true
+	for _, f := range funcOrder(m) {
+		fs := &funcState{lz: lz, f: f, m: m}
+		// flatten: the program-order index of every instruction.
+		fs.pos, fs.n = f.Flatten(nil)
+		lz.funcs = append(lz.funcs, fs)
+	}
+	for _, fs := range lz.funcs {
+		fs.shrinkTensor()
+	}
+	for _, fs := range lz.funcs {
+		if err := fs.classify(); err != nil {
+			return st, err
+		}
+	}
+	if lz.pickUnrollLoop() {
+		for lz.forceUnrollUpdate() != 0 {
+		}
+	}
+	for _, fs := range lz.funcs {
+		fs.setSplitShape()
+	}
+	lz.profile()
+	if len(st.Unfittable) > 0 {
+		return st, &UnfittableError{Tensors: st.Unfittable}
+	}
+	return st, nil
+}
+
+type legalizer struct {
+	m     *bir.Module
+	geo   Geometry
+	opt   Options
+	st    *Stats
+	funcs []*funcState
+	round int
+}
+
+func (lz *legalizer) logf(format string, args ...any) {
+	if lz.opt.Logf != nil {
+		lz.opt.Logf(format, args...)
+	}
+}
+
+// funcOrder returns the functions, "main" first.
+func funcOrder(m *bir.Module) []*bir.Function {
+	main := m.Main()
+	out := make([]*bir.Function, 0, len(m.Funcs))
+	if main != nil {
+		out = append(out, main)
+	}
+	for _, f := range m.Funcs {
+		if f != main {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// profile is profile_sb_legalization: the statistic block's figures.
+func (lz *legalizer) profile() {
+	st := lz.st
+	for _, fs := range lz.funcs {
+		for t := range fs.info {
+			ti := &fs.info[t]
+			if ti.fix == fixImpossible {
+				st.IllegalLocations += ti.illegalLocs
+			}
+		}
+	}
+}
+
+// StatisticText formats the "SB Legalization Statistic:" block (without
+// its title) with the seed's line labels.
+func (st *Stats) StatisticText() string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s%d\n", LabelTripCount, st.TripCountUnrolled)
+	fmt.Fprintf(&sb, "%s%d\n", LabelSplit, st.Marked)
+	fmt.Fprintf(&sb, "%s%d\n", LabelSubLocs, st.SubLocations)
+	fmt.Fprintf(&sb, "%s%d\n", LabelSplitBytes, st.SplitBytes)
+	pct := 0.0
+	if st.OnChipLocations > 0 {
+		pct = float64(st.IllegalLocations) * 100 / float64(st.OnChipLocations)
+	}
+	fmt.Fprintf(&sb, "%s%d (%.2f%% of %d SB/PSUM memory locations)\n", LabelIllegalLocs, st.IllegalLocations, pct, st.OnChipLocations)
+	return sb.String()
+}
+
+// ---- the pass ----
+
+// SBSizeLegalizationPass is the "sb_size_legalization" pass. Run it
+// before full_unroll, which performs the cut it marks and unrolls the
+// loops it forces.
+var SBSizeLegalizationPass = pass.Pass{
+	Name:    "sb_size_legalization",
+	Default: true,
+	Options: []pass.Option{
+		{Name: "max_access_points", Default: fmt.Sprint(DefaultMaxAccessPoints), Doc: "iterations at which one symbolic access is evaluated when a cut is checked (beyond: assumed to straddle pieces)"},
+		{Name: "max_liveness_steps", Default: fmt.Sprint(DefaultMaxLivenessSteps), Doc: "block accesses and loop iterations shrink_tensor may execute to count live blocks (beyond: no liveN record)"},
+	},
+	Doc: "SBSizeLegalization: shrink_tensor liveN records, splitShape marks for FullUnroll's cut, force-unroll of loops reaching oversized tensors (seed 000)",
+	Run: runSBSizeLegalization,
+}
+
+func runSBSizeLegalization(ctx *pass.Context) error {
+	pts, err := ctx.IntOption("max_access_points")
+	if err != nil {
+		return err
+	}
+	steps, err := ctx.IntOption("max_liveness_steps")
+	if err != nil {
+		return err
+	}
+	st, err := SBSizeLegalization(ctx.Module, ctx.Arch, Options{MaxAccessPoints: pts, MaxLivenessSteps: steps, Logf: ctx.Logf})
+	if st.Ran {
+		ctx.Count(CounterCanSplit, int64(st.CanSplit))
+		ctx.Count(CounterShrunk, int64(st.Shrunk))
+		ctx.Count(CounterTotalSplit, int64(st.Marked))
+		ctx.AddReport(ReportTitle, st.StatisticText())
+	}
+	return err
+}

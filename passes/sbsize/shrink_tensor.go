@@ -1,0 +1,91 @@
+// shrink_tensor (seed 000): the set-level footprint record. For every
+// on-chip block tensor, count how many of its blocks are live at once
+// (bir.Function.BlockLiveness: the loop structure executed abstractly,
+// each block live from its first access to its last) and record
+//
+//	shrink factor = nBlocks / live     (integer division, the seed's divisor)
+//	liveN         = nBlocks / shrink factor
+//	setLiveN(liveN); setShrinkDim(dim)
+//
+// liveN is never below the blocks actually live (nBlocks / floor(nBlocks /
+// live) >= live), so the allocator may give the set liveN blocks of
+// storage and reuse them modulo liveN. The record changes no location:
+// narwhal's FullUnroll gives each block a location of one block's size, so
+// a block tensor's locations are as legal before the record as after it;
+// what shrinks is the set's footprint (nBlocks x block bytes before, liveN x
+// block bytes after), which the allocator sees.
+//
+// Decisions where the seed is silent:
+//
+//   - Shrink dim: narwhal's Tensor.Shape is the shape of one block; the
+//     blocks of a set stack along the free bytes of its partitions, so the
+//     dim recorded is the outermost free dim (the first dim other than the
+//     partition dim; the partition dim for a 1-D shape).
+//   - A block tensor whose liveness is unknown (a dynamic loop, a register
+//     access, a template location named physically, more than
+//     max_liveness_steps work) gets no record, and a stale record is
+//     cleared: a wrong liveN would let the allocator overlap live blocks.
+//   - ShrunkNodesCount counts the block tensors whose liveN is below their
+//     block count.
+package sbsize
+
+import "github.com/narwhal-compiler/narwhal/bir"
+
+// ShrinkDimOf returns the dim shrink_tensor records for tensor ts: its
+// outermost free dim, or its partition dim when it has no free dim.
+func ShrinkDimOf(ts *bir.Tensor) int64 {
+	for d := range ts.Shape {
+		if int64(d) != ts.PartitionDim {
+			return int64(d)
+		}
+	}
+	return ts.PartitionDim
+}
+
+// LiveNFor is the seed's liveN for a tensor of nBlocks blocks of which
+// live are live at once: nBlocks / (nBlocks / live). It returns 0 when
+// live is not in 1..nBlocks.
+func LiveNFor(nBlocks, live int64) (liveN, factor int64) {
+	if live < 1 || live > nBlocks {
+		return 0, 0
+	}
+	factor = nBlocks / live
+	return nBlocks / factor, factor
+}
+
+// shrinkTensor is shrink_tensor for one function.
+func (fs *funcState) shrinkTensor() {
+	f, lz := fs.f, fs.lz
+	live := f.BlockLiveness(lz.opt.MaxLivenessSteps)
+	for t := range live {
+		r := live[t]
+		if r.NBlocks == 0 {
+			continue
+		}
+		ts := f.Tensor(bir.TensorID(t))
+		onChip := false
+		for _, l := range ts.Locs {
+			if lc := f.Loc(l); !lc.Dead && lc.Type.IsOnChip() {
+				onChip = true
+			}
+		}
+		if !onChip {
+			continue
+		}
+		liveN, factor := LiveNFor(r.NBlocks, r.MaxLive)
+		if liveN == 0 {
+			if r.Why != "" {
+				lz.logf("%s: no liveN record: %s", ts.Name, r.Why)
+			}
+			ts.LiveN, ts.ShrinkDim = 0, 0
+			continue
+		}
+		dim := ShrinkDimOf(ts)
+		ts.LiveN, ts.ShrinkDim = liveN, dim
+		lz.logf("%s tensor shape: %v partition_dim %d dimension_idx %d blocks %d alive ones %d shrink factor %d",
+			ts.Name, ts.Shape, ts.PartitionDim, dim, r.NBlocks, r.MaxLive, factor)
+		if liveN < r.NBlocks {
+			lz.st.Shrunk++
+		}
+	}
+}

@@ -1,0 +1,90 @@
+package shrink_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/passes/shrink"
+	"github.com/narwhal-compiler/narwhal/passes/unroll"
+	"github.com/narwhal-compiler/narwhal/passtest"
+	"github.com/narwhal-compiler/narwhal/verify"
+)
+
+// Translation validation on every built-in kernel, as built and after
+// full_unroll level 2; the pass produces the sb-legal stage.
+func TestShrinkMLPass_Kernels(t *testing.T) {
+	t.Run("as built", func(t *testing.T) {
+		passtest.ForEachKernel(t, func(t *testing.T, name string, m *bir.Module) {
+			passtest.CheckPass(t, m, &shrink.ShrinkMLPass)
+		})
+	})
+	t.Run("unrolled", func(t *testing.T) {
+		passtest.ForEachKernel(t, func(t *testing.T, name string, m *bir.Module) {
+			if _, err := unroll.FullUnroll(m, unroll.FullUnrollOptions{Level: 2}); err != nil {
+				t.Fatal(err)
+			}
+			passtest.CheckPass(t, m, &shrink.ShrinkMLPass, passtest.StageBefore(verify.StageUnrolled))
+		})
+	})
+}
+
+// TestShrinkML_DeclaredFourTimesLarger: a tensor declared 4x larger than
+// any access touches is cut to its live extent, under translation
+// validation.
+func TestShrinkML_DeclaredFourTimesLarger(t *testing.T) {
+	m := bir.NewModule("trn2")
+	b := bir.NewBuilder(m, "main")
+	x := b.Input("x", bir.BFloat16, 96, 300)
+	z := b.Output("z", bir.BFloat16, 96, 300)
+	tt := b.SBUF("t", bir.BFloat16, 96, 1200)
+	b.Load("ld", tt.Tile(0, 96, 0, 300), x.All())
+	b.Activation("act", "Exp", tt.Tile(0, 96, 0, 300), tt.Tile(0, 96, 0, 300), 1, bir.Operand{})
+	b.Save("st", z.All(), tt.Tile(0, 96, 0, 300))
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	passtest.CheckPass(t, m, &shrink.ShrinkMLPass)
+	f := m.Main()
+	lc := f.Loc(tt.Loc)
+	if lc.Bytes != 600 || lc.Partitions != 96 {
+		t.Errorf("t: %d x %d bytes after shrink_ml, want 96 x 600 (300 bf16)", lc.Partitions, lc.Bytes)
+	}
+	if s := f.Tensor(tt.ID).Shape; len(s) != 2 || s[0] != 96 || s[1] != 300 {
+		t.Errorf("shape %v, want [96 300]", s)
+	}
+	for _, i := range []string{"ld", "act", "st"} {
+		id, _ := f.InstByName(i)
+		for _, o := range f.Operands(id) {
+			if o.Kind == bir.OpdPhysAP && o.Loc() == tt.Loc {
+				if p := m.Pattern(o.Pattern); p[0].Step != 300 {
+					t.Errorf("%s: partition step %d, want 300", i, p[0].Step)
+				}
+			}
+		}
+	}
+}
+
+func TestShrinkML_IllegalError(t *testing.T) {
+	m := bir.NewModule("trn2")
+	b := bir.NewBuilder(m, "main")
+	x := b.Input("x", bir.Float32, 128, 4096)
+	ps := b.PSUM("ps", bir.Float32, 128, 4096) // 16 KiB + 0: exactly fits
+	ps2 := b.PSUM("ps2", bir.Float32, 128, 4104)
+	b.Load("ld", ps.All(), x.All())
+	b.Memset("ms", bir.EngDVE, ps2.All(), 0)
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	model, _ := arch.Lookup("trn2")
+	_, err := shrink.ShrinkML(m, model, shrink.Options{})
+	var ie *shrink.IllegalError
+	if !errors.As(err, &ie) || len(ie.Locations) != 1 || ie.Locations[0].Loc != "ps2" {
+		t.Fatalf("have %v, want ps2 reported", err)
+	}
+	if !strings.Contains(err.Error(), "16416 bytes per partition (4104 elements rounded up to 4104, x 4 bytes), want <= 16384, the PSUM bytes per partition of trn2") {
+		t.Errorf("message: %v", err)
+	}
+}

@@ -1,0 +1,77 @@
+// shrinkTensor (seed 004 §3.4): the set-level analyzer of shrink_ml. For
+// each SB/PSUM block tensor it derives, from the blocks its accesses
+// reach (after full_unroll: the tensor id of each per-block location an
+// access names; before: the block index of each symbolic access, at every
+// iteration of its loops) and the order in which they are reached, how
+// many blocks are live at once, and records
+//
+//	MemoryLocationSet::setShrinkDim(dim); MemoryLocationSet::setLiveN(n)
+//
+// with the same conventions as SBSizeLegalization's shrink_tensor (seed
+// 000; both use bir.Function.BlockLiveness): liveN = nBlocks / (nBlocks /
+// live), never below the blocks actually live; the shrink dim is the
+// outermost free dim of the block shape (narwhal's Shape is one block's
+// shape, and a set's blocks stack along the free bytes of its
+// partitions). The seed does not trace the shrink-dim heuristic (it lives
+// in libBIR, [GAP]); this is narwhal's choice, documented in both passes.
+//
+// Run after vn_splitter, the record reflects the blocks still reached
+// through the tensor: a block whose location vn_splitter carved into
+// _VN_ pieces belongs to new tensors and no longer counts. A tensor whose
+// liveness is unknown loses any stale record.
+package shrink
+
+import "github.com/narwhal-compiler/narwhal/bir"
+
+// shrinkDimOf returns the outermost free dim of ts's shape (its partition
+// dim when it has no other).
+func shrinkDimOf(ts *bir.Tensor) int64 {
+	for d := range ts.Shape {
+		if int64(d) != ts.PartitionDim {
+			return int64(d)
+		}
+	}
+	return ts.PartitionDim
+}
+
+// shrinkTensor is shrinkTensor(bir::Function&).
+func shrinkTensor(f *bir.Function, maxSteps int64, st *Stats, log func(string, ...any)) {
+	live := f.BlockLiveness(maxSteps)
+	for t := range live {
+		r := live[t]
+		if r.NBlocks == 0 {
+			continue
+		}
+		ts := f.Tensor(bir.TensorID(t))
+		onChip := false
+		for _, l := range ts.Locs {
+			if lc := f.Loc(l); !lc.Dead && lc.Type.IsOnChip() {
+				onChip = true
+			}
+		}
+		if !onChip {
+			continue
+		}
+		if r.MaxLive < 1 || r.MaxLive > r.NBlocks {
+			if ts.LiveN != 0 && log != nil {
+				why := r.Why
+				if why == "" {
+					why = "no block is accessed"
+				}
+				log("shrinkTensor: %s: record dropped: %s", ts.Name, why)
+			}
+			ts.LiveN, ts.ShrinkDim = 0, 0
+			continue
+		}
+		factor := r.NBlocks / r.MaxLive
+		ts.LiveN = r.NBlocks / factor
+		ts.ShrinkDim = shrinkDimOf(ts)
+		st.SetsRecorded++
+		if ts.LiveN < r.NBlocks {
+			st.SetsShrunk++
+		}
+		if log != nil {
+			log("shrinkTensor: %s: %d blocks, %d live at once: shrinkDim %d, liveN %d", ts.Name, r.NBlocks, r.MaxLive, ts.ShrinkDim, ts.LiveN)
+		}
+	}
+}

@@ -1,0 +1,221 @@
+// Package vnsplit implements vn_splitter (pass "vn_splitter", order 24,
+// seed 004): VNSplitterPass::run calls VNSplitter::runTransform, the SPLIT
+// phase (split.go: SB/PSUM locations whose accesses fall into groups of
+// disjoint partitions are carved into "<orig>_VN_<k>" locations), then
+// VerticalFusion::runTransform, the FOLD phase (fold.go: a copy whose
+// source has a single producer and a single use is folded into the
+// producer), the fold gated by foldIntoPredecessor. The order is the
+// seed's: split first, so the fold sees the split's pieces.
+//
+// Pre-conditions: a module the verifier accepts. The pass works on
+// physical access patterns; a location whose tensor is still accessed
+// symbolically (before full_unroll) is left alone (logged). Post-
+// conditions: every access of a split location is repointed onto its
+// piece; no dead piece, dead original or folded intermediate remains; the
+// outputs are bit-identical (the pass moves no arithmetic). It
+// establishes no verifier stage (shrink_ml, order 25, produces
+// verify.StageSBLegal once the pieces are trimmed).
+//
+// Options (--option vn_splitter.KEY=VALUE), with the seed's names:
+//
+//	vn_limit             cap on the SB/PSUM locations of a function after splitting (default 1048576)
+//	ratio                cap on "elts/partition duplicated" (default 16)
+//	perSplitLimit        cap on the pieces of one location (default 16)
+//	noSplitDRAM          leave internal DRAM locations alone (default true; false: split or
+//	                     move them to SB when every group fits)
+//	foldIntoPredecessor  run VerticalFusion (default true)
+//	splitSB              split SB/PSUM locations (default true)
+//	skip                 comma-separated location names not to split ("Skipping <name> by user request.")
+//
+// Log lines and report: per location "INFO (VNSplitter)  Analyzing <name>",
+// "<name> is splittable, shape=(<P> partitions, <B> bytes)!" or a reject
+// reason; then "Collected all the internal vnodes: <n>", "INFO
+// (VNSplitter): Split <N> nodes (of <M> analyzed) into <P> pieces." and
+// "(SplitSB) total_sb_nodes = ..., can_sb_nodes = ..., total dead nodes =
+// ..., vn_limit = ..., foldIntoPredecessor = ..." (also a report block),
+// the counter backend::VNSplitterDeadNodesCount, and VerticalFusion's
+// "folded <n> copies".
+package vnsplit
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/pass"
+)
+
+// Defaults of the knobs.
+const (
+	DefaultVNLimit       = 1 << 20
+	DefaultRatio         = 16.0
+	DefaultPerSplitLimit = 16
+)
+
+// CounterDeadNodes is the seed's metric name.
+const CounterDeadNodes = "backend::VNSplitterDeadNodesCount"
+
+// ReportTitle is the title of the pass's report block.
+const ReportTitle = "VNSplitter:"
+
+// Options configure the pass (see the package comment).
+type Options struct {
+	VNLimit             int64
+	Ratio               float64
+	PerSplitLimit       int64
+	NoSplitDRAM         bool
+	FoldIntoPredecessor bool
+	SplitSB             bool
+	Skip                []string
+	Logf                func(format string, args ...any)
+}
+
+// DefaultOptions returns the pass's defaults.
+func DefaultOptions() Options {
+	return Options{VNLimit: DefaultVNLimit, Ratio: DefaultRatio, PerSplitLimit: DefaultPerSplitLimit,
+		NoSplitDRAM: true, FoldIntoPredecessor: true, SplitSB: true}
+}
+
+// Stats are the pass's results.
+type Stats struct {
+	TotalSBNodes int // SB/PSUM locations before the split
+	Analyzed     int // locations analyzed
+	CanSBNodes   int // locations found splittable
+	Split        int // locations split
+	Pieces       int // _VN_ locations created
+	DeadNodes    int // locations removed by the split phase
+	DeadInsts    int // instructions removed (dead writers, folded copies)
+	Folded       int // copies folded by VerticalFusion
+}
+
+// SplitLine is the seed's summary line of the split.
+func (st *Stats) SplitLine() string {
+	return fmt.Sprintf("INFO (VNSplitter): Split %d nodes (of %d analyzed) into %d pieces.", st.Split, st.Analyzed, st.Pieces)
+}
+
+// SplitSBLine is the seed's (SplitSB) line.
+func (st *Stats) SplitSBLine(opt *Options) string {
+	return fmt.Sprintf("(SplitSB) total_sb_nodes = %d, can_sb_nodes = %d, total dead nodes = %d, vn_limit = %d, foldIntoPredecessor = %t",
+		st.TotalSBNodes, st.CanSBNodes, st.DeadNodes, opt.VNLimit, opt.FoldIntoPredecessor)
+}
+
+// VNSplitter runs vn_splitter on m: the split on every function, then,
+// when opt.FoldIntoPredecessor, the fold on every function.
+func VNSplitter(m *bir.Module, model *arch.Model, opt Options) (Stats, error) {
+	var st Stats
+	if model == nil {
+		return st, fmt.Errorf("vn_splitter: no machine model")
+	}
+	geo, err := geometryFor(model)
+	if err != nil {
+		return st, fmt.Errorf("vn_splitter: %w", err)
+	}
+	skip := map[string]bool{}
+	for _, s := range opt.Skip {
+		if s = strings.TrimSpace(s); s != "" {
+			skip[s] = true
+		}
+	}
+	for _, f := range funcOrder(m) {
+		s := &splitter{f: f, m: m, opt: &opt, st: &st, geo: geo, skip: skip}
+		if err := s.runTransform(); err != nil {
+			return st, err
+		}
+	}
+	logf(opt.Logf, "%s", st.SplitLine())
+	logf(opt.Logf, "%s", st.SplitSBLine(&opt))
+	if opt.FoldIntoPredecessor {
+		for _, f := range funcOrder(m) {
+			v := &folder{f: f, m: m, opt: &opt, st: &st}
+			v.runTransform()
+		}
+		logf(opt.Logf, "INFO (VerticalFusion): folded %d copies into their producers.", st.Folded)
+	}
+	return st, nil
+}
+
+func logf(fn func(string, ...any), format string, args ...any) {
+	if fn != nil {
+		fn(format, args...)
+	}
+}
+
+// funcOrder returns the functions, "main" first.
+func funcOrder(m *bir.Module) []*bir.Function {
+	main := m.Main()
+	out := make([]*bir.Function, 0, len(m.Funcs))
+	if main != nil {
+		out = append(out, main)
+	}
+	for _, f := range m.Funcs {
+		if f != main {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// ---- the pass ----
+
+// VNSplitterPass is the "vn_splitter" pass (order 24). Run it after
+// full_unroll (it needs physical access patterns and sees the pieces of
+// FullUnroll's cut) and before shrink_ml (order 25), which trims each
+// piece.
+var VNSplitterPass = pass.Pass{
+	Name:    "vn_splitter",
+	Order:   24,
+	Default: true,
+	Options: []pass.Option{
+		{Name: "vn_limit", Default: fmt.Sprint(DefaultVNLimit), Doc: "cap on the SB/PSUM locations of a function after splitting"},
+		{Name: "ratio", Default: fmt.Sprint(DefaultRatio), Doc: "cap on elts/partition duplicated: the pieces' elements per partition summed, over the original's"},
+		{Name: "perSplitLimit", Default: fmt.Sprint(DefaultPerSplitLimit), Doc: "cap on the pieces one location is split into"},
+		{Name: "noSplitDRAM", Default: "true", Doc: "leave internal DRAM locations alone (false: split them, or move them to SB, when every group fits SB)"},
+		{Name: "foldIntoPredecessor", Default: "true", Doc: "run VerticalFusion: fold single-use copies into their producer"},
+		{Name: "splitSB", Default: "true", Doc: "split SB/PSUM locations"},
+		{Name: "skip", Default: "", Doc: "comma-separated location names not to split"},
+	},
+	Doc: "vn_splitter: VNSplitter carves SB/PSUM locations into _VN_ pieces by disjoint partition groups, then VerticalFusion folds single-use copies (seed 004)",
+	Run: runVNSplitter,
+}
+
+func runVNSplitter(ctx *pass.Context) error {
+	opt := DefaultOptions()
+	opt.Logf = ctx.Logf
+	var err error
+	if opt.VNLimit, err = ctx.IntOption("vn_limit"); err != nil {
+		return err
+	}
+	if opt.Ratio, err = ctx.FloatOption("ratio"); err != nil {
+		return err
+	}
+	if opt.PerSplitLimit, err = ctx.IntOption("perSplitLimit"); err != nil {
+		return err
+	}
+	if opt.NoSplitDRAM, err = ctx.BoolOption("noSplitDRAM"); err != nil {
+		return err
+	}
+	if opt.FoldIntoPredecessor, err = ctx.BoolOption("foldIntoPredecessor"); err != nil {
+		return err
+	}
+	if opt.SplitSB, err = ctx.BoolOption("splitSB"); err != nil {
+		return err
+	}
+	if s := ctx.Option("skip"); s != "" {
+		opt.Skip = strings.Split(s, ",")
+	}
+	if opt.VNLimit < 0 || opt.PerSplitLimit < 0 || opt.Ratio < 0 || opt.Ratio != opt.Ratio {
+		return fmt.Errorf("pass vn_splitter: vn_limit=%d, perSplitLimit=%d, ratio=%g: want non-negative values", opt.VNLimit, opt.PerSplitLimit, opt.Ratio)
+	}
+	st, err := VNSplitter(ctx.Module, ctx.Arch, opt)
+	ctx.Count(CounterDeadNodes, int64(st.DeadNodes))
+	if st.Folded > 0 {
+		ctx.Count("vertical_fusion.folded", int64(st.Folded))
+	}
+	text := st.SplitLine() + "\n" + st.SplitSBLine(&opt) + "\n"
+	if opt.FoldIntoPredecessor {
+		text += fmt.Sprintf("INFO (VerticalFusion): folded %d copies into their producers.\n", st.Folded)
+	}
+	ctx.AddReport(ReportTitle, text)
+	return err
+}

@@ -1,0 +1,173 @@
+package vnsplit_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/kernels"
+	"github.com/narwhal-compiler/narwhal/passes/unroll"
+	"github.com/narwhal-compiler/narwhal/passes/vnsplit"
+	"github.com/narwhal-compiler/narwhal/passtest"
+	"github.com/narwhal-compiler/narwhal/verify"
+)
+
+// Translation validation on every built-in kernel, as built (loops,
+// symbolic accesses: mostly rejected) and after full_unroll level 2.
+func TestVNSplitterPass_Kernels(t *testing.T) {
+	t.Run("as built", func(t *testing.T) {
+		passtest.ForEachKernel(t, func(t *testing.T, name string, m *bir.Module) {
+			passtest.CheckPass(t, m, &vnsplit.VNSplitterPass)
+		})
+	})
+	t.Run("unrolled", func(t *testing.T) {
+		passtest.ForEachKernel(t, func(t *testing.T, name string, m *bir.Module) {
+			if _, err := unroll.FullUnroll(m, unroll.FullUnrollOptions{Level: 2}); err != nil {
+				t.Fatal(err)
+			}
+			passtest.CheckPass(t, m, &vnsplit.VNSplitterPass, passtest.StageBefore(verify.StageUnrolled))
+		})
+	})
+}
+
+func trn2(t *testing.T) *arch.Model {
+	t.Helper()
+	m, err := arch.Lookup("trn2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// run runs the pass with opt on m and returns the log.
+func run(t *testing.T, m *bir.Module, opt vnsplit.Options) (vnsplit.Stats, string) {
+	t.Helper()
+	var log []string
+	opt.Logf = func(f string, a ...any) { log = append(log, fmt.Sprintf(f, a...)) }
+	st, err := vnsplit.VNSplitter(m, trn2(t), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, strings.Join(log, "\n")
+}
+
+// halves builds a [128, 64] SB tile t written and read in two halves of
+// 64 partitions (two groups), and lets extra add instructions.
+func halves(t *testing.T, extra func(b *bir.Builder, tt bir.T)) *bir.Module {
+	t.Helper()
+	m := bir.NewModule("trn2")
+	b := bir.NewBuilder(m, "main")
+	x := b.Input("x", bir.Float32, 128, 64)
+	z := b.Output("z", bir.Float32, 128, 64)
+	tt := b.SBUF("t", bir.Float32, 128, 64)
+	b.Load("l0", tt.Tile(0, 64, 0, 64), x.Tile(0, 64, 0, 64))
+	b.Load("l1", tt.Tile(64, 64, 0, 64), x.Tile(64, 64, 0, 64))
+	b.Save("s0", z.Tile(0, 64, 0, 64), tt.Tile(0, 64, 0, 64))
+	b.Save("s1", z.Tile(64, 64, 0, 64), tt.Tile(64, 64, 0, 64))
+	if extra != nil {
+		extra(b, tt)
+	}
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestVNSplitter_Knobs(t *testing.T) {
+	def := vnsplit.DefaultOptions()
+	st, log := run(t, halves(t, nil), def)
+	if st.Split != 1 || st.Pieces != 2 || st.DeadNodes != 1 {
+		t.Fatalf("default: %+v\n%s", st, log)
+	}
+	for _, c := range []struct {
+		name string
+		opt  func(o *vnsplit.Options)
+		want string
+	}{
+		{"perSplitLimit", func(o *vnsplit.Options) { o.PerSplitLimit = 1 },
+			"Do not split the vn if this would result in any of the splits having to be placed in DRAM (due to perSplitLimit exceeded): 2 pieces, perSplitLimit = 1"},
+		{"ratio", func(o *vnsplit.Options) { o.Ratio = 1.5 }, "because elts/partition duplicated (2.00 x) exceeds ratio 1.50"},
+		{"vn_limit", func(o *vnsplit.Options) { o.VNLimit = 1 }, "exceed vn limit = 2 v.s. limit=1"},
+		{"skip", func(o *vnsplit.Options) { o.Skip = []string{"t"} }, "VNSplitter: Skipping t by user request."},
+		{"splitSB", func(o *vnsplit.Options) { o.SplitSB = false }, "Collected all the internal vnodes: 0"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			opt := vnsplit.DefaultOptions()
+			c.opt(&opt)
+			st, log := run(t, halves(t, nil), opt)
+			if st.Split != 0 || !strings.Contains(log, c.want) {
+				t.Errorf("split %d, log:\n%s\nwant %q", st.Split, log, c.want)
+			}
+		})
+	}
+}
+
+// TestVNSplitter_Rejects covers the reject reasons the golden files do
+// not (those need modules the interpreter does not run or a stage).
+func TestVNSplitter_Rejects(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		extra func(b *bir.Builder, tt bir.T)
+		want  string
+	}{
+		{"partial copy", func(b *bir.Builder, tt bir.T) {
+			o := b.SBUF("o", bir.Float32, 64, 64)
+			b.Inst(bir.OpDMACopy, "tr", bir.EngUnassigned, []bir.Operand{tt.Tile(0, 64, 0, 64)}, []bir.Operand{o.All()}, bir.Attrs("mode", "Transpose"))
+		}, "not splitting t due to partial copy (node size = 32768 bytes; instruction tr moves it in mode Transpose, by its byte layout)."},
+		{"collective", func(b *bir.Builder, tt bir.T) {
+			b.Inst(bir.OpCollectiveCompute, "cc", bir.EngUnassigned, []bir.Operand{tt.Tile(0, 64, 0, 64)}, nil, nil)
+		}, "not splitting t due to CollectiveCompute access or BIRKernel access or indirect access. (instruction cc, CollectiveCompute)"},
+		{"allocated", func(b *bir.Builder, tt bir.T) {
+			lc := b.F.Loc(tt.Loc)
+			lc.Allocated, lc.Addr = true, 1024
+		}, "not splitting t due to fixed placement (allocated at partition 0, byte 1024)."},
+		{"symbolic", func(b *bir.Builder, tt bir.T) {
+			b.Memset("ms", bir.EngDVE, tt.Sym(affine.Const(0), affine.Const(0), [2]int64{64, 8}, [2]int64{1, 64}), 0)
+		}, "not splitting t due to symbolic access (instruction ms reaches tensor t_set through a symbolic_ap; run full_unroll first)."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			st, log := run(t, halves(t, c.extra), vnsplit.DefaultOptions())
+			if st.Split != 0 || !strings.Contains(log, c.want) {
+				t.Errorf("split %d, log:\n%s\nwant %q", st.Split, log, c.want)
+			}
+		})
+	}
+	// Kernel interfaces and block templates.
+	m := bir.NewModule("trn2")
+	b := bir.NewBuilder(m, "main")
+	io := b.Tensor("io", bir.MemSB, bir.KindInput, bir.Float32, 128, 4)
+	tpl := b.BlockTensor("tpl", bir.MemSB, bir.Float32, 4, 128, 4)
+	b.TensorCopy("c", bir.EngDVE, tpl.Tile(0, 64, 0, 4), io.Tile(0, 64, 0, 4))
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	_, log := run(t, m, vnsplit.DefaultOptions())
+	for _, want := range []string{"not splitting io due to kernel interface (a Input tensor).", "not splitting tpl due to block template (it stands for 4 blocks; run full_unroll first)."} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %q:\n%s", want, log)
+		}
+	}
+}
+
+// TestVNSplitter_Embedding: indirect DMA keeps its tiles whole.
+func TestVNSplitter_Embedding(t *testing.T) {
+	k, ok := kernels.Lookup("embedding")
+	if !ok {
+		t.Fatal("no embedding kernel")
+	}
+	inst, err := kernels.Instantiate(k.TestSpecs()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := inst.Module
+	if _, err := unroll.FullUnroll(m, unroll.FullUnrollOptions{Level: 2}); err != nil {
+		t.Fatal(err)
+	}
+	_, log := run(t, m, vnsplit.DefaultOptions())
+	if !strings.Contains(log, "due to CollectiveCompute access or BIRKernel access or indirect access. (instruction gather.0, GenericIndirectLoad)") {
+		t.Errorf("log:\n%s", log)
+	}
+}
