@@ -42,28 +42,45 @@ import (
 type preorder string
 
 type searchConfig struct {
-	mode    searchMode
-	order   preorder
-	reverse bool
+	mode  searchMode
+	order preorder
 }
 
-// defaultPortfolio is ordered by how often each configuration was the
-// fastest on the MiniMalloc benchmarks (see the package tests).
-var defaultPortfolio = []searchConfig{
-	{modeHybrid, "TWA", false},
-	{modeHybrid, "TAW", false},
-	{modePoint, "WAT", true},
-	{modePoint, "TAW", false},
-	{modeHybrid, "WAT", false},
-	{modePoint, "TWA", true},
+// persistentConfigs run every round with a doubling node limit and keep
+// their failure memo from round to round: they are complete, so one of
+// them eventually finds a placement or proves there is none.
+var persistentConfigs = []searchConfig{
+	{modeHybrid, "TWA"},
+	{modeHybrid, "TAW"},
+	{modePoint, "TAW"},
+}
+
+// restartConfigs run jittered (their preorder perturbed by a seeded random
+// amount of up to restartJitter of the item count), several per round,
+// each with a fresh memo and a node limit growing along the Luby sequence.
+var restartConfigs = []searchConfig{
+	{modePoint, "WAT"},
+	{modePoint, "TWA"},
+	{modePoint, "WAT"},
+	{modePoint, "TWA"},
+}
+
+const restartJitter = 0.05
+
+// attempt is one search run of a round.
+type attempt struct {
+	cfg        searchConfig
+	persistent int    // index into persistentConfigs, or -1
+	seed       uint64 // jitter seed (restarts only)
+	limit      int64
 }
 
 // exactBudget bounds a run.
 type exactBudget struct {
 	deadline  time.Time
 	ctx       context.Context
-	nodeLimit int64 // total nodes over all configurations; 0 = unlimited
-	workers   int   // goroutines; 0 = GOMAXPROCS capped at 2 per run
+	nodeLimit int64 // total nodes over all attempts; 0 = unlimited
+	workers   int   // goroutines; 0 = GOMAXPROCS capped at 2
 }
 
 type exactResult struct {
@@ -71,7 +88,50 @@ type exactResult struct {
 	offsets []int64 // per item, when found
 	chosen  []int32 // per item, the choice used, when found
 	nodes   int64
-	config  int
+}
+
+// luby returns the i-th term (1-based) of the Luby restart sequence
+// 1 1 2 1 1 2 4 1 1 2 1 1 2 4 8 ...
+func luby(i int) int64 {
+	for k := 1; ; k++ {
+		if i == (1<<k)-1 {
+			return 1 << (k - 1)
+		}
+		if i < (1<<k)-1 {
+			return luby(i - (1 << (k - 1)) + 1)
+		}
+	}
+}
+
+// jitterRank perturbs a rank: item i sorts by rank[i] + u*n*amount with u
+// uniform in [0, 1) drawn from the seed.
+func jitterRank(rank []int32, seed uint64, amount float64) []int32 {
+	n := len(rank)
+	type keyed struct {
+		key  float64
+		item int32
+	}
+	ks := make([]keyed, n)
+	x := mix64(seed + 0x2545F4914F6CDD1D)
+	for i := range rank {
+		x = mix64(x + uint64(i))
+		u := float64(x>>11) / float64(1<<53)
+		ks[i] = keyed{float64(rank[i]) + u*float64(n)*amount, int32(i)}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int {
+		if a.key != b.key {
+			if a.key < b.key {
+				return -1
+			}
+			return 1
+		}
+		return int(a.item - b.item)
+	})
+	out := make([]int32, n)
+	for r, k := range ks {
+		out[k.item] = int32(r)
+	}
+	return out
 }
 
 // computeRank orders the items by a preorder.
@@ -121,42 +181,31 @@ func computeRank(m *exactModel, order preorder) []int32 {
 	return rank
 }
 
-// runPortfolio runs the exact search on the forward model (and, built on
-// demand by mirror, the reversed one). Both models must list the same
-// items in the same order.
-func runPortfolio(forward *exactModel, mirror func() *exactModel, configs []searchConfig, budget exactBudget) exactResult {
-	n := forward.numItems()
+// runPortfolio runs the exact search on the model in rounds until an
+// attempt finds a placement or proves there is none, or the budget ends.
+func runPortfolio(m *exactModel, budget exactBudget) exactResult {
+	n := m.numItems()
 	if n == 0 {
-		return exactResult{outcome: outcomeFound, config: -1}
+		return exactResult{outcome: outcomeFound}
 	}
 	workers := budget.workers
 	if workers <= 0 {
 		workers = min(runtime.GOMAXPROCS(0), 2)
 	}
-	workers = max(1, min(workers, len(configs)))
-	var reversed *exactModel
-	model := func(cfg searchConfig) *exactModel {
-		if cfg.reverse {
-			if reversed == nil {
-				reversed = mirror()
-			}
-			return reversed
-		}
-		return forward
-	}
 	memoSize := min(max(bits.Len(uint(n))+10, 14), 20)
-	type slot struct {
-		m    *exactModel
-		rank []int32
-		memo *failMemo
-	}
-	slots := make([]slot, len(configs))
-	for k, cfg := range configs {
-		if cfg.reverse && mirror == nil {
-			continue
+	ranks := map[preorder][]int32{}
+	rankOf := func(o preorder) []int32 {
+		if ranks[o] == nil {
+			ranks[o] = computeRank(m, o)
 		}
-		m := model(cfg)
-		slots[k] = slot{m: m, rank: computeRank(m, cfg.order), memo: newFailMemo(memoSize)}
+		return ranks[o]
+	}
+	memos := make([]*failMemo, len(persistentConfigs))
+	for k := range memos {
+		memos[k] = newFailMemo(memoSize)
+	}
+	for _, c := range append(slices.Clone(persistentConfigs), restartConfigs...) {
+		rankOf(c.order)
 	}
 	var done <-chan struct{}
 	if budget.ctx != nil {
@@ -164,67 +213,101 @@ func runPortfolio(forward *exactModel, mirror func() *exactModel, configs []sear
 	}
 	var total exactResult
 	total.outcome = outcomeAborted
-	total.config = -1
-	limit := int64(4 * n)
-	for {
-		results := make([]exactResult, len(configs))
-		var winner atomic.Int64
-		winner.Store(math.MaxInt64)
-		stops := make([]atomic.Bool, len(configs))
-		var wg sync.WaitGroup
-		next := make(chan int)
-		var outOfTime atomic.Bool
-		for w := 0; w < workers; w++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for k := range next {
-					results[k].outcome = outcomeAborted
-					if slots[k].m == nil || int64(k) > winner.Load() {
-						continue
-					}
-					e := newPointSearch(slots[k].m, slots[k].rank, configs[k].mode, slots[k].memo)
-					e.limit = limit
-					e.deadline, e.done, e.stop = budget.deadline, done, &stops[k]
-					out := e.run()
-					results[k] = exactResult{outcome: out, offsets: e.solution, chosen: e.chosen, nodes: e.nodes, config: k}
-					if e.stopped && !stops[k].Load() {
-						outOfTime.Store(true)
-					}
-					if out != outcomeAborted {
-						for {
-							cur := winner.Load()
-							if int64(k) >= cur || winner.CompareAndSwap(cur, int64(k)) {
-								break
-							}
-						}
-						for j := k + 1; j < len(configs); j++ {
-							stops[j].Store(true)
-						}
-					}
-				}
-			}()
+	growing := int64(4 * n)
+	for round := 0; ; round++ {
+		var attempts []attempt
+		for k, cfg := range persistentConfigs {
+			attempts = append(attempts, attempt{cfg: cfg, persistent: k, limit: growing})
 		}
-		for k := range configs {
-			next <- k
-		}
-		close(next)
-		wg.Wait()
-		for k := range results {
-			total.nodes += results[k].nodes
-		}
-		if w := winner.Load(); w != math.MaxInt64 {
-			r := results[w]
-			r.nodes = total.nodes
-			return r
-		}
-		if outOfTime.Load() || (budget.nodeLimit > 0 && total.nodes >= budget.nodeLimit) {
-			return total
+		for k, cfg := range restartConfigs {
+			seed := uint64(round*len(restartConfigs) + k + 1)
+			attempts = append(attempts, attempt{cfg: cfg, persistent: -1, seed: seed, limit: int64(50*n) * luby(round+1)})
 		}
 		if budget.nodeLimit > 0 {
-			limit = min(limit*2, budget.nodeLimit-total.nodes)
-		} else {
-			limit *= 2
+			left := budget.nodeLimit - total.nodes
+			for k := range attempts {
+				attempts[k].limit = min(attempts[k].limit, max(left, 1))
+			}
+		}
+		results, outOfTime := runRound(m, attempts, workers, func(a attempt) (*pointSearch, *failMemo) {
+			if a.persistent >= 0 {
+				return newPointSearch(m, rankOf(a.cfg.order), a.cfg.mode, memos[a.persistent]), nil
+			}
+			memo := newFailMemo(min(memoSize, 16))
+			return newPointSearch(m, jitterRank(rankOf(a.cfg.order), a.seed, restartJitter), a.cfg.mode, memo), memo
+		}, budget.deadline, done)
+		for _, r := range results {
+			total.nodes += r.nodes
+		}
+		for _, r := range results {
+			if r.outcome != outcomeAborted {
+				r.nodes = total.nodes
+				return r
+			}
+		}
+		if outOfTime || (budget.nodeLimit > 0 && total.nodes >= budget.nodeLimit) {
+			return total
+		}
+		if growing < math.MaxInt64/4 {
+			growing *= 2
 		}
 	}
+}
+
+// runRound runs the attempts on up to workers goroutines. The first
+// attempt (in order) with a definitive outcome wins; attempts after a
+// winner are cancelled, attempts before it always run to their limit, so
+// the winner does not depend on timing.
+func runRound(m *exactModel, attempts []attempt, workers int, start func(attempt) (*pointSearch, *failMemo), deadline time.Time, done <-chan struct{}) ([]exactResult, bool) {
+	results := make([]exactResult, len(attempts))
+	var winner atomic.Int64
+	winner.Store(math.MaxInt64)
+	stops := make([]atomic.Bool, len(attempts))
+	var outOfTime atomic.Bool
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < max(1, min(workers, len(attempts))); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				results[k].outcome = outcomeAborted
+				if int64(k) > winner.Load() {
+					continue
+				}
+				e, _ := start(attempts[k])
+				e.limit = attempts[k].limit
+				e.deadline, e.done, e.stop = deadline, done, &stops[k]
+				out := e.run()
+				results[k] = exactResult{outcome: out, offsets: e.solution, chosen: e.chosen, nodes: e.nodes}
+				if e.stopped && !stops[k].Load() {
+					outOfTime.Store(true)
+				}
+				if out == outcomeAborted {
+					continue
+				}
+				for {
+					cur := winner.Load()
+					if int64(k) >= cur || winner.CompareAndSwap(cur, int64(k)) {
+						break
+					}
+				}
+				for j := k + 1; j < len(attempts); j++ {
+					stops[j].Store(true)
+				}
+			}
+		}()
+	}
+	for k := range attempts {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	if w := winner.Load(); w != math.MaxInt64 {
+		// Attempts after the winner may have been cut short: drop them.
+		for k := int(w) + 1; k < len(results); k++ {
+			results[k].outcome = outcomeAborted
+		}
+	}
+	return results, outOfTime.Load()
 }

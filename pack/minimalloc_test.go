@@ -80,7 +80,7 @@ func TestSolver_MiniMallocHeuristics(t *testing.T) {
 				t.Fatalf("%s: invalid heuristic placement: %s", name, msg)
 			}
 		}
-		m := buildModel1D(p.Buffers, allIndices(len(p.Buffers)), nil, maxCoordinate, false)
+		m := buildModel1D(p.Buffers, allIndices(len(p.Buffers)), nil, maxCoordinate)
 		_, _, gPeak := greedyBySize(m)
 		t.Logf("%s: max-live %d  linear-scan %d (%+.1f%%)  best-fit %d (%+.1f%%)  greedy-by-size %d (%+.1f%%)",
 			name, live, lsPeak, pct(lsPeak, live), bfPeak, pct(bfPeak, live), gPeak, pct(gPeak, live))

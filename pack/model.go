@@ -54,6 +54,12 @@ type exactModel struct {
 	// Fixed buffers as obstacles, per choice, sorted by lo (nil: none).
 	choiceObstacles [][]span
 
+	// twinBefore[i] is the previous item identical to item i (same
+	// sections, size, alignment and choices), or -1. Swapping identical
+	// items maps placements to placements, so the search places twins in
+	// index order only.
+	twinBefore []int32
+
 	// Derived adjacency (CSR).
 	neighborStart []int32 // choices of other items sharing a cell
 	neighbors     []int32
@@ -92,8 +98,9 @@ func (m *exactModel) addItem(size, align int64, s0, s1 int32, width int64, lanes
 	m.firstChoice = append(m.firstChoice, int32(len(m.choiceItem)))
 }
 
-// finish computes the cell lists and the conflict lists.
+// finish computes the cell lists, the conflict lists and the twins.
 func (m *exactModel) finish() {
+	m.findTwins()
 	nc, ncell := m.numChoices(), m.numCells()
 	counts := make([]int32, ncell+1)
 	forCells := func(c int, f func(cell int)) {
@@ -226,21 +233,10 @@ func countPairs(buffers []Buffer, idx []int, limit int64) int64 {
 
 // buildModel1D builds the model of one component of a 1-D problem: idx are
 // the buffers to place (positive size, not fixed), fixed are pinned buffers
-// (positive size) that act as obstacles. With reverse, time runs backwards
-// (a mirror image with the same solutions, searched in another order).
-func buildModel1D(buffers []Buffer, idx, fixed []int, capacity int64, reverse bool) *exactModel {
-	lower := func(b Buffer) int64 {
-		if reverse {
-			return -b.Upper
-		}
-		return b.Lower
-	}
-	upper := func(b Buffer) int64 {
-		if reverse {
-			return -b.Lower
-		}
-		return b.Upper
-	}
+// (positive size) that act as obstacles.
+func buildModel1D(buffers []Buffer, idx, fixed []int, capacity int64) *exactModel {
+	lower := func(b Buffer) int64 { return b.Lower }
+	upper := func(b Buffer) int64 { return b.Upper }
 	times := make([]int64, 0, 2*(len(idx)+len(fixed)))
 	for _, group := range [][]int{idx, fixed} {
 		for _, i := range group {
@@ -287,4 +283,53 @@ func compareInt64(a, b int64) int {
 		return 1
 	}
 	return 0
+}
+
+func (m *exactModel) findTwins() {
+	n := m.numItems()
+	m.twinBefore = make([]int32, n)
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+		m.twinBefore[i] = -1
+	}
+	key := func(a, b int32) int {
+		if c := int(m.s0[a] - m.s0[b]); c != 0 {
+			return c
+		}
+		if c := int(m.s1[a] - m.s1[b]); c != 0 {
+			return c
+		}
+		if c := compareInt64(m.size[a], m.size[b]); c != 0 {
+			return c
+		}
+		if c := compareInt64(m.align[a], m.align[b]); c != 0 {
+			return c
+		}
+		ca, cb := m.firstChoice[a+1]-m.firstChoice[a], m.firstChoice[b+1]-m.firstChoice[b]
+		if ca != cb {
+			return int(ca - cb)
+		}
+		for k := int32(0); k < ca; k++ {
+			x, y := m.firstChoice[a]+k, m.firstChoice[b]+k
+			if c := int(m.lane0[x] - m.lane0[y]); c != 0 {
+				return c
+			}
+			if c := int(m.lane1[x] - m.lane1[y]); c != 0 {
+				return c
+			}
+		}
+		return 0
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := key(a, b); c != 0 {
+			return c
+		}
+		return int(a - b)
+	})
+	for k := 1; k < n; k++ {
+		if key(order[k-1], order[k]) == 0 && m.choiceObstacles == nil {
+			m.twinBefore[order[k]] = order[k-1]
+		}
+	}
 }

@@ -511,6 +511,9 @@ func (e *pointSearch) search(p *piece, depth int) searchOutcome {
 	hash := e.hash
 	for k := range fillers {
 		c := e.fillers[depth][k]
+		if twin := m.twinBefore[m.choiceItem[c]]; twin >= 0 && e.offset[twin] < 0 {
+			continue // an identical twin still waits: it goes first
+		}
 		mark := len(e.undo)
 		e.failed = false
 		e.place(c, level)

@@ -251,7 +251,7 @@ func (s *solver) heuristics(free, pinned []int, enough int64) componentAnswer {
 		return best
 	}
 	if countPairs(bufs, append(append([]int(nil), free...), pinned...), exactPairLimit) < exactPairLimit {
-		m := buildModel1D(bufs, free, pinned, maxCoordinate, false)
+		m := buildModel1D(bufs, free, pinned, maxCoordinate)
 		goffs, _, gpeak := greedyBySize(m)
 		if gpeak < best.peak {
 			best = componentAnswer{offsets: goffs, peak: gpeak, method: "greedy-by-size"}
@@ -288,9 +288,8 @@ func (s *solver) solveComponent(free, pinned []int, capacity int64, heuristicsFi
 		best.reason = fmt.Sprintf("component of %d buffers too large for the exact search", len(free))
 		return best
 	}
-	forward := buildModel1D(bufs, free, pinned, capacity, false)
-	mirror := func() *exactModel { return buildModel1D(bufs, free, pinned, capacity, true) }
-	res := runPortfolio(forward, mirror, defaultPortfolio, exactBudget{
+	forward := buildModel1D(bufs, free, pinned, capacity)
+	res := runPortfolio(forward, exactBudget{
 		deadline:  s.deadline,
 		ctx:       s.opts.Context,
 		nodeLimit: s.opts.NodeLimit,

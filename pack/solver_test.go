@@ -200,15 +200,20 @@ func TestSolver_ExactAgainstBruteForce(t *testing.T) {
 		p := randomProblem(rng, 3+rng.IntN(4), 6, 4, false, false)
 		p.Capacity = MaxLive(p.Buffers) + rng.Int64N(2)
 		want := bruteForceFeasible(p)
-		m := buildModel1D(p.Buffers, allIndices(len(p.Buffers)), nil, p.Capacity, false)
-		for k, cfg := range defaultPortfolio {
-			res := runPortfolio(m, func() *exactModel { return buildModel1D(p.Buffers, allIndices(len(p.Buffers)), nil, p.Capacity, true) }, defaultPortfolio[k:k+1], exactBudget{workers: 1})
-			if (res.outcome == outcomeFound) != want || res.outcome == outcomeAborted {
-				t.Fatalf("trial %d config %+v: outcome %d, brute force %v; %+v cap %d", trial, cfg, res.outcome, want, p.Buffers, p.Capacity)
+		m := buildModel1D(p.Buffers, allIndices(len(p.Buffers)), nil, p.Capacity)
+		configs := append(append([]searchConfig(nil), persistentConfigs...), restartConfigs...)
+		for k, cfg := range configs {
+			rank := computeRank(m, cfg.order)
+			if k >= len(persistentConfigs) {
+				rank = jitterRank(rank, uint64(trial), 0.5)
+			}
+			e := newPointSearch(m, rank, cfg.mode, newFailMemo(12))
+			out := e.run()
+			if (out == outcomeFound) != want || out == outcomeAborted {
+				t.Fatalf("trial %d config %+v: outcome %d, brute force %v; %+v cap %d", trial, cfg, out, want, p.Buffers, p.Capacity)
 			}
 			if want {
-				offs := res.offsets
-				if msg := independentCheck(p, offs); msg != "" {
+				if msg := independentCheck(p, e.solution); msg != "" {
 					t.Fatalf("trial %d config %+v: %s", trial, cfg, msg)
 				}
 			}

@@ -194,20 +194,10 @@ func laneChoices(partitions int) [][2]int32 {
 
 // buildModel2D builds the model of one component: idx are the tensors to
 // place (positive size, not fixed), fixed the pinned ones.
-func buildModel2D(p Problem2D, idx, fixed []int, capacity int64, reverse bool) *exactModel {
+func buildModel2D(p Problem2D, idx, fixed []int, capacity int64) *exactModel {
 	tens := p.Tensors
-	lower := func(t Tensor) int64 {
-		if reverse {
-			return -t.Upper
-		}
-		return t.Lower
-	}
-	upper := func(t Tensor) int64 {
-		if reverse {
-			return -t.Lower
-		}
-		return t.Upper
-	}
+	lower := func(t Tensor) int64 { return t.Lower }
+	upper := func(t Tensor) int64 { return t.Upper }
 	times := make([]int64, 0, 2*(len(idx)+len(fixed)))
 	for _, group := range [][]int{idx, fixed} {
 		for _, i := range group {
@@ -329,7 +319,7 @@ func Solve2D(p Problem2D, opts Options) (*Solution2D, error) {
 				sol.Placements[i] = Placement2D{StartPartition: int(m.lane0[chosen[k]]) * QuadrantPartitions, Offset: offsets[k]}
 			}
 		}
-		greedyModel := buildModel2D(p, free, pinned, maxCoordinate, false)
+		greedyModel := buildModel2D(p, free, pinned, maxCoordinate)
 		goffs, gchosen, gpeak := greedyBySize(greedyModel)
 		apply(greedyModel, goffs, gchosen)
 		if gpeak <= p.Capacity {
@@ -340,9 +330,8 @@ func Solve2D(p Problem2D, opts Options) (*Solution2D, error) {
 			sol.Status, sol.Reason = StatusUnknown, "greedy placement exceeds capacity and the exact search is disabled"
 			continue
 		}
-		forward := buildModel2D(p, free, pinned, p.Capacity, false)
-		mirror := func() *exactModel { return buildModel2D(p, free, pinned, p.Capacity, true) }
-		res := runPortfolio(forward, mirror, defaultPortfolio, exactBudget{deadline: deadline, ctx: opts.Context, nodeLimit: opts.NodeLimit, workers: opts.Workers})
+		forward := buildModel2D(p, free, pinned, p.Capacity)
+		res := runPortfolio(forward, exactBudget{deadline: deadline, ctx: opts.Context, nodeLimit: opts.NodeLimit, workers: opts.Workers})
 		sol.Nodes += res.nodes
 		switch res.outcome {
 		case outcomeFound:
