@@ -2,25 +2,34 @@
 //
 // Depth-first search for this problem has heavy-tailed run times: under one
 // ordering an instance falls in a few hundred nodes, under another it takes
-// millions. The driver therefore runs a portfolio of configurations, each a
-// (branching mode, static preorder, time direction) triple, in rounds with a
-// node limit that doubles every round (MiniMalloc cycles its preorders the
-// same way). A configuration that finds a placement, or exhausts its tree
-// (a proof of infeasibility: every configuration is complete), ends the run.
+// millions (the MiniMalloc benchmark I took 1.4 million nodes under the
+// only fixed ordering that solved it at all). The driver therefore works in
+// rounds, each a list of attempts:
 //
-// Running time backwards (Lower' = -Upper, Upper' = -Lower) maps the
-// instance onto a mirror image with the same solutions but a different
-// search tree; it is a cheap source of diversity (one of the MiniMalloc
-// benchmarks, I, falls quickly only that way round).
+//   - the persistent configurations (hybrid/TWA, hybrid/TAW, point/TAW):
+//     plain static preorders, a node limit that doubles every round
+//     (MiniMalloc cycles its preorders the same way), and a failure memo
+//     kept across rounds (a state proven dead stays dead). They are
+//     complete: given time, one finds a placement or proves there is none.
+//   - four restarts in point mode whose preorder (WAT or TWA) is jittered
+//     by a seeded random amount (up to 5% of the item count), each with a
+//     fresh memo and a node limit of 50 nodes per item times the Luby
+//     sequence (1 1 2 1 1 2 4 ...). Short randomized runs are the classic
+//     cure for heavy tails: on I about one run in ten succeeds within 20k
+//     nodes, where no fixed ordering does within a million.
 //
-// Parallelism without losing determinism: the configurations of a round run
-// on up to GOMAXPROCS goroutines; the answer is the definitive result of the
-// lowest-numbered configuration of the first round that has one, and a
-// configuration is cancelled only when a lower-numbered one has already
-// succeeded. Which configuration wins, the nodes it spends and the placement
-// it returns depend only on the input, never on timing (except when the
-// deadline cuts the whole run short). Each configuration keeps its failure
-// memo across rounds: a state proven dead stays dead.
+// An attempt that finds a placement, or exhausts its tree (a proof of
+// infeasibility: every attempt is a complete search), ends the run.
+//
+// Parallelism without losing determinism: the attempts of a round run on
+// up to two goroutines (GOMAXPROCS permitting); the answer is the
+// definitive result of the first attempt, in list order, of the first
+// round that has one. An attempt is cancelled only when an earlier one has
+// already succeeded, and attempts before the winner always run to their
+// limit, so which attempt wins and the placement it returns depend only on
+// the input, never on timing; jitter seeds are fixed per round and slot.
+// Only the deadline, the context or the total node budget can cut a run
+// short, and then the answer says so.
 //
 // Preorder keys (each compared descending; ties by the next key, then by
 // item index): 'T' the largest total demand of a section the item lives in,
