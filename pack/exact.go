@@ -245,10 +245,10 @@ func runPortfolio(m *exactModel, budget exactBudget) exactResult {
 			memo := newFailMemo(min(memoSize, 16))
 			return newPointSearch(m, jitterRank(rankOf(a.cfg.order), a.seed, restartJitter), a.cfg.mode, memo), memo
 		}, budget.deadline, done)
+		// Count the attempts up to the winner only: those after it were
+		// cancelled at a timing-dependent point.
 		for _, r := range results {
 			total.nodes += r.nodes
-		}
-		for _, r := range results {
 			if r.outcome != outcomeAborted {
 				r.nodes = total.nodes
 				return r
