@@ -13,7 +13,7 @@
 //     complete: given time, one finds a placement or proves there is none.
 //   - four restarts in point mode whose preorder (WAT or TWA) is jittered
 //     by a seeded random amount (up to 5% of the item count), each with a
-//     fresh memo and a node limit of 50 nodes per item times the Luby
+//     fresh memo and a node limit of 25 nodes per item times the Luby
 //     sequence (1 1 2 1 1 2 4 ...). Short randomized runs are the classic
 //     cure for heavy tails: on I about one run in ten succeeds within 20k
 //     nodes, where no fixed ordering does within a million.
@@ -75,6 +75,9 @@ var restartConfigs = []searchConfig{
 }
 
 const restartJitter = 0.05
+
+// restartNodesPerItem is the base node limit of a restart, per item.
+const restartNodesPerItem = 25
 
 // attempt is one search run of a round.
 type attempt struct {
@@ -230,7 +233,7 @@ func runPortfolio(m *exactModel, budget exactBudget) exactResult {
 		}
 		for k, cfg := range restartConfigs {
 			seed := uint64(round*len(restartConfigs) + k + 1)
-			attempts = append(attempts, attempt{cfg: cfg, persistent: -1, seed: seed, limit: int64(50*n) * luby(round+1)})
+			attempts = append(attempts, attempt{cfg: cfg, persistent: -1, seed: seed, limit: restartNodesPerItem * int64(n) * luby(round+1)})
 		}
 		if budget.nodeLimit > 0 {
 			left := budget.nodeLimit - total.nodes
