@@ -347,21 +347,28 @@ func (s *solver) minimize(sol *Solution, offsets []int64, comps [][]int, limit i
 	for _, i := range s.fixedIndices() {
 		lo = max(lo, *s.p.Buffers[i].Fixed+s.p.Buffers[i].Size)
 	}
+	proven := lo // capacities below this are proven infeasible
 	sol.Method = "best-fit"
-	gaveUp := false
-	for lo < hi && !s.opts.NoExact {
+	// Each probe gets a bounded share of the work so that the bisection
+	// makes progress; a probe that runs out is treated as "too tight" for
+	// the search (lo moves up) but proves nothing (proven stays).
+	probe := *s
+	if probe.opts.NodeLimit <= 0 {
+		probe.opts.NodeLimit = minimizeProbeNodes
+	}
+	for lo < hi && !s.opts.NoExact && !s.outOfTime() {
 		mid := lo + (hi-lo)/2
-		fits, proven := true, false
+		fits, infeasible := true, false
 		answers := make([]componentAnswer, len(states))
 		for k, cs := range states {
 			if cs.best.peak <= mid {
 				answers[k] = cs.best
 				continue
 			}
-			ans := s.solveComponent(cs.free, cs.pinned, mid, false)
+			ans := probe.solveComponent(cs.free, cs.pinned, mid, false)
 			answers[k] = ans
 			if ans.status != StatusFit {
-				fits, proven = false, ans.status == StatusInfeasible
+				fits, infeasible = false, ans.status == StatusInfeasible
 				break
 			}
 		}
@@ -374,17 +381,16 @@ func (s *solver) minimize(sol *Solution, offsets []int64, comps [][]int, limit i
 			}
 			hi = peakWith()
 			sol.Method = "exact"
-		case proven:
+		case infeasible:
 			lo = mid + 1
+			proven = max(proven, lo) // no placement with peak <= mid
 		default:
-			gaveUp = true
-		}
-		if gaveUp {
-			break
+			lo = mid + 1
 		}
 	}
+	s.nodes += probe.nodes
 	peakWith()
-	sol.LowerBound = max(sol.LowerBound, min(lo, hi))
+	sol.LowerBound = max(sol.LowerBound, min(proven, hi))
 	s.finish(sol, offsets)
 	switch {
 	case sol.Peak > limit:
@@ -397,6 +403,17 @@ func (s *solver) minimize(sol *Solution, offsets []int64, comps [][]int, limit i
 		sol.Status = StatusFit
 	}
 	return sol
+}
+
+// minimizeProbeNodes bounds each exact probe of the minimize bisection
+// when Options.NodeLimit does not.
+const minimizeProbeNodes = 2_000_000
+
+func (s *solver) outOfTime() bool {
+	if !s.deadline.IsZero() && !time.Now().Before(s.deadline) {
+		return true
+	}
+	return s.opts.Context != nil && s.opts.Context.Err() != nil
 }
 
 func (s *solver) fixedIndices() []int {
