@@ -206,6 +206,39 @@ func (m *exactModel) legal(c int32, x int64) int64 {
 	}
 }
 
+// Size limits of the model-based algorithms (greedy-by-size, the exact
+// search): the conflict lists hold two int32 per pair of buffers live at
+// the same time, the cell lists one per (buffer, section) it covers. Past
+// these limits (tens of MB) the solver keeps to the n log n heuristics.
+const (
+	modelPairLimit     = 4_000_000
+	modelCoverageLimit = 16_000_000
+)
+
+// modelFits tells whether a model of the buffers idx stays within the
+// size limits. O(n log n).
+func modelFits(buffers []Buffer, idx []int) bool {
+	if countPairs(buffers, idx, modelPairLimit) >= modelPairLimit {
+		return false
+	}
+	times := make([]int64, 0, 2*len(idx))
+	for _, i := range idx {
+		times = append(times, buffers[i].Lower, buffers[i].Upper)
+	}
+	slices.Sort(times)
+	times = slices.Compact(times)
+	var coverage int64
+	for _, i := range idx {
+		s0, _ := slices.BinarySearch(times, buffers[i].Lower)
+		s1, _ := slices.BinarySearch(times, buffers[i].Upper)
+		coverage += int64(s1 - s0)
+		if coverage >= modelCoverageLimit {
+			return false
+		}
+	}
+	return true
+}
+
 // countPairs returns the number of pairs of buffers (by index) that are
 // live at the same time, capped at limit. O(n log n + min(pairs, limit)).
 func countPairs(buffers []Buffer, idx []int, limit int64) int64 {

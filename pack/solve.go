@@ -51,10 +51,6 @@ type Options struct {
 	Workers int
 }
 
-// exactPairLimit bounds the conflict graph the model-based algorithms
-// (greedy-by-size, the exact search) may build.
-const exactPairLimit = 20_000_000
-
 func (o Options) deadline(start time.Time) time.Time {
 	d := o.Deadline
 	if o.Timeout > 0 {
@@ -250,7 +246,7 @@ func (s *solver) heuristics(free, pinned []int, enough int64) componentAnswer {
 	if best.peak <= enough {
 		return best
 	}
-	if countPairs(bufs, append(append([]int(nil), free...), pinned...), exactPairLimit) < exactPairLimit {
+	if modelFits(bufs, append(append([]int(nil), free...), pinned...)) {
 		m := buildModel1D(bufs, free, pinned, maxCoordinate)
 		goffs, _, gpeak := greedyBySize(m)
 		if gpeak < best.peak {
@@ -283,7 +279,7 @@ func (s *solver) solveComponent(free, pinned []int, capacity int64, heuristicsFi
 		best.reason = "heuristics exceed capacity and the exact search is disabled"
 		return best
 	}
-	if countPairs(bufs, all, exactPairLimit) >= exactPairLimit {
+	if !modelFits(bufs, all) {
 		best.status = StatusUnknown
 		best.reason = fmt.Sprintf("component of %d buffers too large for the exact search", len(free))
 		return best

@@ -319,6 +319,18 @@ func Solve2D(p Problem2D, opts Options) (*Solution2D, error) {
 				sol.Placements[i] = Placement2D{StartPartition: int(m.lane0[chosen[k]]) * QuadrantPartitions, Offset: offsets[k]}
 			}
 		}
+		if !modelFits(asBuffers, comp) {
+			// Too large for the model: a conservative n log n placement,
+			// every tensor from partition 0 (so partitions never need
+			// checking) placed by BestFit; under the bank rule each tile
+			// starts a bank. Valid, wasteful.
+			peak := s2dFallback(p, free, pinned, sol.Placements)
+			methods["best-fit"] = true
+			if peak > p.Capacity {
+				sol.Status, sol.Reason = StatusUnknown, fmt.Sprintf("component of %d tensors too large for the 2-D search, and the conservative placement needs %d", len(free), peak)
+			}
+			continue
+		}
 		greedyModel := buildModel2D(p, free, pinned, maxCoordinate)
 		goffs, gchosen, gpeak := greedyBySize(greedyModel)
 		apply(greedyModel, goffs, gchosen)
@@ -385,4 +397,37 @@ func SolvePSUM(tensors []Tensor, banks int, bankSize int64, opts Options) ([]PSU
 		addrs[i] = PSUMAddress{Bank: int(pl.Offset / bankSize), StartPartition: pl.StartPartition, ByteInBank: pl.Offset % bankSize}
 	}
 	return addrs, sol, err
+}
+
+// s2dFallback places the free tensors of a component at partition 0 with
+// BestFit (fixed tensors as obstacles) and returns the peak.
+func s2dFallback(p Problem2D, free, pinned []int, placements []Placement2D) int64 {
+	var sub Problem
+	for _, i := range free {
+		t := p.Tensors[i]
+		align := max(t.Align, 1)
+		if p.BankSize > 0 {
+			if p.BankSize%align == 0 {
+				align = p.BankSize
+			} else {
+				align *= p.BankSize // a common multiple
+			}
+		}
+		sub.Buffers = append(sub.Buffers, Buffer{Lower: t.Lower, Upper: t.Upper, Size: t.Size, Align: align})
+	}
+	for _, i := range pinned {
+		t := p.Tensors[i]
+		off := t.Fixed.Offset
+		sub.Buffers = append(sub.Buffers, Buffer{Lower: t.Lower, Upper: t.Upper, Size: t.Size, Fixed: &off})
+	}
+	offs, _, err := BestFit(sub)
+	if err != nil {
+		return unreachable
+	}
+	var peak int64
+	for k, i := range free {
+		placements[i] = Placement2D{StartPartition: 0, Offset: offs[k]}
+		peak = max(peak, offs[k]+p.Tensors[i].Size)
+	}
+	return peak
 }

@@ -164,3 +164,25 @@ func TestSolve2D_Fixed(t *testing.T) {
 		t.Fatalf("fixed start 16 accepted: %v", err)
 	}
 }
+
+// TestSolve2D_LargeFallback: a component too large for the model gets the
+// conservative placement, still valid.
+func TestSolve2D_LargeFallback(t *testing.T) {
+	for _, bank := range []int64{0, 2048} {
+		var tens []Tensor
+		for i := 0; i < 3000; i++ {
+			tens = append(tens, Tensor{Lower: int64(i % 7), Upper: 10000 + int64(i), Partitions: 1 + i%128, Size: 16 + int64(i%5)*16})
+		}
+		p := Problem2D{Tensors: tens, Capacity: 1 << 40, BankSize: bank}
+		if bank > 0 {
+			p.Capacity = bank * 4000
+		}
+		sol, err := Solve2D(p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Verify2D(p, sol.Placements); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
