@@ -198,6 +198,10 @@ func TestSolver_ExactAgainstBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 9))
 	for trial := 0; trial < 300; trial++ {
 		p := randomProblem(rng, 3+rng.IntN(4), 6, 4, false, false)
+		if trial%2 == 1 {
+			// Identical buffers exercise the twin symmetry breaking.
+			p.Buffers = append(p.Buffers, p.Buffers[rng.IntN(len(p.Buffers))])
+		}
 		p.Capacity = MaxLive(p.Buffers) + rng.Int64N(2)
 		want := bruteForceFeasible(p)
 		m := buildModel1D(p.Buffers, allIndices(len(p.Buffers)), nil, p.Capacity)
