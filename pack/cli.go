@@ -4,8 +4,10 @@
 //
 // reads a MiniMalloc CSV file (csv.go), solves it, writes the rows back with
 // an offset column (to OUT.csv, atomically: a temporary file in the same
-// directory renamed over the target), and prints one summary line: whether
-// it fit, the peak, the max-live lower bound, the method and the time.
+// directory renamed over the target; only when the buffers fit, so that no
+// over-capacity placement is ever mistaken for a result), and prints one
+// summary line: whether it fit, the peak, the max-live lower bound, the
+// method and the time.
 // Flags may come before or after FILE (the standard flag package stops at
 // the first non-flag argument, so the arguments are reordered first).
 //
@@ -89,7 +91,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if sol.Status != StatusFit && sol.Reason != "" {
 		fmt.Fprintf(stdout, "%s: %s\n", path, sol.Reason)
 	}
-	if *out != "" && sol.Offsets != nil {
+	if *out != "" && sol.Status == StatusFit {
 		if err := writeFileAtomic(*out, func(w io.Writer) error { return table.Write(w, sol.Offsets) }); err != nil {
 			fmt.Fprintln(stderr, "narwhal alloc:", err)
 			return 1

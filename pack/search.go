@@ -42,6 +42,11 @@
 // moves). A choice whose minOffset+size exceeds the capacity dies; an item
 // with no alive choice prunes.
 //
+// Symmetry (ours): identical buffers (same live range, size, alignment and
+// choices) are interchangeable, so a buffer is placed only after its
+// identical predecessor; with placements in non-decreasing offset order
+// this keeps one of the k! equivalent arrangements of k twins.
+//
 // Decomposition (MiniMalloc's dynamic decomposition): when no unplaced
 // buffer spans a section boundary any more, the sections on either side
 // are independent. The search then solves the parts one after the other,

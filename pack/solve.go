@@ -33,7 +33,9 @@ import (
 )
 
 // Options tune Solve. The zero value fits within Problem.Capacity with no
-// deadline.
+// deadline: the exact search then runs until it finds a placement or a
+// proof, which on a hard instance can take very long; compilers should set
+// Timeout (the CLI defaults to one minute) or NodeLimit.
 type Options struct {
 	// Timeout bounds the whole call (0 = none). Deadline, if set, too.
 	Timeout  time.Duration
