@@ -120,13 +120,13 @@ func (s *solver) solve() *Solution {
 			live = append(live, i)
 		}
 	}
-	if reason := fixedConflict(p, fixed); reason != "" {
-		sol.Status, sol.Reason, sol.Method = StatusInfeasible, reason, "trivial"
-		return sol
-	}
 	limit := p.Capacity
 	if s.opts.Minimize && limit <= 0 {
-		limit = maxCoordinate
+		limit = maxCoordinate // no cap: minimize only
+	}
+	if reason := fixedConflict(Problem{Buffers: p.Buffers, Capacity: limit}, fixed); reason != "" {
+		sol.Status, sol.Reason, sol.Method = StatusInfeasible, reason, "trivial"
+		return sol
 	}
 	if !s.opts.Minimize && sol.MaxLive > p.Capacity {
 		// Still produce the best placement we can, for spilling decisions.

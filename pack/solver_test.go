@@ -251,6 +251,22 @@ func TestSolver_Minimize(t *testing.T) {
 	}
 }
 
+func TestSolver_MinimizeWithFixed(t *testing.T) {
+	p := Problem{Buffers: []Buffer{
+		{Lower: 0, Upper: 4, Size: 4, Fixed: fixedAt(8)},
+		{Lower: 0, Upper: 2, Size: 8},
+		{Lower: 2, Upper: 4, Size: 4},
+	}}
+	sol, err := Solve(p, Options{Minimize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Capacity = sol.Peak
+	if sol.Peak != 12 || independentCheck(p, sol.Offsets) != "" {
+		t.Fatalf("peak %d offsets %v", sol.Peak, sol.Offsets)
+	}
+}
+
 func TestSolver_Deterministic(t *testing.T) {
 	table := loadMiniMalloc(t, "K")
 	p := Problem{Buffers: table.Buffers, Capacity: miniMallocCapacity}
