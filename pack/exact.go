@@ -91,7 +91,7 @@ type attempt struct {
 type exactBudget struct {
 	deadline  time.Time
 	ctx       context.Context
-	nodeLimit int64 // total nodes over all attempts; 0 = unlimited
+	nodeLimit int64 // total nodes over all attempts, checked between rounds (each attempt is capped at what is left); 0 = unlimited
 	workers   int   // goroutines; 0 = GOMAXPROCS capped at 2
 }
 
@@ -205,19 +205,16 @@ func runPortfolio(m *exactModel, budget exactBudget) exactResult {
 		workers = min(runtime.GOMAXPROCS(0), 2)
 	}
 	memoSize := min(max(bits.Len(uint(n))+10, 14), 20)
+	// The static orders, computed up front: the workers only read them.
 	ranks := map[preorder][]int32{}
-	rankOf := func(o preorder) []int32 {
-		if ranks[o] == nil {
-			ranks[o] = computeRank(m, o)
+	for _, c := range append(slices.Clone(persistentConfigs), restartConfigs...) {
+		if ranks[c.order] == nil {
+			ranks[c.order] = computeRank(m, c.order)
 		}
-		return ranks[o]
 	}
 	memos := make([]*failMemo, len(persistentConfigs))
 	for k := range memos {
 		memos[k] = newFailMemo(memoSize)
-	}
-	for _, c := range append(slices.Clone(persistentConfigs), restartConfigs...) {
-		rankOf(c.order)
 	}
 	var done <-chan struct{}
 	if budget.ctx != nil {
@@ -241,12 +238,12 @@ func runPortfolio(m *exactModel, budget exactBudget) exactResult {
 				attempts[k].limit = min(attempts[k].limit, max(left, 1))
 			}
 		}
-		results, outOfTime := runRound(m, attempts, workers, func(a attempt) (*pointSearch, *failMemo) {
+		results, outOfTime := runRound(attempts, workers, func(a attempt) *pointSearch {
 			if a.persistent >= 0 {
-				return newPointSearch(m, rankOf(a.cfg.order), a.cfg.mode, memos[a.persistent]), nil
+				return newPointSearch(m, ranks[a.cfg.order], a.cfg.mode, memos[a.persistent])
 			}
-			memo := newFailMemo(min(memoSize, 16))
-			return newPointSearch(m, jitterRank(rankOf(a.cfg.order), a.seed, restartJitter), a.cfg.mode, memo), memo
+			rank := jitterRank(ranks[a.cfg.order], a.seed, restartJitter)
+			return newPointSearch(m, rank, a.cfg.mode, newFailMemo(min(memoSize, 16)))
 		}, budget.deadline, done)
 		// Count the attempts up to the winner only: those after it were
 		// cancelled at a timing-dependent point.
@@ -270,7 +267,7 @@ func runPortfolio(m *exactModel, budget exactBudget) exactResult {
 // attempt (in order) with a definitive outcome wins; attempts after a
 // winner are cancelled, attempts before it always run to their limit, so
 // the winner does not depend on timing.
-func runRound(m *exactModel, attempts []attempt, workers int, start func(attempt) (*pointSearch, *failMemo), deadline time.Time, done <-chan struct{}) ([]exactResult, bool) {
+func runRound(attempts []attempt, workers int, start func(attempt) *pointSearch, deadline time.Time, done <-chan struct{}) ([]exactResult, bool) {
 	results := make([]exactResult, len(attempts))
 	var winner atomic.Int64
 	winner.Store(math.MaxInt64)
@@ -287,7 +284,7 @@ func runRound(m *exactModel, attempts []attempt, workers int, start func(attempt
 				if int64(k) > winner.Load() {
 					continue
 				}
-				e, _ := start(attempts[k])
+				e := start(attempts[k])
 				e.limit = attempts[k].limit
 				e.deadline, e.done, e.stop = deadline, done, &stops[k]
 				out := e.run()

@@ -45,7 +45,9 @@ type Options struct {
 	// Minimize asks for the lowest peak rather than any fit.
 	Minimize bool
 	// NodeLimit bounds the exact search's nodes per component and probe
-	// (0 = unlimited): a deterministic budget, unlike Timeout.
+	// (0 = unlimited): a deterministic budget, unlike Timeout. It is
+	// checked between rounds of parallel attempts, each attempt capped at
+	// what is left, so a run can overshoot it by a round.
 	NodeLimit int64
 	// NoExact stops after the heuristics.
 	NoExact bool
