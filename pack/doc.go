@@ -41,9 +41,10 @@
 //
 // All eleven files (154 to 454 buffers, eight of them with max-live equal
 // to the 1 MiB capacity: zero slack) are solved within capacity in about
-// 4 s in total on a 2-core machine, against about 21 s for MiniMalloc and
-// +28% to +41% above max-live for greedy-by-size (see TestSolver_MiniMalloc
-// and TestSolver_MiniMallocHeuristics).
+// 2 s in total on a 2-core machine (1.9 s measured idle, I alone 1.4 s;
+// 3 to 6 s when the machine is shared), against about 21 s for MiniMalloc
+// and +28% to +41% above max-live for greedy-by-size (see BenchmarkMiniMalloc,
+// TestSolver_MiniMalloc and TestSolver_MiniMallocHeuristics).
 //
 // Everything is deterministic for a given input; only a deadline or a
 // cancelled context can change the answer, and the answer then says so.

@@ -34,7 +34,7 @@ func loadMiniMalloc(tb testing.TB, name string) *CSVTable {
 
 // TestSolver_MiniMalloc solves every benchmark within its 1 MiB capacity and
 // checks each placement with the independent validator. All eleven take
-// about 4 s together on a 2-core machine, so they run even in -short mode.
+// about 2 s together on a 2-core machine, so they run even in -short mode.
 func TestSolver_MiniMalloc(t *testing.T) {
 	var total time.Duration
 	for _, name := range miniMallocFiles {
