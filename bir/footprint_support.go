@@ -104,21 +104,77 @@ func OnChipLayout(offset int64, pat Pattern, e int64) APLayout {
 	if e <= 0 || offset < 0 {
 		return lay
 	}
-	lay.Class = APContiguous
-	lay.PartFirst = offset / e
+	pl := patternLayout(pat, e)
+	lay = APLayout{Class: pl.class, PartPair: pl.partPair, BadPair: pl.badPair, PartFirst: offset / e, PartStep: pl.partStep, PartCount: pl.partCount}
+	if pl.class != APContiguous {
+		return lay
+	}
 	x0 := offset % e
-	lo, hi := x0, x0
+	lay.ElemLo, lay.ElemHi = x0+pl.freeLo, x0+pl.freeHi
+	if lay.ElemLo < 0 || lay.ElemHi >= e {
+		lay.Class = APCrossChannel
+	}
+	return lay
+}
+
+// patLayout is the offset-independent part of OnChipLayout for one
+// pattern and partition size.
+type patLayout struct {
+	e                 int64
+	class             APClass // APContiguous, APShifted or APTranspose
+	partPair, badPair int
+	partStep          int64
+	partCount         int64
+	freeLo, freeHi    int64 // in-partition span of the free pairs
+}
+
+// LayoutCache memoizes the offset-independent part of OnChipLayout per
+// interned pattern, so that decomposing the access patterns of a large
+// function costs one division per access instead of several per pair.
+// The zero value is ready to use; a cache serves one module.
+type LayoutCache struct {
+	byPat []patLayout // indexed by PatternID; e == 0: not computed
+}
+
+// Layout is OnChipLayout(offset, m.Pattern(pat), e), memoized on (pat, e)
+// (a pattern used with several partition sizes is recomputed on change).
+func (c *LayoutCache) Layout(m *Module, offset int64, pat PatternID, e int64) APLayout {
+	if e <= 0 || offset < 0 || int(pat) < 0 || int(pat) >= len(m.patterns) {
+		return APLayout{Class: APInvalid, PartPair: -1, PartCount: 1, BadPair: -1}
+	}
+	if int(pat) >= len(c.byPat) {
+		c.byPat = append(c.byPat, make([]patLayout, len(m.patterns)-len(c.byPat))...)
+	}
+	pl := &c.byPat[pat]
+	if pl.e != e {
+		*pl = patternLayout(m.patterns[pat], e)
+	}
+	lay := APLayout{Class: pl.class, PartPair: pl.partPair, BadPair: pl.badPair, PartFirst: offset / e, PartStep: pl.partStep, PartCount: pl.partCount}
+	if pl.class != APContiguous {
+		return lay
+	}
+	x0 := offset - lay.PartFirst*e
+	lay.ElemLo, lay.ElemHi = x0+pl.freeLo, x0+pl.freeHi
+	if lay.ElemLo < 0 || lay.ElemHi >= e {
+		lay.Class = APCrossChannel
+	}
+	return lay
+}
+
+// patternLayout classifies the pairs of pat for partitions of e elements.
+func patternLayout(pat Pattern, e int64) patLayout {
+	pl := patLayout{e: e, class: APContiguous, partPair: -1, badPair: -1, partCount: 1}
 	seenFree := false
 	for i, q := range pat {
 		if q.Num <= 1 || q.Step == 0 {
 			continue
 		}
 		if q.Step%e == 0 {
-			if seenFree || lay.PartPair >= 0 {
-				lay.Class, lay.BadPair = APTranspose, i
-				return lay
+			if seenFree || pl.partPair >= 0 {
+				pl.class, pl.badPair = APTranspose, i
+				return pl
 			}
-			lay.PartPair, lay.PartStep, lay.PartCount = i, q.Step/e, q.Num
+			pl.partPair, pl.partStep, pl.partCount = i, q.Step/e, q.Num
 			continue
 		}
 		a := q.Step
@@ -126,21 +182,17 @@ func OnChipLayout(offset int64, pat Pattern, e int64) APLayout {
 			a = -a
 		}
 		if a > e {
-			lay.Class, lay.BadPair = APShifted, i
-			return lay
+			pl.class, pl.badPair = APShifted, i
+			return pl
 		}
 		seenFree = true
 		if d := q.Step * (q.Num - 1); d < 0 {
-			lo += d
+			pl.freeLo += d
 		} else {
-			hi += d
+			pl.freeHi += d
 		}
 	}
-	lay.ElemLo, lay.ElemHi = lo, hi
-	if lo < 0 || hi >= e {
-		lay.Class = APCrossChannel
-	}
-	return lay
+	return pl
 }
 
 // Flatten numbers the live instructions of f in program order (Walk
@@ -213,7 +265,16 @@ func (f *Function) BlockLiveness(maxEvents int64) []BlockLive {
 	}
 	bl := &blockLiveness{f: f, res: res, maxEvents: maxEvents,
 		first: make([][]int64, len(f.tensors)), last: make([][]int64, len(f.tensors)),
-		hasEvent: make([]bool, len(f.insts))}
+		hasEvent: make([]bool, len(f.insts)), locs: make([]locBlock, len(f.locs))}
+	// A dense copy of (tensor, block) per location: the per-operand
+	// lookups then read 8 bytes instead of a MemLoc.
+	for l := range f.locs {
+		lc := &f.locs[l]
+		bl.locs[l] = locBlock{t: -1}
+		if !lc.Dead && bl.blockTensor(lc.Tensor) {
+			bl.locs[l] = locBlock{t: int32(lc.Tensor), blk: lc.TensorIdx, template: len(f.tensors[lc.Tensor].Locs) <= 1}
+		}
+	}
 	// Static pass: which instructions access a block tensor, which loops
 	// contain such an instruction.
 	for _, b := range f.Top {
@@ -239,8 +300,17 @@ func (f *Function) BlockLiveness(maxEvents int64) []BlockLive {
 	return res
 }
 
+// locBlock is the block a location holds, t -1 when its tensor is not
+// under analysis.
+type locBlock struct {
+	t        int32
+	template bool
+	blk      int64
+}
+
 type blockLiveness struct {
 	f         *Function
+	locs      []locBlock
 	res       []BlockLive
 	first     [][]int64 // per tensor, per block: first event time, -1 none
 	last      [][]int64
@@ -257,9 +327,11 @@ func (bl *blockLiveness) blockTensor(t TensorID) bool {
 	return int(t) >= 0 && int(t) < len(bl.res) && bl.res[t].NBlocks > 0
 }
 
-// mark computes hasEvent for the instructions of block b and its loops,
-// and marks unknown the tensors accessed in a way the analysis cannot
-// follow. It reports whether b contains an event.
+// mark computes hasEvent for the instructions inside loops (and for the
+// loops: whether their body has one), and marks unknown the tensors a
+// dynamic loop reaches. It reports whether b contains an event. The
+// top-level instructions are not marked: exec hands them to event
+// directly (one scan of their operands instead of two).
 func (bl *blockLiveness) mark(b BlockID) bool {
 	f := bl.f
 	found := false
@@ -279,35 +351,30 @@ func (bl *blockLiveness) mark(b BlockID) bool {
 			found = found || inner
 			continue
 		}
-		for _, o := range f.Operands(i) {
-			switch o.Kind {
-			case OpdSymAP:
-				if bl.blockTensor(o.TensorRef()) {
-					bl.hasEvent[i] = true
-				}
-			case OpdRegAP:
-				if t := o.TensorRef(); bl.blockTensor(t) {
-					bl.unknown(t, fmt.Sprintf("instruction %s accesses it through a register access pattern", f.InstName(i)))
-				}
-			case OpdPhysAP:
-				l := o.Loc()
-				if int(l) < 0 || int(l) >= len(f.locs) {
-					continue
-				}
-				t := f.locs[l].Tensor
-				if !bl.blockTensor(t) {
-					continue
-				}
-				if len(f.tensors[t].Locs) <= 1 {
-					bl.unknown(t, fmt.Sprintf("instruction %s names its template location %s physically", f.InstName(i), f.locs[l].Name))
-					continue
-				}
-				bl.hasEvent[i] = true
-			}
+		if f.blocks[b].Parent == NoInst {
+			continue // top level: exec scans it once
 		}
+		bl.hasEvent[i] = bl.touches(i)
 		found = found || bl.hasEvent[i]
 	}
 	return found
+}
+
+// touches reports whether instruction i reaches a tensor under analysis.
+func (bl *blockLiveness) touches(i InstID) bool {
+	for _, o := range bl.f.Operands(i) {
+		switch o.Kind {
+		case OpdSymAP, OpdRegAP:
+			if bl.blockTensor(o.TensorRef()) {
+				return true
+			}
+		case OpdPhysAP:
+			if l := o.Loc(); int(l) >= 0 && int(l) < len(bl.locs) && bl.locs[l].t >= 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (bl *blockLiveness) unknown(t TensorID, why string) {
@@ -348,10 +415,10 @@ func (bl *blockLiveness) exec(blocks []BlockID) {
 			if bl.overflow {
 				return
 			}
-			if !bl.hasEvent[i] {
+			in := &f.insts[i]
+			if !bl.hasEvent[i] && (in.Op.IsLoop() || f.blocks[b].Parent != NoInst) {
 				continue
 			}
-			in := &f.insts[i]
 			if in.Op.IsLoop() {
 				if in.Op != OpLoop {
 					continue // its tensors are unknown
@@ -376,10 +443,9 @@ func (bl *blockLiveness) exec(blocks []BlockID) {
 					continue
 				}
 			}
-			if bl.step() {
+			if bl.event(i) && bl.step() {
 				return
 			}
-			bl.event(i)
 		}
 	}
 }
@@ -393,10 +459,12 @@ func (bl *blockLiveness) step() bool {
 	return bl.overflow
 }
 
-// event records the block accesses of one execution of instruction i.
-func (bl *blockLiveness) event(i InstID) {
+// event records the block accesses of one execution of instruction i; it
+// reports whether there was one.
+func (bl *blockLiveness) event(i InstID) bool {
 	f := bl.f
-	bl.time++
+	now := bl.time + 1
+	recorded := false
 	for _, o := range f.Operands(i) {
 		var t TensorID
 		var blk int64
@@ -412,16 +480,25 @@ func (bl *blockLiveness) event(i InstID) {
 				continue
 			}
 			blk = v
+		case OpdRegAP:
+			if t := o.TensorRef(); bl.blockTensor(t) {
+				bl.unknown(t, fmt.Sprintf("instruction %s accesses it through a register access pattern", f.InstName(i)))
+			}
+			continue
 		case OpdPhysAP:
 			l := o.Loc()
-			if int(l) < 0 || int(l) >= len(f.locs) {
+			if int(l) < 0 || int(l) >= len(bl.locs) || bl.locs[l].t < 0 {
 				continue
 			}
-			t = f.locs[l].Tensor
-			if !bl.blockTensor(t) || bl.res[t].Why != "" {
+			t = TensorID(bl.locs[l].t)
+			if bl.locs[l].template {
+				bl.unknown(t, fmt.Sprintf("instruction %s names its template location %s physically", f.InstName(i), f.locs[l].Name))
 				continue
 			}
-			blk = f.locs[l].TensorIdx
+			if bl.res[t].Why != "" {
+				continue
+			}
+			blk = bl.locs[l].blk
 		default:
 			continue
 		}
@@ -431,6 +508,7 @@ func (bl *blockLiveness) event(i InstID) {
 			continue
 		}
 		r.Events++
+		recorded = true
 		if bl.first[t] == nil {
 			bl.first[t] = make([]int64, r.NBlocks)
 			bl.last[t] = make([]int64, r.NBlocks)
@@ -439,10 +517,14 @@ func (bl *blockLiveness) event(i InstID) {
 			}
 		}
 		if bl.first[t][blk] < 0 {
-			bl.first[t][blk] = bl.time
+			bl.first[t][blk] = now
 		}
-		bl.last[t][blk] = bl.time
+		bl.last[t][blk] = now
 	}
+	if recorded {
+		bl.time = now
+	}
+	return recorded
 }
 
 // maxOverlap returns the largest number of intervals [first, last] (first

@@ -210,3 +210,26 @@ func TestFunction_BlockLivenessUnknown(t *testing.T) {
 		}
 	}
 }
+
+func TestLayoutCache_MatchesOnChipLayout(t *testing.T) {
+	m := NewModule("trn2")
+	pats := []Pattern{
+		{{64, 128}, {1, 64}}, {{64, 4}, {1, 16}}, {{128, 8}, {1, 64}}, {{-64, 3}, {2, 4}},
+		{{1, 32}}, {{65, 4}, {1, 8}}, {{1, 8}, {64, 8}}, {{64, 2}, {1, 8}}, {{0, 3}, {1, 5}},
+	}
+	var c LayoutCache
+	for _, e := range []int64{64, 16, 64, 1} { // the partition size changes and comes back
+		for _, p := range pats {
+			id := m.InternPattern(p)
+			for _, off := range []int64{0, 5, 60, 64*3 + 8, 10*64 + 5, 63, -1} {
+				want := OnChipLayout(off, p, e)
+				if got := c.Layout(m, off, id, e); got != want {
+					t.Errorf("e=%d %v offset %d: cache %+v, direct %+v", e, p, off, got, want)
+				}
+			}
+		}
+	}
+	if l := c.Layout(m, 0, PatternID(9999), 64); l.Class != APInvalid {
+		t.Errorf("an unknown pattern id: %v", l.Class)
+	}
+}

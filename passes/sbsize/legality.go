@@ -251,6 +251,12 @@ func (g Geometry) IllegalLocations(m *bir.Module) []IllegalLocation {
 			if lc.Dead || !lc.Type.IsOnChip() {
 				continue
 			}
+			// The common case without the message (LocLegal's rule).
+			if t := lc.Tensor; int(t) >= 0 && int(t) < f.NumTensors() {
+				if ds := f.Tensor(t).Dtype.Size(); ds > 0 && lc.Partitions <= g.Partitions && RoundUp8((lc.Bytes+ds-1)/ds)*ds <= g.Budget(lc.Type) {
+					continue
+				}
+			}
 			if ok, why := g.LocLegal(f, l); !ok {
 				tn := "?"
 				if t := lc.Tensor; int(t) >= 0 && int(t) < f.NumTensors() {

@@ -63,13 +63,7 @@ func (fs *funcState) shrinkTensor() {
 			continue
 		}
 		ts := f.Tensor(bir.TensorID(t))
-		onChip := false
-		for _, l := range ts.Locs {
-			if lc := f.Loc(l); !lc.Dead && lc.Type.IsOnChip() {
-				onChip = true
-			}
-		}
-		if !onChip {
+		if !onChip(f, ts) {
 			continue
 		}
 		liveN, factor := LiveNFor(r.NBlocks, r.MaxLive)
@@ -88,4 +82,15 @@ func (fs *funcState) shrinkTensor() {
 			lz.st.Shrunk++
 		}
 	}
+}
+
+// onChip reports whether ts's first live location is in SBUF or PSUM (a
+// set's locations share their memory).
+func onChip(f *bir.Function, ts *bir.Tensor) bool {
+	for _, l := range ts.Locs {
+		if lc := f.Loc(l); !lc.Dead {
+			return lc.Type.IsOnChip()
+		}
+	}
+	return false
 }

@@ -77,16 +77,6 @@ type funcState struct {
 	info []tensorInfo
 }
 
-// locWeight is the number of locations l stands for: a block tensor's
-// single template location stands for every block.
-func (fs *funcState) locWeight(l bir.LocID) int {
-	ts := fs.f.Tensor(fs.f.Loc(l).Tensor)
-	if ts.IsBlock && ts.NBlocks > 1 && len(ts.Locs) == 1 {
-		return int(ts.NBlocks)
-	}
-	return 1
-}
-
 // classify finds the illegal tensors and decides how each is repaired.
 func (fs *funcState) classify() error {
 	f, lz := fs.f, fs.lz
@@ -99,14 +89,22 @@ func (fs *funcState) classify() error {
 		}
 		ti := &fs.info[t]
 		onChip := false
+		ds := max(ts.Dtype.Size(), 1)
+		w := 1
+		if ts.IsBlock && ts.NBlocks > 1 && len(ts.Locs) == 1 {
+			w = int(ts.NBlocks) // a template stands for every block
+		}
 		for _, l := range ts.Locs {
 			lc := f.Loc(l)
 			if lc.Dead || !lc.Type.IsOnChip() {
 				continue
 			}
 			onChip = true
-			w := fs.locWeight(l)
 			st.OnChipLocations += w
+			// The common case without the message (LocLegal's rule).
+			if lc.Partitions <= geo.Partitions && RoundUp8((lc.Bytes+ds-1)/ds)*ds <= geo.Budget(lc.Type) {
+				continue
+			}
 			if ok, why := geo.LocLegal(f, l); !ok {
 				ti.illegalLocs += w
 				if ti.why == "" {

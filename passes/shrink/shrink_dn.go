@@ -47,127 +47,278 @@ import (
 	"github.com/narwhal-compiler/narwhal/bir"
 )
 
-// shrinkDN is ShrinkDN for one function.
+// shrinkDN is ShrinkDN for one function. It works in two sweeps over the
+// instruction stream in program order — the analysis, then the rewrite of
+// the shrunk locations' accesses — with a small state per location, so a
+// large module's operands are visited sequentially rather than location
+// by location.
 type shrinkDN struct {
 	f   *bir.Function
 	m   *bir.Module
 	st  *Stats
 	log func(format string, args ...any)
-	// uses is the use index of the function before any rewrite.
-	uses *bir.UseIndex
+
+	win     []window // per location
+	symUse  []int32  // per tensor: first symbolic or register use + 1
+	reasons []string // skip reasons found by the sweep
+	opWhy   []int16  // per opcode: 0 unknown, 1 followed, else index into opText + 2
+	opText  []string
+	lc      bir.LayoutCache
+}
+
+// window is ShrinkDN's state for one location.
+type window struct {
+	e      int64 // elements per partition
+	lo, hi int64 // live window (hi < lo: no access yet)
+	parts  int64
+	ds     int32
+	why    int32 // skip reason index + 1 (0: none)
+	cand   bool
+	pre    bool // why is a pre-filter reason
 }
 
 // run is ShrinkDN::run for one function.
 func (s *shrinkDN) run() {
 	f := s.f
 	n := f.NumLocs()
-	// Analyze every location against one use index, then rewrite: the
-	// rewrites of different locations touch different operands, and
-	// rebuilding the index after each would make the pass quadratic.
-	s.uses = f.Uses()
-	type window struct {
-		l      bir.LocID
-		lo, hi int64
-	}
-	var ws []window
+	s.win = make([]window, n)
+	s.symUse = make([]int32, f.NumTensors())
+	var locs []bir.LocID
 	for l := bir.LocID(0); int(l) < n; l++ {
 		lc := f.Loc(l)
 		if lc.Dead || !lc.Type.IsOnChip() {
 			continue
 		}
 		s.st.Examined++
-		if lo, hi, ok := s.analyze(l); ok {
-			ws = append(ws, window{l, lo, hi})
-		}
+		locs = append(locs, l)
+		s.prefilter(l)
 	}
+	s.sweep()
 	var shrunk []bir.TensorID
-	for _, w := range ws {
-		if s.shrinkDN(w.l, w.lo, w.hi) {
-			shrunk = append(shrunk, f.Loc(w.l).Tensor)
+	found := false
+	for _, l := range locs {
+		w := &s.win[l]
+		if w.pre {
+			s.skipf(l, "%s", s.reasons[w.why-1])
+			continue
 		}
+		if !w.cand {
+			continue
+		}
+		lc := f.Loc(l)
+		if u := s.symUse[lc.Tensor]; u != 0 {
+			i := bir.InstID(u - 1)
+			s.skipf(l, "instruction %s accesses tensor %s through a %s", f.InstName(i), f.Tensor(lc.Tensor).Name, symKind(f, i, lc.Tensor))
+			continue
+		}
+		if w.why != 0 {
+			s.skipf(l, "%s", s.reasons[w.why-1])
+			continue
+		}
+		if w.hi < w.lo || w.hi-w.lo+1 >= w.e {
+			w.cand = false // unused, or nothing to trim
+			continue
+		}
+		found = true
+		shrunk = append(shrunk, lc.Tensor)
 	}
+	if !found {
+		return
+	}
+	s.rewrite()
 	slices.Sort(shrunk)
 	for _, t := range slices.Compact(shrunk) {
 		s.updateTensor(t)
 	}
 }
 
-func (s *shrinkDN) skip(l bir.LocID, format string, args ...any) (int64, int64, bool) {
+func symKind(f *bir.Function, i bir.InstID, t bir.TensorID) bir.OperandKind {
+	for _, o := range f.Operands(i) {
+		if (o.Kind == bir.OpdSymAP || o.Kind == bir.OpdRegAP) && o.TensorRef() == t {
+			return o.Kind
+		}
+	}
+	return bir.OpdSymAP
+}
+
+// prefilterf records a pre-filter reason, logged in location order.
+func (s *shrinkDN) prefilterf(l bir.LocID, format string, args ...any) {
+	s.reasons = append(s.reasons, fmt.Sprintf(format, args...))
+	s.win[l] = window{why: int32(len(s.reasons)), pre: true}
+}
+
+func (s *shrinkDN) skipf(l bir.LocID, format string, args ...any) {
 	s.st.Skipped++
+	s.win[l].cand = false
 	if s.log != nil {
 		s.log("ShrinkDN: %s left as declared: %s", s.f.Loc(l).Name, fmt.Sprintf(format, args...))
 	}
-	return 0, 0, false
 }
 
-// analyze is ShrinkDN::analyze: the live window [lo, hi] of location l,
-// in elements of a partition.
-func (s *shrinkDN) analyze(l bir.LocID) (lo, hi int64, ok bool) {
-	f, m := s.f, s.m
+// prefilter marks location l a candidate unless its tensor or placement
+// rules it out (logged).
+func (s *shrinkDN) prefilter(l bir.LocID) {
+	f := s.f
 	lc := f.Loc(l)
 	ts := f.Tensor(lc.Tensor)
-	uses := s.uses
+	ds := ts.Dtype.Size()
 	switch {
 	case ts.Kind != bir.KindInternal:
-		return s.skip(l, "a %s tensor (kernel interface)", ts.Kind)
+		s.prefilterf(l, "a %s tensor (kernel interface)", ts.Kind)
 	case lc.Allocated || lc.Pinned:
-		return s.skip(l, "already allocated")
+		s.prefilterf(l, "already allocated")
 	case lc.RawDims != nil:
-		return s.skip(l, "dims %v are not [partitions, bytes]", lc.RawDims)
+		s.prefilterf(l, "dims %v are not [partitions, bytes]", lc.RawDims)
 	case ts.IsBlock && ts.NBlocks > 1 && len(ts.Locs) == 1:
-		return s.skip(l, "the template of %d blocks", ts.NBlocks)
+		s.prefilterf(l, "the template of %d blocks", ts.NBlocks)
 	case markedForCut(ts):
-		return s.skip(l, "tensor %s is marked with splitShape %v for FullUnroll's cut", ts.Name, ts.SplitShape)
+		s.prefilterf(l, "tensor %s is marked with splitShape %v for FullUnroll's cut", ts.Name, ts.SplitShape)
+	case ds == 0 || lc.Bytes%ds != 0 || lc.Bytes == 0:
+		s.prefilterf(l, "%d bytes per partition of %s", lc.Bytes, ts.Dtype)
+	default:
+		e := lc.Bytes / ds
+		s.win[l] = window{e: e, lo: e, hi: -1, parts: lc.Partitions, ds: int32(ds), cand: true}
 	}
-	if u := uses.Tensor(lc.Tensor); len(u) > 0 {
-		return s.skip(l, "instruction %s accesses tensor %s through a %s", f.InstName(u[0].Inst), ts.Name, f.Operands(u[0].Inst)[u[0].Operand].Kind)
+}
+
+// opReason returns why the effect of instruction i on its access patterns
+// is not one ShrinkDN follows ("" when it is), cached per opcode (except
+// DMACopy, whose mode decides).
+func (s *shrinkDN) opReason(i bir.InstID) string {
+	op := s.f.Inst(i).Op
+	if op == bir.OpDMACopy {
+		return opaque(s.f, i)
 	}
-	ds := ts.Dtype.Size()
-	if ds == 0 || lc.Bytes%ds != 0 || lc.Bytes == 0 {
-		return s.skip(l, "%d bytes per partition of %s", lc.Bytes, ts.Dtype)
+	if int(op) >= len(s.opWhy) {
+		s.opWhy = append(s.opWhy, make([]int16, int(op)+1-len(s.opWhy))...)
 	}
-	e := lc.Bytes / ds
-	lu := uses.Loc(l)
-	if len(lu) == 0 {
-		return 0, 0, false // unused: nothing says what is live
+	switch c := s.opWhy[op]; c {
+	case 0:
+	case 1:
+		return ""
+	default:
+		return s.opText[c-2]
 	}
-	// Reinterpret casts first (ShrinkDN::run skips such nodes), then the
-	// writers, then the readers.
-	for _, u := range lu {
-		if o := f.Operands(u.Inst)[u.Operand]; o.Dtype.Size() != ds {
-			return s.skip(l, "instruction %s reinterprets it as %s", f.InstName(u.Inst), o.Dtype)
+	why := opaque(s.f, i)
+	if why == "" {
+		s.opWhy[op] = 1
+	} else {
+		s.opText = append(s.opText, why)
+		s.opWhy[op] = int16(len(s.opText) + 1)
+	}
+	return why
+}
+
+func (s *shrinkDN) bad(w *window, format string, args ...any) {
+	if w.why == 0 {
+		s.reasons = append(s.reasons, fmt.Sprintf(format, args...))
+		w.why = int32(len(s.reasons))
+	}
+}
+
+// sweep is ShrinkDN::analyze over every location at once: the live
+// window of each candidate and the first reason to leave it alone
+// (reinterpret cast, shifted-partition or non-contiguous access, an
+// opcode whose effect is not followed). The reason reported is the first
+// in program order.
+func (s *shrinkDN) sweep() {
+	f, m := s.f, s.m
+	f.Walk(func(i bir.InstID) bool {
+		in := f.Inst(i)
+		if in.Op.IsLoop() {
+			return true
 		}
-		if why := opaque(f, u.Inst); why != "" {
-			return s.skip(l, "instruction %s (%s) %s", f.InstName(u.Inst), f.OpName(u.Inst), why)
-		}
-	}
-	lo, hi = e, -1
-	for pass := 0; pass < 2; pass++ {
-		wantOut := pass == 0
-		for _, u := range lu {
-			if u.Out != wantOut {
+		checked, opWhy := false, ""
+		for k, o := range f.Operands(i) {
+			switch o.Kind {
+			case bir.OpdSymAP, bir.OpdRegAP:
+				if t := o.TensorRef(); int(t) >= 0 && int(t) < len(s.symUse) && s.symUse[t] == 0 {
+					s.symUse[t] = int32(i) + 1
+				}
+				continue
+			case bir.OpdPhysAP:
+			default:
 				continue
 			}
-			o := f.Operands(u.Inst)[u.Operand]
-			lay := bir.OnChipLayout(o.Offset, m.Pattern(o.Pattern), e)
+			l := o.Loc()
+			if int(l) < 0 || int(l) >= len(s.win) {
+				continue
+			}
+			w := &s.win[l]
+			if !w.cand || w.why != 0 {
+				continue
+			}
+			if !checked {
+				checked, opWhy = true, s.opReason(i)
+			}
+			if opWhy != "" {
+				s.bad(w, "instruction %s (%s) %s", f.InstName(i), f.OpName(i), opWhy)
+				continue
+			}
+			if o.Dtype.Size() != int64(w.ds) {
+				s.bad(w, "instruction %s reinterprets it as %s", f.InstName(i), o.Dtype)
+				continue
+			}
+			lay := s.lc.Layout(m, o.Offset, o.Pattern, w.e)
 			switch lay.Class {
 			case bir.APContiguous:
 			case bir.APShifted:
-				return s.skip(l, "instruction %s, operand %d: a shifted-partition access", f.InstName(u.Inst), u.Operand)
+				s.bad(w, "instruction %s, operand %d: a shifted-partition access", f.InstName(i), k)
+				continue
 			default:
-				return s.skip(l, "instruction %s, operand %d: a %s access (not shrinkable)", f.InstName(u.Inst), u.Operand, lay.Class)
+				s.bad(w, "instruction %s, operand %d: a %s access (not shrinkable)", f.InstName(i), k, lay.Class)
+				continue
 			}
-			if lay.PartMin() < 0 || lay.PartMax() >= lc.Partitions {
-				return s.skip(l, "instruction %s, operand %d leaves its %d partitions", f.InstName(u.Inst), u.Operand, lc.Partitions)
+			if lay.PartMin() < 0 || lay.PartMax() >= w.parts {
+				s.bad(w, "instruction %s, operand %d leaves its %d partitions", f.InstName(i), k, w.parts)
+				continue
 			}
-			lo = min(lo, lay.ElemLo)
-			hi = max(hi, lay.ElemHi)
+			w.lo = min(w.lo, lay.ElemLo)
+			w.hi = max(w.hi, lay.ElemHi)
+		}
+		return true
+	})
+}
+
+// rewrite is ShrinkDN::shrinkDN for every shrunk location: each access
+// rewritten for the window (updateChannelStep, shrinkPAP), then the
+// location's size (updateDimensions).
+func (s *shrinkDN) rewrite() {
+	f, m := s.f, s.m
+	f.Walk(func(i bir.InstID) bool {
+		in := f.Inst(i)
+		if in.Op.IsLoop() {
+			return true
+		}
+		n := int(in.NIns) + int(in.NOuts)
+		for k := 0; k < n; k++ {
+			o := f.Operands(i)[k]
+			if o.Kind != bir.OpdPhysAP || int(o.Loc()) < 0 || int(o.Loc()) >= len(s.win) || !s.win[o.Loc()].cand {
+				continue
+			}
+			w := &s.win[o.Loc()]
+			ne := w.hi - w.lo + 1
+			o = updateChannelStep(o, w.e, ne, w.lo)
+			o.Pattern = m.InternPattern(shrinkPAP(m.Pattern(o.Pattern), w.e, ne))
+			f.SetOperand(i, k, o)
+		}
+		return true
+	})
+	for l := range s.win {
+		w := &s.win[l]
+		if !w.cand {
+			continue
+		}
+		lc := f.Loc(bir.LocID(l))
+		ne := w.hi - w.lo + 1
+		old := lc.Bytes
+		lc.Bytes = ne * int64(w.ds) // updateDimensions
+		s.st.Shrunk++
+		s.st.BytesSaved += (old - lc.Bytes) * lc.Partitions
+		if s.log != nil {
+			s.log("ShrinkDN: %s: %d -> %d bytes per partition (elements %d..%d of %d live)", lc.Name, old, lc.Bytes, w.lo, w.hi, w.e)
 		}
 	}
-	if hi < lo {
-		return 0, 0, false
-	}
-	return lo, hi, true
 }
 
 // markedForCut reports whether a tensor carries a splitShape with a cut.
@@ -201,33 +352,6 @@ func opaque(f *bir.Function, i bir.InstID) string {
 		}
 	}
 	return ""
-}
-
-// shrinkDN is ShrinkDN::shrinkDN: rewrite every access of l for the
-// window [lo, hi] and the location's size. It reports whether l shrank.
-func (s *shrinkDN) shrinkDN(l bir.LocID, lo, hi int64) bool {
-	f, m := s.f, s.m
-	lc := f.Loc(l)
-	ds := f.Tensor(lc.Tensor).Dtype.Size()
-	e := lc.Bytes / ds
-	ne := hi - lo + 1
-	if ne >= e {
-		return false
-	}
-	for _, u := range s.uses.Loc(l) {
-		o := f.Operands(u.Inst)[u.Operand]
-		o = updateChannelStep(o, e, ne, lo)
-		o.Pattern = m.InternPattern(shrinkPAP(m.Pattern(o.Pattern), e, ne))
-		f.SetOperand(u.Inst, int(u.Operand), o)
-	}
-	old := lc.Bytes
-	f.Loc(l).Bytes = ne * ds // updateDimensions
-	s.st.Shrunk++
-	s.st.BytesSaved += (old - ne*ds) * lc.Partitions
-	if s.log != nil {
-		s.log("ShrinkDN: %s: %d -> %d bytes per partition (elements %d..%d of %d live)", lc.Name, old, ne*ds, lo, hi, e)
-	}
-	return true
 }
 
 // updateChannelStep re-packs an access's offset for partitions of ne

@@ -43,13 +43,7 @@ func shrinkTensor(f *bir.Function, maxSteps int64, st *Stats, log func(string, .
 			continue
 		}
 		ts := f.Tensor(bir.TensorID(t))
-		onChip := false
-		for _, l := range ts.Locs {
-			if lc := f.Loc(l); !lc.Dead && lc.Type.IsOnChip() {
-				onChip = true
-			}
-		}
-		if !onChip {
+		if !onChip(f, ts) {
 			continue
 		}
 		if r.MaxLive < 1 || r.MaxLive > r.NBlocks {
@@ -74,4 +68,15 @@ func shrinkTensor(f *bir.Function, maxSteps int64, st *Stats, log func(string, .
 			log("shrinkTensor: %s: %d blocks, %d live at once: shrinkDim %d, liveN %d", ts.Name, r.NBlocks, r.MaxLive, ts.ShrinkDim, ts.LiveN)
 		}
 	}
+}
+
+// onChip reports whether ts's first live location is in SBUF or PSUM (a
+// set's locations share their memory).
+func onChip(f *bir.Function, ts *bir.Tensor) bool {
+	for _, l := range ts.Locs {
+		if lc := f.Loc(l); !lc.Dead {
+			return lc.Type.IsOnChip()
+		}
+	}
+	return false
 }

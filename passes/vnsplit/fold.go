@@ -106,22 +106,33 @@ type sweepState struct {
 // next sweep.
 func (v *folder) sweep() int {
 	f := v.f
+	// The copies that pass the checks needing no use index; most
+	// functions have none, and then no index is built.
+	var copies []bir.InstID
+	f.Walk(func(c bir.InstID) bool {
+		if v.cheap(c) {
+			copies = append(copies, c)
+		}
+		return true
+	})
+	if len(copies) == 0 {
+		return 0
+	}
 	v.pos, _ = f.Flatten(v.pos)
 	ss := &sweepState{uses: f.Uses(), folded: map[bir.InstID]bir.InstID{}, producer: map[bir.InstID]bool{},
 		deadX: map[bir.LocID]bool{}, writtenY: map[bir.LocID][]int32{}}
 	var folds []fold
-	f.Walk(func(c bir.InstID) bool {
+	for _, c := range copies {
 		fd, ok := v.candidate(c, ss)
 		if !ok {
-			return true
+			continue
 		}
 		ss.folded[fd.c] = fd.p
 		ss.producer[fd.p] = true
 		ss.deadX[fd.x] = true
 		ss.writtenY[fd.y] = append(ss.writtenY[fd.y], v.pos[fd.p])
 		folds = append(folds, fd)
-		return true
-	})
+	}
 	if len(folds) == 0 {
 		return 0
 	}
@@ -170,6 +181,31 @@ func (v *folder) producerOp(p bir.InstID) (ok, dma bool) {
 		return f.Attrs(p).Str("acc", "Idle") == "Idle", false
 	}
 	return false, false
+}
+
+// cheap is the part of the fold rule that needs no use index: c is a
+// pure copy of one physical access into another of the same dtype, from
+// an internal, unallocated on-chip location into an on-chip one.
+func (v *folder) cheap(c bir.InstID) bool {
+	f := v.f
+	cin := f.Inst(c)
+	if cin.Op.IsLoop() || cin.NIns != 1 || cin.NOuts != 1 || cin.Pred != 0 {
+		return false
+	}
+	if ok, _ := v.copyOp(c); !ok {
+		return false
+	}
+	src, dst := f.Ins(c)[0], f.Outs(c)[0]
+	if src.Kind != bir.OpdPhysAP || dst.Kind != bir.OpdPhysAP || src.Dtype != dst.Dtype || src.Loc() == dst.Loc() {
+		return false
+	}
+	x, y := src.Loc(), dst.Loc()
+	if int(x) < 0 || int(x) >= f.NumLocs() || int(y) < 0 || int(y) >= f.NumLocs() {
+		return false
+	}
+	xl, yl := f.Loc(x), f.Loc(y)
+	return !xl.Dead && !yl.Dead && xl.Type.IsOnChip() && yl.Type.IsOnChip() && !xl.Allocated && !xl.Pinned &&
+		f.Tensor(xl.Tensor).Kind == bir.KindInternal
 }
 
 // candidate checks the fold rule for copy c against the sweep state.

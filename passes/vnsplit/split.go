@@ -79,39 +79,102 @@
 //     symbolically, and a block tensor's template. A group that is only
 //     written is dead too when each of its writers is removable (one
 //     output, no other effect, no instruction depends on it — the keep-alive
-//     instruction set); then the writers are removed and no piece is made.
-//     VNSplitterDeadNodesCount counts the locations removed.
+//     instruction set, at most 64 writers); then the writers are removed
+//     and no piece is made. VNSplitterDeadNodesCount counts the locations
+//     removed.
+//   - Reject reasons are those met first in program order (the analysis is
+//     a sweep over the instruction stream, see below); a location already
+//     known to be one group over every partition is not examined further,
+//     since nothing can split it.
 package vnsplit
 
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 )
 
-// apAccess is the seed's APAccesses: one access pattern of the location
-// with its partition set and element range.
-type apAccess struct {
+// The analysis runs as sweeps over the instruction stream, in program
+// order, keeping a small state per location, rather than walking each
+// location's uses: a location's uses are scattered over the function, and
+// visiting them location by location misses the cache on nearly every
+// operand of a large module. Each sweep is linear in the operands.
+//
+//	sweep 1  the AP-legality checks, each location's partition intervals
+//	         (the partition sets of partition-contiguous accesses merged
+//	         where they overlap: the ApGroups), symbolic uses of tensors
+//	sweep 2  only for locations with partition-strided accesses: the
+//	         union-find of their partition sets (intervals over-merge them)
+//	sweep 3  only for locations that will split: per-group statistics
+//	         (collectStats: partition range and stride, highest element,
+//	         reads, the writers of groups nothing reads)
+//	sweep 4  only when something splits: every access repointed
+
+// ival is an interval of partitions [lo, hi].
+type ival struct{ lo, hi int64 }
+
+// Flags of nodeState.
+const (
+	nsCand    uint8 = 1 << iota // a location under analysis
+	nsStrided                   // a partition-strided access: groups from the union-find
+	nsWhole                     // one interval over every partition: cannot split
+)
+
+// nodeState is the splitter's per-location state. It holds no pointer
+// (a post-unroll function has hundreds of thousands of locations; the
+// garbage collector need not scan them): the first partition interval is
+// inline, further ones live in splitter.multi.
+type nodeState struct {
+	e     int64 // elements per partition
+	iv    ival  // the first partition interval (niv >= 1)
+	ds    int32 // element size
+	uses  int32
+	rej   int32 // index into splitter.rejects + 1, 0 when none
+	niv   int32 // partition intervals; > 1: splitter.multi holds them all
+	flags uint8
+}
+
+// rejectKind is a reject reason of the AP-legality sweep.
+type rejectKind uint8
+
+const (
+	rejOpaque rejectKind = iota
+	rejPartialCopy
+	rejReinterpret
+	rejShifted
+	rejTranspose
+	rejCrossChannel
+	rejOutside
+)
+
+type rejection struct {
+	kind rejectKind
 	inst bir.InstID
 	opd  int
-	out  bool
-	lay  bir.APLayout
-	grp  int // group index
+	pair int
+	dt   bir.Dtype
 }
 
 // apGroup is the seed's ApGroup: the accesses of one future sub-location.
 type apGroup struct {
 	id         int
 	pmin, pmax int64
-	stride     int64 // partition stride
+	ref        int64 // the first partition seen (stride reference)
+	stride     int64 // partition stride: gcd of partition offsets
 	hi         int64 // highest element in partition
 	reads      int
-	accs       []int // indices into nodePlan.accs
-	dead       bool  // write-only group whose writers are all removable
+	writers    []bir.InstID // writers, kept while the group has no read (up to maxDeadWriters)
+	overflow   bool         // more writers than kept
+	dead       bool         // write-only group whose writers are all removable
+	loc        bir.LocID    // its piece
 }
+
+// maxDeadWriters bounds the writers remembered for a write-only group.
+const maxDeadWriters = 64
 
 // count returns the group's partition count.
 func (g *apGroup) count() int64 { return (g.pmax-g.pmin)/g.stride + 1 }
@@ -126,11 +189,23 @@ func (g *apGroup) normalizeOffsetToNewNode(off, e, ne int64) int64 {
 // nodePlan is analyze's result for one location.
 type nodePlan struct {
 	loc    bir.LocID
-	e      int64 // elements per partition
-	ds     int64
 	toSB   bool // an internal DRAM location moving to SB
-	accs   []apAccess
 	groups []*apGroup
+	uf     *partUF // strided locations: partition -> group root
+	rootG  map[int]int
+	ivs    []ival // the location's partition intervals (several groups)
+}
+
+// groupOf returns the group index of an access starting at partition p.
+func (p *nodePlan) groupOf(ns *nodeState, part int64) int {
+	if p.uf != nil {
+		return p.rootG[p.uf.find(int(part))]
+	}
+	if ns.niv == 1 {
+		return 0
+	}
+	k, _ := findIval(p.ivs, part)
+	return k
 }
 
 // splitter is VNSplitter for one function.
@@ -141,10 +216,75 @@ type splitter struct {
 	st   *Stats
 	geo  geometry
 	skip map[string]bool
+
+	nodes   []nodeState
+	rejects []rejection
+	symUse  []int32 // per tensor: first symbolic/register use + 1
+	opClass []int8  // per opcode: 0 unknown yet, 1 followed, 2 opaque
+	plans   []*nodePlan
+	planOf  map[bir.LocID]*nodePlan
 	// keepInst marks instructions another instruction depends on (built
 	// lazily): they are never removed as dead.
 	keepInst []bool
-	uf       partUF
+	// prefiltered are the pre-filter rejects, logged in location order.
+	prefiltered map[bir.LocID]string
+	// locLog buffers the analysis lines of each location: the decisions
+	// take several sweeps, the log keeps the seed's per-location order.
+	locLog map[bir.LocID][]string
+	// multi holds the partition intervals of the locations with several.
+	multi map[bir.LocID][]ival
+	// used marks the locations sweep 1 saw accessed.
+	used []bool
+	// deadBefore is Stats.DeadInsts when the function's split began.
+	deadBefore int
+	lc         bir.LayoutCache
+}
+
+// addIval merges the partition interval a into location l's intervals.
+func (s *splitter) addIval(l bir.LocID, ns *nodeState, a ival) {
+	switch {
+	case ns.niv == 0:
+		ns.iv, ns.niv = a, 1
+	case ns.niv == 1 && ns.iv.lo <= a.hi && a.lo <= ns.iv.hi:
+		ns.iv = ival{min(ns.iv.lo, a.lo), max(ns.iv.hi, a.hi)}
+	default:
+		if s.multi == nil {
+			s.multi = map[bir.LocID][]ival{}
+		}
+		ivs := s.multi[l]
+		if ns.niv == 1 {
+			ivs = []ival{ns.iv}
+		}
+		ivs = insertIval(ivs, a)
+		ns.iv, ns.niv = ivs[0], int32(len(ivs))
+		if len(ivs) == 1 {
+			delete(s.multi, l)
+		} else {
+			s.multi[l] = ivs
+		}
+	}
+}
+
+// ivals returns location l's partition intervals (a view for one).
+func (s *splitter) ivals(l bir.LocID, ns *nodeState) []ival {
+	if ns.niv > 1 {
+		return s.multi[l]
+	}
+	if ns.niv == 1 {
+		return []ival{ns.iv}
+	}
+	return nil
+}
+
+// locf buffers a log line about location l.
+func (s *splitter) locf(l bir.LocID, format string, args ...any) {
+	if s.opt.Logf == nil {
+		return
+	}
+	if s.locLog == nil {
+		s.locLog = map[bir.LocID][]string{}
+	}
+	s.locLog[l] = append(s.locLog[l], fmt.Sprintf(format, args...))
 }
 
 // geometry is the SBModel VNSplitter caches (sbBytesPerPartition,
@@ -198,39 +338,57 @@ func (s *splitter) candidate(l bir.LocID) bool {
 // runTransform is VNSplitter::runTransform for one function.
 func (s *splitter) runTransform() error {
 	f := s.f
-	var plans []*nodePlan
 	n := f.NumLocs()
+	s.deadBefore = s.st.DeadInsts
+	s.nodes = make([]nodeState, n)
+	s.used = make([]bool, n)
+	s.symUse = make([]int32, f.NumTensors())
 	nodes := 0 // SB/PSUM locations (the running virtual-node count)
+	var cands []bir.LocID
 	for l := bir.LocID(0); int(l) < n; l++ {
-		if lc := f.Loc(l); !lc.Dead && lc.Type.IsOnChip() {
+		lc := f.Loc(l)
+		if !lc.Dead && lc.Type.IsOnChip() {
 			nodes++
 			s.st.TotalSBNodes++
 		}
-	}
-	internal := 0
-	for l := bir.LocID(0); int(l) < n; l++ {
 		if !s.candidate(l) {
 			continue
 		}
-		name := f.Loc(l).Name
-		if s.skip[name] {
-			s.logf("VNSplitter: Skipping %s by user request.", name)
+		if s.skip[lc.Name] {
+			s.logf("VNSplitter: Skipping %s by user request.", lc.Name)
 			continue
 		}
-		internal++
-		s.logf("INFO (VNSplitter)  Analyzing %s", name)
-		s.st.Analyzed++
-		p := s.analyze(l)
-		if p == nil {
-			continue
-		}
-		lc := f.Loc(l)
-		s.logf("%s is splittable, shape=(%d partitions, %d bytes)!", name, lc.Partitions, lc.Bytes)
-		s.st.CanSBNodes++
-		plans = append(plans, p)
+		cands = append(cands, l)
+		s.prefilter(l)
 	}
-	s.logf("Collected all the internal vnodes: %d", internal)
+	// PASS A.
+	s.sweepLegality()
+	for _, l := range cands {
+		s.st.Analyzed++
+		s.decide(l)
+	}
+	s.sweepUnions()
+	s.sweepStats()
+	var plans []*nodePlan
+	for _, p := range s.plans {
+		if s.finish(p) {
+			lc := f.Loc(p.loc)
+			s.locf(p.loc, "%s is splittable, shape=(%d partitions, %d bytes)!", lc.Name, lc.Partitions, lc.Bytes)
+			s.st.CanSBNodes++
+			plans = append(plans, p)
+		}
+	}
+	if s.opt.Logf != nil {
+		for _, l := range cands {
+			s.logf("INFO (VNSplitter)  Analyzing %s", f.Loc(l).Name)
+			for _, line := range s.locLog[l] {
+				s.logf("%s", line)
+			}
+		}
+	}
+	s.logf("Collected all the internal vnodes: %d", len(cands))
 	// PASS B.
+	s.planOf = map[bir.LocID]*nodePlan{}
 	for _, p := range plans {
 		pieces := 0
 		for _, g := range p.groups {
@@ -247,138 +405,406 @@ func (s *splitter) runTransform() error {
 			s.logf("VNSplitter: not splitting %s: %d SB/PSUM nodes would exceed vn_limit %d", f.Loc(p.loc).Name, after, s.opt.VNLimit)
 			continue
 		}
-		if err := s.split(p); err != nil {
+		if err := s.makePieces(p); err != nil {
 			return err
 		}
+		s.planOf[p.loc] = p
 		nodes = after
+	}
+	if len(s.planOf) > 0 {
+		s.sweepRepoint()
 	}
 	s.removeUnused()
 	return nil
 }
 
-// reject logs a reject reason and returns nil.
-func (s *splitter) reject(l bir.LocID, format string, args ...any) *nodePlan {
-	s.logf("VNSplitter: not splitting %s %s", s.f.Loc(l).Name, fmt.Sprintf(format, args...))
-	return nil
-}
-
-// analyze is VNSplitter::analyze: nil when the location is not split.
-func (s *splitter) analyze(l bir.LocID) *nodePlan {
-	f, m := s.f, s.m
-	lc := *f.Loc(l)
+// prefilter applies analyze's pre-filters to location l and marks it a
+// candidate of the sweeps when it passes.
+func (s *splitter) prefilter(l bir.LocID) {
+	f := s.f
+	lc := f.Loc(l)
 	ts := f.Tensor(lc.Tensor)
-	uses := f.Uses()
-	// (a) pre-filters.
+	ns := &s.nodes[l]
+	why := ""
+	ds := ts.Dtype.Size()
 	switch {
 	case ts.Kind != bir.KindInternal:
-		return s.reject(l, "due to kernel interface (a %s tensor).", ts.Kind)
+		why = fmt.Sprintf("due to kernel interface (a %s tensor).", ts.Kind)
 	case lc.Allocated || lc.Pinned:
-		return s.reject(l, "due to fixed placement (allocated at partition %d, byte %d).", lc.Base, lc.Addr)
+		why = fmt.Sprintf("due to fixed placement (allocated at partition %d, byte %d).", lc.Base, lc.Addr)
 	case lc.RawDims != nil:
-		return s.reject(l, "due to its dims %v (not [partitions, bytes]).", lc.RawDims)
+		why = fmt.Sprintf("due to its dims %v (not [partitions, bytes]).", lc.RawDims)
 	case ts.IsBlock && ts.NBlocks > 1 && len(ts.Locs) == 1:
-		return s.reject(l, "due to block template (it stands for %d blocks; run full_unroll first).", ts.NBlocks)
+		why = fmt.Sprintf("due to block template (it stands for %d blocks; run full_unroll first).", ts.NBlocks)
+	case ds == 0 || lc.Bytes%ds != 0 || lc.Partitions <= 0 || lc.Bytes == 0:
+		why = fmt.Sprintf("due to its layout (%d x %d bytes of %s).", lc.Partitions, lc.Bytes, ts.Dtype)
 	}
-	if u := uses.Tensor(lc.Tensor); len(u) > 0 {
-		return s.reject(l, "due to symbolic access (instruction %s reaches tensor %s through a %s; run full_unroll first).",
-			f.InstName(u[0].Inst), ts.Name, f.Operands(u[0].Inst)[u[0].Operand].Kind)
+	if why != "" {
+		s.prefilterWhy(l, why)
+		return
 	}
-	ds := ts.Dtype.Size()
-	if ds == 0 || lc.Bytes%ds != 0 || lc.Partitions <= 0 {
-		return s.reject(l, "due to its layout (%d x %d bytes of %s).", lc.Partitions, lc.Bytes, ts.Dtype)
+	ns.flags |= nsCand
+	ns.e, ns.ds = lc.Bytes/ds, int32(ds)
+}
+
+// prefilterWhy records a pre-filter reject to be logged in location order.
+func (s *splitter) prefilterWhy(l bir.LocID, why string) {
+	if s.prefiltered == nil {
+		s.prefiltered = map[bir.LocID]string{}
 	}
-	e := lc.Bytes / ds
-	if e == 0 {
-		return nil
+	s.prefiltered[l] = why
+}
+
+// opaque reports whether opcode op moves data in a way the splitter does
+// not follow (cached per opcode).
+func (s *splitter) opaque(op bir.Opcode) bool {
+	if int(op) >= len(s.opClass) {
+		s.opClass = append(s.opClass, make([]int8, int(op)+1-len(s.opClass))...)
 	}
-	locUses := uses.Loc(l)
-	if len(locUses) == 0 {
-		return nil // unused: removeUnused's business
+	if c := s.opClass[op]; c != 0 {
+		return c == 2
 	}
-	// (b) the AP-legality sweep.
-	p := &nodePlan{loc: l, e: e, ds: ds, toSB: lc.Type == bir.MemDRAM}
-	p.accs = make([]apAccess, 0, len(locUses))
-	for _, u := range locUses {
-		i := u.Inst
+	info := op.Info()
+	bad := isIndirect(op) || info.Has(bir.FlagCollective) || info.Has(bir.FlagCall) || info.Has(bir.FlagNoSemantics) || !op.Known()
+	s.opClass[op] = 1
+	switch {
+	case bad:
+		s.opClass[op] = 2
+	case info.Has(bir.FlagDescriptor):
+		s.opClass[op] = 3
+	}
+	return bad
+}
+
+// descriptor reports whether op is a DMA descriptor opcode (after opaque
+// classified it).
+func (s *splitter) descriptor(op bir.Opcode) bool { return s.opClass[op] == 3 }
+
+func (s *splitter) rejectAt(ns *nodeState, r rejection) {
+	if ns.rej == 0 {
+		s.rejects = append(s.rejects, r)
+		ns.rej = int32(len(s.rejects))
+	}
+}
+
+// sweepLegality is sweep 1: the AP-legality checks and the partition
+// intervals of every candidate location, and the symbolic uses.
+func (s *splitter) sweepLegality() {
+	f, m := s.f, s.m
+	f.Walk(func(i bir.InstID) bool {
 		in := f.Inst(i)
-		op := in.Op
-		info := op.Info()
-		switch {
-		case isIndirect(op) || info.Has(bir.FlagCollective) || info.Has(bir.FlagCall) || info.Has(bir.FlagNoSemantics) || !op.Known():
-			return s.reject(l, "due to CollectiveCompute access or BIRKernel access or indirect access. (instruction %s, %s)", f.InstName(i), f.OpName(i))
-		case op == bir.OpDMACopy && !copyMode(f, i), info.Has(bir.FlagDescriptor):
-			return s.reject(l, "due to partial copy (node size = %d bytes; instruction %s moves it in mode %s, by its byte layout).", lc.Partitions*lc.Bytes, f.InstName(i), f.Attrs(i).Str("mode", f.OpName(i)))
+		if in.Op.IsLoop() {
+			return true
 		}
-		o := f.Operands(i)[u.Operand]
-		if o.Dtype.Size() != ds {
-			return s.reject(l, "due to reintepret_cast. (instruction %s reads it as %s)", f.InstName(i), o.Dtype)
-		}
-		lay := bir.OnChipLayout(o.Offset, m.Pattern(o.Pattern), e)
-		switch lay.Class {
-		case bir.APShifted, bir.APInvalid:
-			return s.reject(l, "due to non-contiguous AP. (instruction %s, operand %d)", f.InstName(i), u.Operand)
-		case bir.APTranspose:
-			return s.reject(l, "due to transpose (differing partiton step: instruction %s, operand %d, pair %d also walks partitions).", f.InstName(i), u.Operand, lay.BadPair)
-		case bir.APCrossChannel:
-			return s.reject(l, "due to access across channels. (instruction %s, operand %d)", f.InstName(i), u.Operand)
-		}
-		if lay.PartMin() < 0 || lay.PartMax() >= lc.Partitions {
-			return s.reject(l, "due to non-contiguous AP. (instruction %s, operand %d leaves the %d partitions)", f.InstName(i), u.Operand, lc.Partitions)
-		}
-		p.accs = append(p.accs, apAccess{inst: i, opd: int(u.Operand), out: u.Out, lay: lay})
-	}
-	// (c) grouping: connected components of overlapping partition sets.
-	s.uf.reset(int(lc.Partitions))
-	for k := range p.accs {
-		s.uf.addProgression(&p.accs[k].lay)
-	}
-	root := map[int]*apGroup{}
-	for k := range p.accs {
-		a := &p.accs[k]
-		r := s.uf.find(int(a.lay.PartFirst))
-		g := root[r]
-		if g == nil {
-			g = &apGroup{pmin: a.lay.PartMin(), pmax: a.lay.PartMax(), hi: a.lay.ElemHi}
-			root[r] = g
-			p.groups = append(p.groups, g)
-		}
-		g.pmin = min(g.pmin, a.lay.PartMin())
-		g.pmax = max(g.pmax, a.lay.PartMax())
-		g.hi = max(g.hi, a.lay.ElemHi)
-		if !a.out {
-			g.reads++
-		}
-		g.accs = append(g.accs, k)
-	}
-	slices.SortFunc(p.groups, func(a, b *apGroup) int { return int(a.pmin - b.pmin) })
-	for k, g := range p.groups {
-		g.id = k
-		var st int64
-		for _, ai := range g.accs {
-			a := &p.accs[ai]
-			a.grp = k
-			st = gcd(st, a.lay.PartMin()-g.pmin)
-			if a.lay.PartCount > 1 {
-				st = gcd(st, a.lay.PartStep)
+		opaqueOp := -1 // unknown yet
+		for k, o := range f.Operands(i) {
+			switch o.Kind {
+			case bir.OpdSymAP, bir.OpdRegAP:
+				if t := o.TensorRef(); int(t) >= 0 && int(t) < len(s.symUse) && s.symUse[t] == 0 {
+					s.symUse[t] = int32(i) + 1
+				}
+				continue
+			case bir.OpdPhysAP:
+			default:
+				continue
+			}
+			l := o.Loc()
+			if int(l) < 0 || int(l) >= len(s.nodes) {
+				continue
+			}
+			s.used[l] = true
+			ns := &s.nodes[l]
+			if ns.flags&nsCand == 0 {
+				continue
+			}
+			ns.uses++
+			if ns.rej != 0 {
+				continue
+			}
+			if opaqueOp < 0 {
+				opaqueOp = 0
+				if s.opaque(in.Op) {
+					opaqueOp = 1
+				} else if (in.Op == bir.OpDMACopy && !copyMode(f, i)) || s.descriptor(in.Op) {
+					opaqueOp = 2
+				}
+			}
+			switch {
+			case opaqueOp == 1:
+				s.rejectAt(ns, rejection{kind: rejOpaque, inst: i})
+				continue
+			case opaqueOp == 2:
+				s.rejectAt(ns, rejection{kind: rejPartialCopy, inst: i})
+				continue
+			case o.Dtype.Size() != int64(ns.ds):
+				s.rejectAt(ns, rejection{kind: rejReinterpret, inst: i, dt: o.Dtype})
+				continue
+			case ns.flags&nsWhole != 0:
+				continue // it cannot split: its later accesses change nothing
+			}
+			lay := s.lc.Layout(m, o.Offset, o.Pattern, ns.e)
+			switch lay.Class {
+			case bir.APContiguous:
+			case bir.APTranspose:
+				s.rejectAt(ns, rejection{kind: rejTranspose, inst: i, opd: k, pair: lay.BadPair})
+				continue
+			case bir.APCrossChannel:
+				s.rejectAt(ns, rejection{kind: rejCrossChannel, inst: i, opd: k})
+				continue
+			default:
+				s.rejectAt(ns, rejection{kind: rejShifted, inst: i, opd: k})
+				continue
+			}
+			parts := f.Loc(l).Partitions
+			if lay.PartMin() < 0 || lay.PartMax() >= parts {
+				s.rejectAt(ns, rejection{kind: rejOutside, inst: i, opd: k})
+				continue
+			}
+			if lay.PartCount > 1 && lay.PartStep != 1 && lay.PartStep != -1 {
+				ns.flags |= nsStrided
+			}
+			s.addIval(l, ns, ival{lay.PartMin(), lay.PartMax()})
+			// One interval over every partition, merged from contiguous
+			// accesses only (exact: a connected group), never splits. With
+			// a strided access the hull may over-merge; the union-find
+			// decides.
+			if ns.flags&nsStrided == 0 && ns.niv == 1 && ns.iv.lo == 0 && ns.iv.hi == parts-1 && f.Loc(l).Type.IsOnChip() {
+				ns.flags |= nsWhole
 			}
 		}
-		if st == 0 {
-			st = 1
-		}
-		g.stride = st
+		return true
+	})
+}
+
+// insertIval adds [a.lo, a.hi] to the sorted disjoint intervals, merging
+// the ones it overlaps.
+func insertIval(ivs []ival, a ival) []ival {
+	k := sort.Search(len(ivs), func(k int) bool { return ivs[k].hi >= a.lo })
+	j := k
+	for j < len(ivs) && ivs[j].lo <= a.hi {
+		a.lo, a.hi = min(a.lo, ivs[j].lo), max(a.hi, ivs[j].hi)
+		j++
 	}
-	// (d) the split trigger, per-group shape and SB fit.
+	if j == k+1 && ivs[k] == a {
+		return ivs
+	}
+	if j == k {
+		ivs = append(ivs, ival{})
+		copy(ivs[k+1:], ivs[k:])
+		ivs[k] = a
+		return ivs
+	}
+	ivs[k] = a
+	return append(ivs[:k+1], ivs[j:]...)
+}
+
+// findIval returns the index of the interval holding partition p.
+func findIval(ivs []ival, p int64) (int, bool) {
+	k := sort.Search(len(ivs), func(k int) bool { return ivs[k].hi >= p })
+	return k, k < len(ivs) && ivs[k].lo <= p
+}
+
+func (s *splitter) logReject(l bir.LocID, r rejection) {
+	f := s.f
+	lc := f.Loc(l)
+	name := f.InstName(r.inst)
+	switch r.kind {
+	case rejOpaque:
+		s.locf(l, "VNSplitter: not splitting %s due to CollectiveCompute access or BIRKernel access or indirect access. (instruction %s, %s)", lc.Name, name, f.OpName(r.inst))
+	case rejPartialCopy:
+		s.locf(l, "VNSplitter: not splitting %s due to partial copy (node size = %d bytes; instruction %s moves it in mode %s, by its byte layout).", lc.Name, lc.Partitions*lc.Bytes, name, f.Attrs(r.inst).Str("mode", f.OpName(r.inst)))
+	case rejReinterpret:
+		s.locf(l, "VNSplitter: not splitting %s due to reintepret_cast. (instruction %s reads it as %s)", lc.Name, name, r.dt)
+	case rejShifted:
+		s.locf(l, "VNSplitter: not splitting %s due to non-contiguous AP. (instruction %s, operand %d)", lc.Name, name, r.opd)
+	case rejTranspose:
+		s.locf(l, "VNSplitter: not splitting %s due to transpose (differing partiton step: instruction %s, operand %d, pair %d also walks partitions).", lc.Name, name, r.opd, r.pair)
+	case rejCrossChannel:
+		s.locf(l, "VNSplitter: not splitting %s due to access across channels. (instruction %s, operand %d)", lc.Name, name, r.opd)
+	case rejOutside:
+		s.locf(l, "VNSplitter: not splitting %s due to non-contiguous AP. (instruction %s, operand %d leaves the %d partitions)", lc.Name, name, r.opd, lc.Partitions)
+	}
+}
+
+// decide applies the pre-filter results, the sweep's rejects and the split
+// trigger to location l; a location that may split gets a plan whose
+// statistics the next sweeps fill.
+func (s *splitter) decide(l bir.LocID) {
+	f := s.f
+	lc := f.Loc(l)
+	ns := &s.nodes[l]
+	if why, ok := s.prefiltered[l]; ok {
+		s.locf(l, "VNSplitter: not splitting %s %s", lc.Name, why)
+		return
+	}
+	t := lc.Tensor
+	if u := s.symUse[t]; u != 0 {
+		i := bir.InstID(u - 1)
+		kind := bir.OpdSymAP
+		for _, o := range f.Operands(i) {
+			if (o.Kind == bir.OpdSymAP || o.Kind == bir.OpdRegAP) && o.TensorRef() == t {
+				kind = o.Kind
+				break
+			}
+		}
+		s.locf(l, "VNSplitter: not splitting %s due to symbolic access (instruction %s reaches tensor %s through a %s; run full_unroll first).", lc.Name, f.InstName(i), f.Tensor(t).Name, kind)
+		return
+	}
+	if ns.rej != 0 {
+		s.logReject(l, s.rejects[ns.rej-1])
+		return
+	}
+	if ns.uses == 0 || ns.flags&nsWhole != 0 {
+		return // unused (removeUnused's business) or one group over every partition
+	}
+	p := &nodePlan{loc: l, toSB: lc.Type == bir.MemDRAM}
+	if ns.flags&nsStrided == 0 {
+		// Intervals are the groups; decide the trigger now.
+		n := int(ns.niv)
+		if n == 1 && !p.toSB && ns.iv.hi-ns.iv.lo+1 == lc.Partitions {
+			return
+		}
+		p.ivs = s.ivals(l, ns)
+		p.groups = make([]*apGroup, n)
+		for k := range p.groups {
+			p.groups[k] = &apGroup{id: k, pmin: -1}
+		}
+	}
+	s.plans = append(s.plans, p)
+}
+
+// sweepUnions is sweep 2: the union-find of the strided locations.
+func (s *splitter) sweepUnions() {
+	var strided []*nodePlan
+	for _, p := range s.plans {
+		if p.groups == nil {
+			p.uf = &partUF{}
+			p.uf.reset(int(s.f.Loc(p.loc).Partitions))
+			strided = append(strided, p)
+		}
+	}
+	if len(strided) == 0 {
+		return
+	}
+	byLoc := map[bir.LocID]*nodePlan{}
+	for _, p := range strided {
+		byLoc[p.loc] = p
+	}
+	s.eachAccess(byLoc, func(p *nodePlan, ns *nodeState, i bir.InstID, k int, out bool, lay *bir.APLayout) {
+		p.uf.addProgression(lay)
+	})
+	for _, p := range strided {
+		p.rootG = map[int]int{}
+	}
+	// Groups are numbered in order of their lowest partition (a root is
+	// the lowest partition of its set).
+	s.eachAccess(byLoc, func(p *nodePlan, ns *nodeState, i bir.InstID, k int, out bool, lay *bir.APLayout) {
+		r := p.uf.find(int(lay.PartFirst))
+		if _, ok := p.rootG[r]; !ok {
+			p.rootG[r] = -1
+		}
+	})
+	for _, p := range strided {
+		roots := make([]int, 0, len(p.rootG))
+		for r := range p.rootG {
+			roots = append(roots, r)
+		}
+		slices.Sort(roots)
+		for k, r := range roots {
+			p.rootG[r] = k
+			p.groups = append(p.groups, &apGroup{id: k, pmin: -1})
+		}
+	}
+}
+
+// eachAccess calls fn for every partition-contiguous physical access of
+// the planned locations, in program order.
+func (s *splitter) eachAccess(plans map[bir.LocID]*nodePlan, fn func(p *nodePlan, ns *nodeState, i bir.InstID, k int, out bool, lay *bir.APLayout)) {
+	f, m := s.f, s.m
+	f.Walk(func(i bir.InstID) bool {
+		in := f.Inst(i)
+		if in.Op.IsLoop() {
+			return true
+		}
+		for k, o := range f.Operands(i) {
+			if o.Kind != bir.OpdPhysAP {
+				continue
+			}
+			p, ok := plans[o.Loc()]
+			if !ok {
+				continue
+			}
+			ns := &s.nodes[o.Loc()]
+			lay := s.lc.Layout(m, o.Offset, o.Pattern, ns.e)
+			fn(p, ns, i, k, k >= int(in.NIns), &lay)
+		}
+		return true
+	})
+}
+
+// sweepStats is sweep 3: collectStats of every group of every plan.
+func (s *splitter) sweepStats() {
+	if len(s.plans) == 0 {
+		return
+	}
+	byLoc := make(map[bir.LocID]*nodePlan, len(s.plans))
+	for _, p := range s.plans {
+		byLoc[p.loc] = p
+	}
+	s.eachAccess(byLoc, func(p *nodePlan, ns *nodeState, i bir.InstID, k int, out bool, lay *bir.APLayout) {
+		g := p.groups[p.groupOf(ns, lay.PartFirst)]
+		if g.pmin < 0 {
+			g.pmin, g.pmax, g.ref, g.hi = lay.PartMin(), lay.PartMax(), lay.PartFirst, lay.ElemHi
+		}
+		g.pmin = min(g.pmin, lay.PartMin())
+		g.pmax = max(g.pmax, lay.PartMax())
+		g.hi = max(g.hi, lay.ElemHi)
+		g.stride = gcd(g.stride, lay.PartFirst-g.ref)
+		if lay.PartCount > 1 {
+			g.stride = gcd(g.stride, lay.PartStep)
+		}
+		if !out {
+			g.reads++
+			g.writers = nil
+		} else if g.reads == 0 {
+			if len(g.writers) < maxDeadWriters {
+				if len(g.writers) == 0 || g.writers[len(g.writers)-1] != i {
+					g.writers = append(g.writers, i)
+				}
+			} else {
+				g.overflow = true
+			}
+		}
+	})
+	for _, p := range s.plans {
+		for _, g := range p.groups {
+			if g.stride == 0 {
+				g.stride = 1
+			}
+		}
+	}
+}
+
+// finish is the end of analyze for a plan: the trigger for strided
+// locations, the per-group SB fit (isValidForSB), the knobs, and the dead
+// groups. It reports whether the location splits.
+func (s *splitter) finish(p *nodePlan) bool {
+	f := s.f
+	l := p.loc
+	lc := f.Loc(l)
+	ns := &s.nodes[l]
 	switch {
 	case len(p.groups) > 1:
 	case p.toSB:
-		s.logf("INFO (VNSPlitter): %s is a candidate to move from DRAM to SB", lc.Name)
-	case p.groups[0].count() < lc.Partitions:
-		s.logf("WARNING: ML %s has unused partitions! old: %d ; new: %d", lc.Name, lc.Partitions, p.groups[0].count())
+		s.locf(l, "INFO (VNSPlitter): %s is a candidate to move from DRAM to SB", lc.Name)
+	case len(p.groups) == 1 && p.groups[0].count() < lc.Partitions:
+		s.locf(l, "WARNING: ML %s has unused partitions! old: %d ; new: %d", lc.Name, lc.Partitions, p.groups[0].count())
 	default:
-		return nil // one group over every partition: nothing to carve
+		return false // one group over every partition: nothing to carve
 	}
 	if lim := s.opt.PerSplitLimit; lim > 0 && int64(len(p.groups)) > lim {
-		return s.reject(l, "Do not split the vn if this would result in any of the splits having to be placed in DRAM (due to perSplitLimit exceeded): %d pieces, perSplitLimit = %d", len(p.groups), lim)
+		s.locf(l, "VNSplitter: not splitting %s Do not split the vn if this would result in any of the splits having to be placed in DRAM (due to perSplitLimit exceeded): %d pieces, perSplitLimit = %d", lc.Name, len(p.groups), lim)
+		return false
 	}
 	mt := lc.Type
 	if p.toSB {
@@ -386,29 +812,43 @@ func (s *splitter) analyze(l bir.LocID) *nodePlan {
 	}
 	var sumElems int64
 	for _, g := range p.groups {
-		ok, why := s.isValidForSB(g, mt, ds)
+		ok, why := s.isValidForSB(l, g, mt, int64(ns.ds))
 		if !ok {
-			s.logf("apGroup id %d : isValidForSB = false; exceed vn limit = 0 v.s. limit=%d", g.id, s.opt.VNLimit)
-			return s.reject(l, "because group %d %s", g.id, why)
+			s.locf(l, "apGroup id %d : isValidForSB = false; exceed vn limit = 0 v.s. limit=%d", g.id, s.opt.VNLimit)
+			s.locf(l, "VNSplitter: not splitting %s because group %d %s", lc.Name, g.id, why)
+			return false
 		}
 		sumElems += g.hi + 1
 	}
-	dup := float64(sumElems) / float64(e)
+	dup := float64(sumElems) / float64(ns.e)
 	if len(p.groups) > 1 {
-		s.logf("%s: %d groups, elts/partition duplicated (%.2f x)", lc.Name, len(p.groups), dup)
+		s.locf(l, "%s: %d groups, elts/partition duplicated (%.2f x)", lc.Name, len(p.groups), dup)
 	}
 	if s.opt.Ratio > 0 && dup > s.opt.Ratio {
-		return s.reject(l, "because elts/partition duplicated (%.2f x) exceeds ratio %.2f", dup, s.opt.Ratio)
+		s.locf(l, "VNSplitter: not splitting %s because elts/partition duplicated (%.2f x) exceeds ratio %.2f", lc.Name, dup, s.opt.Ratio)
+		return false
 	}
-	s.markDeadGroups(p)
-	return p
+	for _, g := range p.groups {
+		if g.reads > 0 || g.overflow {
+			continue
+		}
+		dead := true
+		for _, i := range g.writers {
+			if !s.removable(i) {
+				dead = false
+				break
+			}
+		}
+		g.dead = dead
+	}
+	return true
 }
 
 // isValidForSB is ApGroup::isValidForSB: the partition gate and the byte
 // gate.
-func (s *splitter) isValidForSB(g *apGroup, mt bir.MemoryType, ds int64) (bool, string) {
+func (s *splitter) isValidForSB(l bir.LocID, g *apGroup, mt bir.MemoryType, ds int64) (bool, string) {
 	if g.count() > s.geo.partitions {
-		s.logf("ERR: channel count > %d channels.", s.geo.partitions)
+		s.locf(l, "ERR: channel count > %d channels.", s.geo.partitions)
 		return false, fmt.Sprintf("spans %d partitions (partitions %d..%d step %d), more than %d", g.count(), g.pmin, g.pmax, g.stride, s.geo.partitions)
 	}
 	if b := (g.hi + 1) * ds; b > s.geo.budget(mt) {
@@ -417,27 +857,9 @@ func (s *splitter) isValidForSB(g *apGroup, mt bir.MemoryType, ds int64) (bool, 
 	return true, ""
 }
 
-// markDeadGroups marks the write-only groups whose writers are all
-// removable.
-func (s *splitter) markDeadGroups(p *nodePlan) {
-	for _, g := range p.groups {
-		if g.reads > 0 {
-			continue
-		}
-		dead := true
-		for _, ai := range g.accs {
-			if !s.removable(p.accs[ai].inst) {
-				dead = false
-				break
-			}
-		}
-		g.dead = dead
-	}
-}
-
 // removable reports whether instruction i may be deleted when its only
-// output is never read: one output, an opcode with no other effect, not
-// predicated away from analysis, and no dependency on it (keep-alive).
+// output is never read: one output, an opcode with no other effect, and
+// no dependency on it (keep-alive).
 func (s *splitter) removable(i bir.InstID) bool {
 	f := s.f
 	in := f.Inst(i)
@@ -477,12 +899,13 @@ func (s *splitter) removable(i bir.InstID) bool {
 	return int(i) < len(s.keepInst) && !s.keepInst[i]
 }
 
-// split is VNSplitter::split: one location and tensor per live group,
-// every access repointed, dead writers removed, the original removed.
-func (s *splitter) split(p *nodePlan) error {
-	f, m := s.f, s.m
+// makePieces is the first half of VNSplitter::split: one location and
+// tensor per live group.
+func (s *splitter) makePieces(p *nodePlan) error {
+	f := s.f
 	lc := *f.Loc(p.loc)
 	ts := *f.Tensor(lc.Tensor)
+	ds := int64(s.nodes[p.loc].ds)
 	mt := lc.Type
 	if p.toSB {
 		mt = bir.MemSB
@@ -491,11 +914,10 @@ func (s *splitter) split(p *nodePlan) error {
 	if mt == bir.MemPSUM {
 		class = bir.ClassNeuronPSUMTensor
 	}
-	newLoc := make([]bir.LocID, len(p.groups))
 	pieces := 0
 	for k, g := range p.groups {
+		g.loc = bir.NoLoc
 		if g.dead {
-			newLoc[k] = bir.NoLoc
 			continue
 		}
 		ne := g.hi + 1
@@ -505,46 +927,78 @@ func (s *splitter) split(p *nodePlan) error {
 		if err != nil {
 			return fmt.Errorf("function %s, location %s: %v", f.Name, lc.Name, err)
 		}
-		id, err := f.AddLoc(tid, bir.MemLoc{Name: locName, Type: mt, Partitions: g.count(), Bytes: ne * p.ds, Bank: lc.Bank, Extra: lc.Extra})
+		id, err := f.AddLoc(tid, bir.MemLoc{Name: locName, Type: mt, Partitions: g.count(), Bytes: ne * ds, Bank: lc.Bank, Extra: lc.Extra})
 		if err != nil {
 			return fmt.Errorf("function %s, location %s: %v", f.Name, lc.Name, err)
 		}
-		newLoc[k] = id
+		g.loc = id
 		pieces++
 		s.logf("INFO (VNSplitter): %s group %d (partitions %d..%d step %d, %d elements per partition) -> %s", lc.Name, k, g.pmin, g.pmax, g.stride, ne, locName)
 	}
 	if p.toSB {
 		s.logf("INFO (VNSPlitter): Moved %s from DRAM to SB (%d piece(s))", lc.Name, pieces)
 	}
-	var dead []bir.InstID
-	for ai := range p.accs {
-		a := &p.accs[ai]
-		if f.Inst(a.inst).Dead() {
-			continue // removed as a dead writer of another location's group
-		}
-		g := p.groups[a.grp]
-		if g.dead {
-			dead = append(dead, a.inst)
-			continue
-		}
-		o := f.Operands(a.inst)[a.opd]
-		ne := g.hi + 1
-		o.Ref = int32(newLoc[a.grp])
-		o.Offset = g.normalizeOffsetToNewNode(o.Offset, p.e, ne)
-		o.Pattern = m.InternPattern(rebasePattern(m.Pattern(o.Pattern), p.e, ne, g.stride))
-		f.SetOperand(a.inst, a.opd, o)
+	s.st.Split++
+	s.st.Pieces += pieces
+	return nil
+}
+
+// sweepRepoint is sweep 4, the second half of VNSplitter::split: every
+// access of a split location repointed onto its group's piece
+// (normalizeOffsetToNewNode, the partition pair rescaled); the writers of
+// dead groups removed; the originals removed.
+func (s *splitter) sweepRepoint() {
+	f, m := s.f, s.m
+	type deadWriter struct {
+		i bir.InstID
+		l bir.LocID
 	}
-	slices.Sort(dead)
-	dead = slices.Compact(dead)
-	for _, i := range dead {
-		s.logf("VNSplitter: removed dead instruction %s (it only writes a part of %s nothing reads)", f.InstName(i), lc.Name)
+	var dead []deadWriter
+	f.Walk(func(i bir.InstID) bool {
+		in := f.Inst(i)
+		if in.Op.IsLoop() {
+			return true
+		}
+		n := int(in.NIns) + int(in.NOuts)
+		for k := 0; k < n; k++ {
+			o := f.Operands(i)[k]
+			if o.Kind != bir.OpdPhysAP {
+				continue
+			}
+			p, ok := s.planOf[o.Loc()]
+			if !ok {
+				continue
+			}
+			ns := &s.nodes[o.Loc()]
+			g := p.groups[p.groupOf(ns, o.Offset/ns.e)]
+			if g.dead {
+				dead = append(dead, deadWriter{i, o.Loc()})
+				continue
+			}
+			ne := g.hi + 1
+			o.Ref = int32(g.loc)
+			o.Offset = g.normalizeOffsetToNewNode(o.Offset, ns.e, ne)
+			o.Pattern = m.InternPattern(rebasePattern(m.Pattern(o.Pattern), ns.e, ne, g.stride))
+			f.SetOperand(i, k, o)
+		}
+		return true
+	})
+	slices.SortFunc(dead, func(a, b deadWriter) int { return int(a.i - b.i) })
+	dead = slices.CompactFunc(dead, func(a, b deadWriter) bool { return a.i == b.i })
+	for _, d := range dead {
+		i := d.i
+		s.logf("VNSplitter: removed dead instruction %s (it only writes a part of %s nothing reads)", f.InstName(i), f.Loc(d.l).Name)
 		f.Remove(i)
 		s.st.DeadInsts++
 	}
-	s.st.Split++
-	s.st.Pieces += pieces
-	s.removeLoc(p.loc)
-	return nil
+	locs := make([]bir.LocID, 0, len(s.planOf))
+	for l := range s.planOf {
+		locs = append(locs, l)
+	}
+	slices.Sort(locs)
+	for _, l := range locs {
+		s.removeLoc(l)
+	}
 }
 
 // rebasePattern rewrites the pairs of an access for a piece of ne
@@ -581,18 +1035,41 @@ func (s *splitter) removeLoc(l bir.LocID) {
 }
 
 // removeUnused removes the internal SB/PSUM locations no instruction
-// accesses, except those kept alive.
+// accesses, except those kept alive. Sweep 1's record of the accesses
+// still holds unless dead writers were removed since (the pieces are
+// accessed by construction, the split originals are gone): then the uses
+// are counted again.
 func (s *splitter) removeUnused() {
 	f := s.f
-	uses := f.Uses()
+	used := s.used
+	symUse := s.symUse
+	if s.st.DeadInsts > s.deadBefore {
+		used = make([]bool, len(s.used))
+		symUse = make([]int32, len(s.symUse))
+		f.Walk(func(i bir.InstID) bool {
+			for _, o := range f.Operands(i) {
+				switch o.Kind {
+				case bir.OpdPhysAP:
+					if l := o.Loc(); int(l) >= 0 && int(l) < len(used) {
+						used[l] = true
+					}
+				case bir.OpdSymAP, bir.OpdRegAP:
+					if t := o.TensorRef(); int(t) >= 0 && int(t) < len(symUse) {
+						symUse[t] = 1
+					}
+				}
+			}
+			return true
+		})
+	}
 	var dead []bir.LocID
-	for l := bir.LocID(0); int(l) < f.NumLocs(); l++ {
+	for l := bir.LocID(0); int(l) < len(used); l++ {
 		lc := f.Loc(l)
-		if lc.Dead || !lc.Type.IsOnChip() || lc.Allocated || lc.Pinned || len(uses.Loc(l)) > 0 {
+		if lc.Dead || !lc.Type.IsOnChip() || lc.Allocated || lc.Pinned || used[l] {
 			continue
 		}
 		ts := f.Tensor(lc.Tensor)
-		if ts.Kind != bir.KindInternal || len(uses.Tensor(lc.Tensor)) > 0 || (ts.IsBlock && ts.NBlocks > 1 && len(ts.Locs) == 1) {
+		if ts.Kind != bir.KindInternal || symUse[lc.Tensor] != 0 || (ts.IsBlock && ts.NBlocks > 1 && len(ts.Locs) == 1) {
 			continue // keep-alive: interface, symbolic uses, block template
 		}
 		dead = append(dead, l)
