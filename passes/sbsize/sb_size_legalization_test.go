@@ -318,3 +318,34 @@ func TestSBSizeLegalization_MatmulPartitionDim(t *testing.T) {
 		}
 	}
 }
+
+// TestSBSizeLegalization_ForceFunction: symbolic accesses outside every
+// loop cannot be made physical by marking a loop; the function is marked
+// need_unroll, which FullUnroll level 1 unrolls whole, and the cut then
+// applies.
+func TestSBSizeLegalization_ForceFunction(t *testing.T) {
+	m := bir.NewModule("trn2")
+	b := bir.NewBuilder(m, "main")
+	x := b.Input("x", bir.Float32, 128, 76800)
+	z := b.Output("z", bir.Float32, 128, 76800)
+	big := b.SBUF("big", bir.Float32, 128, 16, 4800)
+	zero := affine.Const(0)
+	slice := [][2]int64{{76800, 128}, {1, 4800}}
+	for k := int64(0); k < 16; k++ {
+		off := affine.Const(4800 * k)
+		b.Load("", big.Sym(zero, off, slice...), x.Sym(zero, off, slice...))
+		b.Save("", z.Sym(zero, off, slice...), big.Sym(zero, off, slice...))
+	}
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	var rep *pass.Report
+	passtest.Check(t, m, func(m *bir.Module) error { return runTable(footprintTable(1), m, &rep) }, passtest.Stage(verify.StageSBLegal))
+	log := strings.Join(rep.Result("sb_size_legalization").Log, "\n")
+	if !strings.Contains(log, "(unroll) big_set: function main must be unrolled") {
+		t.Errorf("log:\n%s", log)
+	}
+	if f := m.Main(); !f.HasAttribute("unrolled") {
+		t.Errorf("main was not unrolled whole: attributes %v", f.Attributes)
+	}
+}
