@@ -12,7 +12,8 @@
 //	    and destination are physical accesses with the same dtype and the
 //	    same [step, num] nums (so C moves element k of X to element k of Y
 //	    bit for bit, and nothing else).
-//	 2. X is an internal location, not allocated, with no symbolic or
+//	 2. X is an internal location, not allocated (nor is Y: an allocated
+//	    location may share bytes with another), with no symbolic or
 //	    register access to its tensor, accessed by exactly two operands in
 //	    the whole function: P's write and C's read — a single producer and
 //	    a single use.
@@ -204,8 +205,10 @@ func (v *folder) cheap(c bir.InstID) bool {
 		return false
 	}
 	xl, yl := f.Loc(x), f.Loc(y)
+	// Y unallocated too: an allocated Y may share bytes with another
+	// location, whose accesses the "nothing between" check cannot see.
 	return !xl.Dead && !yl.Dead && xl.Type.IsOnChip() && yl.Type.IsOnChip() && !xl.Allocated && !xl.Pinned &&
-		f.Tensor(xl.Tensor).Kind == bir.KindInternal
+		!yl.Allocated && f.Tensor(xl.Tensor).Kind == bir.KindInternal
 }
 
 // candidate checks the fold rule for copy c against the sweep state.

@@ -46,6 +46,7 @@
 //	due to kernel interface (...)            an input, output or other non-internal tensor
 //	due to block template (...)              the single template location of a block
 //	                                         tensor stands for several blocks
+//	due to its splitShape mark (...)         FullUnroll has not cut the tensor yet
 //
 // Decisions where the seed is silent:
 //
@@ -436,6 +437,8 @@ func (s *splitter) prefilter(l bir.LocID) {
 		why = fmt.Sprintf("due to its dims %v (not [partitions, bytes]).", lc.RawDims)
 	case ts.IsBlock && ts.NBlocks > 1 && len(ts.Locs) == 1:
 		why = fmt.Sprintf("due to block template (it stands for %d blocks; run full_unroll first).", ts.NBlocks)
+	case slices.Contains(ts.SplitShape, true):
+		why = fmt.Sprintf("due to its splitShape mark %v (FullUnroll's cut needs the declared layout; run full_unroll first).", ts.SplitShape)
 	case ds == 0 || lc.Bytes%ds != 0 || lc.Partitions <= 0 || lc.Bytes == 0:
 		why = fmt.Sprintf("due to its layout (%d x %d bytes of %s).", lc.Partitions, lc.Bytes, ts.Dtype)
 	}

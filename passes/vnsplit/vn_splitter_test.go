@@ -124,6 +124,9 @@ func TestVNSplitter_Rejects(t *testing.T) {
 			lc := b.F.Loc(tt.Loc)
 			lc.Allocated, lc.Addr = true, 1024
 		}, "not splitting t due to fixed placement (allocated at partition 0, byte 1024)."},
+		{"splitShape mark", func(b *bir.Builder, tt bir.T) {
+			b.F.Tensor(tt.ID).SplitShape = []bool{false, true}
+		}, "not splitting t due to its splitShape mark [false true] (FullUnroll's cut needs the declared layout; run full_unroll first)."},
 		{"symbolic", func(b *bir.Builder, tt bir.T) {
 			b.Memset("ms", bir.EngDVE, tt.Sym(affine.Const(0), affine.Const(0), [2]int64{64, 8}, [2]int64{1, 64}), 0)
 		}, "not splitting t due to symbolic access (instruction ms reaches tensor t_set through a symbolic_ap; run full_unroll first)."},
