@@ -61,6 +61,22 @@ func TestFootprintTable_Check(t *testing.T) {
 	}
 }
 
+// TestSBSizeLegalizationPass_Kernels: translation validation of the pass
+// alone on every built-in kernel (it marks and records; the outputs must
+// not change), and nothing in the kernels needs a cut.
+func TestSBSizeLegalizationPass_Kernels(t *testing.T) {
+	passtest.ForEachKernel(t, func(t *testing.T, name string, m *bir.Module) {
+		passtest.CheckPass(t, m, &sbsize.SBSizeLegalizationPass)
+		for _, f := range m.Funcs {
+			for tid := 0; tid < f.NumTensors(); tid++ {
+				if ts := f.Tensor(bir.TensorID(tid)); !ts.Dead && ts.SplitShape != nil {
+					t.Errorf("tensor %s marked %v", ts.Name, ts.SplitShape)
+				}
+			}
+		}
+	})
+}
+
 // TestFootprintPipeline_Kernels: on every built-in kernel, at unroll
 // levels 1 (nothing marked: loops stay) and 2, the pipeline keeps the
 // outputs bit-identical, verifies at the sb-legal stage, and leaves no

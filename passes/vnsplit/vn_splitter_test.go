@@ -78,9 +78,25 @@ func halves(t *testing.T, extra func(b *bir.Builder, tt bir.T)) *bir.Module {
 
 func TestVNSplitter_Knobs(t *testing.T) {
 	def := vnsplit.DefaultOptions()
-	st, log := run(t, halves(t, nil), def)
+	m := halves(t, nil)
+	st, log := run(t, m, def)
 	if st.Split != 1 || st.Pieces != 2 || st.DeadNodes != 1 {
 		t.Fatalf("default: %+v\n%s", st, log)
+	}
+	f := m.Main()
+	if _, ok := f.LocByName("t"); ok {
+		t.Errorf("the original t survived the split")
+	}
+	for _, name := range []string{"t_VN_0", "t_VN_1"} {
+		l, ok := f.LocByName(name)
+		if !ok {
+			t.Fatalf("no location %s", name)
+		}
+		lc := f.Loc(l)
+		ts := f.Tensor(lc.Tensor)
+		if lc.Partitions != 64 || lc.Bytes != 256 || ts.Name != name+"_set" || ts.Shape[0] != 64 || ts.Shape[1] != 64 {
+			t.Errorf("%s: %d x %d bytes, tensor %s %v; want 64 x 256 of tensor %s_set [64 64]", name, lc.Partitions, lc.Bytes, ts.Name, ts.Shape, name)
+		}
 	}
 	for _, c := range []struct {
 		name string
