@@ -37,12 +37,12 @@ func unrolledKernel(n int) []Buffer {
 }
 
 // TestBestFit_UnrolledKernel checks that the heuristic path stays close to
-// max-live on unrolled-kernel shapes and scales like n log n (4x the
-// buffers may not take more than ~10x the time; generous for a shared
-// machine, but a quadratic algorithm would take 16x).
+// max-live on unrolled-kernel shapes. The times are logged, not asserted
+// (no timing thresholds in tests: BenchmarkUnrolledKernel100k measures
+// the n log n scaling).
 func TestBestFit_UnrolledKernel(t *testing.T) {
 	if testing.Short() {
-		t.Skip("timing test skipped in -short mode")
+		t.Skip("100k-buffer instance skipped in -short mode")
 	}
 	timeIt := func(n int) (time.Duration, float64) {
 		p := Problem{Buffers: unrolledKernel(n)}
@@ -67,9 +67,6 @@ func TestBestFit_UnrolledKernel(t *testing.T) {
 	small, _ := timeIt(25_000)
 	large, ratio := timeIt(100_000)
 	t.Logf("BestFit: 25k buffers %v, 100k buffers %v (x%.1f), peak/max-live %.3f", small, large, float64(large)/float64(small), ratio)
-	if large > 10*small+50*time.Millisecond {
-		t.Errorf("BestFit scales worse than n log n: 25k %v, 100k %v", small, large)
-	}
 	if ratio > 1.25 {
 		t.Errorf("BestFit peak/max-live %.3f on unrolled-kernel tiles", ratio)
 	}

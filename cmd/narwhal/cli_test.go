@@ -181,3 +181,21 @@ func TestRun_KLRFile(t *testing.T) {
 		}
 	}
 }
+
+func TestAlloc_MiniMallocFile(t *testing.T) {
+	csv := filepath.Join("..", "..", "..", "shared", "bench", "minimalloc", "A.1048576.csv")
+	if _, err := os.Stat(csv); err != nil {
+		t.Skipf("MiniMalloc benchmarks not available (%v): they live in ../shared/bench/minimalloc", err)
+	}
+	out := filepath.Join(t.TempDir(), "a.csv")
+	code, stdout, stderr := narwhal(t, "alloc", csv, "--capacity=1048576", "-o", out)
+	if code != 0 {
+		t.Fatalf("alloc: exit %d: %s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Errorf("no output file: %v", err)
+	}
+	if code, _, _ := narwhal(t, "alloc", csv, "--capacity=1000"); code != 1 {
+		t.Errorf("alloc into 1000 bytes: exit %d, want 1", code)
+	}
+}
