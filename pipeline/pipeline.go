@@ -15,8 +15,11 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/passes/dma"
+	"github.com/narwhal-compiler/narwhal/passes/sbsize"
+	"github.com/narwhal-compiler/narwhal/passes/shrink"
 	"github.com/narwhal-compiler/narwhal/passes/translate"
 	"github.com/narwhal-compiler/narwhal/passes/unroll"
+	"github.com/narwhal-compiler/narwhal/passes/vnsplit"
 )
 
 // Table is the pass table.
@@ -27,7 +30,10 @@ var Table = pass.Table{
 		dma.LegalizeStridedDMAPass,
 		dma.LegalizeCCEDMAPass,
 		inDefault(unroll.HeuristicUnrollPass),
+		sbsize.SBSizeLegalizationPass,
 		inDefault(unroll.FullUnrollPassAt(2)),
+		vnsplit.VNSplitterPass,
+		shrink.ShrinkMLPass,
 		notDefault(unroll.UnrollPass),
 	},
 	Constraints: []pass.Constraint{
@@ -37,6 +43,9 @@ var Table = pass.Table{
 		{Before: "legalize_cce_dma", After: "heuristic_unroll", Why: "the DMA passes handle symbolic access patterns, so they legalize one loop body instead of every unrolled copy"},
 		{Before: "translate_nki_ast_to_bir", After: "heuristic_unroll", Why: "NKI kernels must be materialized as functions before any pass can see their loops"},
 		{Before: "heuristic_unroll", After: "full_unroll", Why: "heuristic_unroll only marks loops; FullUnroll level 1 clones what it marked"},
+		{Before: "sb_size_legalization", After: "full_unroll", Why: "sb_size_legalization only marks splitShape and forces loops; FullUnroll::tensorSplit performs the cut and the unrolling (seed 000, the delegated clone): a mark written after full_unroll is never used"},
+		{Before: "full_unroll", After: "vn_splitter", Why: "vn_splitter rewrites physical access patterns and must see the pieces the cut created"},
+		{Before: "vn_splitter", After: "shrink_ml", Why: "the seeds' execution order (24, 25): each _VN_ piece is trimmed on its own, and shrink_ml checks the final footprint"},
 		{Before: "full_unroll", After: "unroll", Why: "both flatten loops: the production Unroll is the alternative for dynamic loops (run with --passes), never a second unroll after FullUnroll"},
 	},
 }
