@@ -226,7 +226,7 @@ func (c *checker) resolveArch() {
 	}
 	a, err := arch.ForModule(c.m)
 	if err != nil {
-		c.moduleDiag("module-arch", "%v; rules that need the machine model are skipped", err)
+		c.moduleDiag("module-arch", "%v; rules that need the machine model are skipped (want a known arch, have %q)", err, c.m.Arch)
 		return
 	}
 	c.arch = a
@@ -238,18 +238,18 @@ func (c *checker) module() {
 	seen := make(map[string]int, len(c.m.Funcs))
 	for k, f := range c.m.Funcs {
 		if f == nil {
-			c.moduleDiag("ref", "function #%d is nil", k)
+			c.moduleDiag("ref", "function #%d: want a function, have nil", k)
 			continue
 		}
 		if f.Module() != c.m {
-			c.moduleDiag("ref", "function %s (#%d) belongs to another module", f.Name, k)
+			c.moduleDiag("ref", "function %s (#%d) belongs to another module: want functions of this module only", f.Name, k)
 			continue
 		}
 		if f.Index() != k {
 			c.moduleDiag("ref", "function %s: index %d, want its position %d in Module.Funcs", f.Name, f.Index(), k)
 		}
 		if f.Name == "" {
-			c.moduleDiag("name-unique", "function #%d has an empty name", k)
+			c.moduleDiag("name-unique", "function #%d: want a name, have an empty one", k)
 		} else if prev, dup := seen[f.Name]; dup {
 			c.moduleDiag("name-unique", "function name %q used by functions #%d and #%d: want unique names", f.Name, prev, k)
 		} else {
@@ -341,11 +341,11 @@ func (c *checker) tensors() {
 		for _, l := range ts.Locs {
 			switch {
 			case l < 0 || int(l) >= c.nLocs:
-				c.tensorDiag(id, "ref", "location #%d out of range (function has %d locations)", l, c.nLocs)
+				c.tensorDiag(id, "ref", "location #%d: want an id < %d (the function's locations), have %d", l, c.nLocs, l)
 			case f.Loc(l).Dead:
-				c.tensorDiag(id, "ref", "lists dead location %s (#%d)", f.Loc(l).Name, l)
+				c.tensorDiag(id, "ref", "lists location %s (#%d): want a live location, have a dead one", f.Loc(l).Name, l)
 			case c.locOwner[l] != 0:
-				c.tensorDiag(id, "tensor", "location %s is listed twice (or also by tensor #%d)", f.Loc(l).Name, c.locOwner[l]-1)
+				c.tensorDiag(id, "tensor", "location %s: want it listed by one tensor once, have it listed again (first by tensor #%d)", f.Loc(l).Name, c.locOwner[l]-1)
 			default:
 				c.locOwner[l] = int32(t) + 1
 			}
@@ -381,11 +381,11 @@ func (c *checker) locations() {
 		}
 		switch t := lc.Tensor; {
 		case t < 0 || int(t) >= c.nTensors:
-			c.locDiag(l, "ref", "tensor #%d out of range (function has %d tensors)", t, c.nTensors)
+			c.locDiag(l, "ref", "owner tensor #%d: want an id < %d (the function's tensors), have %d", t, c.nTensors, t)
 		case f.Tensor(t).Dead:
-			c.locDiag(l, "ref", "belongs to dead tensor %s", f.Tensor(t).Name)
+			c.locDiag(l, "ref", "owner tensor %s: want a live tensor, have a dead one", f.Tensor(t).Name)
 		case c.locOwner[k] != int32(t)+1:
-			c.locDiag(l, "loc", "names tensor %s as its owner, but that tensor does not list it", f.Tensor(t).Name)
+			c.locDiag(l, "loc", "names tensor %s as its owner: want the tensor to list it, have it missing from the tensor's locations", f.Tensor(t).Name)
 		default:
 			ts := f.Tensor(t)
 			if nb := max(ts.NBlocks, 1); lc.TensorIdx < 0 || lc.TensorIdx >= nb {
@@ -516,9 +516,9 @@ func (c *checker) instRef(i bir.InstID) string {
 func (c *checker) walkBlock(b bir.BlockID, parent bir.InstID) {
 	if b < 0 || int(b) >= c.nBlocks {
 		if parent == bir.NoInst {
-			c.funcDiag("ref", "top-level block #%d out of range (function has %d blocks)", b, c.nBlocks)
+			c.funcDiag("ref", "top-level block #%d: want an id < %d (the function's blocks), have %d", b, c.nBlocks, b)
 		} else {
-			c.instDiag(parent, "ref", "body block #%d out of range (function has %d blocks)", b, c.nBlocks)
+			c.instDiag(parent, "ref", "body block #%d: want an id < %d (the function's blocks), have %d", b, c.nBlocks, b)
 		}
 		return
 	}
@@ -538,7 +538,7 @@ func (c *checker) walkBlock(b bir.BlockID, parent bir.InstID) {
 	}
 	for _, i := range blk.Insts {
 		if i < 0 || int(i) >= c.nInsts {
-			c.funcDiag("ref", "block %s lists instruction #%d out of range (function has %d instruction slots)", blk.Name, i, c.nInsts)
+			c.funcDiag("ref", "block %s lists instruction #%d: want an id < %d (the function's instruction slots), have %d", blk.Name, i, c.nInsts, i)
 			continue
 		}
 		if !c.inst(i, b) {
@@ -555,13 +555,13 @@ func (c *checker) walkBlock(b bir.BlockID, parent bir.InstID) {
 func (c *checker) loop(i bir.InstID) {
 	in := c.f.Inst(i)
 	if in.Aux < 0 || int(in.Aux) >= c.nLoops {
-		c.instDiag(i, "ref", "loop table entry #%d out of range (function has %d loops)", in.Aux, c.nLoops)
+		c.instDiag(i, "ref", "loop table entry #%d: want an id < %d (the function's loops), have %d", in.Aux, c.nLoops, in.Aux)
 		return
 	}
 	li := c.f.Loop(i)
 	ax := li.Axis
 	if ax < 0 || int(ax) >= c.nAxes {
-		c.instDiag(i, "ref", "loop axis #%d out of range (module has %d axes)", ax, c.nAxes)
+		c.instDiag(i, "ref", "loop axis #%d: want an id < %d (the module's axes), have %d", ax, c.nAxes, ax)
 		return
 	}
 	ai := c.m.Axis(ax)
@@ -635,12 +635,12 @@ func (c *checker) axisName(a affine.Axis) string {
 // the use in the message.
 func (c *checker) exprBound(i bir.InstID, id bir.ExprID, what string) bool {
 	if id < 0 || int(id) >= c.nExprs {
-		c.instDiag(i, "ref", "%s: expression #%d out of range (module has %d)", what, id, c.nExprs)
+		c.instDiag(i, "ref", "%s: expression #%d: want an id < %d (the module's expressions), have %d", what, id, c.nExprs, id)
 		return false
 	}
 	e := c.m.Expr(id)
 	if a, bad := c.unboundAxis(&e); bad {
-		c.instDiag(i, "sym-axis-unbound", "%s: axis %s is not bound by an enclosing loop", what, c.axisName(a))
+		c.instDiag(i, "sym-axis-unbound", "%s: axis %s: want an axis of an enclosing loop, have one no enclosing loop binds", what, c.axisName(a))
 		return false
 	}
 	return true
@@ -649,13 +649,13 @@ func (c *checker) exprBound(i bir.InstID, id bir.ExprID, what string) bool {
 // predBound checks a predicate's range and axes.
 func (c *checker) predBound(i bir.InstID, id bir.PredID, what string) {
 	if id < 0 || int(id) >= c.nPreds {
-		c.instDiag(i, "ref", "%s: predicate #%d out of range (module has %d)", what, id, c.nPreds)
+		c.instDiag(i, "ref", "%s: predicate #%d: want an id < %d (the module's predicates), have %d", what, id, c.nPreds, id)
 		return
 	}
 	p := c.m.Pred(id)
 	for k := range p.Cons {
 		if a, bad := c.unboundAxis(&p.Cons[k].Expr); bad {
-			c.instDiag(i, "sym-axis-unbound", "%s: axis %s is not bound by an enclosing loop", what, c.axisName(a))
+			c.instDiag(i, "sym-axis-unbound", "%s: axis %s: want an axis of an enclosing loop, have one no enclosing loop binds", what, c.axisName(a))
 			return
 		}
 	}
@@ -672,20 +672,20 @@ func (c *checker) inst(i bir.InstID, b bir.BlockID) bool {
 	setBit(c.visited, int(i))
 	in := f.Inst(i)
 	if in.Dead() {
-		c.instDiag(i, "block", "dead instruction still listed in block %s", f.Block(b).Name)
+		c.instDiag(i, "block", "listed in block %s: want a live instruction, have a dead one", f.Block(b).Name)
 		return false
 	}
 	if in.Block != b {
 		c.instDiag(i, "block", "parent block #%d, want %s (#%d), the block that lists it", in.Block, f.Block(b).Name, b)
 	}
 	if in.Name < 0 || int(in.Name) >= c.nSyms {
-		c.instDiag(i, "ref", "name symbol #%d out of range (module has %d)", in.Name, c.nSyms)
+		c.instDiag(i, "ref", "name symbol #%d: want an id < %d (the module's symbols), have %d", in.Name, c.nSyms, in.Name)
 	}
 
 	op := in.Op
 	info, known := c.opInfo(op)
 	if !known {
-		c.instDiag(i, "opcode", "opcode number %d is neither narwhal's nor registered in the module", op)
+		c.instDiag(i, "opcode", "opcode number %d: want one of narwhal's opcodes or one registered in the module, have neither", op)
 	}
 
 	// Engine.
@@ -696,13 +696,13 @@ func (c *checker) inst(i bir.InstID, b bir.BlockID) bool {
 			c.instDiag(i, "engine", "engine %s: want one of %s", in.Engine, engineList(info.Engines))
 		}
 		if in.Engine != bir.EngUnassigned && c.arch != nil && !c.arch.HasEngine(in.Engine) {
-			c.instDiag(i, "engine", "engine %s: %s has no such engine", in.Engine, c.arch.Name)
+			c.instDiag(i, "engine", "engine %s: want an engine %s has, have one it lacks", in.Engine, c.arch.Name)
 		}
 	}
 
 	attrsOK := true
 	if in.Attrs < 0 || int(in.Attrs) >= c.nAttrs {
-		c.instDiag(i, "ref", "attribute set #%d out of range (module has %d)", in.Attrs, c.nAttrs)
+		c.instDiag(i, "ref", "attribute set #%d: want an id < %d (the module's attribute sets), have %d", in.Attrs, c.nAttrs, in.Attrs)
 		attrsOK = false
 	}
 
@@ -725,7 +725,7 @@ func (c *checker) inst(i bir.InstID, b bir.BlockID) bool {
 	// Operands.
 	nIn, nOut := int(in.NIns), int(in.NOuts)
 	if in.Args < 0 || int(in.Args)+nIn+nOut > c.nOpnds {
-		c.instDiag(i, "ref", "operands [%d, %d) outside the operand table of %d", in.Args, int(in.Args)+nIn+nOut, c.nOpnds)
+		c.instDiag(i, "ref", "operands [%d, %d): want a range inside the operand table of %d, have one outside it", in.Args, int(in.Args)+nIn+nOut, c.nOpnds)
 		return true
 	}
 	c.arity(i, info, nIn, nOut)
@@ -781,25 +781,25 @@ func (c *checker) deps(i bir.InstID) {
 	for k := f.Inst(i).Deps; k >= 0; {
 		d, next, ok := f.DepRecord(k)
 		if !ok {
-			c.instDiag(i, "ref", "dependency record #%d out of range (function has %d)", k, c.nDeps)
+			c.instDiag(i, "ref", "dependency record #%d: want an id < %d (the function's dependency records), have %d", k, c.nDeps, k)
 			return
 		}
 		if steps++; steps > c.nDeps {
-			c.instDiag(i, "ref", "dependency list is cyclic")
+			c.instDiag(i, "ref", "dependency list: want a finite chain, have a cycle")
 			return
 		}
 		k = next
 		if d.On < 0 || int(d.On) >= c.nInsts {
-			c.instDiag(i, "ref", "depends on instruction #%d, out of range (function has %d slots)", d.On, c.nInsts)
+			c.instDiag(i, "ref", "depends on instruction #%d: want an id < %d (the function's instruction slots), have %d", d.On, c.nInsts, d.On)
 			continue
 		}
 		on := f.Inst(d.On)
 		switch {
 		case on.Dead():
-			c.instDiag(i, "ref", "depends on dead instruction %s", c.instName(d.On))
+			c.instDiag(i, "ref", "depends on instruction %s: want a live instruction, have a dead one", c.instName(d.On))
 			continue
 		case on.Block == bir.NoBlock:
-			c.instDiag(i, "ref", "depends on instruction %s, which is in no block", c.instName(d.On))
+			c.instDiag(i, "ref", "depends on instruction %s: want an instruction in a block, have one in no block", c.instName(d.On))
 			continue
 		}
 		if d.Kind >= bir.NumDepKinds {
@@ -818,11 +818,11 @@ func (c *checker) deps(i bir.InstID) {
 			c.instDiag(i, "unrolled", "loop-carried dependency on %s remains: want none after FullUnroll", c.instName(d.On))
 		}
 		if d.CarryAxis < 0 || int(d.CarryAxis) >= c.nAxes {
-			c.instDiag(i, "ref", "dependency on %s: carry axis #%d out of range (module has %d)", c.instName(d.On), d.CarryAxis, c.nAxes)
+			c.instDiag(i, "ref", "dependency on %s: carry axis #%d: want an id < %d (the module's axes), have %d", c.instName(d.On), d.CarryAxis, c.nAxes, d.CarryAxis)
 			continue
 		}
 		if !c.axisOn[d.CarryAxis] {
-			c.instDiag(i, "sym-axis-unbound", "dependency on %s is carried by axis %s, which is not bound by an enclosing loop", c.instName(d.On), c.axisName(d.CarryAxis))
+			c.instDiag(i, "sym-axis-unbound", "dependency on %s is carried by axis %s: want an axis of an enclosing loop, have one no enclosing loop binds", c.instName(d.On), c.axisName(d.CarryAxis))
 		}
 		if d.CarryDist < 1 {
 			c.instDiag(i, "dep", "dependency on %s carried by %s: distance %d, want >= 1", c.instName(d.On), c.axisName(d.CarryAxis), d.CarryDist)

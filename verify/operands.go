@@ -70,15 +70,15 @@ func computePattern(p bir.Pattern) patFacts {
 			return patFacts{state: 2, err: fmt.Sprintf("pair %d: num %d, want >= 1", d, q.Num)}
 		}
 		if q.Step <= -limit || q.Step >= limit {
-			return patFacts{state: 2, err: fmt.Sprintf("pair %d: step %d out of range", d, q.Step)}
+			return patFacts{state: 2, err: fmt.Sprintf("pair %d: want |step| < 2^62, have %d", d, q.Step)}
 		}
 		span, ok := mulLimit(absInt(q.Step), q.Num-1)
 		if !ok {
-			return patFacts{state: 2, err: fmt.Sprintf("pair %d: step %d x num %d overflows", d, q.Step, q.Num)}
+			return patFacts{state: 2, err: fmt.Sprintf("pair %d: step %d x num %d: want a span < 2^62, have an overflow", d, q.Step, q.Num)}
 		}
 		n, ok := mulLimit(pf.nelems, q.Num)
 		if !ok {
-			return patFacts{state: 2, err: "element count overflows"}
+			return patFacts{state: 2, err: "element count: want < 2^62, have an overflow"}
 		}
 		pf.nelems = n
 		if q.Step >= 0 {
@@ -105,7 +105,7 @@ func computePattern(p bir.Pattern) patFacts {
 			}
 		}
 		if pf.maxRel >= limit || pf.minRel <= -limit {
-			return patFacts{state: 2, err: "index range overflows"}
+			return patFacts{state: 2, err: "index range: want within +-2^62, have an overflow"}
 		}
 	}
 	return pf
@@ -180,7 +180,7 @@ func (c *checker) operand(i bir.InstID, x *opnd, o *bir.Operand, k, nIn int) {
 		c.instDiag(i, "dtype", "%s: dtype %d, want <= %d", c.label(x), o.Dtype, bir.MaxDtype)
 	}
 	if o.Extra < 0 || int(o.Extra) >= c.nAttrs {
-		c.instDiag(i, "ref", "%s: extra-field set #%d out of range (module has %d)", c.label(x), o.Extra, c.nAttrs)
+		c.instDiag(i, "ref", "%s: extra-field set #%d: want an id < %d (the module's attribute sets), have %d", c.label(x), o.Extra, c.nAttrs, o.Extra)
 	}
 	switch o.Kind {
 	case bir.OpdPhysAP:
@@ -194,16 +194,16 @@ func (c *checker) operand(i bir.InstID, x *opnd, o *bir.Operand, k, nIn int) {
 		c.regAP(i, x, o)
 	case bir.OpdRegister:
 		if o.Ref < 0 || int(o.Ref) >= c.nRegs {
-			c.instDiag(i, "ref", "%s: register #%d out of range (function has %d)", c.label(x), o.Ref, c.nRegs)
+			c.instDiag(i, "ref", "%s: register #%d: want an id < %d (the function's registers), have %d", c.label(x), o.Ref, c.nRegs, o.Ref)
 		}
 	case bir.OpdImm:
 	case bir.OpdImmArray:
 		if o.Ref < 0 || int(o.Ref) >= c.nAttrs {
-			c.instDiag(i, "ref", "%s: immediate array set #%d out of range (module has %d)", c.label(x), o.Ref, c.nAttrs)
+			c.instDiag(i, "ref", "%s: immediate array set #%d: want an id < %d (the module's attribute sets), have %d", c.label(x), o.Ref, c.nAttrs, o.Ref)
 		}
 	case bir.OpdSymImm:
 		if o.Ref < 0 || int(o.Ref) >= c.nAttrs {
-			c.instDiag(i, "ref", "%s: value list set #%d out of range (module has %d)", c.label(x), o.Ref, c.nAttrs)
+			c.instDiag(i, "ref", "%s: value list set #%d: want an id < %d (the module's attribute sets), have %d", c.label(x), o.Ref, c.nAttrs, o.Ref)
 		}
 		c.exprBound(i, o.Expr, c.label(x)+" expression")
 		if c.stage&StageUnrolled != 0 {
@@ -218,7 +218,7 @@ func (c *checker) operand(i bir.InstID, x *opnd, o *bir.Operand, k, nIn int) {
 // out-of-range pattern (nil then) and a pattern with too many pairs.
 func (c *checker) pattern(i bir.InstID, x *opnd, id bir.PatternID) *patFacts {
 	if id < 0 || int(id) >= c.nPats {
-		c.instDiag(i, "ref", "%s: pattern #%d out of range (module has %d)", c.label(x), id, c.nPats)
+		c.instDiag(i, "ref", "%s: pattern #%d: want an id < %d (the module's patterns), have %d", c.label(x), id, c.nPats, id)
 		return nil
 	}
 	pf := &c.pats[id]
@@ -253,7 +253,7 @@ func (c *checker) locGeometry(i bir.InstID, x *opnd, l bir.LocID) (total int64, 
 	sh, mask := dtypeShift[x.dtype], x.dtype.Size()-1
 	if x.onChip {
 		if lc.Bytes&mask != 0 {
-			c.instLocDiag(i, l, "dtype", "%s: %d bytes per partition is not a multiple of %s's %d bytes", c.label(x), lc.Bytes, x.dtype, mask+1)
+			c.instLocDiag(i, l, "dtype", "%s: bytes per partition: want a multiple of %s's %d bytes, have %d", c.label(x), x.dtype, mask+1, lc.Bytes)
 		}
 		x.e = lc.Bytes >> sh
 		t, ok := mulLimit(lc.Partitions, x.e)
@@ -264,7 +264,7 @@ func (c *checker) locGeometry(i bir.InstID, x *opnd, l bir.LocID) (total int64, 
 		return 0, false
 	}
 	if b&mask != 0 {
-		c.instLocDiag(i, l, "dtype", "%s: %d bytes is not a multiple of %s's %d bytes", c.label(x), b, x.dtype, mask+1)
+		c.instLocDiag(i, l, "dtype", "%s: location bytes: want a multiple of %s's %d bytes, have %d", c.label(x), x.dtype, mask+1, b)
 	}
 	return b >> sh, true
 }
@@ -295,12 +295,12 @@ func (c *checker) physAP(i bir.InstID, x *opnd, o *bir.Operand) {
 	l := o.Loc()
 	x.pat = o.Pattern
 	if !c.validLoc(l) {
-		c.instDiag(i, "ref", "%s: location #%d out of range (function has %d)", c.label(x), l, c.nLocs)
+		c.instDiag(i, "ref", "%s: location #%d: want an id < %d (the function's locations), have %d", c.label(x), l, c.nLocs, l)
 		return
 	}
 	lc := c.f.Loc(l)
 	if lc.Dead {
-		c.instLocDiag(i, l, "ref", "%s: location %s is dead", c.label(x), lc.Name)
+		c.instLocDiag(i, l, "ref", "%s: location %s: want a live location, have a dead one", c.label(x), lc.Name)
 		return
 	}
 	setBit(c.usedLoc, int(l))
@@ -312,7 +312,7 @@ func (c *checker) physAP(i bir.InstID, x *opnd, o *bir.Operand) {
 	}
 	c.counts(x, pf)
 	if o.Offset <= -limit || o.Offset >= limit {
-		c.instLocDiag(i, l, "ap-bounds", "%s: offset %d out of range", c.label(x), o.Offset)
+		c.instLocDiag(i, l, "ap-bounds", "%s: offset: want |offset| < 2^62, have %d", c.label(x), o.Offset)
 		return
 	}
 	lo, hi := o.Offset+pf.minRel, o.Offset+pf.maxRel
@@ -332,13 +332,13 @@ func (c *checker) physAP(i bir.InstID, x *opnd, o *bir.Operand) {
 // location (its first; all blocks of a block tensor have one shape).
 func (c *checker) tensorRef(i bir.InstID, x *opnd, t bir.TensorID) (*bir.Tensor, bool) {
 	if !c.validTensor(t) {
-		c.instDiag(i, "ref", "%s: tensor #%d out of range (function has %d)", c.label(x), t, c.nTensors)
+		c.instDiag(i, "ref", "%s: tensor #%d: want an id < %d (the function's tensors), have %d", c.label(x), t, c.nTensors, t)
 		return nil, false
 	}
 	ts := c.f.Tensor(t)
 	x.tensor = t
 	if ts.Dead {
-		c.instDiag(i, "ref", "%s: tensor %s is dead", c.label(x), ts.Name)
+		c.instDiag(i, "ref", "%s: tensor %s: want a live tensor, have a dead one", c.label(x), ts.Name)
 		return nil, false
 	}
 	setBit(c.usedTen, int(t))
@@ -400,7 +400,7 @@ func (c *checker) regAP(i bir.InstID, x *opnd, o *bir.Operand) {
 	x.pat = o.Pattern
 	ts, ok := c.tensorRef(i, x, o.TensorRef())
 	if r := bir.RegID(o.Expr); r < 0 || int(r) >= c.nRegs {
-		c.instDiag(i, "ref", "%s: offset register #%d out of range (function has %d)", c.label(x), r, c.nRegs)
+		c.instDiag(i, "ref", "%s: offset register #%d: want an id < %d (the function's registers), have %d", c.label(x), r, c.nRegs, r)
 	}
 	pf := c.pattern(i, x, o.Pattern)
 	if !ok || pf == nil || len(ts.Locs) == 0 || !c.validLoc(ts.Locs[0]) {

@@ -463,7 +463,7 @@ func (c *checker) matmul(i bir.InstID, attrs bir.AttrSet, attrsOK bool, ins, out
 		}
 		if !isTranspose {
 			if maxN := a.MatmulMaxN(d.dtype); maxN == 0 {
-				c.instDiag(i, "matmul-limits", "%s dtype %s: the Tensor engine of %s writes %s", c.label(d), d.dtype, a.Name, matmulDstText(a))
+				c.instDiag(i, "matmul-limits", "%s dtype: want %s (what the Tensor engine of %s writes), have %s", c.label(d), matmulDstText(a), a.Name, d.dtype)
 			} else if N > maxN {
 				c.instDiag(i, "matmul-limits", "N = %d (moving free size) with a %s destination: want <= %d on %s", N, d.dtype, maxN, a.Name)
 			}
@@ -551,7 +551,7 @@ func (c *checker) tensorReduce(i bir.InstID, attrs bir.AttrSet, attrsOK bool, in
 	p := c.m.Pattern(s.pat)
 	free := len(p) - 1
 	if n > free {
-		c.instDiag(i, "elem-count", "axis %s reduces %d free dimensions: %s has %d", axis, n, c.label(s), free)
+		c.instDiag(i, "elem-count", "axis %s reduces %d free dimensions: want <= the free dimensions of %s, have %d", axis, n, c.label(s), free)
 		return
 	}
 	kept := int64(1)
@@ -586,7 +586,7 @@ func (c *checker) iota(i bir.InstID, attrs bir.AttrSet, attrsOK bool, outs []opn
 		}
 		var okm bool
 		if prod, okm = mulLimit(prod, n); !okm {
-			c.instDiag(i, "attr", "pattern: element count overflows")
+			c.instDiag(i, "attr", "pattern: want an element count representable in 64 bits, have an overflow")
 			return
 		}
 	}
@@ -681,7 +681,7 @@ func (c *checker) checkTensorIndirection(i bir.InstID, ins []opnd) {
 	}
 	ts := c.f.Tensor(t)
 	if pd := ts.PartitionDim; pd >= 0 && pd < int64(len(ts.Shape)) && ts.Shape[pd] != lc.Partitions {
-		c.instDiag(i, "tensor-indirection", "%s: tensor %s has shape %v with partition dim %d, its location %s has %d partitions", msgAddrPartitionDim, ts.Name, ts.Shape, pd, lc.Name, lc.Partitions)
+		c.instDiag(i, "tensor-indirection", "%s: tensor %s has shape %v with partition dim %d: want %d partitions, have %d in its location %s", msgAddrPartitionDim, ts.Name, ts.Shape, pd, ts.Shape[pd], lc.Partitions, lc.Name)
 	}
 }
 
@@ -714,10 +714,10 @@ func (c *checker) cce(i bir.InstID, attrs bir.AttrSet, ins, outs []opnd) {
 				continue
 			}
 			if s.dtype != d.dtype {
-				c.instDiag(i, "cce-shape", "%s: %s is %s, %s is %s", msgCCEDtype, c.label(s), s.dtype, c.label(d), d.dtype)
+				c.instDiag(i, "cce-shape", "%s: %s: want %s (the dtype of %s), have %s", msgCCEDtype, c.label(s), d.dtype, c.label(d), s.dtype)
 			}
 			if s.pat != d.pat && !sameShape(c.m.Pattern(s.pat), dp) {
-				c.instDiag(i, "cce-shape", "%s: %s is %v, %s is %v", msgCCEShape, c.label(s), c.m.Pattern(s.pat).Shape(), c.label(d), dp.Shape())
+				c.instDiag(i, "cce-shape", "%s: %s: want %v (the shape of %s), have %v", msgCCEShape, c.label(s), dp.Shape(), c.label(d), c.m.Pattern(s.pat).Shape())
 			}
 		}
 	}

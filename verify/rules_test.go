@@ -61,7 +61,7 @@ func ruleCases() []ruleCase {
 		}},
 
 		// ---- ref ----
-		{name: "operand location out of range", rule: "ref", msg: "location #99 out of range", build: func(t *testing.T) *bir.Module {
+		{name: "operand location out of range", rule: "ref", msg: "location #99: want an id <", build: func(t *testing.T) *bir.Module {
 			b, _, xs := base()
 			i := b.Memset("f", bir.EngDVE, xs.All(), 0)
 			o := xs.All()
@@ -69,13 +69,13 @@ func ruleCases() []ruleCase {
 			b.F.SetOperand(i, 0, o)
 			return must(t, b)
 		}},
-		{name: "dead location", rule: "ref", msg: "location xs is dead", build: func(t *testing.T) *bir.Module {
+		{name: "dead location", rule: "ref", msg: "location xs: want a live location, have a dead one", build: func(t *testing.T) *bir.Module {
 			b, x, xs := base()
 			b.Load("ld", xs.All(), x.All())
 			b.F.RemoveLoc(xs.Loc)
 			return must(t, b)
 		}},
-		{name: "dependency on a dead instruction", rule: "ref", msg: "depends on dead instruction a", build: func(t *testing.T) *bir.Module {
+		{name: "dependency on a dead instruction", rule: "ref", msg: "depends on instruction a: want a live instruction, have a dead one", build: func(t *testing.T) *bir.Module {
 			b, _, xs := base()
 			a := b.Memset("a", bir.EngDVE, xs.All(), 0)
 			c := b.Memset("c", bir.EngDVE, xs.All(), 1)
@@ -83,20 +83,20 @@ func ruleCases() []ruleCase {
 			b.F.Remove(a)
 			return must(t, b)
 		}},
-		{name: "dependency target in no block", rule: "ref", msg: "which is in no block", build: func(t *testing.T) *bir.Module {
+		{name: "dependency target in no block", rule: "ref", msg: "depends on instruction loose: want an instruction in a block, have one in no block", build: func(t *testing.T) *bir.Module {
 			b, _, xs := base()
 			c := b.Memset("c", bir.EngDVE, xs.All(), 1)
 			loose := b.F.NewInst(bir.OpMemset, "loose", bir.EngDVE, nil, []bir.Operand{xs.All()}, nil)
 			b.F.AddDep(c, noAxisDep(loose))
 			return must(t, b)
 		}},
-		{name: "dependency target out of range", rule: "ref", msg: "depends on instruction #500, out of range", build: func(t *testing.T) *bir.Module {
+		{name: "dependency target out of range", rule: "ref", msg: "depends on instruction #500: want an id <", build: func(t *testing.T) *bir.Module {
 			b, _, xs := base()
 			c := b.Memset("c", bir.EngDVE, xs.All(), 1)
 			b.F.AddDep(c, noAxisDep(500))
 			return must(t, b)
 		}},
-		{name: "pattern out of range", rule: "ref", msg: "pattern #9999 out of range", build: func(t *testing.T) *bir.Module {
+		{name: "pattern out of range", rule: "ref", msg: "pattern #9999: want an id <", build: func(t *testing.T) *bir.Module {
 			b, _, xs := base()
 			i := b.Memset("f", bir.EngDVE, xs.All(), 0)
 			o := xs.All()
@@ -104,12 +104,12 @@ func ruleCases() []ruleCase {
 			b.F.SetOperand(i, 0, o)
 			return must(t, b)
 		}},
-		{name: "register out of range", rule: "ref", msg: "register #7 out of range", build: func(t *testing.T) *bir.Module {
+		{name: "register out of range", rule: "ref", msg: "register #7: want an id <", build: func(t *testing.T) *bir.Module {
 			b, _, _ := base()
 			b.Inst(bir.OpRegisterMove, "mv", bir.EngAct, []bir.Operand{bir.ImmI(1, i32)}, []bir.Operand{bir.RegOpd(7, i32)}, nil)
 			return must(t, b)
 		}},
-		{name: "attribute set out of range", rule: "ref", msg: "attribute set #9999 out of range", build: func(t *testing.T) *bir.Module {
+		{name: "attribute set out of range", rule: "ref", msg: "attribute set #9999: want an id <", build: func(t *testing.T) *bir.Module {
 			b, _, xs := base()
 			i := b.Memset("f", bir.EngDVE, xs.All(), 0)
 			b.F.Inst(i).Attrs = 9999
@@ -123,30 +123,30 @@ func ruleCases() []ruleCase {
 			b.M.Funcs = append(b.M.Funcs, b2.F)
 			return must(t, b)
 		}},
-		{name: "expression out of range", rule: "ref", msg: "expression #999 out of range", build: func(t *testing.T) *bir.Module {
+		{name: "expression out of range", rule: "ref", msg: "expression #999: want an id <", build: func(t *testing.T) *bir.Module {
 			b, x, xs := base()
 			i := b.Load("ld", xs.All(), x.All())
 			b.F.SetOperand(i, 0, bir.SymAP(x.ID, f32, 999, 0, b.Pat([2]int64{512, 128}, [2]int64{1, 512})))
 			return must(t, b)
 		}},
-		{name: "name symbol out of range", rule: "ref", msg: "name symbol #99999 out of range", build: func(t *testing.T) *bir.Module {
+		{name: "name symbol out of range", rule: "ref", msg: "name symbol #99999: want an id <", build: func(t *testing.T) *bir.Module {
 			b, _, xs := base()
 			i := b.Memset("f", bir.EngDVE, xs.All(), 0)
 			b.F.Inst(i).Name = 99999
 			return must(t, b)
 		}},
-		{name: "loop table entry out of range", rule: "ref", msg: "loop table entry #50 out of range", build: func(t *testing.T) *bir.Module {
+		{name: "loop table entry out of range", rule: "ref", msg: "loop table entry #50: want an id <", build: func(t *testing.T) *bir.Module {
 			b, _, xs := base()
 			l := b.Loop("i", 0, 2, 1, func(affine.Expr) { b.Memset("f", bir.EngDVE, xs.All(), 0) })
 			b.F.Inst(l).Aux = 50
 			return must(t, b)
 		}},
-		{name: "tensor lists a location out of range", rule: "ref", msg: "location #77 out of range", build: func(t *testing.T) *bir.Module {
+		{name: "tensor lists a location out of range", rule: "ref", msg: "location #77: want an id < 2", build: func(t *testing.T) *bir.Module {
 			b, _, xs := base()
 			b.F.Tensor(xs.ID).Locs = append(b.F.Tensor(xs.ID).Locs, 77)
 			return must(t, b)
 		}},
-		{name: "operand table range", rule: "ref", msg: "outside the operand table", build: func(t *testing.T) *bir.Module {
+		{name: "operand table range", rule: "ref", msg: "want a range inside the operand table", build: func(t *testing.T) *bir.Module {
 			b, _, xs := base()
 			i := b.Memset("f", bir.EngDVE, xs.All(), 0)
 			b.F.Inst(i).Args = 1 << 20
@@ -191,7 +191,7 @@ func ruleCases() []ruleCase {
 			blk.Insts = append(blk.Insts, i)
 			return must(t, b)
 		}},
-		{name: "dead instruction listed", rule: "block", msg: "dead instruction still listed", build: func(t *testing.T) *bir.Module {
+		{name: "dead instruction listed", rule: "block", msg: "listed in block Block1: want a live instruction, have a dead one", build: func(t *testing.T) *bir.Module {
 			b, _, xs := base()
 			i := b.Memset("f", bir.EngDVE, xs.All(), 0)
 			b.F.Remove(i)
@@ -292,7 +292,7 @@ func ruleCases() []ruleCase {
 		}},
 
 		// ---- sym-axis-unbound ----
-		{name: "symbolic AP outside its loop", rule: "sym-axis-unbound", msg: "axis i is not bound", build: func(t *testing.T) *bir.Module {
+		{name: "symbolic AP outside its loop", rule: "sym-axis-unbound", msg: "axis i: want an axis of an enclosing loop", build: func(t *testing.T) *bir.Module {
 			b, x, xs := base()
 			var saved affine.Expr
 			b.Loop("i", 0, 4, 1, func(i affine.Expr) { saved = i; b.Memset("f", bir.EngDVE, xs.All(), 0) })
@@ -372,7 +372,7 @@ func ruleCases() []ruleCase {
 			b.TensorTensor("tt", bir.EngPE, "add", xs.All(), xs.All(), xs.All())
 			return must(t, b)
 		}},
-		{name: "engine absent on the generation", rule: "engine", msg: "inf1 has no such engine", build: func(t *testing.T) *bir.Module {
+		{name: "engine absent on the generation", rule: "engine", msg: "engine Pool: want an engine inf1 has", build: func(t *testing.T) *bir.Module {
 			_, b := newB("inf1")
 			io := b.SBUF("io", i32, 128, 16)
 			b.Iota("iota", io.All(), 0, 1, [2]int64{1, 16})
@@ -394,7 +394,7 @@ func ruleCases() []ruleCase {
 			b.F.Tensor(xs.ID).Dtype = 25
 			return must(t, b)
 		}},
-		{name: "location bytes not a multiple of the dtype", rule: "dtype", msg: "6 bytes per partition is not a multiple of float32's 4 bytes", build: func(t *testing.T) *bir.Module {
+		{name: "location bytes not a multiple of the dtype", rule: "dtype", msg: "bytes per partition: want a multiple of float32's 4 bytes, have 6", build: func(t *testing.T) *bir.Module {
 			b, _, _ := base()
 			s := b.SBUF("s", bir.Int8, 128, 6)
 			b.Memset("f", bir.EngDVE, bir.PhysAP(s.Loc, f32, 0, b.Pat([2]int64{1, 128}, [2]int64{1, 1})), 0)
@@ -407,7 +407,7 @@ func ruleCases() []ruleCase {
 			b.Memset("f", bir.EngDVE, xs.AP(0, [2]int64{512, 128}, [2]int64{1, 0}), 0)
 			return must(t, b)
 		}},
-		{name: "pattern overflow", rule: "ap-shape", msg: "overflows", build: func(t *testing.T) *bir.Module {
+		{name: "pattern overflow", rule: "ap-shape", msg: "want a span < 2^62, have an overflow", build: func(t *testing.T) *bir.Module {
 			b, _, xs := base()
 			b.Memset("f", bir.EngDVE, xs.AP(0, [2]int64{512, 128}, [2]int64{1 << 40, 1 << 30}), 0)
 			return must(t, b)
@@ -659,7 +659,7 @@ func ruleCases() []ruleCase {
 			b.Matmult("mm", ps.All(), st.All(), mv.All(), true, true)
 			return must(t, b)
 		}},
-		{name: "matmul bf16 destination on trn2", rule: "matmul-limits", msg: "the Tensor engine of trn2 writes float32", build: func(t *testing.T) *bir.Module {
+		{name: "matmul bf16 destination on trn2", rule: "matmul-limits", msg: "want float32 (what the Tensor engine of trn2 writes), have bfloat16", build: func(t *testing.T) *bir.Module {
 			_, b := newB("trn2")
 			st := b.SBUF("st", bf16, 128, 128)
 			mv := b.SBUF("mv", bf16, 128, 512)
@@ -751,13 +751,13 @@ func ruleCases() []ruleCase {
 		}},
 
 		// ---- CCE ----
-		{name: "CCE source dtype", rule: "cce-shape", msg: msgCCEDtype + ": source 1 (x) is int32", build: func(t *testing.T) *bir.Module {
+		{name: "CCE source dtype", rule: "cce-shape", msg: msgCCEDtype + ": source 1 (x): want float32 (the dtype of destination 0 (z)), have int32", build: func(t *testing.T) *bir.Module {
 			b, x, _ := base()
 			z := b.Output("z", f32, 128, 512)
 			b.CCECopy("cce", z.All(), []bir.Operand{x.All(), bir.As(x.All(), i32)}, []float64{1, 1})
 			return must(t, b)
 		}},
-		{name: "CCE source shape", rule: "cce-shape", msg: msgCCEShape + ": source 0 (x) is [64 1024]", build: func(t *testing.T) *bir.Module {
+		{name: "CCE source shape", rule: "cce-shape", msg: msgCCEShape + ": source 0 (x): want [128 512] (the shape of destination 0 (z)), have [64 1024]", build: func(t *testing.T) *bir.Module {
 			b, x, _ := base()
 			z := b.Output("z", f32, 128, 512)
 			b.CCECopy("cce", z.All(), []bir.Operand{x.AP(0, [2]int64{512, 64}, [2]int64{1, 1024}), x.All()}, []float64{1, 1})
@@ -923,6 +923,7 @@ func TestRules(t *testing.T) {
 				if d.Rule == tc.rule && strings.Contains(d.Msg, tc.msg) {
 					found = true
 				}
+				checkDiagForm(t, d)
 			}
 			if !found {
 				t.Errorf("no %s diagnostic containing %q; have:", tc.rule, tc.msg)
@@ -940,6 +941,24 @@ func TestRules(t *testing.T) {
 		if !fired[r] {
 			t.Errorf("rule %s never fired in TestRules", r)
 		}
+	}
+}
+
+// checkDiagForm checks the form every diagnostic must have: it says what
+// was wanted and what was found ("want X, have Y", or "have" stated first),
+// and names where: a function and, inside it, an instruction, tensor,
+// location or block.
+func checkDiagForm(t *testing.T, d Diag) {
+	t.Helper()
+	if !strings.Contains(d.Msg, "want") {
+		t.Errorf("diagnostic does not say what is wanted: %s", d)
+	}
+	if d.Func == "" {
+		return // module-level: the message names the function or arch
+	}
+	if d.Inst == "" && d.Op == "" && d.Tensor == "" && d.Loc == "" &&
+		!strings.HasPrefix(d.Msg, "block ") && !strings.HasPrefix(d.Msg, "top-level block ") {
+		t.Errorf("diagnostic names no instruction, tensor, location or block: %s", d)
 	}
 }
 
