@@ -54,8 +54,9 @@
 //	R4  dtype <= 0x13 (else the error "Unknown dtype"), and
 //	    bytes = DtypeSize[dtype] * (offset + span) <= the arch's
 //	    usable SBUF bytes per partition (arch.Model.UsableSBUFBytes),
-//	    offset = where the run starts in its tile row, 0 in
-//	    narwhal's placement                                    -> else untouched, logged
+//	    offset = the source AP's element offset (the seed's
+//	    inAP.offset_elems; for a symbolic AP its constant term,
+//	    below)                                                 -> else untouched, logged
 //	R5  the rewrite above; n = ++copyCounter (one counter per
 //	    run of the pass, over all functions), the tile location
 //	    "<dtype>-tile<n>" (tensor "<dtype>-tile<n>_set", SB,
@@ -89,6 +90,22 @@
 //   - The gate: the pass table's Gate "gen-stride-dma" (set by the CLI flag
 //     --gen-stride-dma) keeps the pass out of the default pipeline; run by
 //     name (pass.Config.Passes) or through LegalizeStridedDMA it runs.
+//   - R4's offset term is the seed's, inAP.offset_elems: the element
+//     offset of the DRAM source, although narwhal's tile holds only the
+//     span elements of each partition's run (the new Load reads DRAM from
+//     the source's offset; the tile row starts at element 0). The seed's
+//     garbled rewrite re-reads the tile at inAP's offset, which is why it
+//     budgets offset + span; narwhal keeps the seed's threshold rather than
+//     its own tile size, so the set of loads rewritten is the seed's. The
+//     consequence: a load that reads far into its DRAM tensor (offset +
+//     span elements over the budget) is left alone (R4, logged) even when
+//     its span alone would fit; that is legal IR, only a slower DMA, and
+//     translation validation is unaffected (a load left alone is
+//     unchanged). For a symbolic source the seed's field is the static
+//     part of the offset - the loop-dependent terms live in the symbolic
+//     expression, not in the AP's offset field - so offset is the
+//     constant term of the offset expression (transpose2d's
+//     49152*i + 128*j counts 0, as each iteration's tile holds one run).
 //   - An arch whose SBUF size is not published (inf1 without the
 //     arch.sbuf-bytes-per-partition override) has no budget: the first
 //     load that reaches R4 is an error naming the override.
@@ -139,7 +156,7 @@ type StridedStats struct {
 	NotDRAM      int // the source is not a DRAM access pattern (nothing to legalize)
 	NotPlaceable int // R1: the destination is not a placeable on-chip operand
 	Unaligned    int // R2: the destination's base partition is not /32-aligned
-	OverBudget   int // R4: the tile does not fit the SBUF partition budget
+	OverBudget   int // R4: DtypeSize * (source offset + span) exceeds the SBUF partition budget
 }
 
 // LegalizeStridedDMA runs legalize_strided_dma on m, whatever the
@@ -306,9 +323,11 @@ func (s *stridedLegalizer) visitLoad(i bir.InstID) (bool, error) {
 	lo, hi := freeExtent(sp)
 	span := hi - lo + 1
 
-	// R4: the tile fits the SBUF partition budget.
+	// R4: DtypeSize[dt] * (inAP.offset_elems + span) fits the SBUF
+	// partition budget (the offset term as the seed's: see the file
+	// comment).
 	dt := src.Dtype
-	const offset = 0 // the run starts at the beginning of its tile row
+	offset := offsetExpr(m, &src).Const
 	bytes := bir.DtypeSize[dt] * (offset + span)
 	budget := s.model.UsableSBUFBytes()
 	if budget <= 0 {
@@ -316,8 +335,8 @@ func (s *stridedLegalizer) visitLoad(i bir.InstID) (bool, error) {
 		return false, instErrorf(StridedName, f, i, "R4 needs the SBUF partition budget: %v", err)
 	}
 	if bytes > budget {
-		return s.skip(i, "R4", &s.stats.OverBudget, "tile of %d %s elements per partition = %d bytes: want at most %d, the usable SBUF bytes per partition on %s",
-			span, dt, bytes, budget, s.model.Name)
+		return s.skip(i, "R4", &s.stats.OverBudget, "source offset %d + span %d = %d %s elements per partition = %d bytes: want at most %d, the usable SBUF bytes per partition on %s",
+			offset, span, offset+span, dt, bytes, budget, s.model.Name)
 	}
 
 	// R5: decompose.

@@ -16,12 +16,19 @@ import (
 // [bp, bp+32) of an SBUF tile [128, 64] and saves the whole tile.
 func stridedModule(t testing.TB, bp, F int64, dt bir.Dtype) *bir.Module {
 	t.Helper()
+	return stridedModuleAt(t, bp, F, dt, 0)
+}
+
+// stridedModuleAt is stridedModule reading columns [off, off+32) of x: the
+// source AP's element offset is off.
+func stridedModuleAt(t testing.TB, bp, F int64, dt bir.Dtype, off int64) *bir.Module {
+	t.Helper()
 	m, b := newB(t)
 	x := b.Input("x", dt, 64, 256)
 	z := b.Output("z", dt, 128, 64)
 	tile := b.SBUF("tile", dt, 128, 64)
 	b.Memset("fill", bir.EngDVE, tile.All(), 0)
-	b.Load("ld", tile.Tile(bp, 32, 0, F), x.AP(0, [2]int64{1, 32}, [2]int64{256, F}))
+	b.Load("ld", tile.Tile(bp, 32, 0, F), x.AP(off, [2]int64{1, 32}, [2]int64{256, F}))
 	b.Save("st", z.All(), tile.All())
 	done(t, b)
 	return m
@@ -109,7 +116,8 @@ func TestLegalizeStridedDMA_BasePartition(t *testing.T) {
 }
 
 // R4: DtypeSize[dtype] * (offset + span) against the usable SBUF bytes per
-// partition: exactly at the budget rewrites, one byte less leaves alone.
+// partition (source offset 0): exactly at the budget rewrites, a budget
+// one byte smaller (the bytes one over it) leaves alone.
 func TestLegalizeStridedDMA_Budget(t *testing.T) {
 	span := int64(1 + 256*63)
 	for _, dt := range []bir.Dtype{bir.Float32, bir.BFloat16, bir.Int8} {
@@ -142,6 +150,89 @@ func TestLegalizeStridedDMA_Budget(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// R4's offset term is the seed's inAP.offset_elems, the source AP's
+// element offset: bytes = DtypeSize * (offset + span), at the budget
+// rewritten, one byte over left alone, and a load whose span alone would
+// fit is left alone when its offset does not.
+func TestLegalizeStridedDMA_BudgetOffset(t *testing.T) {
+	const off = 100 // columns 100..131 of x
+	span := int64(1 + 256*63)
+	for _, dt := range []bir.Dtype{bir.Float32, bir.BFloat16, bir.Int8} {
+		size := dt.Size()
+		for _, tc := range []struct {
+			name   string
+			budget int64
+			want   bool
+		}{
+			{"at", size * (off + span), true},
+			{"one over", size*(off+span) - 1, false},
+			{"span alone fits", size * span, false},
+		} {
+			t.Run(dt.String()+"/"+tc.name, func(t *testing.T) {
+				a := trn2(t, func(a *arch.Model) { a.SBUFBytesPerPartition = tc.budget + a.SBUFCarveoutBytes })
+				m := stridedModuleAt(t, 0, 64, dt, off)
+				var st StridedStats
+				var lines []string
+				passtest.Check(t, m, func(m *bir.Module) error {
+					var err error
+					st, err = LegalizeStridedDMA(m, Options{Arch: a, Logf: func(f string, x ...any) { lines = append(lines, fmt.Sprintf(f, x...)) }})
+					return err
+				}, passtest.Arch(a))
+				if got := st.Rewritten == 1; got != tc.want {
+					t.Fatalf("budget %d, %d * (%d + %d) = %d bytes: rewritten %v, want %v (stats %+v)", tc.budget, size, off, span, size*(off+span), got, tc.want, st)
+				}
+				if tc.want {
+					// The tile holds the span only; the new load reads DRAM
+					// from the source's offset.
+					f := m.Main()
+					l, ok := f.LocByName(dt.String() + "-tile1")
+					if !ok || f.Loc(l).Bytes != span*size {
+						t.Fatalf("tile: want %d bytes per partition", span*size)
+					}
+					if o := f.Ins(inst(t, m, "ld"))[0]; o.Offset != off {
+						t.Fatalf("new load reads DRAM from offset %d, want %d", o.Offset, off)
+					}
+					return
+				}
+				want := fmt.Sprintf("source offset %d + span %d = %d %s elements per partition = %d bytes: want at most %d", off, span, off+span, dt, size*(off+span), tc.budget)
+				if st.OverBudget != 1 || !strings.Contains(strings.Join(lines, "\n"), want) {
+					t.Fatalf("stats %+v, log %q: want the R4 line %q", st, lines, want)
+				}
+			})
+		}
+	}
+	// A symbolic source counts the constant term of its offset (the AP's
+	// static offset; the loop terms are per iteration): 3 + 32*i counts 3.
+	for _, tc := range []struct {
+		name   string
+		budget int64
+		want   bool
+	}{{"at", 4 * (3 + span), true}, {"one over", 4*(3+span) - 1, false}} {
+		t.Run("symbolic/"+tc.name, func(t *testing.T) {
+			m, b := newB(t)
+			x := b.Input("x", bir.Float32, 64, 256)
+			z := b.Output("z", bir.Float32, 128, 64)
+			tile := b.SBUF("tile", bir.Float32, 128, 64)
+			b.Loop("i", 0, 4, 1, func(i affine.Expr) {
+				b.Load("ld", tile.Sym(affine.Const(0), affine.Scale(i, 32*64), [2]int64{64, 32}, [2]int64{1, 64}),
+					x.Sym(affine.Const(0), affine.AddConst(affine.Scale(i, 32), 3), [2]int64{1, 32}, [2]int64{256, 64}))
+			})
+			b.Save("st", z.All(), tile.All())
+			done(t, b)
+			a := trn2(t, func(a *arch.Model) { a.SBUFBytesPerPartition = tc.budget + a.SBUFCarveoutBytes })
+			var st StridedStats
+			passtest.Check(t, m, func(m *bir.Module) error {
+				var err error
+				st, err = LegalizeStridedDMA(m, Options{Arch: a})
+				return err
+			}, passtest.Arch(a))
+			if got := st.Rewritten == 1; got != tc.want || (!tc.want && st.OverBudget != 1) {
+				t.Fatalf("budget %d: stats %+v, want rewritten %v", tc.budget, st, tc.want)
+			}
+		})
 	}
 }
 
