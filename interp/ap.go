@@ -55,6 +55,16 @@ const maxPairs = 16
 // bounds) fails with an error instead of exhausting memory.
 const maxAccessElems = 1 << 28
 
+// maxPairSpan bounds |step * (num-1)| of one [step, num] pair and
+// maxElemOffset the start offset of an access, in elements: with at most
+// maxPairs pairs the analytic range offset + sum of spans stays far from
+// int64 overflow. Both are far above any location narwhal can hold
+// (maxLocBytes), so they reject nothing that could be in bounds.
+const (
+	maxPairSpan   = 1 << 50
+	maxElemOffset = 1 << 56
+)
+
 // evalAP evaluates operand o (operand index k of the instruction) in frame
 // fr into the scratch slot of k.
 func (mc *machine) evalAP(fr *frame, k int, o *bir.Operand) (*view, error) {
@@ -162,6 +172,9 @@ func (mc *machine) fillOffsets(v *view, off int64, k int) error {
 	if len(pat) > maxPairs {
 		return errf(ErrOperand, "%s has %d [step, num] pairs; narwhal executes at most %d", v.what, len(pat), maxPairs)
 	}
+	if off > maxElemOffset || off < -maxElemOffset {
+		return errf(ErrOutOfBounds, "%s starts at element offset %d, outside location %s", v.what, off, reg.name)
+	}
 	// Element count, logical shape and the analytic element range.
 	n := int64(1)
 	lo, hi := off, off
@@ -169,8 +182,11 @@ func (mc *machine) fillOffsets(v *view, off int64, k int) error {
 		if q.Num < 0 {
 			return errf(ErrOperand, "%s: pair %d has negative num %d", v.what, d, q.Num)
 		}
-		if q.Num > 1<<32 || q.Step > 1<<40 || q.Step < -(1<<40) {
-			return errf(ErrOperand, "%s: pair %d [%d, %d] is too large to execute", v.what, d, q.Step, q.Num)
+		// Bound each pair's span |step*(num-1)| so that the analytic
+		// range below cannot overflow int64 (an overflow could wrap an
+		// out-of-bounds pattern back into bounds).
+		if q.Num > 1<<32 || q.Num > 1 && (q.Step > maxPairSpan/(q.Num-1) || q.Step < -maxPairSpan/(q.Num-1)) {
+			return errf(ErrOperand, "%s: pair %d [%d, %d] is too large to execute (narwhal executes |step x (num-1)| <= %d)", v.what, d, q.Step, q.Num, int64(maxPairSpan))
 		}
 		n *= q.Num
 		if n > maxAccessElems {

@@ -191,6 +191,10 @@ func (r *region) describe(off int64) string {
 // module fails with an error instead of exhausting memory.
 const maxLocBytes = 1 << 33
 
+// maxBlocks bounds the block index of a template location with per-block
+// private storage (each touched block gets its own storage).
+const maxBlocks = 1 << 24
+
 // geometry is the machine geometry of a run.
 type geometry struct {
 	partitions   int64
@@ -310,13 +314,19 @@ func (mc *machine) region(fr *frame, l bir.LocID, b int64) (*region, error) {
 		if fr.blocks == nil {
 			fr.blocks = map[bir.LocID][]*region{}
 		}
-		rs := fr.blocks[l]
-		if rs == nil {
-			rs = make([]*region, f.Tensor(loc.Tensor).NBlocks)
-			fr.blocks[l] = rs
+		ts := f.Tensor(loc.Tensor)
+		if b >= ts.NBlocks {
+			return nil, errf(ErrOutOfBounds, "block index %d outside the %d blocks of tensor %s", b, ts.NBlocks, ts.Name)
 		}
+		// The per-block table grows with the highest block touched, not
+		// with NBlocks: a malformed NBlocks of 2^40 must not allocate.
+		if b >= maxBlocks {
+			return nil, errf(ErrOperand, "block %d of tensor %s: narwhal executes at most %d blocks of one template location", b, ts.Name, maxBlocks)
+		}
+		rs := fr.blocks[l]
 		if b >= int64(len(rs)) {
-			return nil, errf(ErrOutOfBounds, "block index %d outside the %d blocks of tensor %s", b, len(rs), f.Tensor(loc.Tensor).Name)
+			rs = append(rs, make([]*region, b+1-int64(len(rs)))...)
+			fr.blocks[l] = rs
 		}
 		if r := rs[b]; r != nil {
 			return r, nil

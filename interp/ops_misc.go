@@ -166,8 +166,24 @@ func (mc *machine) iotaValues(x *instCtx, P, F int64) ([]int64, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n := pat[0][1] * pat[1][1] * pat[2][1] * pat[3][1]; n != F {
+	// The product of the nums, checked for overflow (a wrapped product
+	// could match F and drive the loops below past the buffer).
+	n := int64(1)
+	for _, q := range pat {
+		if q[1] == 0 {
+			n = 0
+			break
+		}
+		if n > math.MaxInt64/q[1] {
+			return nil, errf(ErrCountMismatch, "the iota pattern %v walks more than 2^63 elements per partition; the destination has %d", pat, F)
+		}
+		n *= q[1]
+	}
+	if n != F {
 		return nil, errf(ErrCountMismatch, "the iota pattern walks %d elements per partition; the destination has %d", n, F)
+	}
+	if n == 0 {
+		return nil, nil // nothing to write (and no loop over the other nums)
 	}
 	base := x.attrs.Int("base", 0)
 	cm := x.attrs.Int("channel_multiplier", 0)

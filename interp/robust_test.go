@@ -217,3 +217,47 @@ func FuzzRun(f *testing.F) {
 		checkNoPanic(t, randomModule(r), a)
 	})
 }
+
+// Extreme sizes in an otherwise well-formed module are errors, never a
+// recovered panic or an out-of-memory crash.
+func TestRun_ExtremeSizes(t *testing.T) {
+	t.Run("pattern span wrapping int64", func(t *testing.T) {
+		// 2^40 * 2^24 = 2^64 wraps to 0: the analytic range must not be
+		// fooled into calling the access in bounds.
+		m, b := newB(t)
+		x := b.Input("x", bir.Float32, 4, 4)
+		a := b.SBUF("a", bir.Float32, 4, 4)
+		b.Load("ld_wrap", a.AP(0, [2]int64{1 << 40, 1<<24 + 1}, [2]int64{0, 1}), x.All())
+		_, err := Run(m, RandomInputs(m, 1), Options{})
+		wantErr(t, err, ErrOperand, "ld_wrap", "destination 0: pair 0", "too large to execute")
+	})
+	t.Run("huge start offset", func(t *testing.T) {
+		m, b := newB(t)
+		x := b.Input("x", bir.Float32, 4, 4)
+		a := b.SBUF("a", bir.Float32, 4, 4)
+		b.Load("ld_off", a.AP(1<<62, [2]int64{4, 4}, [2]int64{1, 4}), x.All())
+		_, err := Run(m, RandomInputs(m, 1), Options{})
+		wantErr(t, err, ErrOutOfBounds, "ld_off", "element offset 4611686018427387904")
+	})
+	t.Run("2^40 blocks", func(t *testing.T) {
+		m, b := newB(t)
+		x := b.Input("x", bir.Float32, 2, 2)
+		tb := b.BlockTensor("tb", bir.MemSB, bir.Float32, 1<<40, 2, 2)
+		b.Load("ld_blk5", tb.Sym(affine.Const(5), affine.Const(0), [2]int64{2, 2}, [2]int64{1, 2}), x.All())
+		b.Load("ld_blk_far", tb.Sym(affine.Const(1<<39), affine.Const(0), [2]int64{2, 2}, [2]int64{1, 2}), x.All())
+		_, err := Run(m, RandomInputs(m, 1), Options{})
+		wantErr(t, err, ErrOperand, "ld_blk_far", "block 549755813888 of tensor tb_set", "at most 16777216 blocks")
+	})
+	t.Run("iota pattern product wrapping int64", func(t *testing.T) {
+		m, b := newB(t)
+		a := b.SBUF("a", bir.Int32, 2, 4)
+		pair := func(n int64) bir.Value {
+			return bir.Object(bir.Field{Key: "step", Val: bir.Int(1)}, bir.Field{Key: "num", Val: bir.Int(n)})
+		}
+		// (2^62+1) * 4 = 2^64 + 4 wraps to 4, the destination's F.
+		b.Inst(bir.OpIota, "iota_wrap", bir.EngPool, nil, []bir.Operand{a.All()},
+			bir.Attrs("pattern", bir.List(pair(1<<62+1), pair(4))))
+		_, err := Run(m, nil, Options{})
+		wantErr(t, err, ErrCountMismatch, "iota_wrap", "more than 2^63 elements")
+	})
+}
