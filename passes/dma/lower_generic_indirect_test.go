@@ -1,6 +1,7 @@
 package dma
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -353,5 +354,34 @@ func TestLowerGenericIndirect_Deps(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("the IndirectLoad does not depend on gather_TSPAddOffset: %v", f.Deps(g))
+	}
+}
+
+// The assertion strings are the seed's, verbatim: pinned here as literals
+// (a typo in a constant fails), and checked against the seed text itself
+// when ../shared is present.
+func TestLowerGenericIndirect_SeedMessages(t *testing.T) {
+	for _, tc := range []struct{ got, want string }{
+		{MsgIndirectDims, "Indirect dimensions must be one less than instruction argument number"},
+		{MsgIndexFlattened, "Compiler middle end must have already flattened IndexAP to be only one AP"},
+		{MsgIndexPerPartition, "GenericIndirectLoad/Save must have 1 element per partition for IndexAP"},
+		{MsgAddrAP2D, "indirect DMA's AddrAP should be 2D"},
+		{MsgAddrPartitionDim, "Addr Tensor partition dim must match its tensor shape"},
+		{MsgTargetFlattened, "target DRAM tensor is flattened, IndirectDims must be expanded"},
+		{msgUnknownDtype, "Unknown dtype"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("message %q, want the seed's %q", tc.got, tc.want)
+		}
+	}
+	const seed = "../../../shared/seeds/001_43b338797e36cca5.txt"
+	text, err := os.ReadFile(seed)
+	if err != nil {
+		t.Skipf("seed 001 not available (%v): the literals above are checked, not their presence in the seed", err)
+	}
+	for _, msg := range []string{MsgIndirectDims, MsgIndexFlattened, MsgIndexPerPartition, MsgAddrAP2D, MsgAddrPartitionDim, MsgTargetFlattened, msgUnknownDtype} {
+		if !strings.Contains(string(text), msg) {
+			t.Errorf("%q does not occur in %s", msg, seed)
+		}
 	}
 }
