@@ -6,6 +6,7 @@ package interp
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -100,7 +101,7 @@ func randomModule(r *rand.Rand) *bir.Module {
 	var axes []affine.Expr
 	operand := func() bir.Operand {
 		t := ts[r.IntN(len(ts))]
-		switch r.IntN(10) {
+		switch r.IntN(12) {
 		case 0:
 			return bir.ImmF(r.NormFloat64(), bir.Float32)
 		case 1:
@@ -110,6 +111,11 @@ func randomModule(r *rand.Rand) *bir.Module {
 		case 3:
 			o := bir.PhysAP(bir.LocID(r.IntN(14)-1), dts[r.IntN(len(dts))], int64(r.IntN(40)-4), bir.PatternID(r.IntN(m.NumPatterns()+2)))
 			return o
+		case 6:
+			// Extreme sizes: products and spans near int64 overflow.
+			big := []int64{1 << 24, 1<<24 + 1, 1 << 40, 1<<62 + 1, -(1 << 40), math.MaxInt64}
+			pick := func() int64 { return big[r.IntN(len(big))] }
+			return t.AP(pick()%64, [2]int64{pick(), 1 + pick()%(1<<25)}, [2]int64{1, 1 + int64(r.IntN(4))})
 		case 4, 5:
 			if len(axes) > 0 {
 				ax := axes[r.IntN(len(axes))]
