@@ -187,3 +187,44 @@ func TestFullUnrollCmd_MalformedInput(t *testing.T) {
 		t.Errorf("output written for a malformed input")
 	}
 }
+
+// The 25M ceiling through the tool: a nest that unrolls to 25,000,000
+// instructions fails (exit 1) with the seed's diagnostic and writes
+// nothing; it fails before cloning, so the test is cheap.
+func TestFullUnrollCmd_Ceiling(t *testing.T) {
+	src := `module arch=trn2
+
+func @main {
+  tensor %t_set: f32[128, 64] kind=Input
+    loc %t: Input 128x256
+  tensor %z_set: f32[128, 64] kind=Output
+    loc %z: Output 128x256
+
+Block1:
+  loop_a = Loop a in [0, 5000) {
+  Block_a:
+    loop_b = Loop b in [0, 5000) {
+    Block_b:
+      st = Save %t[ap=[[64,128],[1,64]]] f32 -> %z[ap=[[64,128],[1,64]]] f32
+    }
+  }
+}
+`
+	dir := t.TempDir()
+	in := filepath.Join(dir, "big.bir")
+	if err := os.WriteFile(in, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out.bir")
+	code, _, stderr := narwhal(t, "full-unroll", "-unrollLevel=2", in, "-o", out)
+	want := `total_count < 25000000 && "Compiler generated too many instructions, this may due to a failure in parallelism extraction by the tensorizer !"`
+	if code != 1 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "total_count=25000000") {
+		t.Errorf("exit %d, stderr %q; want exit 1 with the seed's message and total_count=25000000", code, stderr)
+	}
+	if strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+		t.Errorf("stderr is not one line: %q", stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Errorf("output written by a failing run")
+	}
+}
