@@ -7,6 +7,9 @@
 // step by step (Function.Reserve and Module.ReserveSyms do the same for
 // instructions, operands and names).
 //
+// Also FuncsMainFirst, the seeds' BackendPass function order the DMA passes
+// and the unrollers share.
+//
 // Additive: nothing here changes existing behaviour.
 package bir
 
@@ -39,4 +42,21 @@ func (f *Function) ReserveTensors(tensors, locs int) {
 			f.locByName = m
 		}
 	}
+}
+
+// FuncsMainFirst returns the module's functions in the seeds' BackendPass
+// visiting order: the entry (Main) first, then the others in module
+// order. The DMA passes and the unrollers walk functions in this order.
+func (m *Module) FuncsMainFirst() []*Function {
+	main := m.Main()
+	out := make([]*Function, 0, len(m.Funcs))
+	if main != nil {
+		out = append(out, main)
+	}
+	for _, f := range m.Funcs {
+		if f != main {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -145,22 +145,6 @@ func modelFor(m *bir.Module, a *arch.Model) (*arch.Model, error) {
 	return arch.ForModule(m)
 }
 
-// funcOrder returns the functions "main" (the entry) first, then the
-// others in module order: BackendPass::run's visiting order.
-func funcOrder(m *bir.Module) []*bir.Function {
-	main := m.Main()
-	out := make([]*bir.Function, 0, len(m.Funcs))
-	if main != nil {
-		out = append(out, main)
-	}
-	for _, f := range m.Funcs {
-		if f != main {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // ---- the visitor ----
 
 // visitor is the seed's IRVisitor: it walks the blocks of a function in

@@ -124,7 +124,7 @@ func LegalizeCCEDMA(m *bir.Module, opt Options) (CCEStats, error) {
 		return CCEStats{}, err
 	}
 	c := newCCELegalizer(m, model, opt.Logf)
-	for _, f := range funcOrder(m) {
+	for _, f := range m.FuncsMainFirst() {
 		if err := c.function(f); err != nil {
 			c.finish()
 			return c.stats, err

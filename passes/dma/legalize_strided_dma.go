@@ -167,7 +167,7 @@ func LegalizeStridedDMA(m *bir.Module, opt Options) (StridedStats, error) {
 		return StridedStats{}, err
 	}
 	s := newStridedLegalizer(m, model, opt.Logf)
-	for _, f := range funcOrder(m) {
+	for _, f := range m.FuncsMainFirst() {
 		if err := s.function(f); err != nil {
 			s.finish()
 			return s.stats, err

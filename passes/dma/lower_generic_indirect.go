@@ -164,7 +164,7 @@ func LowerGenericIndirect(m *bir.Module, opt Options) (IndirectStats, error) {
 		return IndirectStats{}, err
 	}
 	l := newIndirectLowerer(m, model, opt.Logf)
-	for _, f := range funcOrder(m) {
+	for _, f := range m.FuncsMainFirst() {
 		if err := l.function(f); err != nil {
 			l.finish()
 			return l.stats, err

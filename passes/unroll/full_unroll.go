@@ -94,7 +94,7 @@ func FullUnroll(m *bir.Module, opt FullUnrollOptions) (st Stats, err error) {
 	default:
 		return st, fmt.Errorf("unrollLevel=%d: want 0 (only memloc generation), 1 (unroll some) or 2 (unroll all)", opt.Level)
 	}
-	funcs := funcOrder(m)
+	funcs := m.FuncsMainFirst()
 	if opt.Level == 0 {
 		for _, f := range funcs {
 			n, err := memlocsGeneration(f)

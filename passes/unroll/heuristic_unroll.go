@@ -83,7 +83,7 @@ func HeuristicUnroll(m *bir.Module, opt HeuristicOptions) (st Stats, err error) 
 		return st, err
 	}
 	h := &heuristic{cap: capN, logf: opt.Logf, st: &st}
-	for _, f := range funcOrder(m) {
+	for _, f := range m.FuncsMainFirst() {
 		h.f = f
 		for _, b := range f.Top {
 			if err := h.block(b); err != nil {

@@ -123,21 +123,6 @@ func logf(fn func(string, ...any), format string, args ...any) {
 	}
 }
 
-// funcOrder returns the functions, the entry ("main") first.
-func funcOrder(m *bir.Module) []*bir.Function {
-	main := m.Main()
-	out := make([]*bir.Function, 0, len(m.Funcs))
-	if main != nil {
-		out = append(out, main)
-	}
-	for _, f := range m.Funcs {
-		if f != main {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // internalError turns a panic inside an unroller into an error (no panic
 // escapes a pass: a malformed module the verifier would reject may reach
 // an index the unroller trusts).
@@ -158,7 +143,7 @@ func Unroll(m *bir.Module, opt UnrollOptions) (st Stats, err error) {
 		limit = DefaultMaxInstructionLimit
 	}
 	logf(opt.Logf, "INFO (Unroll) Start unrolling at %s", ctime(opt.Now))
-	funcs := funcOrder(m)
+	funcs := m.FuncsMainFirst()
 	// Instructions of the functions not processed yet count at their
 	// current size; processed ones at their final size.
 	var done int64
@@ -329,7 +314,7 @@ func checkInPlace(f *bir.Function) error {
 // 0, 1, 2, ... in program order and returns how many there are.
 func renumberCoreBarriers(m *bir.Module) int {
 	n := 0
-	for _, f := range funcOrder(m) {
+	for _, f := range m.FuncsMainFirst() {
 		f.Walk(func(i bir.InstID) bool {
 			if f.Inst(i).Op == bir.OpCoreBarrier {
 				f.SetAttr(i, "id", bir.Int(int64(n)))
