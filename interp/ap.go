@@ -131,11 +131,10 @@ func (mc *machine) evalAPWith(fr *frame, k int, o *bir.Operand, pat bir.Pattern)
 	if !o.Dtype.Valid() {
 		return nil, errf(ErrOperand, "%s has invalid dtype %s", mc.label(k), o.Dtype)
 	}
-	if int(o.Pattern) < 0 || int(o.Pattern) >= mc.m.NumPatterns() {
-		return nil, errf(ErrOperand, "%s names no access pattern (#%d)", mc.label(k), o.Pattern)
-	}
 	if pat == nil {
-		pat = mc.m.Pattern(o.Pattern)
+		if pat, err = mc.pattern(o, k); err != nil {
+			return nil, err
+		}
 	}
 	v := &mc.views[k]
 	*v = view{reg: reg, dt: o.Dtype, ds: o.Dtype.Size(), pat: pat, opd: k, what: mc.label(k)}
@@ -143,6 +142,15 @@ func (mc *machine) evalAPWith(fr *frame, k int, o *bir.Operand, pat bir.Pattern)
 		return nil, err
 	}
 	return v, nil
+}
+
+// pattern returns the interned [step, num] pairs of operand o (operand
+// index k), checking that the pattern id exists.
+func (mc *machine) pattern(o *bir.Operand, k int) (bir.Pattern, error) {
+	if int(o.Pattern) < 0 || int(o.Pattern) >= mc.m.NumPatterns() {
+		return nil, errf(ErrOperand, "%s names no access pattern (#%d)", mc.label(k), o.Pattern)
+	}
+	return mc.m.Pattern(o.Pattern), nil
 }
 
 // evalExpr evaluates an interned affine expression under the current loop

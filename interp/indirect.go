@@ -416,7 +416,13 @@ func (mc *machine) opGenericIndirect(x *instCtx, load bool) error {
 		dataOpd = &x.outs[0]
 	}
 	// The data AP with pair 0 collapsed (its step is ignored).
-	full := mc.m.Pattern(dataOpd.Pattern)
+	if !dataOpd.Kind.IsAP() {
+		return errf(ErrOperand, "%s is a %s, want an access pattern", mc.label(dataK), dataOpd.Kind)
+	}
+	full, err := mc.pattern(dataOpd, dataK)
+	if err != nil {
+		return err
+	}
 	if len(full) == 0 {
 		return errf(ErrOperand, "%s: the indexed tensor's pattern has no partition pair", mc.label(dataK))
 	}
