@@ -524,6 +524,22 @@ func (p *parser) number() (isFloat bool, i int64, f float64) {
 	return true, 0, v
 }
 
+// bigNumber consumes a JSON number literal that no int64 or float64 holds
+// (NeedsNumberLiteral): such an attribute value is kept as its text. Any
+// other literal is left for number.
+func (p *parser) bigNumber() (string, bool) {
+	e := p.pos
+	for e < len(p.src) && (isDigit(p.src[e]) || strings.IndexByte("+-.eE", p.src[e]) >= 0) {
+		e++
+	}
+	lit := string(p.src[p.pos:e])
+	if !IsNumberLiteral(lit) || !NeedsNumberLiteral(lit) {
+		return "", false
+	}
+	p.pos = e
+	return lit, true
+}
+
 // nanPayload reads the optional (0x<bits>) after nan.
 func (p *parser) nanPayload() float64 {
 	if p.pos >= len(p.src) || p.src[p.pos] != '(' {
@@ -587,6 +603,9 @@ func (p *parser) value(depth int) Value {
 		p.pos++
 		return Object(p.fields(depth + 1)...)
 	case c == '-' || isDigit(c):
+		if lit, ok := p.bigNumber(); ok {
+			return Number(lit)
+		}
 		isF, i, f := p.number()
 		if isF {
 			return Float(f)

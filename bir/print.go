@@ -334,6 +334,8 @@ func appendValue(b []byte, v Value) []byte {
 		return appendFloatText(b, v.F)
 	case ValString:
 		return appendQuotedText(b, v.S)
+	case ValNumber:
+		return append(b, v.S...)
 	case ValList:
 		b = append(b, '[')
 		for i, e := range v.L {

@@ -686,6 +686,56 @@ func TestAttrSet_KeyDistinguishesSpecialFloats(t *testing.T) {
 	}
 }
 
+// TestValue_NumberLiteral: a JSON number no int64 or float64 holds (a
+// uint64 hash, 1e400) is a ValNumber kept as its literal, printed and
+// parsed back as the same literal, and distinct from the rounded float.
+func TestValue_NumberLiteral(t *testing.T) {
+	for _, tc := range []struct {
+		lit  string
+		need bool
+	}{
+		{"18446744073709551615", true}, {"-9223372036854775809", true}, {"1e400", true}, {"-2.5E+999", true},
+		{"9223372036854775807", false}, {"-9223372036854775808", false}, {"0.1", false}, {"1e-400", false},
+	} {
+		if !IsNumberLiteral(tc.lit) {
+			t.Errorf("IsNumberLiteral(%q) = false", tc.lit)
+		}
+		if got := NeedsNumberLiteral(tc.lit); got != tc.need {
+			t.Errorf("NeedsNumberLiteral(%q) = %v, want %v", tc.lit, got, tc.need)
+		}
+	}
+	for _, bad := range []string{"", "-", "01", "1.", ".5", "1e", "1e+", "+1", "inf", "0x10"} {
+		if IsNumberLiteral(bad) {
+			t.Errorf("IsNumberLiteral(%q) = true", bad)
+		}
+	}
+	m := NewModule("trn2")
+	m.Extra = AttrSet{{"h", Number("18446744073709551615")}, {"f", Number("1e400")}, {"l", List(Number("-9223372036854775809"), Int(1))}}
+	if f, ok := Number("1e400").AsFloat(); !ok || !math.IsInf(f, 1) {
+		t.Errorf("Number(1e400).AsFloat() = %v, %v", f, ok)
+	}
+	if _, ok := Number("18446744073709551615").AsInt(); ok {
+		t.Error("Number beyond int64 converts to an int64")
+	}
+	if Attrs("h", Number("18446744073709551615")).Key() == Attrs("h", Float(18446744073709551615)).Key() {
+		t.Error("a kept literal and its rounded float intern alike")
+	}
+	text := Format(m)
+	if !strings.Contains(text, "h=18446744073709551615, f=1e400, l=[-9223372036854775809, 1]") {
+		t.Errorf("printed:\n%s", text)
+	}
+	m2, err := Parse("n.bir", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := m2.Extra.Get("h"); v.Kind != ValNumber || v.S != "18446744073709551615" {
+		t.Errorf("parsed h = %+v", v)
+	}
+	if again := Format(m2); again != text {
+		t.Errorf("round trip:\n%s", textLineDiff(text, again))
+	}
+}
+
 // TestText_DocExamples: every complete example of docs/text-format.md (a
 // ```bir block starting with "module") parses and prints to itself.
 func TestText_DocExamples(t *testing.T) {

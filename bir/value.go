@@ -17,6 +17,12 @@ const (
 	ValString
 	ValList
 	ValObject
+	// ValNumber is a JSON number literal kept as its text (S) because no
+	// int64 or float64 holds it exactly: an integer beyond int64 (a uint64
+	// hash or mask, say) or a float beyond float64's range. It is written
+	// back as the same literal, so such a field of a neuronx-cc file is not
+	// rounded by passing through narwhal.
+	ValNumber
 )
 
 // Value is an attribute value: the opcode-specific fields of an instruction
@@ -27,7 +33,7 @@ type Value struct {
 	Kind ValueKind
 	I    int64   // ValBool (0/1), ValInt
 	F    float64 // ValFloat
-	S    string  // ValString
+	S    string  // ValString; ValNumber: the literal
 	L    []Value // ValList
 	O    []Field // ValObject, in source order
 }
@@ -50,6 +56,10 @@ func Bool(b bool) Value {
 func Int(i int64) Value      { return Value{Kind: ValInt, I: i} }
 func Float(f float64) Value  { return Value{Kind: ValFloat, F: f} }
 func String(s string) Value  { return Value{Kind: ValString, S: s} }
+
+// Number keeps a JSON number literal as text (see ValNumber); lit must be
+// a well-formed JSON number (IsNumberLiteral).
+func Number(lit string) Value { return Value{Kind: ValNumber, S: lit} }
 func List(vs ...Value) Value { return Value{Kind: ValList, L: vs} }
 func Object(fs ...Field) Value {
 	return Value{Kind: ValObject, O: fs}
@@ -103,6 +113,12 @@ func (v Value) AsFloat() (float64, bool) {
 		return v.F, true
 	case ValInt:
 		return float64(v.I), true
+	case ValNumber:
+		f, err := strconv.ParseFloat(v.S, 64)
+		if err != nil && !isRangeErr(err) {
+			return 0, false
+		}
+		return f, true
 	case ValString:
 		switch v.S {
 		case "nan", "NaN":
@@ -152,6 +168,8 @@ func (v Value) AppendJSON(b []byte) []byte {
 		return AppendFloatJSON(b, v.F)
 	case ValString:
 		return AppendQuoted(b, v.S)
+	case ValNumber:
+		return append(b, v.S...)
 	case ValList:
 		b = append(b, '[')
 		for i, e := range v.L {
@@ -198,6 +216,65 @@ func AppendFloatJSON(b []byte, f float64) []byte {
 }
 
 const hexDigits = "0123456789abcdef"
+
+func isRangeErr(err error) bool {
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
+}
+
+// IsNumberLiteral reports whether lit is a JSON number: -?(0|[1-9][0-9]*)
+// (.[0-9]+)?([eE][+-]?[0-9]+)?.
+func IsNumberLiteral(lit string) bool {
+	i, n := 0, len(lit)
+	if i < n && lit[i] == '-' {
+		i++
+	}
+	switch {
+	case i < n && lit[i] == '0':
+		i++
+	case i < n && lit[i] >= '1' && lit[i] <= '9':
+		for i < n && lit[i] >= '0' && lit[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < n && lit[i] == '.' {
+		i++
+		if i >= n || lit[i] < '0' || lit[i] > '9' {
+			return false
+		}
+		for i < n && lit[i] >= '0' && lit[i] <= '9' {
+			i++
+		}
+	}
+	if i < n && (lit[i] == 'e' || lit[i] == 'E') {
+		i++
+		if i < n && (lit[i] == '+' || lit[i] == '-') {
+			i++
+		}
+		if i >= n || lit[i] < '0' || lit[i] > '9' {
+			return false
+		}
+		for i < n && lit[i] >= '0' && lit[i] <= '9' {
+			i++
+		}
+	}
+	return i == n
+}
+
+// NeedsNumberLiteral reports whether the JSON number literal lit must be
+// kept as text (ValNumber) to survive a save: an integer literal outside
+// int64, or a literal whose magnitude overflows float64.
+func NeedsNumberLiteral(lit string) bool {
+	isInt := !strings.ContainsAny(lit, ".eE")
+	if isInt {
+		_, err := strconv.ParseInt(lit, 10, 64)
+		return err != nil
+	}
+	_, err := strconv.ParseFloat(lit, 64)
+	return err != nil
+}
 
 // AppendQuoted appends s as a JSON string literal.
 func AppendQuoted(b []byte, s string) []byte {

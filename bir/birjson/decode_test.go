@@ -313,6 +313,30 @@ func TestRead_UnknownFieldsKept(t *testing.T) {
 	}
 }
 
+// TestRead_BigNumbersKept: integers beyond int64 (a uint64 hash) and
+// floats beyond float64 in unmodelled fields are written back as the same
+// literals, not rounded (bir.ValNumber).
+func TestRead_BigNumbersKept(t *testing.T) {
+	src := `{"version":2,"arch":"gen3","attributes":{"neuron_core_id":0,"mask":18446744073709551615},` +
+		`"hash":123456789012345678901234567890,"huge":[1e400,-1E+999],"neg":-9223372036854775809,"ok":[9223372036854775807,0.1,1e-400],"functions":[]}`
+	m, err := Decode([]byte(src), "big.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := m.ModuleAttrs.Get("mask"); v.Kind != bir.ValNumber || v.S != "18446744073709551615" {
+		t.Errorf("mask = %+v, want the literal kept", v)
+	}
+	if v, _ := m.Extra.Get("ok"); v.L[0].Kind != bir.ValInt || v.L[1].Kind != bir.ValFloat {
+		t.Errorf("ok = %+v: representable numbers must stay ints and floats", v)
+	}
+	out := roundTrip(t, m)
+	for _, lit := range []string{"18446744073709551615", "123456789012345678901234567890", "[1e400,-1E+999]", "-9223372036854775809"} {
+		if !bytes.Contains(out, []byte(lit)) {
+			t.Errorf("saved module lacks %s:\n%s", lit, out)
+		}
+	}
+}
+
 // ---- narwhal's extensions ----
 
 func TestRead_Extensions(t *testing.T) {

@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/narwhal-compiler/narwhal/bir"
 )
 
 // FuzzDecode: no input panics (the recover at the API boundary must never
 // fire: its "internal error" is a bug), errors are one-line *Error values,
-// and whatever loads re-encodes to bytes that decode to a module that
-// re-encodes identically.
+// and whatever loads re-encodes to bytes that decode to the same module
+// (same text form) and re-encode identically.
 //
 //	go test ./bir/birjson -run '^$' -fuzz FuzzDecode -fuzztime 5m
 func FuzzDecode(f *testing.F) {
@@ -58,6 +60,11 @@ func FuzzDecode(f *testing.F) {
 		}
 		if !bytes.Equal(enc1, enc2) {
 			t.Fatalf("re-encoding differs:\n%s\n----\n%s", enc1, enc2)
+		}
+		// The re-loaded module is the loaded one, as far as the text form
+		// shows it (the first save lost nothing).
+		if p1, p2 := bir.Format(m), bir.Format(m2); p1 != p2 {
+			t.Fatalf("the saved module loads to a different module:\n%s\n----\n%s", p1, p2)
 		}
 	})
 }

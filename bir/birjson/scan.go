@@ -640,12 +640,18 @@ func (s *scanner) value() (bir.Value, error) {
 	case c == 'n':
 		return bir.Null(), s.literal("null")
 	case c == '-' || (c >= '0' && c <= '9'):
+		start := s.pos
 		i, f, isInt, err := s.numValue()
 		if err != nil {
 			return bir.Value{}, err
 		}
 		if isInt {
 			return bir.Int(i), nil
+		}
+		if lit := s.data[start:s.pos]; math.IsInf(f, 0) || bytes.IndexAny(lit, ".eE") < 0 {
+			// An integer beyond int64 or a float beyond float64: keep the
+			// literal, not a rounding (bir.ValNumber).
+			return bir.Number(string(lit)), nil
 		}
 		return bir.Float(f), nil
 	}
