@@ -53,14 +53,14 @@ func Bool(b bool) Value {
 	}
 	return v
 }
-func Int(i int64) Value      { return Value{Kind: ValInt, I: i} }
-func Float(f float64) Value  { return Value{Kind: ValFloat, F: f} }
-func String(s string) Value  { return Value{Kind: ValString, S: s} }
+func Int(i int64) Value     { return Value{Kind: ValInt, I: i} }
+func Float(f float64) Value { return Value{Kind: ValFloat, F: f} }
+func String(s string) Value { return Value{Kind: ValString, S: s} }
 
 // Number keeps a JSON number literal as text (see ValNumber); lit must be
 // a well-formed JSON number (IsNumberLiteral).
 func Number(lit string) Value { return Value{Kind: ValNumber, S: lit} }
-func List(vs ...Value) Value { return Value{Kind: ValList, L: vs} }
+func List(vs ...Value) Value  { return Value{Kind: ValList, L: vs} }
 func Object(fs ...Field) Value {
 	return Value{Kind: ValObject, O: fs}
 }
