@@ -2,6 +2,7 @@ package interp
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"testing"
 
@@ -276,4 +277,149 @@ func TestNKIKernel_Call(t *testing.T) {
 	b2.Inst(bir.OpNKIKernel, "call", bir.EngUnassigned, []bir.Operand{x2.All()}, []bir.Operand{z2.All()}, bir.Attrs("func", "broken"))
 	_, err = Run(m2, map[string]*Tensor{"x": f32Tensor("x", []int64{1, 4}, 1, 2, 3, 4)}, Options{})
 	wantErr(t, err, ErrUninitRead, "kst_uninit", "function broken", "called from function main, instruction call")
+}
+
+// The opcodes whose semantics is "no value effect" (semantics.md §4.16)
+// and the control opcodes Return and NKIKLIRKernel, plus the DMA opcode:
+// each opcode with semantics has a test that could fail.
+func TestSyncControlAndDMAOpcodes(t *testing.T) {
+	in := map[string]*Tensor{"x": f32Tensor("x", []int64{2, 4}, 1, 2, 3, 4, 5, 6, 7, 8)}
+	x0 := []float64{1, 2, 3, 4, 5, 6, 7, 8}
+	for _, op := range []bir.Opcode{bir.OpEventSemaphore, bir.OpGroupResetSemaphores, bir.OpCoreBarrier, bir.OpNoOp,
+		bir.OpDrain, bir.OpAllEngineBarrier, bir.OpHalt, bir.OpLoadActFuncSet, bir.OpTerminator} {
+		t.Run(op.String(), func(t *testing.T) {
+			// The opcode sits between a load and a copy of the same tile:
+			// it changes no value and does not stop execution (Halt
+			// included), and the instructions after it run.
+			executed := 0
+			testHookExec = func(bir.Opcode) { executed++ }
+			defer func() { testHookExec = nil }()
+			m := oneIn(t, bir.Float32, bir.Float32, 2, 4, func(b *bir.Builder, a, d bir.T) {
+				b.Inst(op, "sync", bir.EngUnassigned, nil, nil, nil)
+				b.TensorCopy("cp", bir.EngDVE, d.All(), a.All())
+			})
+			out := mustRun(t, m, in, Options{})
+			wantValues(t, op.String(), values(out["z"]), x0...)
+			if executed != 4 {
+				t.Errorf("%d instructions executed, want 4 (ld, %s, cp, st)", executed, op)
+			}
+		})
+	}
+	t.Run("NoOp does not read its operands", func(t *testing.T) {
+		m := oneIn(t, bir.Float32, bir.Float32, 2, 4, func(b *bir.Builder, a, d bir.T) {
+			b.Inst(bir.OpNoOp, "nop", bir.EngUnassigned, []bir.Operand{d.All()}, []bir.Operand{d.All()}, nil) // d is never written yet
+			b.TensorCopy("cp", bir.EngDVE, d.All(), a.All())
+		})
+		out := mustRun(t, m, in, Options{})
+		wantValues(t, "NoOp", values(out["z"]), x0...)
+	})
+	t.Run("Return", func(t *testing.T) {
+		// Return ends the function: the overwrite of z after it never runs,
+		// also from inside a loop.
+		for _, inLoop := range []bool{false, true} {
+			m, b := newB(t)
+			x := b.Input("x", bir.Float32, 2, 4)
+			z := b.Output("z", bir.Float32, 2, 4)
+			a := b.SBUF("a", bir.Float32, 2, 4)
+			c := b.SBUF("c", bir.Float32, 2, 4)
+			b.Load("ld", a.All(), x.All())
+			b.Save("st", z.All(), a.All())
+			b.Memset("ms", bir.EngDVE, c.All(), 7)
+			if inLoop {
+				b.Loop("i", 0, 3, 1, func(i affine.Expr) {
+					b.Inst(bir.OpReturn, "ret", bir.EngUnassigned, nil, nil, nil)
+					b.Save("st_loop", z.All(), c.All())
+				})
+			} else {
+				b.Inst(bir.OpReturn, "ret", bir.EngUnassigned, nil, nil, nil)
+			}
+			b.Save("st_after", z.All(), c.All())
+			if err := b.Err(); err != nil {
+				t.Fatal(err)
+			}
+			out := mustRun(t, m, in, Options{})
+			wantValues(t, "Return", values(out["z"]), x0...)
+		}
+	})
+	t.Run("NKIKLIRKernel", func(t *testing.T) {
+		// The KLR form of a call has the NKIKernel semantics.
+		m := bir.NewModule("trn2")
+		b := bir.NewBuilder(m, "main")
+		x := b.Input("x", bir.Float32, 2, 4)
+		z := b.Output("z", bir.Float32, 2, 4)
+		kb := bir.NewBuilder(m, "neg")
+		kin := kb.Input("kin", bir.Float32, 2, 4)
+		kout := kb.Output("kout", bir.Float32, 2, 4)
+		kt := kb.SBUF("kt", bir.Float32, 2, 4)
+		kb.Load("kld", kt.All(), kin.All())
+		kb.TensorScalar("kneg", bir.EngDVE, kt.All(), kt.All(), "mult", -1, "bypass", 0)
+		kb.Save("kst", kout.All(), kt.All())
+		b.Inst(bir.OpNKIKLIRKernel, "klr_call", bir.EngUnassigned, []bir.Operand{x.All()}, []bir.Operand{z.All()}, bir.Attrs("func", "neg"))
+		if err := b.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := kb.Err(); err != nil {
+			t.Fatal(err)
+		}
+		out := mustRun(t, m, in, Options{})
+		wantValues(t, "NKIKLIRKernel", values(out["z"]), -1, -2, -3, -4, -5, -6, -7, -8)
+	})
+	t.Run("DMA", func(t *testing.T) {
+		// The generic DMA opcode is Load/Save's copy: raw for equal dtypes,
+		// through fp32 (RNE) otherwise; 1 + 2^-8 is a bf16 tie to even.
+		m, b := newB(t)
+		x := b.Input("x", bir.Float32, 1, 4)
+		z := b.Output("z", bir.BFloat16, 1, 4)
+		a := b.SBUF("a", bir.Float32, 1, 4)
+		b.Inst(bir.OpDMA, "dma_in", bir.EngUnassigned, []bir.Operand{x.All()}, []bir.Operand{a.All()}, nil)
+		b.Inst(bir.OpDMA, "dma_out", bir.EngUnassigned, []bir.Operand{a.All()}, []bir.Operand{z.All()}, nil)
+		if err := b.Err(); err != nil {
+			t.Fatal(err)
+		}
+		out := mustRun(t, m, map[string]*Tensor{"x": f32Tensor("x", []int64{1, 4}, 1+1.0/256, 1+3.0/256, -2, 0.5)}, Options{})
+		want := []uint16{0x3f80, 0x3f82, 0xc000, 0x3f00}
+		for i, w := range want {
+			if got := binary.LittleEndian.Uint16(out["z"].Data[2*i:]); got != w {
+				t.Errorf("z[%d] = %#04x, want %#04x", i, got, w)
+			}
+		}
+	})
+}
+
+// valueTests names, for every opcode with semantics (no FlagNoSemantics in
+// bir's table), the test that checks its values. A new opcode with
+// semantics fails TestOpcodes_EveryOneHasAValueTest until it gets a test
+// and an entry here.
+var valueTests = map[string]string{
+	"Matmult": "TestMatmult_Basic", "MatmultBase": "TestMatmult_Basic",
+	"Load": "TestDMA_CopyAndConvert", "Save": "TestDMA_CopyAndConvert", "DMA": "TestSyncControlAndDMAOpcodes",
+	"DMACopy": "TestDMACopy_CCE", "ReadVarAddr": "TestReadVarAddr_Model",
+	"GenericIndirectLoad": "TestIndirect_GenericAndLoweredAgree", "IndirectLoad": "TestIndirect_GenericAndLoweredAgree",
+	"GenericIndirectSave": "TestIndirect_Save", "IndirectSave": "TestIndirect_Save",
+	"NKIKernel": "TestNKIKernel_Call", "NKIKLIRKernel": "TestSyncControlAndDMAOpcodes",
+	"Loop": "TestLoop_SymbolicAPsAndBlocks", "DynamicForLoop": "TestDynamicForLoopAndDoWhile", "DoWhile": "TestDynamicForLoopAndDoWhile",
+	"TensorTensor": "TestTensorTensor_EveryAluOpFP32", "TensorScalar": "TestTensorScalar_Stages",
+	"TensorScalarPtr": "TestTensorScalarPtr_PerPartitionScalars", "Activation": "TestActivation_EveryFunction",
+	"ReadActivationAccumulator": "TestActivation_ScaleBiasAccumulators", "Transpose": "TestTranspose_PEAndDVE",
+	"TensorCopy": "TestTensorCopy", "Memset": "TestMemset", "Iota": "TestIotaAndAffineSelect",
+	"TensorScalarAffineSelect": "TestIotaAndAffineSelect", "TensorReduce": "TestTensorReduce",
+	"CopyPredicated": "TestCopyPredicated", "BNStats": "TestBNStatsAndAggregate", "BNStatsAggregate": "TestBNStatsAndAggregate",
+	"Reciprocal": "TestReciprocal", "RegisterMove": "TestRegisters", "RegisterAlu": "TestRegisters",
+	"TensorLoad": "TestRegisters", "TensorSave": "TestRegisters",
+	"EventSemaphore": "TestSyncControlAndDMAOpcodes", "GroupResetSemaphores": "TestSyncControlAndDMAOpcodes",
+	"CoreBarrier": "TestSyncControlAndDMAOpcodes", "NoOp": "TestSyncControlAndDMAOpcodes", "Drain": "TestSyncControlAndDMAOpcodes",
+	"AllEngineBarrier": "TestSyncControlAndDMAOpcodes", "Halt": "TestSyncControlAndDMAOpcodes",
+	"LoadActFuncSet": "TestSyncControlAndDMAOpcodes", "Terminator": "TestSyncControlAndDMAOpcodes", "Return": "TestSyncControlAndDMAOpcodes",
+}
+
+func TestOpcodes_EveryOneHasAValueTest(t *testing.T) {
+	for _, info := range bir.Opcodes() {
+		_, listed := valueTests[info.Name]
+		switch {
+		case !info.Has(bir.FlagNoSemantics) && !listed:
+			t.Errorf("opcode %s has semantics but no value test listed in valueTests", info.Name)
+		case info.Has(bir.FlagNoSemantics) && listed:
+			t.Errorf("opcode %s is listed in valueTests but has FlagNoSemantics", info.Name)
+		}
+	}
 }

@@ -61,6 +61,14 @@ func TestMatmult_Basic(t *testing.T) {
 	out := mustRun(t, f.m, f.inputs(stat23, mov22), Options{})
 	// dst[m][n] = sum_k s[k][m] * v[k][n]
 	wantValues(t, "s^T v", values(out["z"]), 13, 18, 17, 24, 21, 30)
+
+	// MatmultBase (the unlowered opcode) has Matmult's semantics.
+	f = newMM(t, 2, 3, 2, 2, bir.Float32)
+	f.b.Inst(bir.OpMatmultBase, "mmb", bir.EngPE, []bir.Operand{f.s.All(), f.v.All()}, []bir.Operand{f.p.All()},
+		bir.Attrs("start_tensor_calc", true, "stop_tensor_calc", true))
+	f.finish(t)
+	out = mustRun(t, f.m, f.inputs(stat23, mov22), Options{})
+	wantValues(t, "MatmultBase s^T v", values(out["z"]), 13, 18, 17, 24, 21, 30)
 }
 
 func TestMatmult_BF16Inputs(t *testing.T) {
