@@ -369,4 +369,17 @@ func TestSpecsAndRandomInputs(t *testing.T) {
 	if !bytes.Equal(RandomInputs(m2, 5)["x"].Data, r1["x"].Data) {
 		t.Error("RandomInputs depends on more than the input's name, dtype and shape")
 	}
+	// ... and on each of them: another name, dtype or shape (same element
+	// count and byte size) draws other values.
+	base := RandomTensor(Spec{Name: "x", Dtype: bir.Int32, Shape: []int64{2, 3}}, 5)
+	for _, s := range []Spec{
+		{Name: "y", Dtype: bir.Int32, Shape: []int64{2, 3}},
+		{Name: "x", Dtype: bir.Uint32, Shape: []int64{2, 3}},
+		{Name: "x", Dtype: bir.Int32, Shape: []int64{3, 2}},
+		{Name: "x", Dtype: bir.Int32, Shape: []int64{6}},
+	} {
+		if bytes.Equal(RandomTensor(s, 5).Data, base.Data) {
+			t.Errorf("RandomTensor(%+v) equals RandomTensor of x int32 [2 3]: the spec does not enter the draw", s)
+		}
+	}
 }
