@@ -8,6 +8,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/interp"
+	"github.com/narwhal-compiler/narwhal/numeric"
 )
 
 func TestRound_KnownValues(t *testing.T) {
@@ -131,5 +132,102 @@ func TestCompare(t *testing.T) {
 	}
 	if m := Compare(nan, a, Tolerance{Abs: 1}); m == nil {
 		t.Error("NaN vs 1 accepted")
+	}
+}
+
+// TestConversions_AgreeWithNumeric cross-checks the interpreter's
+// conversions (package numeric) against this package's independent
+// implementation (a different algorithm: float64 quantum rounding here,
+// bit manipulation there) on every code of the 8- and 16-bit formats with
+// its neighbours and midpoints, on every format's overflow boundary and
+// on random fp32 values: encoding fp32 -> dtype (RNE, overflow to Inf or
+// to the e4m3fn NaN, subnormals, float -> int saturation) and decoding
+// dtype -> value must give the same bits. NaN inputs only need to stay
+// NaN (the two keep different payloads).
+func TestConversions_AgreeWithNumeric(t *testing.T) {
+	dts := []bir.Dtype{bir.BFloat16, bir.Float16, bir.Float8E4M3, bir.Float8E4M3FN, bir.Float8E5, bir.Float32R,
+		bir.Int8, bir.Uint8, bir.Int16, bir.Uint16, bir.Int32, bir.Uint32, bir.Int64, bir.Uint64}
+	var inputs []float32
+	add := func(v float64) {
+		f := float32(v)
+		b := math.Float32bits(f)
+		for d := -1; d <= 1; d++ {
+			inputs = append(inputs, math.Float32frombits(b+uint32(d)), -math.Float32frombits(b+uint32(d)))
+		}
+	}
+	// Every code of each small format, and the midpoints between
+	// neighbouring codes (the RNE ties).
+	for _, dt := range []bir.Dtype{bir.BFloat16, bir.Float16, bir.Float8E4M3, bir.Float8E4M3FN, bir.Float8E5} {
+		f, _ := format(dt)
+		n := uint32(1) << (1 + f.ebits + f.mbits - 1) // the positive codes
+		for c := uint32(0); c+1 < n; c++ {
+			a, b := f.decode(c), f.decode(c+1)
+			if math.IsNaN(a) || math.IsNaN(b) || math.IsInf(b, 0) {
+				continue
+			}
+			add(a)
+			add((a + b) / 2)
+		}
+		// The overflow boundary: half a quantum above the largest finite.
+		mx := f.maxFinite()
+		q := mx - f.decode(f.encode(mx)-1)
+		add(mx + q/2)
+		add(mx + q)
+	}
+	intStart := len(inputs) // the integer targets need only what follows
+	for _, v := range []float64{0.5, 1.5, 2.5, -2.5, 127.5, 128.5, 255.5, 32767.5, 65535.5, 2147483648, 4294967296, 9.3e18, 1.9e19, 3e38} {
+		add(v)
+	}
+	inputs = append(inputs, float32(math.Inf(1)), float32(math.Inf(-1)))
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 100000 {
+		inputs = append(inputs, math.Float32frombits(r.Uint32()))
+	}
+	intInputs := inputs[intStart:]
+	var buf [8]byte
+	for _, dt := range dts {
+		bad := 0
+		in := inputs
+		if numeric.IsInt(dt) {
+			in = intInputs
+		}
+		for _, f := range in {
+			nb, ok := numeric.FromFloat32(dt, f)
+			if !ok {
+				t.Fatalf("numeric.FromFloat32(%s) not ok", dt)
+			}
+			if err := Put(dt, buf[:], float64(f)); err != nil {
+				t.Fatal(err)
+			}
+			rb := numeric.LoadBits(dt, buf[:])
+			if f != f {
+				rv, _ := Float(dt, buf[:])
+				nv, _ := numeric.ToFloat32(dt, nb)
+				if numeric.IsInt(dt) {
+					if rb != nb {
+						t.Errorf("%s: NaN -> %#x (ref) vs %#x (numeric)", dt, rb, nb)
+					}
+				} else if rv == rv || nv == nv {
+					t.Errorf("%s: NaN %#08x -> %v (ref) vs %v (numeric)", dt, math.Float32bits(f), rv, nv)
+				}
+				continue
+			}
+			if rb != nb {
+				if bad++; bad <= 5 {
+					t.Errorf("%s: %g (%#08x) encodes to %#x in ref, %#x in numeric", dt, f, math.Float32bits(f), rb, nb)
+				}
+			}
+		}
+	}
+	// Decoding: every code of the 8- and 16-bit formats.
+	for _, dt := range []bir.Dtype{bir.BFloat16, bir.Float16, bir.Float8E4M3, bir.Float8E4M3FN, bir.Float8E5, bir.Int8, bir.Uint8, bir.Int16, bir.Uint16} {
+		for c := uint64(0); c < 1<<(8*dt.Size()); c++ {
+			numeric.StoreBits(dt, buf[:], c)
+			rv, _ := Float(dt, buf[:])
+			nv, _ := numeric.ToFloat32(dt, c)
+			if float64(nv) != rv && !(rv != rv && nv != nv) {
+				t.Errorf("%s: code %#x decodes to %v in ref, %v in numeric", dt, c, rv, nv)
+			}
+		}
 	}
 }
