@@ -47,6 +47,33 @@ func TestRun_BuiltinMatmul(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("%d files in the output directory, want 1 (result.npy)", len(entries))
 	}
+	// Read the file again without package npy, straight from the format
+	// description (numpy.lib.format), so that a bug shared by npy's writer
+	// and reader cannot hide: magic, version 1.0, little-endian header
+	// length, the dict, data aligned to 64 bytes, 256*512 float32s.
+	raw, err := os.ReadFile(filepath.Join(dir, "result.npy"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(raw) < 10 || string(raw[:8]) != "\x93NUMPY\x01\x00" {
+		t.Fatalf("result.npy does not start with the .npy 1.0 magic: %q", raw[:min(len(raw), 10)])
+	}
+	hlen := int(binary.LittleEndian.Uint16(raw[8:10]))
+	if 10+hlen > len(raw) || (10+hlen)%64 != 0 || raw[10+hlen-1] != '\n' {
+		t.Fatalf("header length %d: want the data to start on a multiple of 64 after a '\\n'", hlen)
+	}
+	hdr := string(raw[10 : 10+hlen])
+	for _, want := range []string{"'descr': '<f4'", "'fortran_order': False", "'shape': (256, 512)"} {
+		if !strings.Contains(hdr, want) {
+			t.Errorf("header %q lacks %s", hdr, want)
+		}
+	}
+	if got, want := len(raw)-10-hlen, 256*512*4; got != want {
+		t.Errorf("%d data bytes, want %d", got, want)
+	}
+	if !bytes.Equal(raw[10+hlen:], res.Data) {
+		t.Error("the data section differs from what npy.ReadFile returned")
+	}
 }
 
 // TestRun_CheckAllKernels runs every built-in kernel at its first test size
@@ -111,6 +138,34 @@ func TestRun_HandWrittenJSON(t *testing.T) {
 		if want := x[i] + y[i]; math.Float32bits(got) != math.Float32bits(want) {
 			t.Fatalf("z[%d] = %v, want x+y = %v", i, got, want)
 		}
+	}
+}
+
+// TestRun_HandWrittenJSONIsTheSpecExample checks that testdata's copy of
+// bir-json.md §7 (kept so the test runs on a clean clone) is still the
+// example of ../shared/docs/bir-json.md.
+func TestRun_HandWrittenJSONIsTheSpecExample(t *testing.T) {
+	doc, err := os.ReadFile("../../../shared/docs/bir-json.md")
+	if err != nil {
+		t.Skipf("../shared is absent (%v): cannot compare testdata/tensor_add_bir.json with bir-json.md §7", err)
+	}
+	_, sec, ok := strings.Cut(string(doc), "## 7.")
+	if !ok {
+		t.Fatal("bir-json.md has no section 7")
+	}
+	_, block, ok := strings.Cut(sec, "```json\n")
+	if ok {
+		block, _, ok = strings.Cut(block, "```")
+	}
+	if !ok {
+		t.Fatal("bir-json.md §7 has no json code block")
+	}
+	have, err := os.ReadFile("testdata/tensor_add_bir.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.TrimSpace(string(have)) != strings.TrimSpace(block) {
+		t.Error("testdata/tensor_add_bir.json differs from the example of bir-json.md §7; copy the example again")
 	}
 }
 
