@@ -55,7 +55,12 @@ type Pass struct {
 	// (e.g. "gen-stride-dma"); empty means ungated.
 	Gate string
 	// Requires are verifier stages that must hold before the pass runs
-	// (established by an earlier pass in the table or by the input).
+	// (established by an earlier pass in the table or by the input). Check
+	// proves that the full table establishes them; Run, which may run a
+	// subset (Config.Passes), verifies the module at a required stage no
+	// pass of the run has produced yet and refuses to run the pass when
+	// the module does not satisfy it (under Config.NoVerify the input is
+	// assumed to satisfy it).
 	Requires verify.Stage
 	// Produces are the stages the pass establishes.
 	Produces verify.Stage
@@ -164,10 +169,13 @@ type Config struct {
 	NoVerify   bool
 	// PrintAfter lists passes after which the module is printed in text
 	// form to PrintOut (and to DumpDir when set); "all" prints after every
-	// pass.
+	// pass. A name that is neither "all" nor a pass of the table is an
+	// error.
 	PrintAfter []string
 	PrintOut   io.Writer
-	// DumpDir, when set, receives "NN-<pass>.bir" after each printed pass.
+	// DumpDir, when set, receives "NN-<pass>.bir" after each printed pass;
+	// with an empty PrintAfter it receives one after every pass that runs
+	// (and nothing is printed to PrintOut).
 	DumpDir string
 	// Verbose receives pass log lines as they are emitted (nil: kept only
 	// in the report).

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/bir/affine"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
 
@@ -230,6 +231,80 @@ func TestTable_PrintAfterAndDump(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(dir, "03-last.bir"))
 	if err != nil || !strings.Contains(string(data), "MODULE") {
 		t.Errorf("dump file: %v %q", err, data)
+	}
+}
+
+// TestTable_RunRequires: a pass run on its own (Config.Passes) whose
+// required stage no pass of the run produced runs only when the input
+// satisfies that stage, checked by the verifier.
+func TestTable_RunRequires(t *testing.T) {
+	var ran []string
+	mk := func(name string, req, prod verify.Stage) Pass {
+		return Pass{Name: name, Default: true, Requires: req, Produces: prod, Run: func(c *Context) error {
+			ran = append(ran, c.Pass.Name)
+			return nil
+		}}
+	}
+	table := Table{Passes: []Pass{mk("unroller", 0, verify.StageUnrolled), mk("needs_flat", verify.StageUnrolled, 0)}}
+	if err := table.Check(); err != nil {
+		t.Fatal(err)
+	}
+	looped := func() *bir.Module {
+		m := bir.NewModule("trn2")
+		b := bir.NewBuilder(m, "main")
+		x := b.Input("x", bir.Float32, 128, 64)
+		s := b.SBUF("s", bir.Float32, 128, 64)
+		b.Loop("i", 0, 2, 1, func(affine.Expr) { b.Load("ld", s.All(), x.All()) })
+		if err := b.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	// The module has a loop: needs_flat alone must not run.
+	ran = nil
+	_, err := table.Run(looped(), Config{Passes: []string{"needs_flat"}})
+	if err == nil || !strings.Contains(err.Error(), "pass needs_flat requires stage unrolled") || len(ran) != 0 {
+		t.Errorf("requirement not enforced: err %v, ran %v", err, ran)
+	}
+	// A loop-free input satisfies the stage by itself.
+	ran = nil
+	if _, err := table.Run(smallModule(t), Config{Passes: []string{"needs_flat"}}); err != nil || len(ran) != 1 {
+		t.Errorf("loop-free input: err %v, ran %v", err, ran)
+	}
+	// With the producer in the run, the requirement is the producer's
+	// promise (checked by the verifier after it, here on a loop-free module).
+	ran = nil
+	if _, err := table.Run(smallModule(t), Config{VerifyEach: true}); err != nil || strings.Join(ran, ",") != "unroller,needs_flat" {
+		t.Errorf("full table: err %v, ran %v", err, ran)
+	}
+}
+
+// TestTable_PrintAfterErrorsAndDumpDirAlone: an unknown --print-after name
+// is an error; --dump-dir without --print-after dumps after every pass
+// into the directory and prints nothing.
+func TestTable_PrintAfterErrorsAndDumpDirAlone(t *testing.T) {
+	var ran []string
+	table := recorder(&ran)
+	printer := func(w io.Writer, m *bir.Module) error { _, err := io.WriteString(w, "MODULE\n"); return err }
+	var out bytes.Buffer
+	_, err := table.Run(smallModule(t), Config{PrintAfter: []string{"lats"}, PrintOut: &out, Printer: printer})
+	if err == nil || !strings.Contains(err.Error(), "--print-after lats: unknown pass") {
+		t.Errorf("unknown --print-after pass: %v", err)
+	}
+	dir := t.TempDir()
+	if _, err := table.Run(smallModule(t), Config{PrintOut: &out, DumpDir: dir, Printer: printer}); err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("--dump-dir alone printed to stdout: %q", out.String())
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, ","); got != "00-first.bir,03-last.bir" {
+		t.Errorf("dump files = %s, want one per pass run (00-first.bir,03-last.bir)", got)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/narwhal-compiler/narwhal/arch"
@@ -35,6 +36,16 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 	if err != nil {
 		return rep, err
 	}
+	for _, n := range cfg.PrintAfter {
+		if _, ok := t.Lookup(n); !ok && n != "all" {
+			return rep, fmt.Errorf("--print-after %s: unknown pass (want all or one of %s)", n, strings.Join(t.Names(), ", "))
+		}
+	}
+	printList := cfg.PrintAfter
+	if len(printList) == 0 && cfg.DumpDir != "" {
+		// --dump-dir alone: a dump after every pass, into the directory only.
+		printList, cfg.PrintOut = []string{"all"}, nil
+	}
 	start := time.Now()
 	var stage verify.Stage
 	if !cfg.NoVerify {
@@ -55,6 +66,16 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 				rep.Passes = append(rep.Passes, PassResult{Name: p.Name, Order: p.Order, Skipped: why})
 			}
 			continue
+		}
+		if missing := p.Requires &^ stage; missing != 0 {
+			// No pass of this run established it: the input must.
+			if !cfg.NoVerify {
+				if err := verify.Module(m, verify.Options{Arch: model, Stage: stage | missing}); err != nil {
+					rep.Total = time.Since(start)
+					return rep, fmt.Errorf("pass %s requires stage %v, which no earlier pass of this run produced and the module does not satisfy: %w", p.Name, missing, err)
+				}
+			}
+			stage |= missing
 		}
 		res := PassResult{Name: p.Name, Order: p.Order, InstsBefore: m.NumInsts()}
 		ctx := &Context{Module: m, Arch: model, Pass: p, opts: cfg.Options[p.Name], result: &res, verbose: cfg.Verbose, produced: p.Produces}
@@ -79,7 +100,7 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 			}
 		}
 		rep.Passes = append(rep.Passes, res)
-		if printAfter(cfg.PrintAfter, p.Name) {
+		if printAfter(printList, p.Name) {
 			if err := dump(m, &cfg, i, p.Name); err != nil {
 				return rep, err
 			}

@@ -26,7 +26,7 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	verifyEach := fs.Bool("verify-each", false, "verify the module before the first pass and after every pass")
 	var printAfter multiFlag
 	fs.Var(&printAfter, "print-after", "print the module after `PASS` (repeatable; 'all' for every pass)")
-	dumpDir := fs.String("dump-dir", "", "write --print-after dumps into `DIR`")
+	dumpDir := fs.String("dump-dir", "", "also write the --print-after dumps into `DIR` as NN-PASS.bir (without --print-after: a dump after every pass, into DIR only)")
 	verbose := fs.Bool("v", false, "print pass log lines as they happen")
 	coreID := fs.Int64("core-id", -1, "the module's neuron core `id` (selects one core's body of an LNC kernel; -1: as in the file)")
 	// Gates of the original compiler are flags of the same name.
