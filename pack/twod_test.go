@@ -186,3 +186,111 @@ func TestSolve2D_LargeFallback(t *testing.T) {
 		}
 	}
 }
+
+// bruteForce2D decides by exhaustive search whether the tensors fit: every
+// tensor tries every legal start partition and every aligned offset (that
+// keeps a PSUM tile inside one bank), in index order, checked pairwise in
+// partitions x bytes. Only for tiny instances; shares no code with the
+// solver.
+func bruteForce2D(p Problem2D) bool {
+	n := len(p.Tensors)
+	pl := make([]Placement2D, n)
+	clash := func(i int) bool {
+		ti := p.Tensors[i]
+		for j := 0; j < i; j++ {
+			tj := p.Tensors[j]
+			if ti.Size == 0 || tj.Size == 0 || ti.Upper <= tj.Lower || tj.Upper <= ti.Lower {
+				continue
+			}
+			if pl[i].StartPartition >= pl[j].StartPartition+tj.Partitions || pl[j].StartPartition >= pl[i].StartPartition+ti.Partitions {
+				continue
+			}
+			if pl[i].Offset < pl[j].Offset+tj.Size && pl[j].Offset < pl[i].Offset+ti.Size {
+				return true
+			}
+		}
+		return false
+	}
+	var place func(i int) bool
+	place = func(i int) bool {
+		if i == n {
+			return true
+		}
+		t := p.Tensors[i]
+		var starts []int
+		switch {
+		case t.Partitions > 64:
+			starts = []int{0}
+		case t.Partitions > 32:
+			starts = []int{0, 64}
+		default:
+			starts = []int{0, 32, 64, 96}
+		}
+		step := max(t.Align, 1)
+		for _, s := range starts {
+			for o := int64(0); o+t.Size <= p.Capacity; o += step {
+				if p.BankSize > 0 && o%p.BankSize+t.Size > p.BankSize {
+					continue
+				}
+				pl[i] = Placement2D{StartPartition: s, Offset: o}
+				if !clash(i) && place(i+1) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return place(0)
+}
+
+// TestSolve2D_AgainstBruteForce cross-checks Solve2D's fit / infeasible
+// verdicts on tiny random SBUF and PSUM instances against exhaustive
+// search, at capacities around the lower bound: a claimed infeasibility
+// must be real, and every fit must obey the quadrant and bank rules.
+func TestSolve2D_AgainstBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	parts := []int{8, 32, 40, 64, 65, 128}
+	var fit, infeasible int
+	for trial := 0; trial < 400; trial++ {
+		n := 2 + rng.IntN(4)
+		tens := make([]Tensor, n)
+		for i := range tens {
+			lo := rng.Int64N(6)
+			tens[i] = Tensor{ID: int64(i), Lower: lo, Upper: lo + 1 + rng.Int64N(4), Partitions: parts[rng.IntN(len(parts))], Size: 1 + rng.Int64N(3)}
+			if rng.IntN(4) == 0 {
+				tens[i].Align = 2
+			}
+		}
+		p := Problem2D{Tensors: tens}
+		if trial%2 == 1 {
+			p.BankSize = 3 // PSUM: banks of 3 bytes; no tile is larger
+			p.Capacity = p.BankSize * (1 + rng.Int64N(3))
+		} else {
+			p.Capacity = max(lowerBound2D(p)+rng.Int64N(3)-1, 0)
+		}
+		want := bruteForce2D(p)
+		sol, err := Solve2D(p, Options{Timeout: 10 * time.Second})
+		if sol == nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		if sol.Status == StatusUnknown {
+			t.Fatalf("trial %d: gave up on a tiny instance: %v", trial, err)
+		}
+		if got := sol.Status == StatusFit; got != want {
+			t.Fatalf("trial %d: Solve2D says fit=%v (%v), brute force %v; capacity %d bank %d tensors %+v", trial, got, err, want, p.Capacity, p.BankSize, p.Tensors)
+		}
+		if want {
+			fit++
+			check2D(t, p, sol.Placements)
+		} else if !errors.Is(err, ErrInfeasible) {
+			t.Fatalf("trial %d: infeasible without ErrInfeasible: %v", trial, err)
+		} else {
+			infeasible++
+		}
+	}
+	// Both verdicts must be exercised, or the cross-check proves little.
+	t.Logf("%d fit, %d infeasible", fit, infeasible)
+	if fit < 50 || infeasible < 50 {
+		t.Errorf("%d fitting and %d infeasible instances: the generator no longer exercises both", fit, infeasible)
+	}
+}
