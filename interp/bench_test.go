@@ -175,3 +175,69 @@ func BenchmarkInterp_SmallInstructions(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*(n+2)), "ns/inst")
 }
+
+// TestRun_NoPerInstructionAllocation checks that executing an instruction
+// allocates nothing once the scratch buffers have grown: the allocations of
+// a run with 1000 copies of an instruction exceed those of a run with 100
+// copies by less than one per 100 instructions. (An allocation count, not
+// a time: deterministic, so it can be a test.)
+func TestRun_NoPerInstructionAllocation(t *testing.T) {
+	iotaPat := bir.Attrs("pattern", bir.List(bir.Object(bir.Field{Key: "step", Val: bir.Int(1)}, bir.Field{Key: "num", Val: bir.Int(8)})))
+	kinds := map[string]func(b *bir.Builder, a, s, p bir.T, x bir.T){
+		"Activation": func(b *bir.Builder, a, s, p, x bir.T) { b.Activation("", "Exp", a.All(), a.All(), 1, s.All()) },
+		"TensorScalarPtr": func(b *bir.Builder, a, s, p, x bir.T) {
+			b.TensorScalarPtr("", bir.EngDVE, a.All(), a.All(), s.All(), "mult", s.All(), "add")
+		},
+		"TensorScalar": func(b *bir.Builder, a, s, p, x bir.T) { b.TensorScalar("", bir.EngDVE, a.All(), a.All(), "mult", 2, "add", 1) },
+		"TensorTensor": func(b *bir.Builder, a, s, p, x bir.T) { b.TensorTensor("", bir.EngDVE, "add", a.All(), a.All(), a.All()) },
+		"TensorReduce": func(b *bir.Builder, a, s, p, x bir.T) { b.TensorReduce("", bir.EngDVE, "max", "X", s.All(), a.All()) },
+		"TensorCopy":   func(b *bir.Builder, a, s, p, x bir.T) { b.TensorCopy("", bir.EngAct, p.Tile(0, 4, 0, 8), a.All()) },
+		"Matmult":      func(b *bir.Builder, a, s, p, x bir.T) { b.Matmult("", p.All(), a.All(), a.All(), true, true) },
+		"Memset":       func(b *bir.Builder, a, s, p, x bir.T) { b.Memset("", bir.EngDVE, s.All(), 1) },
+		"Iota": func(b *bir.Builder, a, s, p, x bir.T) {
+			b.Inst(bir.OpIota, "", bir.EngPool, nil, []bir.Operand{a.All()}, iotaPat)
+		},
+		"Load": func(b *bir.Builder, a, s, p, x bir.T) { b.Load("", a.All(), x.All()) },
+		"CCE": func(b *bir.Builder, a, s, p, x bir.T) {
+			b.Inst(bir.OpDMACopy, "", bir.EngUnassigned, []bir.Operand{a.All(), a.All()}, []bir.Operand{a.All()}, bir.Attrs("mode", "CCE"))
+		},
+		"Loop with a symbolic AP": func(b *bir.Builder, a, s, p, x bir.T) {
+			b.Loop("i", 0, 1, 1, func(i affine.Expr) {
+				b.Load("", a.Sym(affine.Const(0), affine.Scale(i, 8), [2]int64{8, 4}, [2]int64{1, 8}), x.All())
+			})
+		},
+	}
+	build := func(t *testing.T, n int, add func(b *bir.Builder, a, s, p, x bir.T)) *bir.Module {
+		m := bir.NewModule("trn2")
+		b := bir.NewBuilder(m, "main")
+		x := b.Input("x", bir.Float32, 4, 8)
+		z := b.Output("z", bir.Float32, 4, 8)
+		a := b.SBUF("a", bir.Float32, 4, 8)
+		s := b.SBUF("s", bir.Float32, 4, 1)
+		p := b.PSUM("p", bir.Float32, 8, 8)
+		b.Load("ld", a.All(), x.All())
+		b.Memset("ms", bir.EngDVE, s.All(), 0.5)
+		for range n {
+			add(b, a, s, p, x)
+		}
+		b.Save("st", z.All(), a.All())
+		if err := b.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	allocs := func(m *bir.Module) float64 {
+		in := RandomInputs(m, 1)
+		return testing.AllocsPerRun(3, func() {
+			if _, err := Run(m, in, Options{AllowUninitReads: true}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	for name, add := range kinds {
+		small, large := allocs(build(t, 100, add)), allocs(build(t, 1000, add))
+		if large-small >= 9 {
+			t.Errorf("%s: %v allocations for 100 instructions, %v for 1000: executing an instruction allocates", name, small, large)
+		}
+	}
+}

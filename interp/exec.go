@@ -173,7 +173,7 @@ func (mc *machine) runLoop(fr *frame, i bir.InstID) error {
 		return mc.wrap(fr, i, errf(ErrOperand, "loop axis #%d is not in the module's axis table", ax))
 	}
 	info := mc.m.Axis(ax)
-	body := append([]bir.BlockID(nil), li.Body...)
+	body := li.Body // the interpreter never edits the function, so no copy
 	// The loop's own operands (bounds, condition) are read with the loop's
 	// attributes and labels.
 	mc.curFrame, mc.curInst = fr, i

@@ -324,7 +324,6 @@ func (mc *machine) opTensorScalar(x *instCtx, ptr bool) error {
 	// The scalars (an absent s1 reads as the immediate 0; op1 is then
 	// bypass).
 	s0, s1 := scalarOperand{imm: true}, scalarOperand{imm: true}
-	dts := []bir.Dtype{src.dt, d.dt}
 	width := 0
 	if bitv {
 		if err := requireInts(src, d); err != nil {
@@ -332,15 +331,13 @@ func (mc *machine) opTensorScalar(x *instCtx, ptr bool) error {
 		}
 		width = width64(src, d)
 	}
-	if ptr {
-		for k := 1; k < len(x.ins); k++ {
-			if x.ins[k].Kind.IsAP() {
-				dts = append(dts, x.ins[k].Dtype)
-			}
-		}
-	}
-	if width == 0 && intPath64(dts...) {
+	if width == 0 && intPath64(src.dt, d.dt) {
 		width = 64
+	}
+	for k := 1; ptr && width == 0 && k < len(x.ins); k++ {
+		if x.ins[k].Kind.IsAP() && intPath64(x.ins[k].Dtype) {
+			width = 64
+		}
 	}
 	ints := width != 0
 	if ptr {
