@@ -188,8 +188,12 @@ func TestRun_NoPerInstructionAllocation(t *testing.T) {
 		"TensorScalarPtr": func(b *bir.Builder, a, s, p, x bir.T) {
 			b.TensorScalarPtr("", bir.EngDVE, a.All(), a.All(), s.All(), "mult", s.All(), "add")
 		},
-		"TensorScalar": func(b *bir.Builder, a, s, p, x bir.T) { b.TensorScalar("", bir.EngDVE, a.All(), a.All(), "mult", 2, "add", 1) },
-		"TensorTensor": func(b *bir.Builder, a, s, p, x bir.T) { b.TensorTensor("", bir.EngDVE, "add", a.All(), a.All(), a.All()) },
+		"TensorScalar": func(b *bir.Builder, a, s, p, x bir.T) {
+			b.TensorScalar("", bir.EngDVE, a.All(), a.All(), "mult", 2, "add", 1)
+		},
+		"TensorTensor": func(b *bir.Builder, a, s, p, x bir.T) {
+			b.TensorTensor("", bir.EngDVE, "add", a.All(), a.All(), a.All())
+		},
 		"TensorReduce": func(b *bir.Builder, a, s, p, x bir.T) { b.TensorReduce("", bir.EngDVE, "max", "X", s.All(), a.All()) },
 		"TensorCopy":   func(b *bir.Builder, a, s, p, x bir.T) { b.TensorCopy("", bir.EngAct, p.Tile(0, 4, 0, 8), a.All()) },
 		"Matmult":      func(b *bir.Builder, a, s, p, x bir.T) { b.Matmult("", p.All(), a.All(), a.All(), true, true) },
