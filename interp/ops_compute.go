@@ -306,18 +306,8 @@ func (mc *machine) opTensorScalar(x *instCtx, ptr bool) error {
 		return errf(ErrOperand, "op0 %s and op1 %s mix bit-vector and arithmetic operations", op0, op1)
 	}
 	bitv := bv0 || bv1
-	src, err := mc.in(x, 0)
+	src, d, err := mc.elementwise(x)
 	if err != nil {
-		return err
-	}
-	d, err := mc.out(x, 0)
-	if err != nil {
-		return err
-	}
-	if err := engineRule(x.eng, src, d); err != nil {
-		return err
-	}
-	if err := sameShape(src, d); err != nil {
 		return err
 	}
 	n, F, P := d.n, max(src.F, 1), src.P
@@ -421,18 +411,8 @@ func intPath64(dts ...bir.Dtype) bool {
 
 // opReciprocal: dst = 1/src in fp32.
 func (mc *machine) opReciprocal(x *instCtx) error {
-	src, err := mc.in(x, 0)
+	src, d, err := mc.elementwise(x)
 	if err != nil {
-		return err
-	}
-	d, err := mc.out(x, 0)
-	if err != nil {
-		return err
-	}
-	if err := engineRule(x.eng, src, d); err != nil {
-		return err
-	}
-	if err := sameShape(src, d); err != nil {
 		return err
 	}
 	f := mc.f32buf(0, d.n)
@@ -476,18 +456,8 @@ func (mc *machine) opActivation(x *instCtx) error {
 		}
 	}
 	alpha := float32(x.attrs.Float("alpha", 0))
-	src, err := mc.in(x, 0)
+	src, d, err := mc.elementwise(x)
 	if err != nil {
-		return err
-	}
-	d, err := mc.out(x, 0)
-	if err != nil {
-		return err
-	}
-	if err := engineRule(x.eng, src, d); err != nil {
-		return err
-	}
-	if err := sameShape(src, d); err != nil {
 		return err
 	}
 	n, P, F := d.n, src.P, max(src.F, 1)

@@ -390,11 +390,7 @@ func (mc *machine) opTensorReduce(x *instCtx) error {
 		return errf(ErrNoSemantics, "apply_transpose=true: narwhal has no semantics for a transposing reduction")
 	}
 	negate := x.attrs.Bool("negate", false)
-	src, err := mc.in(x, 0)
-	if err != nil {
-		return err
-	}
-	d, err := mc.out(x, 0)
+	src, d, err := mc.srcDst(x)
 	if err != nil {
 		return err
 	}
@@ -497,11 +493,7 @@ func (mc *machine) opBNStats(x *instCtx) error {
 	if x.attrs.Bool("apply_transpose", false) {
 		return errf(ErrNoSemantics, "apply_transpose=true: narwhal has no semantics for a transposing BNStats")
 	}
-	src, err := mc.in(x, 0)
-	if err != nil {
-		return err
-	}
-	d, err := mc.out(x, 0)
+	src, d, err := mc.srcDst(x)
 	if err != nil {
 		return err
 	}
@@ -551,11 +543,7 @@ func (mc *machine) opBNStats(x *instCtx) error {
 // CHOICE (semantics.md §4.14): groups with n_g = 0 are skipped; a row with
 // N = 0 gives [0, 0]. Computed in float64, rounded once to fp32.
 func (mc *machine) opBNAggregate(x *instCtx) error {
-	src, err := mc.in(x, 0)
-	if err != nil {
-		return err
-	}
-	d, err := mc.out(x, 0)
+	src, d, err := mc.srcDst(x)
 	if err != nil {
 		return err
 	}

@@ -69,17 +69,41 @@ func sameShape(a, b *view) error {
 	return nil
 }
 
+// srcDst evaluates source 0 and destination 0 (the operands of most
+// one-input instructions).
+func (mc *machine) srcDst(x *instCtx) (src, d *view, err error) {
+	if src, err = mc.in(x, 0); err != nil {
+		return nil, nil, err
+	}
+	if d, err = mc.out(x, 0); err != nil {
+		return nil, nil, err
+	}
+	return src, d, nil
+}
+
+// elementwise evaluates source 0 and destination 0 of an engine
+// instruction that maps a [P, F] source onto a [P, F] destination, and
+// checks the engine's memory rule and the lockstep shape rule.
+func (mc *machine) elementwise(x *instCtx) (src, d *view, err error) {
+	if src, d, err = mc.srcDst(x); err != nil {
+		return nil, nil, err
+	}
+	if err := engineRule(x.eng, src, d); err != nil {
+		return nil, nil, err
+	}
+	if err := sameShape(src, d); err != nil {
+		return nil, nil, err
+	}
+	return src, d, nil
+}
+
 // ---- DMA ----
 
 // opDMACopy is Load, Save and DMA: dst[k] = conv(src[k]) in lockstep over
 // equal element counts (shapes may differ); raw copy for equal dtypes,
 // src -> fp32 -> dst otherwise (semantics.md §4.1).
 func (mc *machine) opDMACopy(x *instCtx) error {
-	src, err := mc.in(x, 0)
-	if err != nil {
-		return err
-	}
-	dst, err := mc.out(x, 0)
+	src, dst, err := mc.srcDst(x)
 	if err != nil {
 		return err
 	}
@@ -179,18 +203,8 @@ func (mc *machine) opCCE(x *instCtx) error {
 // always goes through fp32, even for equal dtypes (int32 is then lossy
 // beyond 2^24).
 func (mc *machine) opTensorCopy(x *instCtx) error {
-	src, err := mc.in(x, 0)
+	src, dst, err := mc.elementwise(x)
 	if err != nil {
-		return err
-	}
-	dst, err := mc.out(x, 0)
-	if err != nil {
-		return err
-	}
-	if err := engineRule(x.eng, src, dst); err != nil {
-		return err
-	}
-	if err := sameShape(src, dst); err != nil {
 		return err
 	}
 	if x.eng == bir.EngAct && mc.geo.gen == 20 {

@@ -295,11 +295,7 @@ func (mc *machine) transposeInto(d, src *view, srcIndex func(k int64) int64) err
 // zero region). Both are bit-exact for equal dtypes and go through fp32
 // otherwise.
 func (mc *machine) opTranspose(x *instCtx) error {
-	src, err := mc.in(x, 0)
-	if err != nil {
-		return err
-	}
-	d, err := mc.out(x, 0)
+	src, d, err := mc.srcDst(x)
 	if err != nil {
 		return err
 	}
