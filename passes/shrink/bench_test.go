@@ -1,86 +1,29 @@
 package shrink_test
 
-// Benchmarks of shrink_ml (ShrinkDN, shrinkTensor and the final legality check) on 1,000,000-instruction
-// workloads, reported per instruction (wall and CPU time; see cpuTime):
-//
-//	StraightLine1M      bir.GenStraightLine(1e6): 24 SBUF tiles each
-//	                    accessed ~100,000 times: 2.5 access patterns per
-//	                    instruction decomposed for the live window
-//	TensorAddUnrolled1M builtin tensor_add (rows=32000000, cols=8) after
-//	                    full_unroll level 2: 1,000,000 instructions,
-//	                    750,000 per-block SBUF locations, three block
-//	                    tensors of 250,000 blocks for shrinkTensor
-//
-// Nothing shrinks on these inputs (every access covers its location) and
-// the liveN records are rewritten with the same values, so one module is
-// reused across iterations, after a check that a run leaves it unchanged.
+// Benchmarks of shrink_ml (ShrinkDN, shrinkTensor and the final legality
+// check) on the 1,000,000-instruction workloads of footprinttest,
+// reported per instruction (wall and CPU time). Nothing shrinks on these
+// inputs (every access covers its location) and the liveN records are
+// rewritten with the same values, so one module serves every iteration.
 
 import (
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
-	"github.com/narwhal-compiler/narwhal/kernels"
+	"github.com/narwhal-compiler/narwhal/passes/sbsize/footprinttest"
 	"github.com/narwhal-compiler/narwhal/passes/shrink"
-	"github.com/narwhal-compiler/narwhal/passes/unroll"
 )
-
-const bench1M = 1_000_000
-
-var (
-	straight1M    = sync.OnceValue(func() *bir.Module { return bir.GenStraightLine(bench1M) })
-	addUnrolled1M = sync.OnceValue(func() *bir.Module {
-		m, err := kernels.Build("tensor_add:rows=32000000,cols=8")
-		if err != nil {
-			panic(err)
-		}
-		if _, err := unroll.FullUnroll(m, unroll.FullUnrollOptions{Level: 2}); err != nil {
-			panic(err)
-		}
-		return m
-	})
-)
-
-func benchPass(b *testing.B, m *bir.Module, run func(m *bir.Module, model *arch.Model) error) {
-	model, err := arch.ForModule(m)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := run(m, model); err != nil { // reach the fixpoint
-		b.Fatal(err)
-	}
-	insts := m.NumInsts()
-	n0, l0 := m.NumInsts(), m.Main().NumLocs()
-	b.ReportAllocs()
-	b.ResetTimer()
-	c0, cpuOK := cpuTime()
-	t0 := time.Now()
-	iters := 0
-	for b.Loop() {
-		if err := run(m, model); err != nil {
-			b.Fatal(err)
-		}
-		iters++
-	}
-	wall := time.Since(t0)
-	c1, _ := cpuTime()
-	b.StopTimer()
-	if m.NumInsts() != n0 || m.Main().NumLocs() != l0 {
-		b.Fatalf("the pass changed the module between runs")
-	}
-	b.ReportMetric(float64(wall.Nanoseconds())/float64(iters)/float64(insts), "ns/inst")
-	if cpuOK {
-		b.ReportMetric(float64((c1-c0).Nanoseconds())/float64(iters)/float64(insts), "cpu-ns/inst")
-	}
-}
 
 func runShrink(m *bir.Module, model *arch.Model) error {
 	_, err := shrink.ShrinkML(m, model, shrink.Options{})
 	return err
 }
 
-func BenchmarkShrinkML_StraightLine1M(b *testing.B) { benchPass(b, straight1M(), runShrink) }
+func BenchmarkShrinkML_StraightLine1M(b *testing.B) {
+	footprinttest.Bench(b, footprinttest.StraightLine1M(), 0, runShrink)
+}
 
-func BenchmarkShrinkML_TensorAddUnrolled1M(b *testing.B) { benchPass(b, addUnrolled1M(), runShrink) }
+func BenchmarkShrinkML_TensorAddUnrolled1M(b *testing.B) {
+	footprinttest.Bench(b, footprinttest.AddUnrolled1M(), 0, runShrink)
+}

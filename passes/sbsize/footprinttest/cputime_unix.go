@@ -1,6 +1,6 @@
 //go:build unix
 
-package shrink_test
+package footprinttest
 
 import (
 	"syscall"

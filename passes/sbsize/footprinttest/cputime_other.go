@@ -1,6 +1,6 @@
 //go:build !unix
 
-package sbsize_test
+package footprinttest
 
 import "time"
 
