@@ -298,7 +298,10 @@ func Round(dt bir.Dtype, v float64) float64 {
 }
 
 // Floats decodes every element of t.
-func Floats(t *interp.Tensor) ([]float64, error) {
+func Floats(t *interp.Tensor) ([]float64, error) { return decodeAll(t, Float) }
+
+// decodeAll decodes every element of t with dec (Float or Float32).
+func decodeAll[T float32 | float64](t *interp.Tensor, dec func(bir.Dtype, []byte) (T, bool)) ([]T, error) {
 	if !Decodable(t.Dtype) {
 		return nil, fmt.Errorf("tensor %s: dtype %s cannot be decoded to numbers", t.Name, t.Dtype)
 	}
@@ -307,9 +310,9 @@ func Floats(t *interp.Tensor) ([]float64, error) {
 	if int64(len(t.Data)) != n*sz {
 		return nil, fmt.Errorf("tensor %s: %d data bytes, want %d (%d elements of %s)", t.Name, len(t.Data), n*sz, n, t.Dtype)
 	}
-	out := make([]float64, n)
+	out := make([]T, n)
 	for i := range out {
-		out[i], _ = Float(t.Dtype, t.Data[int64(i)*sz:])
+		out[i], _ = dec(t.Dtype, t.Data[int64(i)*sz:])
 	}
 	return out, nil
 }
@@ -342,21 +345,7 @@ func FromFloat32s(name string, dt bir.Dtype, shape []int64, vals []float32) (*in
 
 // Float32s decodes every element of t to the fp32 value the engines
 // compute with.
-func Float32s(t *interp.Tensor) ([]float32, error) {
-	if !Decodable(t.Dtype) {
-		return nil, fmt.Errorf("tensor %s: dtype %s cannot be decoded to numbers", t.Name, t.Dtype)
-	}
-	n := t.NumElements()
-	sz := t.Dtype.Size()
-	if int64(len(t.Data)) != n*sz {
-		return nil, fmt.Errorf("tensor %s: %d data bytes, want %d (%d elements of %s)", t.Name, len(t.Data), n*sz, n, t.Dtype)
-	}
-	out := make([]float32, n)
-	for i := range out {
-		out[i], _ = Float32(t.Dtype, t.Data[int64(i)*sz:])
-	}
-	return out, nil
-}
+func Float32s(t *interp.Tensor) ([]float32, error) { return decodeAll(t, Float32) }
 
 // UnitRoundoff returns the relative spacing of dt's values (one ulp at 1.0,
 // 2^-p+1 for a p-bit significand): the most two correctly rounded results of
