@@ -261,18 +261,7 @@ func describe(mm *ref.Mismatch) error {
 	if mm.Index < 0 {
 		return fmt.Errorf("output %s: after the pass: %s", mm.Tensor, mm.Detail)
 	}
-	s := fmt.Sprintf("output %s, element %d %v: before %s, after %s", mm.Tensor, mm.Index, mm.Coord, mm.Want, mm.Got)
-	if mm.Count > 1 {
-		s += fmt.Sprintf(" (%d elements differ", mm.Count)
-		if mm.MaxErr > 0 {
-			s += fmt.Sprintf(", max |difference| %.3g", mm.MaxErr)
-		}
-		s += ")"
-	}
-	if !mm.Tolerance.IsExact() {
-		s += "; tolerance " + mm.Tolerance.String()
-	}
-	return fmt.Errorf("%s", s)
+	return fmt.Errorf("output %s, element %d %v: before %s, after %s%s", mm.Tensor, mm.Index, mm.Coord, mm.Want, mm.Got, mm.Extent("difference"))
 }
 
 func cloneAll(in map[string]*interp.Tensor) map[string]*interp.Tensor {

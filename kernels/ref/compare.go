@@ -57,11 +57,18 @@ func (m *Mismatch) Error() string {
 	if m.Index < 0 {
 		return fmt.Sprintf("tensor %s: %s", m.Tensor, m.Detail)
 	}
-	s := fmt.Sprintf("tensor %s: element %d %v: got %s, want %s", m.Tensor, m.Index, m.Coord, m.Got, m.Want)
+	return fmt.Sprintf("tensor %s: element %d %v: got %s, want %s", m.Tensor, m.Index, m.Coord, m.Got, m.Want) + m.Extent("error")
+}
+
+// Extent describes how far the mismatch goes: " (N elements differ, max
+// |what| E)" when more than one element differs, then "; tolerance T"
+// unless the comparison was bit-exact ("" for one bit-exact element).
+func (m *Mismatch) Extent(what string) string {
+	s := ""
 	if m.Count > 1 {
 		s += fmt.Sprintf(" (%d elements differ", m.Count)
 		if m.MaxErr > 0 {
-			s += fmt.Sprintf(", max |error| %.3g", m.MaxErr)
+			s += fmt.Sprintf(", max |%s| %.3g", what, m.MaxErr)
 		}
 		s += ")"
 	}
