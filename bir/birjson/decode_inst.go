@@ -908,6 +908,7 @@ func (d *decoder) parseOperand() (bir.Operand, error) {
 			err = d.skip()
 		default:
 			st.seen |= 1 << id
+			st.keyPos[id], st.valPos[id] = kpos, vpos // for errors found later (a dangling memref)
 			err = d.operandField(&st, id, kpos)
 		}
 		if err != nil {

@@ -336,6 +336,24 @@ func TestRead_HandWrittenVerifiesAndKeepsEverything(t *testing.T) {
 	}
 }
 
+// TestRead_DanglingReferencePosition: a memref resolved after the operand
+// is read (the two-pass load) is reported at the memref's value, not at
+// the start of the file.
+func TestRead_DanglingReferencePosition(t *testing.T) {
+	src := strings.Replace(base, `"memref":"b"`, `"memref":"nope"`, 1)
+	_, err := Decode([]byte(src), "d.json")
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("err = %v, want *Error", err)
+	}
+	off := strings.Index(src, `"nope"`)
+	line := strings.Count(src[:off], "\n") + 1
+	col := off - strings.LastIndex(src[:off], "\n")
+	if e.Line != line || e.Col != col {
+		t.Errorf("dangling memref reported at %d:%d, want %d:%d (%v)", e.Line, e.Col, line, col, err)
+	}
+}
+
 // TestRead_BigNumbersKept: integers beyond int64 (a uint64 hash) and
 // floats beyond float64 in unmodelled fields are written back as the same
 // literals, not rounded (bir.ValNumber).
