@@ -315,18 +315,7 @@ func (c *Context) Function(name string) { c.curFunc = name }
 // ForEachFunction calls fn for every function, "main" first (the seeds'
 // BackendPass skeleton), recording the current function for diagnostics.
 func (c *Context) ForEachFunction(fn func(f *bir.Function) error) error {
-	m := c.Module
-	main := m.Main()
-	order := make([]*bir.Function, 0, len(m.Funcs))
-	if main != nil {
-		order = append(order, main)
-	}
-	for _, f := range m.Funcs {
-		if f != main {
-			order = append(order, f)
-		}
-	}
-	for _, f := range order {
+	for _, f := range c.Module.FuncsMainFirst() {
 		c.curFunc = f.Name
 		c.result.FunctionsSeen++
 		if err := fn(f); err != nil {

@@ -215,7 +215,7 @@ func TestBadInput_ExitOneWithOneLine(t *testing.T) {
 	}{
 		{"malformed.json", "malformed.json:"},
 		{"dangling.json", `"no_such_tensor"`},
-		{"oob.json", "want 0 <= index < 65536"},
+		{"oob.json", "function sg0000, instruction ld_x (Load), location x: source 0 (x): access pattern [[512,128],[1,512]] at offset 1024 reaches elements [1024, 66559] of a location of 65536 float32 elements: want 0 <= index < 65536"},
 		{"dtype_name.json", `unknown dtype "float33"`},
 		{"dtype_number.json", "unknown dtype number 20"},
 	}
@@ -230,6 +230,9 @@ func TestBadInput_ExitOneWithOneLine(t *testing.T) {
 			}
 			if strings.Count(strings.TrimRight(stderr, "\n"), "\n") != 0 {
 				t.Errorf("%s %s: message is not one line: %q", cmd, tt.file, stderr)
+			}
+			if !strings.Contains(stderr, tt.file+":") {
+				t.Errorf("%s %s: message %q does not name the file", cmd, tt.file, stderr)
 			}
 			if !strings.Contains(stderr, tt.want) {
 				t.Errorf("%s %s: message %q does not contain %q", cmd, tt.file, stderr, tt.want)

@@ -107,7 +107,7 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if runErr != nil {
-		return runErr
+		return fmt.Errorf("%s: %w", input, runErr)
 	}
 	if *out != "" {
 		if err := driver.Save(*out, m); err != nil {
@@ -124,13 +124,6 @@ func runPrint(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return fmt.Errorf("want one input file, have %d", len(pos))
-	}
-	m, err := driver.Load(pos[0])
-	if err != nil {
-		return err
-	}
 	var f driver.Format
 	switch *format {
 	case "text":
@@ -139,6 +132,10 @@ func runPrint(args []string, stdout, stderr io.Writer) error {
 		f = driver.FormatJSON
 	default:
 		return fmt.Errorf("--format %q: want text or json", *format)
+	}
+	m, err := loadOne(pos)
+	if err != nil {
+		return err
 	}
 	data, err := driver.Encode(m, f)
 	if err != nil {
@@ -156,10 +153,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return fmt.Errorf("want one input file, have %d", len(pos))
-	}
-	m, err := driver.Load(pos[0])
+	m, err := loadOne(pos)
 	if err != nil {
 		return err
 	}
@@ -183,6 +177,14 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%s: ok (%d functions, %d instructions)\n", pos[0], len(m.Funcs), m.NumInsts())
 	return nil
+}
+
+// loadOne loads the single input file of print and verify.
+func loadOne(pos []string) (*bir.Module, error) {
+	if len(pos) != 1 {
+		return nil, fmt.Errorf("want one input file, have %d", len(pos))
+	}
+	return driver.Load(pos[0])
 }
 
 func runPasses(args []string, stdout, stderr io.Writer) error {
