@@ -177,11 +177,26 @@ func TestRun_Errors(t *testing.T) {
 	if err := npy.WriteFile(filepath.Join(badDtype, "y.npy"), i32); err != nil {
 		t.Fatal(err)
 	}
+	// bir-json.md §7 without its add: the store reads z_sb, never written.
+	spec, err := os.ReadFile("testdata/tensor_add_bir.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, j := bytes.Index(spec, []byte(`{"opcode":"TensorTensor"`)), bytes.Index(spec, []byte(`{"opcode":"Save"`))
+	if i < 0 || j < i {
+		t.Fatal("testdata/tensor_add_bir.json has no TensorTensor before its Save")
+	}
+	uninit := filepath.Join(t.TempDir(), "uninit.json")
+	if err := os.WriteFile(uninit, append(slices.Clip(spec[:i]), spec[j:]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
 		want string
 	}{
+		{"out of bounds", []string{"run", "testdata/bad/oob.json", "--outputs", t.TempDir()}, "instruction ld_x (Load): source 0 accesses elements [1024, 66559] of location x, which holds 65536 elements of float32"},
+		{"never-written SBUF", []string{"run", uninit, "--outputs", t.TempDir()}, "instruction st_z (Save): read of never-written SBUF (location z_sb) at partition 0 byte 0"},
 		{"no file", []string{"run"}, "want one input"},
 		{"two files", []string{"run", "a.json", "b.json"}, "want one input"},
 		{"missing file", []string{"run", "no/such/file.json"}, "no such file"},
