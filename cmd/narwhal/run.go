@@ -2,8 +2,8 @@ package main
 
 // narwhal run and narwhal kernels.
 //
-//	narwhal run FILE [--inputs DIR] [--outputs DIR] [--seed N] [--arch A]
-//	                 [--check] [--max-instructions N]
+//	narwhal run FILE [--inputs DIR|F.npz] [--outputs DIR|F.npz] [--seed N] [--arch A]
+//	                 [--check] [--core-id N] [--max-instructions N]
 //
 // run executes a module (a BIR-JSON or text file, or builtin:NAME[:k=v,...])
 // in the reference interpreter. Each input X of the entry function is read
