@@ -17,6 +17,8 @@
 //     seed 004's shrinkTensor record as liveN), by executing the loop
 //     structure abstractly: no data, only the block index of every access,
 //     in execution order.
+//   - UniqueLocName and UniqueTensorName pick the names of the new
+//     locations and tensors a pass adds (vn_splitter's <orig>_VN_<k>).
 //
 // All additive: nothing here changes existing behaviour.
 package bir
@@ -24,6 +26,7 @@ package bir
 import (
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/narwhal-compiler/narwhal/bir/affine"
 )
@@ -553,4 +556,27 @@ func maxOverlap(first, last []int64) (int64, int64) {
 		best = max(best, cur)
 	}
 	return best, int64(len(starts))
+}
+
+// UniqueLocName returns name when no location of f has it, else name_<k>
+// for the smallest k >= 1 that none has.
+func (f *Function) UniqueLocName(name string) string {
+	return uniqueName(name, func(n string) bool { _, taken := f.LocByName(n); return taken })
+}
+
+// UniqueTensorName returns name when no tensor of f has it, else name_<k>
+// for the smallest k >= 1 that none has.
+func (f *Function) UniqueTensorName(name string) string {
+	return uniqueName(name, func(n string) bool { _, taken := f.TensorByName(n); return taken })
+}
+
+func uniqueName(name string, taken func(string) bool) string {
+	if !taken(name) {
+		return name
+	}
+	for k := 1; ; k++ {
+		if n := name + "_" + strconv.Itoa(k); !taken(n) {
+			return n
+		}
+	}
 }

@@ -192,7 +192,7 @@ func SBSizeLegalization(m *bir.Module, model *arch.Model, opt Options) (Stats, e
 	}
 	lz.geo = geo
 	st.Ran = true
-	for _, f := range funcOrder(m) {
+	for _, f := range m.FuncsMainFirst() {
 		fs := &funcState{lz: lz, f: f, m: m}
 		// flatten: the program-order index of every instruction.
 		fs.pos, fs.n = f.Flatten(nil)
@@ -233,21 +233,6 @@ func (lz *legalizer) logf(format string, args ...any) {
 	if lz.opt.Logf != nil {
 		lz.opt.Logf(format, args...)
 	}
-}
-
-// funcOrder returns the functions, "main" first.
-func funcOrder(m *bir.Module) []*bir.Function {
-	main := m.Main()
-	out := make([]*bir.Function, 0, len(m.Funcs))
-	if main != nil {
-		out = append(out, main)
-	}
-	for _, f := range m.Funcs {
-		if f != main {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // profile is profile_sb_legalization: the statistic block's figures.

@@ -924,8 +924,8 @@ func (s *splitter) makePieces(p *nodePlan) error {
 			continue
 		}
 		ne := g.hi + 1
-		locName := uniqueLoc(f, lc.Name+"_VN_"+strconv.Itoa(k))
-		tid, err := f.AddTensor(bir.Tensor{Name: uniqueTensor(f, locName+"_set"), Kind: bir.KindInternal, Class: class, AddrSpace: ts.AddrSpace,
+		locName := f.UniqueLocName(lc.Name + "_VN_" + strconv.Itoa(k))
+		tid, err := f.AddTensor(bir.Tensor{Name: f.UniqueTensorName(locName + "_set"), Kind: bir.KindInternal, Class: class, AddrSpace: ts.AddrSpace,
 			Dtype: ts.Dtype, Shape: []int64{g.count(), ne}, File: ts.File, NoSpill: ts.NoSpill, Volatile: ts.Volatile, Virtual: ts.Virtual})
 		if err != nil {
 			return fmt.Errorf("function %s, location %s: %v", f.Name, lc.Name, err)
@@ -1108,30 +1108,6 @@ func gcd(a, b int64) int64 {
 		a, b = b, a%b
 	}
 	return a
-}
-
-func uniqueLoc(f *bir.Function, name string) string {
-	if _, taken := f.LocByName(name); !taken {
-		return name
-	}
-	for k := 1; ; k++ {
-		n := name + "_" + strconv.Itoa(k)
-		if _, taken := f.LocByName(n); !taken {
-			return n
-		}
-	}
-}
-
-func uniqueTensor(f *bir.Function, name string) string {
-	if _, taken := f.TensorByName(name); !taken {
-		return name
-	}
-	for k := 1; ; k++ {
-		n := name + "_" + strconv.Itoa(k)
-		if _, taken := f.TensorByName(n); !taken {
-			return n
-		}
-	}
 }
 
 // partUF is a disjoint-set forest over partitions with a "next unmerged"

@@ -117,7 +117,7 @@ func VNSplitter(m *bir.Module, model *arch.Model, opt Options) (Stats, error) {
 			skip[s] = true
 		}
 	}
-	for _, f := range funcOrder(m) {
+	for _, f := range m.FuncsMainFirst() {
 		s := &splitter{f: f, m: m, opt: &opt, st: &st, geo: geo, skip: skip}
 		if err := s.runTransform(); err != nil {
 			return st, err
@@ -126,7 +126,7 @@ func VNSplitter(m *bir.Module, model *arch.Model, opt Options) (Stats, error) {
 	logf(opt.Logf, "%s", st.SplitLine())
 	logf(opt.Logf, "%s", st.SplitSBLine(&opt))
 	if opt.FoldIntoPredecessor {
-		for _, f := range funcOrder(m) {
+		for _, f := range m.FuncsMainFirst() {
 			v := &folder{f: f, m: m, opt: &opt, st: &st}
 			v.runTransform()
 		}
@@ -139,21 +139,6 @@ func logf(fn func(string, ...any), format string, args ...any) {
 	if fn != nil {
 		fn(format, args...)
 	}
-}
-
-// funcOrder returns the functions, "main" first.
-func funcOrder(m *bir.Module) []*bir.Function {
-	main := m.Main()
-	out := make([]*bir.Function, 0, len(m.Funcs))
-	if main != nil {
-		out = append(out, main)
-	}
-	for _, f := range m.Funcs {
-		if f != main {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // ---- the pass ----
