@@ -8,6 +8,21 @@
 //
 // (This file fixes the package's API; the implementation lives in the
 // other files of the package.)
+//
+// Throughput (bench_test.go; go test -run XXX -bench Interp ./interp, on
+// the 2-core 2.8 GHz Xeon of the shared development machine, best of
+// several runs; under that machine's usual load figures are up to 2x
+// lower):
+//
+//	BenchmarkInterp_Matmul             K=512, M=128, N=1024 fp32: 1.1e9 MAC/s, 2.2e6 output elements/s
+//	BenchmarkInterp_Softmax            1024 x 512 fp32, 9 instructions per 128-row tile: 1.1e7 input elements/s
+//	BenchmarkInterp_SmallInstructions  16-element TensorTensor: about 630 ns per instruction
+//
+// The matmul inner loop is one fp32 multiply-add per MAC; softmax time is
+// dominated by Exp (float64 math.Exp per element, about a quarter) and by
+// access-pattern evaluation (about a fifth). Executing an instruction
+// allocates nothing once the scratch buffers have grown
+// (TestRun_NoPerInstructionAllocation).
 package interp
 
 import (
