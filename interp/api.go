@@ -15,7 +15,7 @@
 // lower):
 //
 //	BenchmarkInterp_Matmul             K=512, M=128, N=1024 fp32: 1.1e9 MAC/s, 2.2e6 output elements/s
-//	BenchmarkInterp_Softmax            1024 x 512 fp32, 9 instructions per 128-row tile: 1.1e7 input elements/s
+//	BenchmarkInterp_Softmax            1024 x 512 fp32, 8 instructions per 128-row tile: 1.1e7 input elements/s
 //	BenchmarkInterp_SmallInstructions  16-element TensorTensor: about 630 ns per instruction
 //
 // The matmul inner loop is one fp32 multiply-add per MAC; softmax time is

@@ -5,7 +5,7 @@ package interp
 // benchmarks independent of it). Each reports elements per second:
 //
 //	BenchmarkInterp_Matmul   MAC/s (multiply-accumulates) and out-elem/s
-//	BenchmarkInterp_Softmax  elem/s (input elements through the 6-instruction softmax)
+//	BenchmarkInterp_Softmax  elem/s (input elements through the 8-instruction softmax tile)
 //	BenchmarkInterp_SmallInstructions  ns/inst on 16-element tiles: the per-instruction
 //	                         overhead that dominates post-unroll modules
 
