@@ -31,18 +31,7 @@ func BestFit(p Problem) ([]int64, int64, error) {
 	if err := validate(p); err != nil {
 		return nil, 0, err
 	}
-	offsets := make([]int64, len(p.Buffers))
-	order := make([]int, 0, len(p.Buffers))
-	for i, b := range p.Buffers {
-		switch {
-		case b.Fixed != nil:
-			offsets[i] = *b.Fixed
-		case b.Size == 0:
-			offsets[i] = 0
-		default:
-			order = append(order, i)
-		}
-	}
+	offsets, order := presetOffsets(p.Buffers)
 	slices.SortFunc(order, func(x, y int) int {
 		bx, by := p.Buffers[x], p.Buffers[y]
 		if c := compareInt64(bx.Lower, by.Lower); c != 0 {

@@ -30,19 +30,8 @@ func LinearScan(p Problem) ([]int64, int64, error) {
 	if err := validate(p); err != nil {
 		return nil, 0, err
 	}
-	offsets := make([]int64, len(p.Buffers))
+	offsets, order := presetOffsets(p.Buffers)
 	obstacles := newObstacleIndex(p.Buffers)
-	order := make([]int, 0, len(p.Buffers))
-	for i, b := range p.Buffers {
-		switch {
-		case b.Fixed != nil:
-			offsets[i] = *b.Fixed
-		case b.Size == 0:
-			offsets[i] = 0
-		default:
-			order = append(order, i)
-		}
-	}
 	slices.SortFunc(order, func(x, y int) int {
 		if c := compareInt64(p.Buffers[x].Lower, p.Buffers[y].Lower); c != 0 {
 			return c
@@ -138,4 +127,22 @@ func fitAmong(spans []span, x, size, align int64) int64 {
 		}
 	}
 	return y
+}
+
+// presetOffsets gives the fixed buffers their offsets and the zero-size
+// ones offset 0, and returns the offsets and the indices of the buffers
+// left to place, in index order (the start of both heuristics).
+func presetOffsets(bufs []Buffer) (offsets []int64, order []int) {
+	offsets = make([]int64, len(bufs))
+	order = make([]int, 0, len(bufs))
+	for i, b := range bufs {
+		switch {
+		case b.Fixed != nil:
+			offsets[i] = *b.Fixed
+		case b.Size == 0:
+		default:
+			order = append(order, i)
+		}
+	}
+	return offsets, order
 }
