@@ -221,9 +221,6 @@ func TestBadInput_ExitOneWithOneLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, cmd := range []string{"verify", "compile", "print"} {
-			if cmd == "print" && tt.file == "oob.json" {
-				continue // print does not verify: an out-of-bounds pattern is printable
-			}
 			code, _, stderr := narwhal(t, cmd, filepath.Join("testdata", "bad", tt.file))
 			if code != 1 {
 				t.Errorf("%s %s: exit %d, want 1", cmd, tt.file, code)
@@ -241,6 +238,19 @@ func TestBadInput_ExitOneWithOneLine(t *testing.T) {
 				t.Errorf("%s %s: panic trace: %q", cmd, tt.file, stderr)
 			}
 		}
+	}
+}
+
+// TestPrint_NoVerify: print verifies its input like verify and compile do;
+// --no-verify prints a module the verifier rejects, for inspecting it.
+func TestPrint_NoVerify(t *testing.T) {
+	oob := filepath.Join("testdata", "bad", "oob.json")
+	code, out, stderr := narwhal(t, "print", "--no-verify", oob)
+	if code != 0 || !strings.Contains(out, "ld_x = Load %x[offset=1024,") {
+		t.Errorf("print --no-verify: exit %d, stderr %q, output:\n%s", code, stderr, out)
+	}
+	if code, _, stderr := narwhal(t, "print", oob); code != 1 || !strings.Contains(stderr, "--no-verify prints it anyway") {
+		t.Errorf("print: exit %d, %q", code, stderr)
 	}
 }
 

@@ -120,6 +120,7 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 func runPrint(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("print", stderr)
 	format := fs.String("format", "text", "output `format`: text or json")
+	noVerify := fs.Bool("no-verify", false, "print the module even when the verifier rejects it (for inspecting a broken module)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -136,6 +137,17 @@ func runPrint(args []string, stdout, stderr io.Writer) error {
 	m, err := loadOne(pos)
 	if err != nil {
 		return err
+	}
+	if !*noVerify {
+		// A module narwhal would reject is an error here too (exit 1), so
+		// that print, verify and compile agree on bad input.
+		model, err := modelFor(m, "")
+		if err != nil {
+			return err
+		}
+		if err := verify.Module(m, verify.Options{Arch: model}); err != nil {
+			return fmt.Errorf("%s: %w (--no-verify prints it anyway)", pos[0], err)
+		}
 	}
 	data, err := driver.Encode(m, f)
 	if err != nil {
@@ -157,12 +169,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var model *arch.Model
-	if *archName != "" {
-		model, err = arch.Lookup(*archName)
-	} else {
-		model, err = arch.ForModule(m)
-	}
+	model, err := modelFor(m, *archName)
 	if err != nil {
 		return err
 	}
@@ -177,6 +184,14 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%s: ok (%d functions, %d instructions)\n", pos[0], len(m.Funcs), m.NumInsts())
 	return nil
+}
+
+// modelFor returns the machine model named by --arch, or the module's.
+func modelFor(m *bir.Module, archName string) (*arch.Model, error) {
+	if archName != "" {
+		return arch.Lookup(archName)
+	}
+	return arch.ForModule(m)
 }
 
 // loadOne loads the single input file of print and verify.
