@@ -1,14 +1,13 @@
 // Package driver connects the CLI to the packages: it loads a module from
 // any supported input (BIR-JSON, narwhal's text form, a KLR kernel file,
-// or a built-in kernel), saves one in the format the output name asks
-// for, and runs the pass pipeline. cmd/narwhal only parses flags and calls
-// in here, so everything a user can do from the command line is also a Go
-// API and is tested as such.
+// or a built-in kernel; the format is detected by content) and saves one,
+// atomically, in the format the output name asks for. The pass pipeline
+// itself is pipeline.Table.Run; cmd/narwhal parses flags and calls these
+// two packages.
 package driver
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -123,6 +122,3 @@ func Save(path string, m *bir.Module) error {
 	}
 	return nil
 }
-
-// ErrUsage marks errors caused by how narwhal was called.
-var ErrUsage = errors.New("usage")

@@ -1,0 +1,78 @@
+package driver
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/narwhal-compiler/narwhal/bir"
+)
+
+func TestDetectFormat(t *testing.T) {
+	for _, tc := range []struct {
+		data string
+		want Format
+	}{
+		{`{"functions":[]}`, FormatJSON},
+		{"\ufeff \n\t{", FormatJSON},
+		{"\xd9\xd9\xf7\x82", FormatKLR},
+		{"module arch=trn2\n", FormatText},
+		{"", FormatText},
+		{"# {not json}\n", FormatText},
+	} {
+		if got := DetectFormat([]byte(tc.data)); got != tc.want {
+			t.Errorf("DetectFormat(%q) = %v, want %v", tc.data, got, tc.want)
+		}
+	}
+}
+
+func TestOutputFormat(t *testing.T) {
+	for path, want := range map[string]Format{"a.json": FormatJSON, "dir/B.JSON": FormatJSON, "a.bir": FormatText, "a": FormatText, "a.json.txt": FormatText} {
+		if got := OutputFormat(path); got != want {
+			t.Errorf("OutputFormat(%q) = %v, want %v", path, got, want)
+		}
+	}
+}
+
+// TestSaveLoad: Save writes the format the name asks for; Load reads it
+// back by content (whatever the name), to the same module.
+func TestSaveLoad(t *testing.T) {
+	m, err := Load(BuiltinPrefix + "tensor_add")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bir.Format(m)
+	dir := t.TempDir()
+	for _, name := range []string{"m.json", "m.bir"} {
+		path := filepath.Join(dir, name)
+		if err := Save(path, m); err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(path)
+		if isJSON := strings.HasPrefix(string(data), "{"); isJSON != (name == "m.json") {
+			t.Errorf("%s: JSON = %v", name, isJSON)
+		}
+		// A misleading extension does not matter to Load.
+		renamed := filepath.Join(dir, "renamed-"+name+".txt")
+		if err := os.Rename(path, renamed); err != nil {
+			t.Fatal(err)
+		}
+		m2, err := Load(renamed)
+		if err != nil {
+			t.Fatalf("Load(%s): %v", renamed, err)
+		}
+		if got := bir.Format(m2); got != want {
+			t.Errorf("%s does not load back to the saved module", name)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Errorf("Save left %d files in the directory, want 2 (no temporary files)", len(entries))
+	}
+	if err := Save(filepath.Join(dir, "missing", "m.bir"), m); err == nil || !strings.Contains(err.Error(), "writing ") {
+		t.Errorf("Save into a missing directory: %v", err)
+	}
+	if _, err := Load(BuiltinPrefix + "no_such_kernel"); err == nil || !strings.Contains(err.Error(), "unknown built-in kernel") {
+		t.Errorf("unknown builtin: %v", err)
+	}
+}
