@@ -848,7 +848,12 @@ func (s *splitter) finish(p *nodePlan) bool {
 }
 
 // isValidForSB is ApGroup::isValidForSB: the partition gate and the byte
-// gate.
+// gate. The seed's partition gate fails when "partitionDim >=
+// partitionCount" (cmp; jge), comparing a 0-based value with the count;
+// narwhal reads it as the group's highest partition, relative to the
+// piece's first, so a group may span all the partitions but not more
+// (count > partitions fails): a piece of exactly 128 partitions fits the
+// array, and rejecting it would leave every full-height group unsplittable.
 func (s *splitter) isValidForSB(l bir.LocID, g *apGroup, mt bir.MemoryType, ds int64) (bool, string) {
 	if g.count() > s.geo.partitions {
 		s.locf(l, "ERR: channel count > %d channels.", s.geo.partitions)
