@@ -89,6 +89,42 @@ func TestCompile_PrintAfterAndDumpDir(t *testing.T) {
 	}
 }
 
+// TestCompile_Flags: --passes runs exactly the named passes in table
+// order, --arch selects the model, --verify-each verifies after every pass
+// (a verify time on each line), --option reaches the pass (full_unroll at
+// level 1 leaves the unmarked loop alone: 4 instructions stay 4).
+func TestCompile_Flags(t *testing.T) {
+	code, stdout, stderr := narwhal(t, "compile", "builtin:tensor_add", "--passes", "full_unroll,legalize_cce_dma",
+		"--arch", "trn1", "--verify-each", "--report", "--option", "full_unroll.unrollLevel=1")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "narwhal pass report (arch trn1)") {
+		t.Errorf("--arch trn1 not in the report:\n%s", stdout)
+	}
+	var ran []string
+	for _, line := range strings.Split(stdout, "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 8 && f[len(f)-2] == "->" {
+			ran = append(ran, f[0])
+			if f[4] == "-" {
+				t.Errorf("--verify-each: pass %s has no verify time: %q", f[0], line)
+			}
+			if f[0] == "full_unroll" && (f[len(f)-3] != "4" || f[len(f)-1] != "4") {
+				t.Errorf("full_unroll.unrollLevel=1 did not reach the pass: %q", line)
+			}
+		}
+	}
+	if got := strings.Join(ran, ","); got != "legalize_cce_dma,full_unroll" {
+		t.Errorf("passes run: %s, want legalize_cce_dma,full_unroll (exactly those, in table order)\n%s", got, stdout)
+	}
+	// Without the option, level 2 unrolls the 4-iteration loop.
+	_, stdout, _ = narwhal(t, "compile", "builtin:tensor_add", "--passes", "full_unroll", "--report")
+	if !regexp.MustCompile(`full_unroll .* 4 -> 16\n`).MatchString(stdout) {
+		t.Errorf("full_unroll at its default level:\n%s", stdout)
+	}
+}
+
 // TestHandWrittenJSON: the issue's must-show through the CLI. A BIR-JSON
 // file written by hand from bir-json.md, with keys narwhal does not model
 // at every level and an opcode it does not know, verifies, and `print
