@@ -181,37 +181,47 @@ func BenchmarkInterp_SmallInstructions(b *testing.B) {
 // a run with 1000 copies of an instruction exceed those of a run with 100
 // copies by less than one per 100 instructions. (An allocation count, not
 // a time: deterministic, so it can be a test.)
+// allocFix is the tiles of TestRun_NoPerInstructionAllocation's module.
+type allocFix struct{ a, s, p, x, it, addr bir.T }
+
 func TestRun_NoPerInstructionAllocation(t *testing.T) {
 	iotaPat := bir.Attrs("pattern", bir.List(bir.Object(bir.Field{Key: "step", Val: bir.Int(1)}, bir.Field{Key: "num", Val: bir.Int(8)})))
-	kinds := map[string]func(b *bir.Builder, a, s, p bir.T, x bir.T){
-		"Activation": func(b *bir.Builder, a, s, p, x bir.T) { b.Activation("", "Exp", a.All(), a.All(), 1, s.All()) },
-		"TensorScalarPtr": func(b *bir.Builder, a, s, p, x bir.T) {
-			b.TensorScalarPtr("", bir.EngDVE, a.All(), a.All(), s.All(), "mult", s.All(), "add")
+	kinds := map[string]func(b *bir.Builder, f allocFix){
+		"Activation": func(b *bir.Builder, f allocFix) { b.Activation("", "Exp", f.a.All(), f.a.All(), 1, f.s.All()) },
+		"TensorScalarPtr": func(b *bir.Builder, f allocFix) {
+			b.TensorScalarPtr("", bir.EngDVE, f.a.All(), f.a.All(), f.s.All(), "mult", f.s.All(), "add")
 		},
-		"TensorScalar": func(b *bir.Builder, a, s, p, x bir.T) {
-			b.TensorScalar("", bir.EngDVE, a.All(), a.All(), "mult", 2, "add", 1)
+		"TensorScalar": func(b *bir.Builder, f allocFix) {
+			b.TensorScalar("", bir.EngDVE, f.a.All(), f.a.All(), "mult", 2, "add", 1)
 		},
-		"TensorTensor": func(b *bir.Builder, a, s, p, x bir.T) {
-			b.TensorTensor("", bir.EngDVE, "add", a.All(), a.All(), a.All())
+		"TensorTensor": func(b *bir.Builder, f allocFix) {
+			b.TensorTensor("", bir.EngDVE, "add", f.a.All(), f.a.All(), f.a.All())
 		},
-		"TensorReduce": func(b *bir.Builder, a, s, p, x bir.T) { b.TensorReduce("", bir.EngDVE, "max", "X", s.All(), a.All()) },
-		"TensorCopy":   func(b *bir.Builder, a, s, p, x bir.T) { b.TensorCopy("", bir.EngAct, p.Tile(0, 4, 0, 8), a.All()) },
-		"Matmult":      func(b *bir.Builder, a, s, p, x bir.T) { b.Matmult("", p.All(), a.All(), a.All(), true, true) },
-		"Memset":       func(b *bir.Builder, a, s, p, x bir.T) { b.Memset("", bir.EngDVE, s.All(), 1) },
-		"Iota": func(b *bir.Builder, a, s, p, x bir.T) {
-			b.Inst(bir.OpIota, "", bir.EngPool, nil, []bir.Operand{a.All()}, iotaPat)
+		"TensorReduce": func(b *bir.Builder, f allocFix) { b.TensorReduce("", bir.EngDVE, "max", "X", f.s.All(), f.a.All()) },
+		"TensorCopy":   func(b *bir.Builder, f allocFix) { b.TensorCopy("", bir.EngAct, f.p.Tile(0, 4, 0, 8), f.a.All()) },
+		"Matmult":      func(b *bir.Builder, f allocFix) { b.Matmult("", f.p.All(), f.a.All(), f.a.All(), true, true) },
+		"Memset":       func(b *bir.Builder, f allocFix) { b.Memset("", bir.EngDVE, f.s.All(), 1) },
+		"Iota": func(b *bir.Builder, f allocFix) {
+			b.Inst(bir.OpIota, "", bir.EngPool, nil, []bir.Operand{f.a.All()}, iotaPat)
 		},
-		"Load": func(b *bir.Builder, a, s, p, x bir.T) { b.Load("", a.All(), x.All()) },
-		"CCE": func(b *bir.Builder, a, s, p, x bir.T) {
-			b.Inst(bir.OpDMACopy, "", bir.EngUnassigned, []bir.Operand{a.All(), a.All()}, []bir.Operand{a.All()}, bir.Attrs("mode", "CCE"))
+		"Load": func(b *bir.Builder, f allocFix) { b.Load("", f.a.All(), f.x.All()) },
+		"CCE": func(b *bir.Builder, f allocFix) {
+			b.Inst(bir.OpDMACopy, "", bir.EngUnassigned, []bir.Operand{f.a.All(), f.a.All()}, []bir.Operand{f.a.All()}, bir.Attrs("mode", "CCE"))
 		},
-		"Loop with a symbolic AP": func(b *bir.Builder, a, s, p, x bir.T) {
+		"GenericIndirectLoad": func(b *bir.Builder, f allocFix) {
+			b.Inst(bir.OpGenericIndirectLoad, "", bir.EngUnassigned, []bir.Operand{f.x.AP(0, [2]int64{8, 4}, [2]int64{1, 8}), f.it.All()},
+				[]bir.Operand{f.a.All()}, bir.Attrs("indirect_dims", bir.Ints(0)))
+		},
+		"ReadVarAddr": func(b *bir.Builder, f allocFix) {
+			b.Inst(bir.OpReadVarAddr, "", bir.EngUnassigned, []bir.Operand{f.x.All()}, []bir.Operand{f.addr.All()}, nil)
+		},
+		"Loop with a symbolic AP": func(b *bir.Builder, f allocFix) {
 			b.Loop("i", 0, 1, 1, func(i affine.Expr) {
-				b.Load("", a.Sym(affine.Const(0), affine.Scale(i, 8), [2]int64{8, 4}, [2]int64{1, 8}), x.All())
+				b.Load("", f.a.Sym(affine.Const(0), affine.Scale(i, 8), [2]int64{8, 4}, [2]int64{1, 8}), f.x.All())
 			})
 		},
 	}
-	build := func(t *testing.T, n int, add func(b *bir.Builder, a, s, p, x bir.T)) *bir.Module {
+	build := func(t *testing.T, n int, add func(b *bir.Builder, f allocFix)) *bir.Module {
 		m := bir.NewModule("trn2")
 		b := bir.NewBuilder(m, "main")
 		x := b.Input("x", bir.Float32, 4, 8)
@@ -219,10 +229,13 @@ func TestRun_NoPerInstructionAllocation(t *testing.T) {
 		a := b.SBUF("a", bir.Float32, 4, 8)
 		s := b.SBUF("s", bir.Float32, 4, 1)
 		p := b.PSUM("p", bir.Float32, 8, 8)
+		it := b.SBUF("it", bir.Int32, 4, 1)
+		addr := b.SBUF("addr", bir.Int64, 4, 1)
 		b.Load("ld", a.All(), x.All())
 		b.Memset("ms", bir.EngDVE, s.All(), 0.5)
+		b.Memset("ms_idx", bir.EngDVE, it.All(), 1)
 		for range n {
-			add(b, a, s, p, x)
+			add(b, allocFix{a: a, s: s, p: p, x: x, it: it, addr: addr})
 		}
 		b.Save("st", z.All(), a.All())
 		if err := b.Err(); err != nil {

@@ -58,6 +58,11 @@ type machine struct {
 	bankLo   []int64
 	bankHi   []int64
 	bankRows []int64
+	// GenericIndirectLoad/Save: indirect dims, row multipliers, largest
+	// in-bounds index per dim, index vectors, the row pattern.
+	idxDims, idxRs, idxMax []int64
+	idxVecs                [][]int64
+	rowPat                 bir.Pattern
 
 	// The Scalar engine's accumulator registers, one per lane.
 	actAcc  []float32

@@ -66,6 +66,8 @@ package interp
 // interpreter tests check both forms give identical bytes.
 
 import (
+	"math"
+
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/numeric"
 )
@@ -374,7 +376,7 @@ func itoa(v int64) string {
 // GenericIndirectSave.
 func (mc *machine) opGenericIndirect(x *instCtx, load bool) error {
 	nIdx := len(x.ins) - 1
-	dims := []int64{0}
+	dims := append(mc.idxDims[:0], 0)
 	if v, ok := x.attrs.Get("indirect_dims"); ok && v.Kind != bir.ValNull {
 		if v.Kind != bir.ValList {
 			return errf(ErrOperand, "attribute indirect_dims=%s: want a list of dims", v.JSON())
@@ -388,6 +390,7 @@ func (mc *machine) opGenericIndirect(x *instCtx, load bool) error {
 			dims = append(dims, d)
 		}
 	}
+	mc.idxDims = dims // keep the grown scratch
 	if len(dims) != nIdx {
 		return errf(ErrOperand, "indirect dimensions must be one less than the instruction's source operands: %d indirect_dims, %d index operands", len(dims), nIdx)
 	}
@@ -426,7 +429,8 @@ func (mc *machine) opGenericIndirect(x *instCtx, load bool) error {
 	if len(full) == 0 {
 		return errf(ErrOperand, "%s: the indexed tensor's pattern has no partition pair", mc.label(dataK))
 	}
-	rowPat := append(bir.Pattern{{Step: 0, Num: 1}}, full[1:]...)
+	rowPat := append(append(mc.rowPat[:0], bir.APPair{Step: 0, Num: 1}), full[1:]...)
+	mc.rowPat = rowPat
 	data, err := mc.evalAPWith(x.fr, dataK, dataOpd, rowPat)
 	if err != nil {
 		return err
@@ -455,17 +459,36 @@ func (mc *machine) opGenericIndirect(x *instCtx, load bool) error {
 	f := x.fr.f
 	ts := f.Tensor(f.Loc(data.reg.loc).Tensor)
 	shape := ts.Shape
-	Rs := make([]int64, nIdx)
+	// R_j, and the largest index of each indirect dim that can stay inside
+	// the location (a larger one is out of bounds whatever the others
+	// are, and is rejected before idx*R_j could overflow int64).
+	elems := data.reg.bytes / data.ds // the indexed location's elements
+	Rs, maxIdx := mc.idxRs[:0], mc.idxMax[:0]
 	for j, dim := range dims {
 		if dim < 0 || dim >= int64(len(shape)) {
 			return errf(ErrOperand, "indirect_dims[%d]=%d is not a dim of tensor %s of shape %v", j, dim, ts.Name, shape)
 		}
-		Rs[j] = 1
+		r := int64(1)
 		for _, s := range shape[dim+1:] {
-			Rs[j] *= s
+			if s < 0 || s > 0 && r > elems/s {
+				r = elems + 1 // beyond the location: any index but 0 is out of bounds
+				break
+			}
+			r *= s
+		}
+		Rs = append(Rs, r)
+		if r == 0 {
+			maxIdx = append(maxIdx, math.MaxInt64)
+		} else {
+			maxIdx = append(maxIdx, elems/r)
 		}
 	}
-	idx := make([][]int64, nIdx)
+	mc.idxRs, mc.idxMax = Rs, maxIdx
+	idx := mc.idxVecs[:0]
+	for range nIdx {
+		idx = append(idx, nil)
+	}
+	mc.idxVecs = idx
 	for j := range nIdx {
 		k := j + 1
 		slot := j
@@ -506,7 +529,7 @@ func (mc *machine) opGenericIndirect(x *instCtx, load bool) error {
 	rowStart := func(p int64) (int64, bool) {
 		e := int64(0)
 		for j := range nIdx {
-			if idx[j][p] < 0 {
+			if idx[j][p] < 0 || idx[j][p] > maxIdx[j] {
 				return 0, false
 			}
 			e += idx[j][p] * Rs[j]

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"bytes"
+	"encoding/binary"
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/bir"
@@ -174,4 +175,28 @@ func TestReadVarAddr_Model(t *testing.T) {
 	b.Inst(bir.OpReadVarAddr, "rva32", bir.EngUnassigned, []bir.Operand{x.All()}, []bir.Operand{bir.As(a.Tile(0, 1, 0, 1), bir.Int32)}, nil)
 	_, err := Run(m, RandomInputs(m, 1), Options{})
 	wantErr(t, err, ErrOperand, "rva32", "does not fit")
+}
+
+// An int64 index so large that index * row length wraps int64 back into
+// the table (2^62 * 4 = 2^64 = 0) is out of bounds, not row 0.
+func TestIndirect_HugeIndexDoesNotWrap(t *testing.T) {
+	const P, V, D = 2, 5, 4
+	m, b := newB(t)
+	tab := b.Input("t", bir.Float32, V, D)
+	ix := b.Input("idx", bir.Int64, P, 1)
+	z := b.Output("z", bir.Float32, P, D)
+	it := b.SBUF("it", bir.Int64, P, 1)
+	g := b.SBUF("g", bir.Float32, P, D)
+	b.Load("ld_idx", it.All(), ix.All())
+	b.Inst(bir.OpGenericIndirectLoad, "gather_huge", bir.EngUnassigned, []bir.Operand{tab.AP(0, [2]int64{D, P}, [2]int64{1, D}), it.All()},
+		[]bir.Operand{g.All()}, bir.Attrs("indirect_dims", bir.Ints(0)))
+	b.Save("st", z.All(), g.All())
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	in := tableInputs(V, D)
+	in["idx"] = tensorOf("idx", bir.Int64, []int64{P, 1}, 1, 0)
+	binary.LittleEndian.PutUint64(in["idx"].Data[8:], 1<<62)
+	_, err := Run(m, in, Options{})
+	wantErr(t, err, ErrOutOfBounds, "gather_huge", "row 1", "4611686018427387904")
 }
