@@ -239,12 +239,29 @@ func accCombine(op aluOp, r, x float32) float32 {
 	return r + x
 }
 
-func accIdentity(op aluOp) float32 {
+// reduceIdentity is the value a reduction with op starts from (TensorReduce
+// and the Activation accumulator's Zero mode).
+//
+// CHOICE (semantics.md §3 "Reduction identities"): add (and average) 0,
+// mult 1, max -Inf, min +Inf (documented); bitwise_and all ones,
+// bitwise_or and bitwise_xor 0 (bitwise reductions run on integer bits:
+// see reduceIdentityBits).
+func reduceIdentity(op aluOp) float32 {
 	switch op {
+	case aluMult:
+		return 1
 	case aluMax:
 		return float32(math.Inf(-1))
 	case aluMin:
 		return float32(math.Inf(1))
+	}
+	return 0
+}
+
+// reduceIdentityBits is reduceIdentity for the bitwise reductions.
+func reduceIdentityBits(op aluOp) int64 {
+	if op == aluBitAnd {
+		return -1
 	}
 	return 0
 }

@@ -494,7 +494,7 @@ func (mc *machine) opActivation(x *instCtx) error {
 			}
 			switch mode {
 			case accZero:
-				mc.actAcc[lane] = accIdentity(redOp)
+				mc.actAcc[lane] = reduceIdentity(redOp)
 			case accZeroAccumulate:
 				mc.actAcc[lane] = red
 			case accAccumulate:

@@ -428,10 +428,7 @@ func (mc *machine) opTensorReduce(x *instCtx) error {
 		w := width64(src, d)
 		out := mc.i64buf(1, groups)
 		for g := int64(0); g < groups; g++ {
-			acc := int64(0)
-			if op == aluBitAnd {
-				acc = -1
-			}
+			acc := reduceIdentityBits(op)
 			for _, v := range vals[g*R : (g+1)*R] {
 				acc = int64(bitvec(op, uint64(acc), uint64(v), w))
 			}
@@ -449,7 +446,7 @@ func (mc *machine) opTensorReduce(x *instCtx) error {
 	out := mc.f32buf(1, groups)
 	for g := int64(0); g < groups; g++ {
 		row := vals[g*R : (g+1)*R]
-		var acc float32
+		acc := reduceIdentity(op)
 		switch op {
 		case aluAdd, aluAverage:
 			for _, v := range row {
@@ -459,17 +456,14 @@ func (mc *machine) opTensorReduce(x *instCtx) error {
 				acc /= float32(R)
 			}
 		case aluMult:
-			acc = 1
 			for _, v := range row {
 				acc *= v
 			}
 		case aluMax:
-			acc = float32(math.Inf(-1))
 			for _, v := range row {
 				acc = maxNaN(acc, v)
 			}
 		case aluMin:
-			acc = float32(math.Inf(1))
 			for _, v := range row {
 				acc = minNaN(acc, v)
 			}
