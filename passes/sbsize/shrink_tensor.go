@@ -63,7 +63,7 @@ func (fs *funcState) shrinkTensor() {
 			continue
 		}
 		ts := f.Tensor(bir.TensorID(t))
-		if !onChip(f, ts) {
+		if !OnChip(f, ts) {
 			continue
 		}
 		liveN, factor := LiveNFor(r.NBlocks, r.MaxLive)
@@ -84,9 +84,9 @@ func (fs *funcState) shrinkTensor() {
 	}
 }
 
-// onChip reports whether ts's first live location is in SBUF or PSUM (a
+// OnChip reports whether ts's first live location is in SBUF or PSUM (a
 // set's locations share their memory).
-func onChip(f *bir.Function, ts *bir.Tensor) bool {
+func OnChip(f *bir.Function, ts *bir.Tensor) bool {
 	for _, l := range ts.Locs {
 		if lc := f.Loc(l); !lc.Dead {
 			return lc.Type.IsOnChip()

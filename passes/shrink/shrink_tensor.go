@@ -21,20 +21,14 @@
 // liveness is unknown loses any stale record.
 package shrink
 
-import "github.com/narwhal-compiler/narwhal/bir"
+import (
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/passes/sbsize"
+)
 
-// shrinkDimOf returns the outermost free dim of ts's shape (its partition
-// dim when it has no other).
-func shrinkDimOf(ts *bir.Tensor) int64 {
-	for d := range ts.Shape {
-		if int64(d) != ts.PartitionDim {
-			return int64(d)
-		}
-	}
-	return ts.PartitionDim
-}
-
-// shrinkTensor is shrinkTensor(bir::Function&).
+// shrinkTensor is shrinkTensor(bir::Function&). The liveN rule, the shrink
+// dim and the on-chip test are shrink_tensor's own (sbsize.LiveNFor,
+// sbsize.ShrinkDimOf, sbsize.OnChip), so the two records always agree.
 func shrinkTensor(f *bir.Function, maxSteps int64, st *Stats, log func(string, ...any)) {
 	live := f.BlockLiveness(maxSteps)
 	for t := range live {
@@ -43,10 +37,11 @@ func shrinkTensor(f *bir.Function, maxSteps int64, st *Stats, log func(string, .
 			continue
 		}
 		ts := f.Tensor(bir.TensorID(t))
-		if !onChip(f, ts) {
+		if !sbsize.OnChip(f, ts) {
 			continue
 		}
-		if r.MaxLive < 1 || r.MaxLive > r.NBlocks {
+		liveN, _ := sbsize.LiveNFor(r.NBlocks, r.MaxLive)
+		if liveN == 0 {
 			if ts.LiveN != 0 && log != nil {
 				why := r.Why
 				if why == "" {
@@ -57,9 +52,8 @@ func shrinkTensor(f *bir.Function, maxSteps int64, st *Stats, log func(string, .
 			ts.LiveN, ts.ShrinkDim = 0, 0
 			continue
 		}
-		factor := r.NBlocks / r.MaxLive
-		ts.LiveN = r.NBlocks / factor
-		ts.ShrinkDim = shrinkDimOf(ts)
+		ts.LiveN = liveN
+		ts.ShrinkDim = sbsize.ShrinkDimOf(ts)
 		st.SetsRecorded++
 		if ts.LiveN < r.NBlocks {
 			st.SetsShrunk++
@@ -68,15 +62,4 @@ func shrinkTensor(f *bir.Function, maxSteps int64, st *Stats, log func(string, .
 			log("shrinkTensor: %s: %d blocks, %d live at once: shrinkDim %d, liveN %d", ts.Name, r.NBlocks, r.MaxLive, ts.ShrinkDim, ts.LiveN)
 		}
 	}
-}
-
-// onChip reports whether ts's first live location is in SBUF or PSUM (a
-// set's locations share their memory).
-func onChip(f *bir.Function, ts *bir.Tensor) bool {
-	for _, l := range ts.Locs {
-		if lc := f.Loc(l); !lc.Dead {
-			return lc.Type.IsOnChip()
-		}
-	}
-	return false
 }
