@@ -570,6 +570,18 @@ func (f *Function) UniqueTensorName(name string) string {
 	return uniqueName(name, func(n string) bool { _, taken := f.TensorByName(n); return taken })
 }
 
+// UniqueTensorLocName returns a name free both as a location name and,
+// with the "_set" suffix, as a tensor name (the BIR-JSON convention for a
+// tensor and its single location): name itself, else name_<k> for the
+// smallest k >= 1.
+func (f *Function) UniqueTensorLocName(name string) string {
+	return uniqueName(name, func(n string) bool {
+		_, l := f.LocByName(n)
+		_, t := f.TensorByName(n + "_set")
+		return l || t
+	})
+}
+
 func uniqueName(name string, taken func(string) bool) string {
 	if !taken(name) {
 		return name

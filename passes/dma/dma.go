@@ -337,25 +337,6 @@ func (g *nameGuard) sym(name []byte) bir.Sym {
 	}
 }
 
-// uniqueTensorLoc returns a location name, and name+"_set" for its tensor,
-// that the function does not use yet: name itself, else name_<k>.
-func uniqueTensorLoc(f *bir.Function, name string) string {
-	free := func(s string) bool {
-		_, l := f.LocByName(s)
-		_, t := f.TensorByName(s + "_set")
-		return !l && !t
-	}
-	if free(name) {
-		return name
-	}
-	for k := 1; ; k++ {
-		s := name + "_" + strconv.Itoa(k)
-		if free(s) {
-			return s
-		}
-	}
-}
-
 // newScratch adds a tensor of one location (named name, its tensor
 // name+"_set") with the given memory, dtype and shape [partitions,
 // free...], and returns the location.

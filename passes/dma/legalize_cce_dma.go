@@ -368,7 +368,7 @@ func (c *cceLegalizer) split(i bir.InstID, out bir.Operand, outShape bir.Pattern
 	}
 	for n := 0; int64(count()) > c.model.MaxCceDmaSource; n++ {
 		c.buf = strconv.AppendInt(append(append(c.buf[:0], c.base...), "_imm_output_"...), int64(n), 10)
-		locName := uniqueTensorLoc(f, string(c.buf))
+		locName := f.UniqueTensorLocName(string(c.buf))
 		loc, err := newScratch(f, locName, bir.MemDRAM, bir.KindInternal, out.Dtype, shape)
 		if err != nil {
 			return instErrorf(CCEName, f, i, "creating partial output %s: %v", locName, err)

@@ -402,7 +402,7 @@ func (s *stridedLegalizer) rewrite(i bir.InstID, src, dst bir.Operand, sp bir.Pa
 	}
 	s.copyCounter++
 	n := s.copyCounter
-	tileName := uniqueTensorLoc(f, dt.String()+"-tile"+strconv.FormatUint(n, 10))
+	tileName := f.UniqueTensorLocName(dt.String() + "-tile" + strconv.FormatUint(n, 10))
 	tile, err := newScratch(f, tileName, bir.MemSB, bir.KindInternal, dt, []int64{P, span})
 	if err != nil {
 		return instErrorf(StridedName, f, i, "creating the tile: %v", err)

@@ -582,7 +582,7 @@ func (l *indirectLowerer) emit(i bir.InstID, p *indirectPlan) error {
 	l.base = l.names.appendBase(l.base[:0], i)
 	base := string(l.base)
 	scratch := func(suffix string) (bir.Operand, error) {
-		name := uniqueTensorLoc(f, base+suffix)
+		name := f.UniqueTensorLocName(base + suffix)
 		loc, err := newScratch(f, name, bir.MemSB, bir.KindInternal, bir.Int64, []int64{p.P, 1})
 		if err != nil {
 			return bir.Operand{}, instErrorf(IndirectName, f, i, "creating %s: %v", name, err)

@@ -608,7 +608,7 @@ func (tr *translator) scratchpad(f *bir.Function, call string, k *bir.Function) 
 	var fields []bir.Field
 	var names []bir.Value
 	add := func(suffix string, mt bir.MemoryType, class bir.TensorClass, parts, bytes int64) error {
-		name := uniqueTensorName(f, call+suffix)
+		name := f.UniqueTensorLocName(call + suffix)
 		t, err := f.AddTensor(bir.Tensor{Name: name + "_set", Kind: bir.KindInternal, Class: class, Dtype: bir.Uint8, Shape: []int64{parts, bytes}})
 		if err != nil {
 			return err
@@ -635,23 +635,6 @@ func (tr *translator) scratchpad(f *bir.Function, call string, k *bir.Function) 
 	}
 	fields = append(fields, bir.Field{Key: AttrScratchpad, Val: bir.List(names...)})
 	return fields, nil
-}
-
-func uniqueTensorName(f *bir.Function, name string) string {
-	free := func(n string) bool {
-		_, t := f.TensorByName(n + "_set")
-		_, l := f.LocByName(n)
-		return !t && !l
-	}
-	if free(name) {
-		return name
-	}
-	for k := 1; ; k++ {
-		n := fmt.Sprintf("%s_%d", name, k)
-		if free(n) {
-			return n
-		}
-	}
 }
 
 // bankBytes returns the PSUM bank size of the machine model (2 KiB on

@@ -391,8 +391,8 @@ func (s *splitter) location(t bir.TensorID, l bir.LocID, g *geom, dt bir.Dtype) 
 			j[d] = (p / g.pradix[d]) % g.pieces[d]
 			shape[d] = g.psize[d]
 		}
-		locName := uniqueLocName(f, lc.Name+"_split"+strconv.FormatInt(p, 10))
-		nt := bir.Tensor{Name: uniqueTensorName(f, locName+"_set"), Kind: ts.Kind, Class: ts.Class, AddrSpace: ts.AddrSpace,
+		locName := f.UniqueLocName(lc.Name + "_split" + strconv.FormatInt(p, 10))
+		nt := bir.Tensor{Name: f.UniqueTensorName(locName + "_set"), Kind: ts.Kind, Class: ts.Class, AddrSpace: ts.AddrSpace,
 			Dtype: ts.Dtype, PartitionDim: 0, Shape: shape, File: ts.File, NoSpill: ts.NoSpill, Volatile: ts.Volatile,
 			Virtual: ts.Virtual, Extra: ts.Extra}
 		tid, err := f.AddTensor(nt)

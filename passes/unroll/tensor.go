@@ -81,31 +81,6 @@ func (bm *blockMap) locFor(t bir.TensorID, b int64) (bir.LocID, error) {
 	return l, nil
 }
 
-// uniqueLocName returns name, or name_<k> for the smallest k that is free.
-func uniqueLocName(f *bir.Function, name string) string {
-	if _, taken := f.LocByName(name); !taken {
-		return name
-	}
-	for k := 1; ; k++ {
-		n := name + "_" + strconv.Itoa(k)
-		if _, taken := f.LocByName(n); !taken {
-			return n
-		}
-	}
-}
-
-func uniqueTensorName(f *bir.Function, name string) string {
-	if _, taken := f.TensorByName(name); !taken {
-		return name
-	}
-	for k := 1; ; k++ {
-		n := name + "_" + strconv.Itoa(k)
-		if _, taken := f.TensorByName(n); !taken {
-			return n
-		}
-	}
-}
-
 // subName is the seeds' per-block location name: set.name + "_sub" + b.
 func subName(set string, b int64) string { return set + "_sub" + strconv.FormatInt(b, 10) }
 
@@ -159,9 +134,9 @@ func tensorSplitGrid(f *bir.Function, t bir.TensorID, realloc bool) ([]bir.LocID
 			return nil, fmt.Errorf("function %s, tensor %s, block %d (location %s): mem.isAllocated() does not hold: re-allocation mode (option realloc) needs every block location allocated before unrolling",
 				f.Name, ts.Name, b, sl.Name)
 		}
-		locName := uniqueLocName(f, subName(ts.Name, b))
+		locName := f.UniqueLocName(subName(ts.Name, b))
 		nt := bir.Tensor{
-			Name: uniqueTensorName(f, locName+"_set"), Kind: ts.Kind, Class: ts.Class, AddrSpace: ts.AddrSpace,
+			Name: f.UniqueTensorName(locName + "_set"), Kind: ts.Kind, Class: ts.Class, AddrSpace: ts.AddrSpace,
 			Dtype: ts.Dtype, PartitionDim: ts.PartitionDim, Shape: append([]int64(nil), ts.Shape...),
 			File: ts.File, NoSpill: ts.NoSpill, Volatile: ts.Volatile, Virtual: ts.Virtual,
 			SplitShape: append([]bool(nil), ts.SplitShape...), Extra: ts.Extra,
@@ -225,7 +200,7 @@ func resetAndGenerateMemlocs(f *bir.Function, t bir.TensorID) ([2]bir.LocID, err
 	holder := bir.NoLoc
 	for b := int64(0); b < nb; b++ {
 		nl := src
-		nl.Name = uniqueLocName(f, subName(setName, b))
+		nl.Name = f.UniqueLocName(subName(setName, b))
 		nl.TensorIdx = b
 		nl.RawDims = append([]int64(nil), src.RawDims...)
 		id, err := f.AddLoc(t, nl)
