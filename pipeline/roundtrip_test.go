@@ -2,8 +2,7 @@ package pipeline
 
 import (
 	"bytes"
-	"fmt"
-	"strings"
+	"github.com/narwhal-compiler/narwhal/passtest"
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/bir"
@@ -52,7 +51,7 @@ func checkRoundTrip(t *testing.T, when string, m *bir.Module) {
 		t.Fatalf("%s: the printed text does not parse: %v", when, err)
 	}
 	if again := bir.Format(mt); again != text {
-		t.Errorf("%s: print(parse(print(m))) != print(m):\n%s", when, firstDiff(text, again))
+		t.Errorf("%s: print(parse(print(m))) != print(m):\n%s", when, passtest.LineDiff(text, again))
 	}
 	js, err := birjson.Encode(m)
 	if err != nil {
@@ -67,27 +66,9 @@ func checkRoundTrip(t *testing.T, when string, m *bir.Module) {
 		t.Fatalf("%s: re-encode: %v", when, err)
 	}
 	if !bytes.Equal(js, js2) {
-		t.Errorf("%s: encode(decode(encode(m))) != encode(m):\n%s", when, firstDiff(string(js), string(js2)))
+		t.Errorf("%s: encode(decode(encode(m))) != encode(m):\n%s", when, passtest.LineDiff(string(js), string(js2)))
 	}
 	if across := bir.Format(mj); across != text {
-		t.Errorf("%s: print(decode(encode(m))) != print(m):\n%s", when, firstDiff(text, across))
+		t.Errorf("%s: print(decode(encode(m))) != print(m):\n%s", when, passtest.LineDiff(text, across))
 	}
-}
-
-// firstDiff shows the first differing line of two texts.
-func firstDiff(a, b string) string {
-	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := 0; i < len(la) || i < len(lb); i++ {
-		var x, y string
-		if i < len(la) {
-			x = la[i]
-		}
-		if i < len(lb) {
-			y = lb[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d:\n  want %s\n  have %s", i+1, x, y)
-		}
-	}
-	return "(equal lines, different length)"
 }

@@ -150,29 +150,8 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("%v (run with -update to create it)", err)
 			}
 			if !bytes.Equal(got.Bytes(), want) {
-				t.Errorf("%s differs from the output (run with -update after checking):\n%s", gold, lineDiff(string(want), got.String()))
+				t.Errorf("%s differs from the output (run with -update after checking):\n%s", gold, passtest.LineDiff(string(want), got.String()))
 			}
 		})
 	}
-}
-
-// lineDiff shows the first differing lines.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var sb strings.Builder
-	shown := 0
-	for i := 0; i < max(len(w), len(g)) && shown < 10; i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			fmt.Fprintf(&sb, "line %d:\n  want %s\n  have %s\n", i+1, a, b)
-			shown++
-		}
-	}
-	return sb.String()
 }

@@ -1,6 +1,7 @@
 package unroll
 
 import (
+	"github.com/narwhal-compiler/narwhal/passtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,7 +39,7 @@ func TestGolden_BIRJSONRoundTrip(t *testing.T) {
 				t.Fatalf("decode: %v", err)
 			}
 			if a, b := bir.Format(m), bir.Format(m2); a != b {
-				t.Errorf("BIR-JSON round trip changed the module:\n%s", lineDiff(a, b))
+				t.Errorf("BIR-JSON round trip changed the module:\n%s", passtest.LineDiff(a, b))
 			}
 		})
 	}
