@@ -91,8 +91,9 @@ type attempt struct {
 type exactBudget struct {
 	deadline  time.Time
 	ctx       context.Context
-	nodeLimit int64 // total nodes over all attempts, checked between rounds (each attempt is capped at what is left); 0 = unlimited
-	workers   int   // goroutines; 0 = GOMAXPROCS capped at 2
+	nodeLimit int64  // total nodes over all attempts, checked between rounds (each attempt is capped at what is left); 0 = unlimited
+	workers   int    // goroutines; 0 = GOMAXPROCS capped at 2
+	seed      uint64 // varies the randomized choices (0: the default)
 }
 
 type exactResult struct {
@@ -229,7 +230,7 @@ func runPortfolio(m *exactModel, budget exactBudget) exactResult {
 			attempts = append(attempts, attempt{cfg: cfg, persistent: k, limit: growing})
 		}
 		for k, cfg := range restartConfigs {
-			seed := uint64(round*len(restartConfigs) + k + 1)
+			seed := uint64(round*len(restartConfigs)+k+1) + budget.seed*0x9E3779B97F4A7C15
 			attempts = append(attempts, attempt{cfg: cfg, persistent: -1, seed: seed, limit: restartNodesPerItem * int64(n) * luby(round+1)})
 		}
 		if budget.nodeLimit > 0 {

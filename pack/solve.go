@@ -53,6 +53,11 @@ type Options struct {
 	NoExact bool
 	// Workers is the number of goroutines of the exact search (0 = up to 2).
 	Workers int
+
+	// seed varies the randomized choices of the exact search (0: the
+	// default). Unexported: the robustness harness uses it to measure how
+	// much the search depends on luck.
+	seed uint64
 }
 
 func (o Options) deadline(start time.Time) time.Time {
@@ -294,6 +299,7 @@ func (s *solver) solveComponent(free, pinned []int, capacity int64, heuristicsFi
 		ctx:       s.opts.Context,
 		nodeLimit: s.opts.NodeLimit,
 		workers:   s.opts.Workers,
+		seed:      s.opts.seed,
 	})
 	s.nodes += res.nodes
 	switch res.outcome {
