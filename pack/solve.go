@@ -208,6 +208,8 @@ func (s *solver) bestEffort(sol *Solution, offsets []int64, live, fixed []int) {
 	sol.Method = "best-fit"
 }
 
+// splitFixed separates a component's pinned buffers from the free ones and
+// puts the free ones in canonical order (see canonicalOrder).
 func splitFixed(buffers []Buffer, comp []int) (free, pinned []int) {
 	for _, i := range comp {
 		if buffers[i].Fixed != nil {
@@ -216,7 +218,29 @@ func splitFixed(buffers []Buffer, comp []int) (free, pinned []int) {
 			free = append(free, i)
 		}
 	}
+	canonicalOrder(buffers, free)
 	return free, pinned
+}
+
+// canonicalOrder sorts buffer indices by (Lower, Upper, Size, Align), then
+// by index. The heuristics and the exact search number their items in this
+// order, and break their ties by item number, so the search does not depend
+// on the order of the rows of the input: the same buffers listed in another
+// order get the same search (buffers equal in all four keys are
+// interchangeable, so their relative order cannot matter).
+func canonicalOrder(buffers []Buffer, idx []int) {
+	slices.SortFunc(idx, func(a, b int) int {
+		x, y := buffers[a], buffers[b]
+		for _, c := range [...]int{
+			compareInt64(x.Lower, y.Lower), compareInt64(x.Upper, y.Upper),
+			compareInt64(x.Size, y.Size), compareInt64(alignOf(x), alignOf(y)),
+		} {
+			if c != 0 {
+				return c
+			}
+		}
+		return a - b
+	})
 }
 
 // fixedConflict reports why the fixed buffers alone cannot be placed.

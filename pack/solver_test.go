@@ -285,6 +285,50 @@ func TestSolver_Deterministic(t *testing.T) {
 	}
 }
 
+// TestSolver_RowOrderIndependent: the same buffers listed in another order
+// get the same search (the same node count) and the same placement up to
+// the order of the rows (identical buffers may trade places).
+func TestSolver_RowOrderIndependent(t *testing.T) {
+	type placed struct{ lower, upper, size, offset int64 }
+	placements := func(bufs []Buffer, offsets []int64) []placed {
+		out := make([]placed, len(bufs))
+		for i, b := range bufs {
+			out[i] = placed{b.Lower, b.Upper, b.Size, offsets[i]}
+		}
+		slices.SortFunc(out, func(a, b placed) int {
+			for _, c := range []int{compareInt64(a.lower, b.lower), compareInt64(a.upper, b.upper), compareInt64(a.size, b.size)} {
+				if c != 0 {
+					return c
+				}
+			}
+			return compareInt64(a.offset, b.offset)
+		})
+		return out
+	}
+	for _, name := range []string{"A", "B", "K"} {
+		table := loadMiniMalloc(t, name)
+		p := Problem{Buffers: table.Buffers, Capacity: miniMallocCapacity}
+		want, err := Solve(p, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for seed := uint64(1); seed <= 3; seed++ {
+			bufs, _ := perturb(p.Buffers, "shuffle", int(seed))
+			q := Problem{Buffers: bufs, Capacity: p.Capacity}
+			got, err := Solve(q, Options{})
+			if err != nil {
+				t.Fatalf("%s shuffle %d: %v", name, seed, err)
+			}
+			if got.Nodes != want.Nodes {
+				t.Errorf("%s shuffle %d: %d nodes, in file order %d", name, seed, got.Nodes, want.Nodes)
+			}
+			if !slices.Equal(placements(q.Buffers, got.Offsets), placements(p.Buffers, want.Offsets)) {
+				t.Errorf("%s shuffle %d: a different placement", name, seed)
+			}
+		}
+	}
+}
+
 func TestSolver_GivesUp(t *testing.T) {
 	table := loadMiniMalloc(t, "I")
 	p := Problem{Buffers: table.Buffers, Capacity: miniMallocCapacity}

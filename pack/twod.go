@@ -314,6 +314,21 @@ func Solve2D(p Problem2D, opts Options) (*Solution2D, error) {
 		if len(free) == 0 {
 			continue
 		}
+		// Canonical item order, as in 1-D (canonicalOrder): the search
+		// does not depend on the order the tensors are listed in.
+		slices.SortFunc(free, func(a, b int) int {
+			x, y := p.Tensors[a], p.Tensors[b]
+			for _, c := range [...]int{
+				compareInt64(x.Lower, y.Lower), compareInt64(x.Upper, y.Upper),
+				compareInt64(x.Size, y.Size), x.Partitions - y.Partitions,
+				compareInt64(max(x.Align, 1), max(y.Align, 1)),
+			} {
+				if c != 0 {
+					return c
+				}
+			}
+			return a - b
+		})
 		apply := func(m *exactModel, offsets []int64, chosen []int32) {
 			for k, i := range free {
 				sol.Placements[i] = Placement2D{StartPartition: int(m.lane0[chosen[k]]) * QuadrantPartitions, Offset: offsets[k]}

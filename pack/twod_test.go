@@ -2,7 +2,9 @@ package pack
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -293,4 +295,46 @@ func TestSolve2D_AgainstBruteForce(t *testing.T) {
 	if fit < 50 || infeasible < 50 {
 		t.Errorf("%d fitting and %d infeasible instances: the generator no longer exercises both", fit, infeasible)
 	}
+}
+
+// TestSolve2D_RowOrderIndependent: tensors listed in another order get the
+// same exact search (the same node count) and the same placement (up to
+// identical tensors trading places).
+func TestSolve2D_RowOrderIndependent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	searched := 0
+	for trial := 0; trial < 30; trial++ {
+		// Few distinct times and sizes: many ties in the search's orders.
+		p := Problem2D{Tensors: randomTensors(rng, 10+rng.IntN(15), 8, 6)}
+		p.Capacity = lowerBound2D(p) + rng.Int64N(3)
+		opts := Options{NodeLimit: 5000}
+		want, _ := Solve2D(p, opts)
+		if want == nil || want.Nodes == 0 {
+			continue
+		}
+		searched++
+		q := Problem2D{Tensors: slices.Clone(p.Tensors), Capacity: p.Capacity}
+		rng.Shuffle(len(q.Tensors), func(i, j int) { q.Tensors[i], q.Tensors[j] = q.Tensors[j], q.Tensors[i] })
+		got, _ := Solve2D(q, opts)
+		if got.Nodes != want.Nodes || got.Status != want.Status {
+			t.Fatalf("trial %d: shuffled: %v after %d nodes, in order: %v after %d nodes", trial, got.Status, got.Nodes, want.Status, want.Nodes)
+		}
+		if got.Status == StatusFit && !slices.Equal(placed2D(q, got.Placements), placed2D(p, want.Placements)) {
+			t.Fatalf("trial %d: shuffled: a different placement", trial)
+		}
+	}
+	if searched == 0 {
+		t.Fatal("no instance reached the exact search")
+	}
+	t.Logf("%d instances reached the exact search", searched)
+}
+
+// placed2D lists (tensor, placement) pairs in a row-order-free order.
+func placed2D(p Problem2D, pl []Placement2D) []string {
+	out := make([]string, len(p.Tensors))
+	for i, t := range p.Tensors {
+		out[i] = fmt.Sprintf("%d %d %d %d %d: %d %d", t.Lower, t.Upper, t.Size, t.Partitions, t.Align, pl[i].StartPartition, pl[i].Offset)
+	}
+	slices.Sort(out)
+	return out
 }
