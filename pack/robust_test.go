@@ -24,7 +24,7 @@ import (
 //	NARWHAL_PACK_ROBUST_N      perturbations of each kind (default 10)
 //	NARWHAL_PACK_ROBUST_CAP    time cap per attempt (default 60s)
 //	NARWHAL_PACK_ROBUST_FILES  files to run, e.g. "I,J" (default all)
-//	NARWHAL_PACK_ROBUST_KINDS  kinds to run (default "orig,shuffle,seed,mirror")
+//	NARWHAL_PACK_ROBUST_KINDS  kinds to run (default "orig,shuffle,seed,mirror,drop")
 //
 // Perturbation kinds:
 //
@@ -35,6 +35,12 @@ import (
 //	mirror   time reversed ([l, u) becomes [-u, -l): the same problem
 //	         backwards, an equally hard instance) and the rows shuffled
 //	         with seed k
+//	drop     one buffer, picked with seed k, left out: a neighbouring
+//	         instance (still feasible, about as tight)
+//
+// Since the solver puts the buffers in a canonical order, shuffle gives the
+// same search as orig; mirror, drop and seed are the perturbations it cannot
+// normalize away.
 //
 // Node counts are deterministic; times depend on the machine's load. An
 // attempt that runs into the cap counts as the cap (and is marked).
@@ -55,7 +61,7 @@ func TestSolver_MiniMallocRobust(t *testing.T) {
 	if s := os.Getenv("NARWHAL_PACK_ROBUST_FILES"); s != "" {
 		files = strings.Split(s, ",")
 	}
-	kinds := []string{"orig", "shuffle", "seed", "mirror"}
+	kinds := []string{"orig", "shuffle", "seed", "mirror", "drop"}
 	if s := os.Getenv("NARWHAL_PACK_ROBUST_KINDS"); s != "" {
 		kinds = strings.Split(s, ",")
 	}
@@ -141,6 +147,10 @@ func perturb(orig []Buffer, kind string, k int) ([]Buffer, Options) {
 			bufs[i].Lower, bufs[i].Upper = -orig[i].Upper, -orig[i].Lower
 		}
 		shuffle()
+	case "drop":
+		rng := rand.New(rand.NewPCG(uint64(k), 0xd809))
+		j := rng.IntN(len(bufs))
+		bufs = slices.Delete(bufs, j, j+1)
 	default:
 		panic("unknown perturbation kind " + kind)
 	}

@@ -144,6 +144,9 @@ type pointSearch struct {
 	deadline time.Time
 	done     <-chan struct{}
 	stopped  bool
+	// pause, when set, is called at the node limit: it returns true when
+	// the search may go on (the limit was raised), false to give up.
+	pause func() bool
 
 	// Scratch.
 	atLevel  []int32
@@ -413,7 +416,10 @@ func betterPoint(score int32, slack int64, cell int32, bestScore int32, bestSlac
 
 func (e *pointSearch) search(p *piece, depth int) searchOutcome {
 	e.nodes++
-	if e.nodes > e.limit || e.expired() {
+	if e.nodes > e.limit && (e.pause == nil || !e.pause()) {
+		return outcomeAborted
+	}
+	if e.expired() {
 		return outcomeAborted
 	}
 	if e.memo != nil && e.memo.contains(e.hash^p.outside) {
@@ -632,16 +638,21 @@ func (e *pointSearch) run() searchOutcome {
 	return e.search(&root, 0)
 }
 
-// failMemo is a fixed-size table of hashes of states proven to have no
-// completion (two-way set associative; a newer entry evicts when both ways
-// are taken). A false match needs a 64-bit hash collision.
+// failMemo is a table of hashes of states proven to have no completion
+// (two-way set associative; a newer entry evicts when both ways are taken).
+// It starts small and doubles, up to 2^maxLog entries, when three quarters
+// of its slots are taken, so that its memory follows the work done. A false
+// match needs a 64-bit hash collision.
 type failMemo struct {
-	keys []uint64
-	mask uint64
+	keys   []uint64
+	mask   uint64
+	used   int
+	maxLog int
 }
 
-func newFailMemo(logSize int) *failMemo {
-	return &failMemo{keys: make([]uint64, 1<<logSize), mask: 1<<logSize - 1}
+func newFailMemo(logSize, maxLog int) *failMemo {
+	logSize = min(logSize, maxLog)
+	return &failMemo{keys: make([]uint64, 1<<logSize), mask: 1<<logSize - 1, maxLog: maxLog}
 }
 
 func (t *failMemo) contains(h uint64) bool {
@@ -651,13 +662,29 @@ func (t *failMemo) contains(h uint64) bool {
 }
 
 func (t *failMemo) insert(h uint64) {
-	h |= 1
+	if 4*t.used >= 3*len(t.keys) && len(t.keys) < 1<<t.maxLog {
+		old := t.keys
+		t.keys, t.mask, t.used = make([]uint64, 2*len(old)), uint64(2*len(old)-1), 0
+		for _, k := range old {
+			if k != 0 {
+				t.put(k)
+			}
+		}
+	}
+	t.put(h | 1)
+}
+
+func (t *failMemo) put(h uint64) {
 	i := h & t.mask
 	switch {
-	case t.keys[i] == 0 || t.keys[i] == h:
+	case t.keys[i] == 0:
 		t.keys[i] = h
+		t.used++
+	case t.keys[i] == h:
 	case t.keys[i^1] == 0:
 		t.keys[i^1] = h
+		t.used++
+	case t.keys[i^1] == h:
 	default:
 		t.keys[i^1], t.keys[i] = t.keys[i], h
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -205,20 +206,30 @@ func TestSolver_ExactAgainstBruteForce(t *testing.T) {
 		p.Capacity = MaxLive(p.Buffers) + rng.Int64N(2)
 		want := bruteForceFeasible(p)
 		m := buildModel1D(p.Buffers, allIndices(len(p.Buffers)), nil, p.Capacity)
-		configs := append(append([]searchConfig(nil), persistentConfigs...), restartConfigs...)
+		configs := append(append([]searchConfig(nil), plainConfigs...), restartConfigs...)
 		for k, cfg := range configs {
-			rank := computeRank(m, cfg.order)
-			if k >= len(persistentConfigs) {
-				rank = jitterRank(rank, uint64(trial), 0.5)
+			// A restart slot keeps one failure memo across its jittered
+			// runs (as runPortfolio does): a state proven dead under one
+			// order must be dead under every other, so sharing the memo
+			// must never turn a feasible instance infeasible.
+			runs, memo := 1, newFailMemo(12, 12)
+			if k >= len(plainConfigs) {
+				runs = 3
 			}
-			e := newPointSearch(m, rank, cfg.mode, newFailMemo(12))
-			out := e.run()
-			if (out == outcomeFound) != want || out == outcomeAborted {
-				t.Fatalf("trial %d config %+v: outcome %d, brute force %v; %+v cap %d", trial, cfg, out, want, p.Buffers, p.Capacity)
-			}
-			if want {
-				if msg := independentCheck(p, e.solution); msg != "" {
-					t.Fatalf("trial %d config %+v: %s", trial, cfg, msg)
+			for run := 0; run < runs; run++ {
+				rank := computeRank(m, cfg.order)
+				if k >= len(plainConfigs) {
+					rank = jitterRank(rank, uint64(trial*runs+run+1), 0.5)
+				}
+				e := newPointSearch(m, rank, cfg.mode, memo)
+				out := e.run()
+				if (out == outcomeFound) != want || out == outcomeAborted {
+					t.Fatalf("trial %d config %+v run %d: outcome %d, brute force %v; %+v cap %d", trial, cfg, run, out, want, p.Buffers, p.Capacity)
+				}
+				if want {
+					if msg := independentCheck(p, e.solution); msg != "" {
+						t.Fatalf("trial %d config %+v run %d: %s", trial, cfg, run, msg)
+					}
 				}
 			}
 		}
@@ -378,6 +389,42 @@ func TestVerify(t *testing.T) {
 	for _, bad := range [][]int64{{0, 3}, {0, 7}, {-1, 4}, {0}} {
 		if Verify(p, bad) == nil {
 			t.Fatalf("Verify accepted %v", bad)
+		}
+	}
+}
+
+// TestResumableSearch_SlicesEqualOneRun checks the promise runPortfolio
+// relies on: a search granted its nodes in slices explores the same tree as
+// one run with the sum of the budgets, so it ends with the same outcome,
+// the same node count and the same placement.
+func TestResumableSearch_SlicesEqualOneRun(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 13))
+	for trial := 0; trial < 100; trial++ {
+		p := randomProblem(rng, 6+rng.IntN(6), 10, 5, false, false)
+		p.Capacity = MaxLive(p.Buffers) + rng.Int64N(2)
+		m := buildModel1D(p.Buffers, allIndices(len(p.Buffers)), nil, p.Capacity)
+		cfg := plainConfigs[trial%len(plainConfigs)]
+		rank := computeRank(m, cfg.order)
+
+		whole := newPointSearch(m, rank, cfg.mode, newFailMemo(12, 12))
+		want := whole.run()
+
+		r := newResumableSearch(newPointSearch(m, rank, cfg.mode, newFailMemo(12, 12)))
+		var stop atomic.Bool
+		got, nodes := outcomeAborted, int64(0)
+		for slice := 0; slice < 10000 && got == outcomeAborted; slice++ {
+			res, timedOut := r.resume(int64(1+slice%3), time.Time{}, nil, &stop)
+			if timedOut {
+				t.Fatalf("trial %d: timed out without a deadline", trial)
+			}
+			got, nodes = res.outcome, nodes+res.nodes
+		}
+		r.close()
+		if got != want || nodes != whole.nodes {
+			t.Fatalf("trial %d: sliced search ended %d after %d nodes, one run %d after %d", trial, got, nodes, want, whole.nodes)
+		}
+		if got == outcomeFound && !slices.Equal(r.e.solution, whole.solution) {
+			t.Fatalf("trial %d: sliced placement %v, one run %v", trial, r.e.solution, whole.solution)
 		}
 	}
 }
