@@ -88,6 +88,17 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "%s: %s: %d buffers, capacity %s, peak %d, max-live %d, lower bound %d, method %s, %v\n",
 		path, verdict, len(p.Buffers), capText, sol.Peak, sol.MaxLive, sol.LowerBound, sol.Method, sol.Elapsed.Round(time.Microsecond))
+	if *minimize && sol.Status == StatusFit {
+		// Say whether the peak is the best possible, so a user knows if a
+		// longer --timeout could help.
+		if sol.Optimal {
+			fmt.Fprintf(stdout, "%s: optimal: the peak equals the lower bound\n", path)
+		} else {
+			gap := sol.Peak - sol.LowerBound
+			fmt.Fprintf(stdout, "%s: not proven optimal: peak %d is %d bytes (%.2f%%) above the lower bound %d; a longer --timeout may lower it\n",
+				path, sol.Peak, gap, 100*float64(gap)/float64(max(sol.LowerBound, 1)), sol.LowerBound)
+		}
+	}
 	if sol.Status != StatusFit && sol.Reason != "" {
 		fmt.Fprintf(stdout, "%s: %s\n", path, sol.Reason)
 	}

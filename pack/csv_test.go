@@ -123,6 +123,7 @@ func TestMain_CLI(t *testing.T) {
 		{"flags before file", []string{"--capacity", "12", "--timeout=5s", in}, 0, "fit"},
 		{"infeasible", []string{in, "--capacity=11"}, 1, "INFEASIBLE"},
 		{"minimize", []string{"--minimize", in}, 0, "peak 12"},
+		{"minimize says optimal", []string{"--minimize", in}, 0, "optimal: the peak equals the lower bound"},
 		{"missing capacity", []string{in}, 1, ""},
 		{"two files", []string{in, in, "--capacity=12"}, 1, ""},
 		{"bad flag", []string{in, "--bogus"}, 1, ""},
