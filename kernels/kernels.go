@@ -222,7 +222,31 @@ func Instantiate(spec string) (*Instance, error) {
 	if err != nil {
 		return nil, fmt.Errorf("builtin:%s: %w", k.Spec(p), err)
 	}
+	m.Config.Options[SpecOption] = k.Spec(p)
 	return &Instance{Kernel: k, Params: p, Spec: k.Spec(p), Module: m}, nil
+}
+
+// SpecOption is the module option in which Instantiate and Build record
+// the kernel a module was built from ("NAME:k=v,..."). It travels with the
+// module through the text and BIR-JSON forms and through every pass, so
+// `narwhal run` on a saved or compiled copy draws the kernel's own inputs
+// (an embedding's indices in range, say) and can --check it against the
+// kernel's Go reference, exactly as for builtin:NAME.
+const SpecOption = "narwhal.kernel"
+
+// Recorded returns the instance recorded in m by SpecOption, with m as its
+// module; ok is false when m records none. An unknown or malformed spec is
+// an error (a file edited by hand, or written by another narwhal version).
+func Recorded(m *bir.Module) (in *Instance, ok bool, err error) {
+	spec, ok := m.Config.Options[SpecOption]
+	if !ok {
+		return nil, false, nil
+	}
+	k, p, err := ParseSpec(spec)
+	if err != nil {
+		return nil, true, fmt.Errorf("module option %s=%q: %w", SpecOption, spec, err)
+	}
+	return &Instance{Kernel: k, Params: p, Spec: k.Spec(p), Module: m}, true, nil
 }
 
 // Inputs returns the instance's inputs for a seed: the kernel's Inputs
@@ -262,6 +286,7 @@ func Build(spec string) (*bir.Module, error) {
 	if err != nil {
 		return nil, fmt.Errorf("builtin:%s: %w", k.Name, err)
 	}
+	m.Config.Options[SpecOption] = k.Spec(p)
 	return m, nil
 }
 

@@ -104,8 +104,20 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	} else if m, err = driver.Load(src); err != nil {
 		return err
 	}
+	if inst == nil {
+		// A saved or compiled copy of a built-in kernel records which one
+		// it is: use its input generator and reference, as for builtin:.
+		rec, ok, err := kernels.Recorded(m)
+		if err != nil {
+			return fmt.Errorf("%s: %w", src, err)
+		}
+		if ok {
+			inst = rec
+			fmt.Fprintf(stdout, "kernel builtin:%s (recorded in the module): its own inputs and reference\n", inst.Spec)
+		}
+	}
 	if *check && inst == nil {
-		return fmt.Errorf("--check compares with a built-in kernel's reference: want builtin:NAME, have %s", src)
+		return fmt.Errorf("--check compares with a built-in kernel's reference: want builtin:NAME or a module built from one (option %s), have %s", kernels.SpecOption, src)
 	}
 	if *archName != "" {
 		if _, err := arch.Lookup(*archName); err != nil {

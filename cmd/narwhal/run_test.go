@@ -318,3 +318,82 @@ func TestRun_NPZ(t *testing.T) {
 		t.Error("z != 1.25 + 2 everywhere")
 	}
 }
+
+// TestRun_SavedAndCompiledKernelKeepItsInputs: a built-in kernel saved to a
+// file, and the compiled output of that file, record which kernel they are
+// (kernels.SpecOption), so `narwhal run` draws the kernel's own inputs for
+// them (embedding's indices must stay inside the table; cce_reduce has its
+// own generator) and prints the same output hashes as builtin:NAME, and
+// --check works on the files too.
+func TestRun_SavedAndCompiledKernelKeepItsInputs(t *testing.T) {
+	for _, name := range []string{"embedding", "cce_reduce"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			saved, compiled := filepath.Join(dir, "saved.json"), filepath.Join(dir, "compiled.json")
+			printTo(t, saved, "builtin:"+name, "--format", "json")
+			if code, _, stderr := narwhal(t, "compile", saved, "-o", compiled); code != 0 {
+				t.Fatalf("compile: exit %d: %s", code, stderr)
+			}
+			hashes := func(src string) []string {
+				code, stdout, stderr := narwhal(t, "run", src, "--check", "--outputs", t.TempDir())
+				if code != 0 {
+					t.Fatalf("run %s --check: exit %d: %s", src, code, stderr)
+				}
+				var out []string
+				for _, line := range strings.Split(stdout, "\n") {
+					if f := strings.Fields(line); len(f) > 4 && f[0] == "output" {
+						out = append(out, f[1]+" "+f[4])
+					}
+				}
+				if len(out) == 0 {
+					t.Fatalf("run %s printed no output line:\n%s", src, stdout)
+				}
+				return out
+			}
+			want := hashes("builtin:" + name)
+			for _, src := range []string{saved, compiled} {
+				if got := hashes(src); !slices.Equal(got, want) {
+					t.Errorf("run %s: outputs %v, builtin:%s gives %v", filepath.Base(src), got, name, want)
+				}
+			}
+		})
+	}
+}
+
+// TestRun_RecordedKernelErrors: a recorded spec that names no kernel is an
+// error naming the option, not a silent fall-back to generic inputs.
+func TestRun_RecordedKernelErrors(t *testing.T) {
+	dir := t.TempDir()
+	saved := filepath.Join(dir, "saved.bir")
+	printTo(t, saved, "builtin:tensor_add")
+	text, err := os.ReadFile(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(text, []byte(kernels.SpecOption)) {
+		t.Fatalf("the saved module does not record its kernel (%s):\n%s", kernels.SpecOption, text)
+	}
+	edited := bytes.Replace(text, []byte(`"tensor_add`), []byte(`"no_such_kernel`), 1)
+	if bytes.Equal(edited, text) {
+		t.Fatalf("could not find the recorded spec in:\n%s", text)
+	}
+	if err := os.WriteFile(saved, edited, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := narwhal(t, "run", saved, "--outputs", t.TempDir())
+	if code == 0 || !strings.Contains(stderr, kernels.SpecOption) || !strings.Contains(stderr, "no_such_kernel") {
+		t.Fatalf("exit %d, stderr %q: want an error naming %s and the bad kernel", code, stderr, kernels.SpecOption)
+	}
+}
+
+// printTo writes `narwhal print SRC FLAGS...` to path.
+func printTo(t *testing.T, path, src string, flags ...string) {
+	t.Helper()
+	code, stdout, stderr := narwhal(t, append([]string{"print", src}, flags...)...)
+	if code != 0 {
+		t.Fatalf("print %s: exit %d: %s", src, code, stderr)
+	}
+	if err := os.WriteFile(path, []byte(stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
