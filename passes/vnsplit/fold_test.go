@@ -1,6 +1,7 @@
 package vnsplit_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -259,5 +260,45 @@ func TestVerticalFusion_ManyIntoOne(t *testing.T) {
 	})
 	if len(log) != 4 {
 		t.Errorf("%d fold log lines, want 4", len(log))
+	}
+}
+
+// TestVNSplitter_FoldIntoPredecessor: the option gates VerticalFusion. On
+// the foldable chain ld -> a -> cp -> b -> st, with the option off nothing
+// is folded (cp and a survive, ld still writes a) and the fold's log line
+// is absent; with it on, cp folds into ld.
+func TestVNSplitter_FoldIntoPredecessor(t *testing.T) {
+	for _, fold := range []bool{false, true} {
+		t.Run(map[bool]string{false: "off", true: "on"}[fold], func(t *testing.T) {
+			m, ld, cp := chain(t)
+			var st vnsplit.Stats
+			var log []string
+			passtest.Check(t, m, func(m *bir.Module) error {
+				opt := vnsplit.DefaultOptions()
+				opt.FoldIntoPredecessor = fold
+				opt.Logf = func(f string, a ...any) { log = append(log, fmt.Sprintf(f, a...)) }
+				var err error
+				st, err = vnsplit.VNSplitter(m, trn2(t), opt)
+				return err
+			})
+			f := m.Main()
+			wantDst, wantFolded := "a", 0
+			if fold {
+				wantDst, wantFolded = "b", 1
+			}
+			if st.Folded != wantFolded || f.Inst(cp).Dead() != fold {
+				t.Errorf("folded %d, cp dead %t; want %d, %t", st.Folded, f.Inst(cp).Dead(), wantFolded, fold)
+			}
+			if l := f.Outs(ld)[0].Loc(); f.Loc(l).Name != wantDst {
+				t.Errorf("ld writes %s, want %s", f.Loc(l).Name, wantDst)
+			}
+			if _, ok := f.LocByName("a"); ok == fold {
+				t.Errorf("intermediate a present: %t, want %t", ok, !fold)
+			}
+			text := strings.Join(log, "\n")
+			if strings.Contains(text, "INFO (VerticalFusion)") != fold || !strings.Contains(text, fmt.Sprintf("foldIntoPredecessor = %t", fold)) {
+				t.Errorf("log:\n%s", text)
+			}
+		})
 	}
 }
