@@ -211,13 +211,22 @@ func decide(f *bir.Function, level int) fnMode {
 	return modeDCEOnly
 }
 
-// fullUnrollFunction is FullUnroll's unroll_function for one function;
-// others is the final count of the rest of the module (for the ceiling).
-func fullUnrollFunction(f *bir.Function, mode fnMode, opt FullUnrollOptions, others int64, st *Stats) error {
-	level := opt.Level
+// fullUnrollPlan is what unroll_function has decided when cloning starts.
+type fullUnrollPlan struct {
+	c         *cloner
+	proj      projection
+	removable func(bir.InstID) bool
+}
+
+// planFullUnroll is FullUnroll's unroll_function up to the clone: memloc
+// generation, dce, the loop nest analysis and the ceiling on the projected
+// lower bound, where others is the final count of the rest of the module.
+// It fails, with nothing cloned, when the projection already breaks the
+// ceiling.
+func planFullUnroll(f *bir.Function, mode fnMode, level int, others int64, st *Stats) (*fullUnrollPlan, error) {
 	n, err := memlocsGeneration(f)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	st.BlockTensors += n
 	st.DeadRemoved += DCE(f)
@@ -227,13 +236,24 @@ func fullUnrollFunction(f *bir.Function, mode fnMode, opt FullUnrollOptions, oth
 	}
 	c := newCloner(f, clonerConfig{expand: expand, remapDeps: level != 2})
 	if err := c.analyze(); err != nil {
-		return err
+		return nil, err
 	}
 	removable := removableFunc(f)
 	proj := c.project(removable)
-	if others+proj.lower > MaxTotalCount-1 {
-		return &CeilingError{TotalCount: satAdd(others, proj.lower), Projected: true, Where: "function " + f.Name}
+	if total := satAdd(others, proj.lower); exceedsCeiling(total) {
+		return nil, &CeilingError{TotalCount: total, Projected: true, Where: "function " + f.Name}
 	}
+	return &fullUnrollPlan{c: c, proj: proj, removable: removable}, nil
+}
+
+// fullUnrollFunction is FullUnroll's unroll_function for one function;
+// others is the final count of the rest of the module (for the ceiling).
+func fullUnrollFunction(f *bir.Function, mode fnMode, opt FullUnrollOptions, others int64, st *Stats) error {
+	pl, err := planFullUnroll(f, mode, opt.Level, others, st)
+	if err != nil {
+		return err
+	}
+	c, proj, removable := pl.c, pl.proj, pl.removable
 	bm := newBlockMap(f)
 	c.cfg.locFor = bm.locFor
 	c.cfg.removable = removable
@@ -244,8 +264,8 @@ func fullUnrollFunction(f *bir.Function, mode fnMode, opt FullUnrollOptions, oth
 		if !rem {
 			certain++
 		}
-		if others+keptLower+certain > MaxTotalCount-1 {
-			return &CeilingError{TotalCount: others + keptLower + certain, Counting: true}
+		if total := others + keptLower + certain; exceedsCeiling(total) {
+			return &CeilingError{TotalCount: total, Counting: true}
 		}
 		if created > 4*MaxTotalCount {
 			return fmt.Errorf("%s: more than %d instructions created before dead-code elimination; stopping to protect memory", CeilingMessage, 4*MaxTotalCount)

@@ -72,10 +72,18 @@ func (e *CeilingError) Error() string {
 	return s
 }
 
+// exceedsCeiling reports whether a count of n instructions breaks
+// FullUnroll's ceiling: the seed asserts total_count < 25000000, so
+// 24,999,999 passes and 25,000,000 fails. It is the only comparison
+// against the ceiling: the final check (CheckInstructionCeiling), the
+// projection before cloning and the count while cloning all go through it,
+// so they cannot disagree on the boundary.
+func exceedsCeiling(n int64) bool { return n > MaxTotalCount-1 }
+
 // CheckInstructionCeiling is FullUnroll's instruction_limit_check: nil
 // when total <= 24,999,999, the seed's assertion otherwise.
 func CheckInstructionCeiling(total int64) error {
-	if total > MaxTotalCount-1 {
+	if exceedsCeiling(total) {
 		return &CeilingError{TotalCount: total}
 	}
 	return nil

@@ -2,7 +2,9 @@ package unroll
 
 import (
 	"errors"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -160,6 +162,135 @@ Block1:
 	}
 	if n := m.Main().NumInstSlots(); n != slots {
 		t.Errorf("%d instruction slots after the failure, want %d: cloning started", n, slots)
+	}
+}
+
+// saveNest is a nest Loop a in [0, n1) { Loop b in [0, n2) { Save } }: the
+// save writes a kernel output, so dce cannot remove it and the projected
+// lower bound is exactly n1*n2.
+func saveNest(n1, n2 string) string {
+	return loopHeader + `
+Block1:
+  loop_a = Loop a in [0, ` + n1 + `) {
+  Block_a:
+    loop_b = Loop b in [0, ` + n2 + `) {
+    Block_b:
+      st = Save %t[ap=[[64,128],[1,64]]] f32 -> %z[ap=[[64,128],[1,64]]] f32
+    }
+  }
+}
+`
+}
+
+// The projection before cloning at the ceiling's boundary, on the pass's
+// own pre-clone step (planFullUnroll) so that nothing is cloned: 4999 x
+// 5001 = 24,999,999 saves pass, one more instruction elsewhere in the
+// module (others) or 5000 x 5000 fail with the seed's message. A nest whose
+// trip-count product saturates still fails when the rest of the module is
+// not empty (others + lower must not overflow past the check). The full
+// 24,999,999-instruction unroll is opt-in: NARWHAL_UNROLL_25M=1.
+func TestFullUnroll_ProjectionAt24999999(t *testing.T) {
+	for _, tc := range []struct {
+		n1, n2    string
+		others    int64
+		wantLower int64
+		fail      bool
+		wantTotal int64
+	}{
+		{"4999", "5001", 0, 24_999_999, false, 0},
+		{"4999", "5001", 1, 24_999_999, true, 25_000_000},
+		{"5000", "5000", 0, 25_000_000, true, 25_000_000},
+		{"4000000000", "4000000000", 1, math.MaxInt64, true, math.MaxInt64},
+	} {
+		name := tc.n1 + "x" + tc.n2 + "+" + strconv.FormatInt(tc.others, 10)
+		t.Run(name, func(t *testing.T) {
+			m := parse(t, saveNest(tc.n1, tc.n2))
+			f := m.Main()
+			slots := f.NumInstSlots()
+			var st Stats
+			pl, err := planFullUnroll(f, decide(f, 2), 2, tc.others, &st)
+			if n := f.NumInstSlots(); n != slots {
+				t.Errorf("%d instruction slots after planning, want %d: cloning started", n, slots)
+			}
+			if !tc.fail {
+				if err != nil {
+					t.Fatalf("planFullUnroll = %v, want the projection to pass", err)
+				}
+				if pl.proj.lower != tc.wantLower || pl.proj.upper != tc.wantLower {
+					t.Errorf("projection lower %d upper %d, want both %d", pl.proj.lower, pl.proj.upper, tc.wantLower)
+				}
+				return
+			}
+			var ce *CeilingError
+			if !errors.As(err, &ce) || !ce.Projected || ce.TotalCount != tc.wantTotal {
+				t.Fatalf("planFullUnroll = %v, want a projected CeilingError at total_count=%d", err, tc.wantTotal)
+			}
+			want := "total_count=" + strconv.FormatInt(tc.wantTotal, 10)
+			if !strings.Contains(err.Error(), CeilingMessage) || !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q lacks the seed's message or %q", err, want)
+			}
+			if tc.others == 0 {
+				// The same on the pass's path.
+				m := parse(t, saveNest(tc.n1, tc.n2))
+				_, err := FullUnroll(m, FullUnrollOptions{Level: 2})
+				if !errors.As(err, &ce) || !ce.Projected || ce.TotalCount != tc.wantTotal || !strings.Contains(err.Error(), CeilingMessage) {
+					t.Errorf("FullUnroll = %v, want the projected CeilingError at total_count=%d", err, tc.wantTotal)
+				}
+			}
+		})
+	}
+	t.Run("full", func(t *testing.T) {
+		if testing.Short() || os.Getenv("NARWHAL_UNROLL_25M") == "" {
+			t.Skip("clones 24,999,999 instructions; set NARWHAL_UNROLL_25M=1 to run")
+		}
+		m := parse(t, saveNest("4999", "5001"))
+		st, err := FullUnroll(m, FullUnrollOptions{Level: 2})
+		if err != nil {
+			t.Fatalf("FullUnroll at 24,999,999 instructions: %v", err)
+		}
+		if st.TotalCount != 24_999_999 || m.NumInsts() != 24_999_999 {
+			t.Errorf("total_count %d (module %d), want 24999999", st.TotalCount, m.NumInsts())
+		}
+	})
+}
+
+// The count while cloning at the ceiling's boundary. The saves are
+// predicated (if (i >= 0)), so the projected lower bound is 0 and only the
+// running count can stop the unroll; others stands for the rest of the
+// module, so the boundary is reached with 10 clones: others + 10 =
+// 24,999,999 passes, one more fails on the 10th clone with the seed's
+// message.
+func TestFullUnroll_CountingAtCeiling(t *testing.T) {
+	src := loopHeader + `
+Block1:
+  loop_i = Loop i in [0, 10) {
+  Block_i:
+    st = Save %t[ap=[[64,128],[1,64]]] f32 -> %z[ap=[[64,128],[1,64]]] f32 if (i >= 0)
+  }
+}
+`
+	for _, tc := range []struct {
+		others int64
+		fail   bool
+	}{{24_999_989, false}, {24_999_990, true}} {
+		m := parse(t, src)
+		f := m.Main()
+		var st Stats
+		err := fullUnrollFunction(f, modeWhole, FullUnrollOptions{Level: 2}, tc.others, &st)
+		if !tc.fail {
+			if err != nil || st.Clones != 10 {
+				t.Errorf("others=%d: %v, %d clones; want 10 clones and no error", tc.others, err, st.Clones)
+			}
+			continue
+		}
+		var ce *CeilingError
+		if !errors.As(err, &ce) || !ce.Counting || ce.TotalCount != 25_000_000 {
+			t.Errorf("others=%d: %v, want a CeilingError while cloning at total_count=25000000", tc.others, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), CeilingMessage) {
+			t.Errorf("error %q lacks the seed's message", err)
+		}
 	}
 }
 
