@@ -188,7 +188,7 @@ var opTable = []OpInfo{
 	{Name: "GenericIndirectSave", Op: OpGenericIndirectSave, MinIns: 2, MaxIns: Variadic, MinOuts: 1, MaxOuts: 1, Engines: dmaEngines, Flags: FlagMovesData | FlagDMA},
 	{Name: "IndirectLoad", Op: OpIndirectLoad, MinIns: 2, MaxIns: 3, MinOuts: 1, MaxOuts: 1, Engines: dmaEngines, Flags: FlagMovesData | FlagDMA},
 	{Name: "IndirectSave", Op: OpIndirectSave, MinIns: 2, MaxIns: 3, MinOuts: 1, MaxOuts: 1, Engines: dmaEngines, Flags: FlagMovesData | FlagDMA},
-	{Name: "IndirectSaveAccumulate", Op: OpIndirectSaveAccumulate, MinIns: 2, MaxIns: 3, MinOuts: 1, MaxOuts: 1, Engines: dmaEngines, Flags: FlagMovesData | FlagDMA | FlagNoSemantics},
+	{Name: "IndirectSaveAccumulate", Op: OpIndirectSaveAccumulate, MinIns: 2, MaxIns: 3, MinOuts: 1, MaxOuts: 1, Engines: dmaEngines, Flags: FlagMovesData | FlagDMA},
 	{Name: "DMATrigger", Op: OpDMATrigger, MinIns: 0, MaxIns: Variadic, MinOuts: 0, MaxOuts: Variadic, Engines: dmaEngines, Flags: FlagDMA | FlagSync | FlagNoSemantics},
 
 	// Compute.

@@ -395,7 +395,7 @@ var valueTests = map[string]string{
 	"Load": "TestDMA_CopyAndConvert", "Save": "TestDMA_CopyAndConvert", "DMA": "TestSyncControlAndDMAOpcodes",
 	"DMACopy": "TestDMACopy_CCE", "ReadVarAddr": "TestReadVarAddr_Model",
 	"GenericIndirectLoad": "TestIndirect_GenericAndLoweredAgree", "IndirectLoad": "TestIndirect_GenericAndLoweredAgree",
-	"GenericIndirectSave": "TestIndirect_Save", "IndirectSave": "TestIndirect_Save",
+	"GenericIndirectSave": "TestIndirect_Save", "IndirectSave": "TestIndirect_Save", "IndirectSaveAccumulate": "TestIndirect_SaveAccumulate",
 	"NKIKernel": "TestNKIKernel_Call", "NKIKLIRKernel": "TestSyncControlAndDMAOpcodes",
 	"Loop": "TestLoop_SymbolicAPsAndBlocks", "DynamicForLoop": "TestDynamicForLoopAndDoWhile", "DoWhile": "TestDynamicForLoopAndDoWhile",
 	"TensorTensor": "TestTensorTensor_EveryAluOpFP32", "TensorScalar": "TestTensorScalar_Stages",

@@ -436,7 +436,9 @@ func (mc *machine) dispatch(x *instCtx, op bir.Opcode) error {
 	case bir.OpIndirectLoad:
 		return mc.opIndirectLoad(x)
 	case bir.OpIndirectSave:
-		return mc.opIndirectSave(x)
+		return mc.opIndirectSave(x, false)
+	case bir.OpIndirectSaveAccumulate:
+		return mc.opIndirectSave(x, true)
 	case bir.OpTensorTensor:
 		return mc.opTensorTensor(x)
 	case bir.OpTensorScalar, bir.OpTensorScalarPtr:

@@ -32,6 +32,16 @@ package interp
 //	    R = attribute "entry_step_elements" (default F). IndirectSave's
 //	    destination AP names the tensor written (its pattern is not used);
 //	    the rows must land in it.
+//	IndirectSaveAccumulate  ins [src P x F, addr, index?]  outs [AP on the DRAM tensor]
+//	    IndirectSave's operands and rows, but each source element is added
+//	    into the DRAM element it lands on: dst = cast(fp32(dst) + fp32(src))
+//	    (semantics.md §4.2, the DMA read-modify-write scatter
+//	    dst_hbm[idx] += src_sb). "op" must be add (its default); the
+//	    destination operand's dtype must equal the source's (the DRAM bytes
+//	    are read as that dtype); "num_indices", when present, must equal P.
+//	    The rows that are moved must not overlap (semantics.md: "unique
+//	    indices"; uniqueRows): a repeated index is an error of kind domain,
+//	    not a double sum.
 //	GenericIndirectLoad  ins [data AP on the DRAM tensor, idx_1..idx_n]  outs [dst P x F]
 //	GenericIndirectSave  ins [data AP on the DRAM tensor, idx_1..idx_n]  outs [src P x F]
 //	    (seed 001: the indexed tensor is ins[0] for both; the save's on-chip
@@ -66,7 +76,9 @@ package interp
 // interpreter tests check both forms give identical bytes.
 
 import (
+	"cmp"
 	"math"
+	"slices"
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/numeric"
@@ -257,10 +269,14 @@ func (mc *machine) opIndirectLoad(x *instCtx) error {
 		}
 	}
 	R := x.attrs.Int("entry_step_elements", F)
-	return mc.indirectRows(x, d, addr, idx, off, R, true, nil)
+	return mc.indirectRows(x, d, addr, idx, off, R, rowLoad, nil)
 }
 
-func (mc *machine) opIndirectSave(x *instCtx) error {
+// opIndirectSave is IndirectSave (acc false) and IndirectSaveAccumulate
+// (acc true): the same operands and rows; the accumulating form adds each
+// source element into the DRAM element it lands on (semantics.md §4.2's
+// DMA read-modify-write scatter dst_hbm[idx] += src_sb).
+func (mc *machine) opIndirectSave(x *instCtx, acc bool) error {
 	src, err := mc.in(x, 0)
 	if err != nil {
 		return err
@@ -269,6 +285,21 @@ func (mc *machine) opIndirectSave(x *instCtx) error {
 		return err
 	}
 	P, F := src.P, max(src.F, 1)
+	mode := rowStore
+	if acc {
+		mode = rowAdd
+		if op := x.attrs.Str("op", "add"); op != "add" {
+			return errf(ErrNoSemantics, "IndirectSaveAccumulate op %q: narwhal models add only (semantics.md §4.2: the DMA read-modify-write adds)", op)
+		}
+		if v, ok := x.attrs.Get("num_indices"); ok && v.Kind != bir.ValNull {
+			if n, ok := v.AsInt(); !ok || n != P {
+				return errf(ErrOperand, "attribute num_indices=%s: want the number of source rows (%d), one index per partition", v.JSON(), P)
+			}
+		}
+		if err := rejectPacked(src); err != nil {
+			return err
+		}
+	}
 	if src.n == 0 {
 		return nil
 	}
@@ -289,62 +320,156 @@ func (mc *machine) opIndirectSave(x *instCtx) error {
 		return err
 	}
 	if tgt.reg.st.kind != memDRAM {
-		return errf(ErrMemoryRule, "IndirectSave writes DRAM; its destination is location %s in %s", tgt.reg.name, tgt.reg.st.kind)
+		return errf(ErrMemoryRule, "%s writes DRAM; its destination is location %s in %s", x.fr.f.OpName(x.i), tgt.reg.name, tgt.reg.st.kind)
+	}
+	if acc && tgt.dt != src.dt {
+		return errf(ErrOperand, "the source (%s) is added into destination elements of %s: an accumulating DMA needs equal dtypes", src.dt, tgt.dt)
 	}
 	R := x.attrs.Int("entry_step_elements", F)
-	return mc.indirectRows(x, src, addr, idx, nil, R, false, tgt.reg)
+	return mc.indirectRows(x, src, addr, idx, nil, R, mode, tgt.reg)
+}
+
+// rowMode is what indirectRows does with a row.
+type rowMode uint8
+
+const (
+	rowLoad  rowMode = iota // DRAM -> on-chip (IndirectLoad)
+	rowStore                // on-chip -> DRAM (IndirectSave)
+	rowAdd                  // DRAM += on-chip through fp32 (IndirectSaveAccumulate)
+)
+
+// indirectRow resolves row p of a concrete indirect DMA: the region and
+// byte offset of its F contiguous DRAM elements of size ds at
+// addr[p] + (idx[p]*R + off[p]) * ds. ok is false for an out-of-bounds row
+// that oob_is_err=false skips; with oob_is_err such a row is an error. A
+// row outside want (when set) is an error.
+func (mc *machine) indirectRow(p int64, addr, idx, off []int64, R, F, ds int64, errOOB bool, want *region) (r *region, boff int64, ok bool, err error) {
+	start := addr[p]
+	rowElems := int64(0)
+	if idx != nil {
+		rowElems += idx[p] * R
+	}
+	if off != nil {
+		rowElems += off[p]
+	}
+	start += rowElems * ds
+	r, boff, ok, err = mc.vaLookup(start)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	if ok && boff+F*ds > r.col0+r.bytes {
+		ok = false
+	}
+	if ok && want != nil && r != want {
+		return nil, 0, false, errf(ErrOperand, "row %d: address %#x lies in location %s; the destination operand names %s", p, start, r.name, want.name)
+	}
+	if !ok && errOOB {
+		desc := "no DRAM location"
+		if r != nil {
+			desc = "location " + r.name + " (" + itoa(r.bytes) + " bytes)"
+		}
+		return nil, 0, false, errf(ErrOutOfBounds, "row %d: %d bytes at address %#x (address %#x, index %d) fall outside %s", p, F*ds, start, addr[p], rowElems, desc)
+	}
+	return r, boff, ok, nil
 }
 
 // indirectRows moves the rows of the concrete indirect DMAs: the on-chip
 // view v (destination of a load, source of a save) row p <-> the F
 // contiguous DRAM elements at addr[p] + (idx[p]*R + off[p]) * size.
-func (mc *machine) indirectRows(x *instCtx, v *view, addr, idx, off []int64, R int64, load bool, want *region) error {
+func (mc *machine) indirectRows(x *instCtx, v *view, addr, idx, off []int64, R int64, mode rowMode, want *region) error {
 	P, F := v.P, max(v.F, 1)
 	ds := v.ds
 	errOOB := oobIsErr(x.attrs)
+	if mode == rowAdd {
+		if err := mc.uniqueRows(addr, idx, off, R, P, F, ds, errOOB, want); err != nil {
+			return err
+		}
+	}
 	for p := int64(0); p < P; p++ {
-		start := addr[p]
-		rowElems := int64(0)
-		if idx != nil {
-			rowElems += idx[p] * R
-		}
-		if off != nil {
-			rowElems += off[p]
-		}
-		start += rowElems * ds
-		r, boff, ok, err := mc.vaLookup(start)
+		r, boff, ok, err := mc.indirectRow(p, addr, idx, off, R, F, ds, errOOB, want)
 		if err != nil {
 			return err
 		}
-		if ok && boff+F*ds > r.col0+r.bytes {
-			ok = false
-		}
-		if ok && want != nil && r != want {
-			return errf(ErrOperand, "row %d: address %#x lies in location %s; the destination operand names %s", p, start, r.name, want.name)
-		}
 		if !ok {
-			if errOOB {
-				desc := "no DRAM location"
-				if r != nil {
-					desc = "location " + r.name + " (" + itoa(r.bytes) + " bytes)"
-				}
-				return errf(ErrOutOfBounds, "row %d: %d bytes at address %#x (address %#x, index %d) fall outside %s", p, F*ds, start, addr[p], rowElems, desc)
-			}
 			continue
 		}
 		for j := int64(0); j < F; j++ {
 			o := v.offs[p*F+j]
 			b := boff + j*ds
-			if load {
+			switch mode {
+			case rowLoad:
 				rr := r
 				if err := mc.moveRow(v.reg.st, o, r.st, b, ds, func() string { return rr.describe(b) }); err != nil {
 					return err
 				}
-			} else {
+			case rowStore:
 				if err := mc.moveRow(r.st, b, v.reg.st, o, ds, func() string { return v.reg.describe(o) }); err != nil {
 					return err
 				}
+			case rowAdd:
+				if err := mc.addElem(r, b, v, o); err != nil {
+					return err
+				}
 			}
+		}
+	}
+	return nil
+}
+
+// addElem adds the on-chip element of v at byte o into the DRAM element of
+// r at byte b (v's dtype): dst = cast(fp32(dst) + fp32(src)), the fp32
+// pipeline of semantics.md §4.2 (one rounding of the sum to fp32, one cast).
+func (mc *machine) addElem(r *region, b int64, v *view, o int64) error {
+	dt, ds := v.dt, v.ds
+	if !mc.allowUninit {
+		if !r.st.isInit(b, ds) {
+			return errf(ErrUninitRead, "the accumulating save reads never-written %s", r.describe(b))
+		}
+		if !v.reg.st.isInit(o, ds) {
+			return errf(ErrUninitRead, "read of never-written %s", v.reg.describe(o))
+		}
+	}
+	a, _ := numeric.ToFloat32(dt, numeric.LoadBits(dt, r.st.data[b:]))
+	s, _ := numeric.ToFloat32(dt, numeric.LoadBits(dt, v.reg.st.data[o:]))
+	bits, _ := numeric.FromFloat32(dt, a+s)
+	numeric.StoreBits(dt, r.st.data[b:], bits)
+	r.st.setInit(b, ds, true)
+	return nil
+}
+
+// uniqueRows checks the precondition of the DMA read-modify-write scatter
+// (semantics.md §4.2: "unique indices", DOC): no two rows that are moved
+// update a common element. The documentation requires unique indices and
+// says nothing of what a repeated one does (the read-modify-writes of one
+// instruction are not ordered against each other), so CHOICE: a repeated
+// index, or any two rows that overlap, is an error of kind domain rather
+// than a double sum. Rows that oob_is_err=false skips take no part. The
+// row starts are sorted (n log n) in scratch slots 3 and 4.
+func (mc *machine) uniqueRows(addr, idx, off []int64, R, P, F, ds int64, errOOB bool, want *region) error {
+	start := mc.i64buf(3, P)
+	order := mc.i64buf(4, 0)
+	for p := int64(0); p < P; p++ {
+		_, boff, ok, err := mc.indirectRow(p, addr, idx, off, R, F, ds, errOOB, want)
+		if err != nil {
+			return err
+		}
+		if ok {
+			start[p] = boff
+			order = append(order, p)
+		}
+	}
+	mc.i64s[4] = order
+	slices.SortFunc(order, func(a, b int64) int { return cmp.Or(cmp.Compare(start[a], start[b]), cmp.Compare(a, b)) })
+	for k := 1; k < len(order); k++ {
+		p, q := order[k-1], order[k]
+		if start[q] < start[p]+F*ds {
+			p, q = min(p, q), max(p, q)
+			ip, iq := "", ""
+			if idx != nil {
+				ip, iq = " (index "+itoa(idx[p])+")", " (index "+itoa(idx[q])+")"
+			}
+			return errf(ErrDomain, "rows %d%s and %d%s update overlapping elements of location %s (at bytes %d and %d, %d-byte rows): a DMA read-modify-write needs unique indices (semantics.md §4.2)",
+				p, ip, q, iq, want.name, start[p]-want.col0, start[q]-want.col0, F*ds)
 		}
 	}
 	return nil

@@ -200,3 +200,90 @@ func TestIndirect_HugeIndexDoesNotWrap(t *testing.T) {
 	_, err := Run(m, in, Options{})
 	wantErr(t, err, ErrOutOfBounds, "gather_huge", "row 1", "4611686018427387904")
 }
+
+// scatterAddModule adds the rows of input "src" [P, D] into output o [V,
+// D], which starts as a copy of input "base", at the indices of "idx",
+// with IndirectSaveAccumulate (concrete: ReadVarAddr gives the address) or
+// with GenericIndirectSave op "add".
+func scatterAddModule(t *testing.T, P, V, D int64, generic bool, attrs ...any) *bir.Module {
+	t.Helper()
+	m, b := newB(t)
+	src := b.Input("src", bir.Float32, P, D)
+	ix := b.Input("idx", bir.Int32, P, 1)
+	base := b.Input("base", bir.Float32, V, D)
+	o := b.Output("o", bir.Float32, V, D)
+	bs := b.SBUF("bs", bir.Float32, V, D)
+	s := b.SBUF("s", bir.Float32, P, D)
+	it := b.SBUF("it", bir.Int32, P, 1)
+	b.Load("lb", bs.All(), base.All())
+	b.Save("init", o.All(), bs.All())
+	b.Load("ls", s.All(), src.All())
+	b.Load("li", it.All(), ix.All())
+	data := o.AP(0, [2]int64{D, P}, [2]int64{1, D})
+	if generic {
+		b.Inst(bir.OpGenericIndirectSave, "scatter_add", bir.EngUnassigned, []bir.Operand{data, it.All()}, []bir.Operand{s.All()},
+			bir.Attrs(append([]any{"op", "add"}, attrs...)...))
+	} else {
+		addr := b.SBUF("addr", bir.Int64, P, 1)
+		b.Inst(bir.OpReadVarAddr, "rva", bir.EngUnassigned, []bir.Operand{data}, []bir.Operand{addr.All()}, nil)
+		a := bir.Attrs(attrs...)
+		for _, kv := range []bir.Field{{Key: "num_indices", Val: bir.Int(P)}, {Key: "entry_step_elements", Val: bir.Int(D)}} {
+			if !a.Has(kv.Key) {
+				a = a.With(kv.Key, kv.Val)
+			}
+		}
+		b.Inst(bir.OpIndirectSaveAccumulate, "scatter_add", bir.EngUnassigned, []bir.Operand{s.All(), addr.All(), it.All()}, []bir.Operand{data}, a)
+	}
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestIndirect_SaveAccumulate(t *testing.T) {
+	const P, V, D = 3, 4, 2
+	in := func(idx ...float64) map[string]*Tensor {
+		return map[string]*Tensor{
+			"src":  f32Tensor("src", []int64{P, D}, 1, 2, 3, 4, 0.5, -6),
+			"idx":  tensorOf("idx", bir.Int32, []int64{P, 1}, idx...),
+			"base": f32Tensor("base", []int64{V, D}, 10, 11, 20, 21, 30, 31, 40, 41),
+		}
+	}
+	// dst_hbm[idx[p]] += src[p]: rows 3, 0, 2 accumulate; row 1 is untouched.
+	out := mustRun(t, scatterAddModule(t, P, V, D, false), in(3, 0, 2), Options{})
+	wantValues(t, "scatter-add", values(out["o"]), 13, 15, 20, 21, 30.5, 25, 41, 43)
+	gen := mustRun(t, scatterAddModule(t, P, V, D, true), in(3, 0, 2), Options{})
+	if !bytes.Equal(gen["o"].Data, out["o"].Data) {
+		t.Fatalf("GenericIndirectSave add gives %v, IndirectSaveAccumulate %v", values(gen["o"]), values(out["o"]))
+	}
+
+	// The sum is fp32: 2^24 + 1 rounds to 2^24 (ties to even), 2^24 + 3 to
+	// 2^24 + 4.
+	big := in(1, 0, 2)
+	big["base"] = f32Tensor("base", []int64{V, D}, 1<<24, 1<<24, 0, 0, 0, 0, 0, 0)
+	big["src"] = f32Tensor("src", []int64{P, D}, 0, 0, 1, 3, 0, 0)
+	out = mustRun(t, scatterAddModule(t, P, V, D, false), big, Options{})
+	wantValues(t, "fp32 sum", values(out["o"]), 1<<24, 1<<24+4, 0, 0, 0, 0, 0, 0)
+
+	// A repeated index: semantics.md §4.2 requires unique indices, so it is
+	// an error (not a double sum), naming both rows.
+	_, err := Run(scatterAddModule(t, P, V, D, false), in(3, 1, 3), Options{})
+	wantErr(t, err, ErrDomain, "scatter_add", "rows 0 (index 3) and 2 (index 3)", "unique indices")
+	// Rows that overlap without equal indices (entry_step_elements 1 < D).
+	_, err = Run(scatterAddModule(t, P, V, D, false, "entry_step_elements", bir.Int(1)), in(0, 1, 4), Options{})
+	wantErr(t, err, ErrDomain, "scatter_add", "rows 0 (index 0) and 1 (index 1)")
+
+	// Out of bounds: an error by default; oob_is_err=false skips the row
+	// (the destination keeps its value) and the skipped row takes no part
+	// in the uniqueness check.
+	_, err = Run(scatterAddModule(t, P, V, D, false), in(3, 4, 0), Options{})
+	wantErr(t, err, ErrOutOfBounds, "scatter_add", "row 1")
+	out = mustRun(t, scatterAddModule(t, P, V, D, false, "oob_is_err", false), in(3, 7, 0), Options{})
+	wantValues(t, "skipped row", values(out["o"]), 10.5, 5, 20, 21, 30, 31, 41, 43)
+
+	// Only add is modelled; num_indices must match the rows.
+	_, err = Run(scatterAddModule(t, P, V, D, false, "op", "max"), in(3, 0, 2), Options{})
+	wantErr(t, err, ErrNoSemantics, "scatter_add", `op "max"`)
+	_, err = Run(scatterAddModule(t, P, V, D, false, "num_indices", bir.Int(2)), in(3, 0, 2), Options{})
+	wantErr(t, err, ErrOperand, "scatter_add", "num_indices=2")
+}
