@@ -254,6 +254,34 @@ func TestFullUnroll_ProjectionAt24999999(t *testing.T) {
 	})
 }
 
+// A nest whose projection saturates at MaxInt64 in a module with another
+// function: the rest of the module counts in the projected total, which
+// must still fail before cloning (others + lower once overflowed to a
+// negative total, passed the check and cloned 25M instructions before the
+// running count stopped it).
+func TestFullUnroll_SaturatedProjectionWithOtherFunctions(t *testing.T) {
+	m := parse(t, saveNest("4000000000", "4000000000")+`
+func @other {
+  tensor %y_set: f32[128, 64] kind=Input
+    loc %y: Input 128x256
+  tensor %w_set: f32[128, 64] kind=Output
+    loc %w: Output 128x256
+
+Block1:
+  st2 = Save %y[ap=[[64,128],[1,64]]] f32 -> %w[ap=[[64,128],[1,64]]] f32
+}
+`)
+	slots := m.Main().NumInstSlots()
+	_, err := FullUnroll(m, FullUnrollOptions{Level: 2})
+	var ce *CeilingError
+	if !errors.As(err, &ce) || !ce.Projected || ce.TotalCount != math.MaxInt64 {
+		t.Fatalf("FullUnroll = %v, want a projected CeilingError at total_count=%d", err, int64(math.MaxInt64))
+	}
+	if n := m.Main().NumInstSlots(); n != slots {
+		t.Errorf("%d instruction slots after the failure, want %d: cloning started", n, slots)
+	}
+}
+
 // The count while cloning at the ceiling's boundary. The saves are
 // predicated (if (i >= 0)), so the projected lower bound is 0 and only the
 // running count can stop the unroll; others stands for the rest of the
