@@ -382,3 +382,32 @@ func TestAlloc_MiniMallocFile(t *testing.T) {
 		t.Errorf("alloc into 1000 bytes: exit %d, want 1", code)
 	}
 }
+
+// TestRun_LNCCoreErrors: running a two-core KLR kernel without a core, or
+// on a core it has no body for, says what to do instead of failing deep in
+// the interpreter.
+func TestRun_LNCCoreErrors(t *testing.T) {
+	klrPath := filepath.Join("..", "..", "..", "shared", "fixtures", "klr", "tensor_add_lnc2.klr")
+	if _, err := os.Stat(klrPath); err != nil {
+		t.Skipf("KLR fixtures not available (%v): they live in ../shared/fixtures/klr", err)
+	}
+	tests := []struct {
+		flags []string
+		want  string
+	}{
+		{nil, "--core-id C"},
+		{[]string{"--core-id", "2"}, "no NKI kernel body for neuron core 2"},
+	}
+	for _, tc := range tests {
+		args := append([]string{"run", klrPath, "--outputs", t.TempDir()}, tc.flags...)
+		code, _, stderr := narwhal(t, args...)
+		if code != 1 || !strings.Contains(stderr, tc.want) || strings.Contains(stderr, "missing attribute") {
+			t.Errorf("narwhal %v: exit %d, stderr %q; want exit 1 and %q", args, code, stderr, tc.want)
+		}
+	}
+	for _, core := range []string{"0", "1"} {
+		if code, _, stderr := narwhal(t, "run", klrPath, "--core-id", core, "--outputs", t.TempDir()); code != 0 {
+			t.Errorf("--core-id %s: exit %d: %s", core, code, stderr)
+		}
+	}
+}

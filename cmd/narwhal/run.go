@@ -136,7 +136,16 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	// materialize the kernels first, as the compiler's first pass does.
 	if translate.HasPlaceholders(m) {
 		if _, err := translate.Translate(m, pass.Config{}); err != nil {
+			if !m.HasCoreID {
+				// The pass names the module field; name the flag too.
+				return fmt.Errorf("%s: %w (narwhal run: --core-id C)", src, err)
+			}
 			return fmt.Errorf("%s: %w", src, err)
+		}
+		// The pass leaves a kernel in place, by the seed's rule, when
+		// its LNC count has no body for this core: nothing to execute.
+		if translate.HasPlaceholders(m) {
+			return fmt.Errorf("%s: no NKI kernel body for neuron core %d (the kernel's LNC count is lower; it is skipped on this core): run with the --core-id of a core the kernel has", src, m.NeuronCoreID)
 		}
 	}
 
