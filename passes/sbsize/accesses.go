@@ -7,6 +7,7 @@
 package sbsize
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -41,8 +42,10 @@ type access struct {
 // loops before the cut, vn_splitter or shrink_ml can apply to it).
 func (a *access) sym() bool { return a.kind == bir.OpdSymAP }
 
-// accesses lists the accesses of tensor t in program order of the use
-// index (physical uses per location, then tensor-level uses).
+// accesses lists the accesses of tensor t in program order: the use
+// index lists each location's uses and the tensor-level uses in program
+// order, one list after the other; flatten's numbering merges them (by
+// instruction, then operand).
 func (fs *funcState) accesses(t bir.TensorID) []access {
 	f, m := fs.f, fs.m
 	ts := f.Tensor(t)
@@ -74,7 +77,25 @@ func (fs *funcState) accesses(t bir.TensorID) []access {
 	for _, x := range u.Tensor(t) {
 		add(x, first)
 	}
+	if len(ts.Locs) > 1 || len(u.Tensor(t)) > 0 {
+		pos := fs.flatten()
+		slices.SortStableFunc(out, func(a, b access) int {
+			if c := cmp.Compare(pos[a.inst], pos[b.inst]); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.opd, b.opd)
+		})
+	}
 	return out
+}
+
+// flatten is the seed's flatten for the function: the program-order index
+// of every instruction (Function.Flatten), computed on first use.
+func (fs *funcState) flatten() []int32 {
+	if fs.pos == nil {
+		fs.pos, _ = fs.f.Flatten(nil)
+	}
+	return fs.pos
 }
 
 // enumerate fills the offsets of a symbolic access: its offset expression

@@ -10,6 +10,7 @@
 //	  gate on ArchLevel: 10 special (full path), <= 19 no-op (flag and one
 //	    log record), > 19 full
 //	  flatten              per function: program-order index per instruction
+//	                       (computed when a tensor of the function is illegal)
 //	  shrink_tensor        per block tensor: liveN = nBlocks / shrink factor,
 //	                       setLiveN, setShrinkDim (shrink_tensor.go)
 //	  pick_unroll_loop     is a tensor still illegal and reached from a loop
@@ -38,6 +39,19 @@
 //
 // Decisions where the seed is silent:
 //
+//   - flatten: the seed numbers every instruction in program order so that
+//     the later phases can reason across nested loop bodies. narwhal's use
+//     index is already in program order within one location and within one
+//     tensor's symbolic accesses, and its loop nests are explicit
+//     (Function.Loopnest), so the numbering (Function.Flatten) has one job
+//     here: an illegal tensor's accesses, gathered location by location and
+//     then tensor-level, are merged into program order (accesses.go). The
+//     access a reject message names ("instruction X reinterprets it", "...
+//     would straddle pieces"), the group vn_splitter's prediction reports
+//     and the order of the "(unroll)" lines are then the first in program
+//     order, as in vn_splitter's and shrink_ml's messages. It is computed
+//     only for a function with an illegal tensor (one int32 per
+//     instruction).
 //   - "Bump an unroll factor" (force_unroll_update): narwhal's FullUnroll
 //     unrolls a loop completely or not at all (seed 003: "there is no
 //     fractional partial-peel"), so the unit of forcing is a loop: the pass
@@ -193,10 +207,7 @@ func SBSizeLegalization(m *bir.Module, model *arch.Model, opt Options) (Stats, e
 	lz.geo = geo
 	st.Ran = true
 	for _, f := range m.FuncsMainFirst() {
-		fs := &funcState{lz: lz, f: f, m: m}
-		// flatten: the program-order index of every instruction.
-		fs.pos, fs.n = f.Flatten(nil)
-		lz.funcs = append(lz.funcs, fs)
+		lz.funcs = append(lz.funcs, &funcState{lz: lz, f: f, m: m})
 	}
 	for _, fs := range lz.funcs {
 		fs.shrinkTensor()

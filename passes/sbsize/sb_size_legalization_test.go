@@ -349,3 +349,46 @@ func TestSBSizeLegalization_ForceFunction(t *testing.T) {
 		t.Errorf("main was not unrolled whole: attributes %v", f.Attributes)
 	}
 }
+
+// TestSBSizeLegalization_ProgramOrder: flatten's numbering puts a tensor's
+// accesses in program order, so the access a reject names is the first
+// one executed. Here an unfittable tensor (60013 fp32 per partition, a
+// prime: no cut) is reinterpreted twice: first by a symbolic access
+// (sym_first), then by a physical one (phys_second). The use index lists
+// the location's physical uses before the tensor's symbolic ones; without
+// the merge, every remedy would name phys_second.
+func TestSBSizeLegalization_ProgramOrder(t *testing.T) {
+	m := bir.NewModule("trn2")
+	b := bir.NewBuilder(m, "main")
+	big := b.SBUF("big", bir.Float32, 128, 60013)
+	// Engine access patterns as bf16: a partition holds 120026 of them.
+	sym := big.Sym(affine.Const(0), affine.Const(0), [2]int64{120026, 1}, [2]int64{1, 16})
+	sym.Dtype = bir.BFloat16
+	phys := big.AP(64, [2]int64{120026, 1}, [2]int64{1, 16})
+	phys.Dtype = bir.BFloat16
+	b.Memset("sym_first", bir.EngDVE, sym, 0)
+	b.Memset("phys_second", bir.EngDVE, phys, 0)
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := verify.Module(m, verify.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := sbsize.SBSizeLegalization(m, trn2(t), sbsize.Options{})
+	var ue *sbsize.UnfittableError
+	if !errors.As(err, &ue) {
+		t.Fatalf("have %v, want an UnfittableError", err)
+	}
+	for _, want := range []string{
+		"cut: instruction sym_first reinterprets it as 2-byte elements",
+		"vn_splitter: instruction sym_first reinterprets it as 2-byte elements",
+		"shrink_ml: instruction sym_first reinterprets it as 2-byte elements",
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error lacks %q: %v", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "phys_second") {
+		t.Errorf("the error names the later access: %v", err)
+	}
+}

@@ -72,8 +72,7 @@ type funcState struct {
 	lz   *legalizer
 	f    *bir.Function
 	m    *bir.Module
-	pos  []int32 // flatten
-	n    int32
+	pos  []int32 // flatten: program-order index per instruction (nil until needed)
 	info []tensorInfo
 }
 
