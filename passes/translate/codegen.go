@@ -51,7 +51,8 @@
 //	                    perf_mode
 //	loadStationary +    Matmult with the latched stationary of the last
 //	matMul              loadStationary of the body
-//	ncCopy, copy        TensorCopy
+//	ncCopy, copy        TensorCopy (copy with opDim set is rejected: the
+//	                    field has no documented meaning nor BIR field)
 //	memSet              Memset mode Const, constant = the immediate
 //	iota                Iota base = pattern.offset, pattern, channel_multiplier
 //	tensorReduce        TensorReduce op, axis = opDim (X..XYZW), negate
@@ -650,6 +651,13 @@ func (cg *codegen) emit(op klr.Operator) error {
 		}
 		return cg.copyOp(&o.Dst, &o.Src, eng)
 	case *klr.Copy:
+		// KLR's Copy.opDim (a TensorSubDim) has no documented meaning
+		// (klr-format.md, semantics.md §4.9 describe an elementwise copy
+		// only) and no TensorCopy field to carry it: reject it rather than
+		// drop it.
+		if o.OpDim.Valid {
+			return cg.errf("copy: opDim %s is not supported (TensorCopy copies elementwise; KLR's per-axis copy has no BIR counterpart)", o.OpDim.V)
+		}
 		return cg.copyOp(&o.Dst, &o.Src, bir.EngUnassigned)
 	case *klr.MemSet:
 		dst, _, err := cg.ap("dst", &o.Dst)

@@ -327,6 +327,8 @@ func TestCodegen_Errors(t *testing.T) {
 		{"pattern access", []klr.Operator{dma(whole(ta), pat)}, "src: Access.pattern of a is not supported"},
 		{"activation func", []klr.Operator{&klr.NcActivate{Dst: whole(ta), Src: whole(ta), ActivationFunc: 24, Scale: fimm(1)}},
 			"activation function gelu_apprx_sigmoid_dx has no BIR counterpart"},
+		{"copy opDim", []klr.Operator{dma(whole(ta), whole(a)), &klr.Copy{Dst: whole(ta), Src: whole(ta), OpDim: klr.Some(klr.TensorSubDim(1))}},
+			"copy: opDim XY is not supported (TensorCopy copies elementwise; KLR's per-axis copy has no BIR counterpart) at k.py:11:4"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
