@@ -67,12 +67,104 @@ func TestDMACopy_CCE(t *testing.T) {
 }
 
 func TestDMACopy_UnmodelledMode(t *testing.T) {
-	m := oneIn(t, bir.Float32, bir.Float32, 1, 2, func(b *bir.Builder, a, d bir.T) {
-		id := b.DMACopy("cp_t", d.All(), a.All())
-		b.F.SetAttr(id, "mode", bir.String("Transpose"))
-	})
-	_, err := Run(m, RandomInputs(m, 1), Options{})
-	wantErr(t, err, ErrNoSemantics, "cp_t", `mode "Transpose"`)
+	for _, mode := range []string{"Replicate", "Dynamic"} {
+		m := oneIn(t, bir.Float32, bir.Float32, 1, 2, func(b *bir.Builder, a, d bir.T) {
+			id := b.DMACopy("cp_m", d.All(), a.All())
+			b.F.SetAttr(id, "mode", bir.String(mode))
+		})
+		_, err := Run(m, RandomInputs(m, 1), Options{})
+		wantErr(t, err, ErrNoSemantics, "cp_m", `mode "`+mode+`"`)
+	}
+}
+
+// transposeModule loads input x [A, B] (dtype dt) and DMA-transposes it
+// into SBUF tile t [B, A] (dtype odt), stored to output z [B, A]; from DRAM
+// directly or, with fromSBUF, from an SBUF copy of x. edit adjusts the
+// transpose instruction.
+func transposeModule(t *testing.T, dt, odt bir.Dtype, A, B int64, fromSBUF bool, edit func(b *bir.Builder, id bir.InstID)) *bir.Module {
+	t.Helper()
+	m, b := newB(t)
+	x := b.Input("x", dt, A, B)
+	z := b.Output("z", odt, B, A)
+	tt := b.SBUF("t", odt, B, A)
+	src := x.All()
+	if fromSBUF {
+		s := b.SBUF("s", dt, A, B)
+		b.Load("ld", s.All(), x.All())
+		src = s.All()
+	}
+	id := b.DMACopy("dma_t", tt.All(), src)
+	b.F.SetAttr(id, "mode", bir.String("Transpose"))
+	if edit != nil {
+		edit(b, id)
+	}
+	b.Save("st", z.All(), tt.All())
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestDMACopy_Transpose(t *testing.T) {
+	// dst[j, i] = src[i, j] for a [2, 3] source, from DRAM and from SBUF.
+	for _, dt := range []bir.Dtype{bir.BFloat16, bir.Float16, bir.Int16} {
+		for _, fromSBUF := range []bool{false, true} {
+			m := transposeModule(t, dt, dt, 2, 3, fromSBUF, nil)
+			out := mustRun(t, m, map[string]*Tensor{"x": tensorOf("x", dt, []int64{2, 3}, 1, 2, 3, -4, 5, 6)}, Options{})
+			wantValues(t, dt.String()+" transpose", values(out["z"]), 1, -4, 2, 5, 3, 6)
+		}
+	}
+	// Bit-exact: a bf16 NaN payload and -0 survive.
+	m := transposeModule(t, bir.BFloat16, bir.BFloat16, 1, 2, false, nil)
+	x := &Tensor{Name: "x", Dtype: bir.BFloat16, Shape: []int64{1, 2}, Data: []byte{0x81, 0x7f, 0x00, 0x80}}
+	out := mustRun(t, m, map[string]*Tensor{"x": x}, Options{})
+	if !bytes.Equal(out["z"].Data, x.Data) {
+		t.Fatalf("bf16 bits % x, want % x", out["z"].Data, x.Data)
+	}
+	// A transpose over the whole tile: [4, 3] -> [3, 4].
+	m = transposeModule(t, bir.Uint16, bir.Uint16, 4, 3, false, nil)
+	out = mustRun(t, m, map[string]*Tensor{"x": tensorOf("x", bir.Uint16, []int64{4, 3}, seq(12, func(i int) float64 { return float64(i) })...)}, Options{})
+	wantValues(t, "4x3", values(out["z"]), 0, 3, 6, 9, 1, 4, 7, 10, 2, 5, 8, 11)
+
+	in := func(dt bir.Dtype, A, B int64) map[string]*Tensor {
+		return map[string]*Tensor{"x": tensorOf("x", dt, []int64{A, B}, seq(int(A*B), func(i int) float64 { return float64(i) })...)}
+	}
+	// What semantics.md §4.8 does not define is refused.
+	_, err := Run(transposeModule(t, bir.Float32, bir.Float32, 2, 3, false, nil), in(bir.Float32, 2, 3), Options{})
+	wantErr(t, err, ErrOperand, "dma_t", "2-byte dtypes", "float32")
+	_, err = Run(transposeModule(t, bir.BFloat16, bir.Float16, 2, 3, false, nil), in(bir.BFloat16, 2, 3), Options{})
+	wantErr(t, err, ErrOperand, "dma_t", "keeps the dtype")
+	_, err = Run(transposeModule(t, bir.BFloat16, bir.BFloat16, 2, 3, false, func(b *bir.Builder, id bir.InstID) {
+		b.F.SetAttr(id, "transpose_op", bir.String("WXZY"))
+	}), in(bir.BFloat16, 2, 3), Options{})
+	wantErr(t, err, ErrNoSemantics, "dma_t", `transpose_op "WXZY"`, "2-D transpose only")
+	out = mustRun(t, transposeModule(t, bir.BFloat16, bir.BFloat16, 2, 3, false, func(b *bir.Builder, id bir.InstID) {
+		b.F.SetAttr(id, "transpose_op", bir.String("None"))
+	}), in(bir.BFloat16, 2, 3), Options{})
+	wantValues(t, "transpose_op None", values(out["z"]), 0, 3, 1, 4, 2, 5)
+	// A 3-D source (permutation (2,1,0)) is not modelled.
+	m3, b3 := newB(t)
+	x3 := b3.Input("x", bir.BFloat16, 2, 2, 2)
+	t3 := b3.SBUF("t", bir.BFloat16, 2, 4)
+	id := b3.DMACopy("dma_t", t3.All(), x3.AP(0, [2]int64{4, 2}, [2]int64{2, 2}, [2]int64{1, 2}))
+	b3.F.SetAttr(id, "mode", bir.String("Transpose"))
+	_, err = Run(m3, RandomInputs(m3, 1), Options{})
+	wantErr(t, err, ErrNoSemantics, "dma_t", "3 dims", "2-D DMA transpose")
+	// The destination must be [B, A] and in SBUF.
+	mb, bb := newB(t)
+	xb := bb.Input("x", bir.BFloat16, 2, 3)
+	tb := bb.SBUF("t", bir.BFloat16, 2, 3)
+	id = bb.DMACopy("dma_t", tb.All(), xb.All())
+	bb.F.SetAttr(id, "mode", bir.String("Transpose"))
+	_, err = Run(mb, RandomInputs(mb, 1), Options{})
+	wantErr(t, err, ErrCountMismatch, "dma_t", "is [3 2]")
+	md, bd := newB(t)
+	xd := bd.Input("x", bir.BFloat16, 2, 3)
+	zd := bd.Output("z", bir.BFloat16, 3, 2)
+	id = bd.DMACopy("dma_t", zd.All(), xd.All())
+	bd.F.SetAttr(id, "mode", bir.String("Transpose"))
+	_, err = Run(md, RandomInputs(md, 1), Options{})
+	wantErr(t, err, ErrMemoryRule, "dma_t", "writes SBUF")
 }
 
 func TestTensorCopy(t *testing.T) {

@@ -1,11 +1,12 @@
 package interp
 
-// Data movement: Load, Save, DMA, DMACopy (modes Copy and CCE) and
-// TensorCopy (semantics.md §4.1, §4.2, §4.9), plus the memory rules every
-// instruction shares (semantics.md §1 "Memories").
+// Data movement: Load, Save, DMA, DMACopy (modes Copy, CCE and the 2-D
+// Transpose) and TensorCopy (semantics.md §4.1, §4.2, §4.8, §4.9), plus the
+// memory rules every instruction shares (semantics.md §1 "Memories").
 
 import (
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/numeric"
 )
 
 // ---- memory rules ----
@@ -116,9 +117,10 @@ func (mc *machine) opDMACopy(x *instCtx) error {
 	return mc.copyView(dst, src)
 }
 
-// opDMACopyMode is DMACopy: mode Copy (as Load) or CCE (semantics.md §4.2).
-// The other CopyModes (Dynamic, Replicate, Transpose) have no semantics in
-// narwhal yet and are errors.
+// opDMACopyMode is DMACopy: mode Copy (as Load), CCE (semantics.md §4.2)
+// or Transpose (the 2-D DMA transpose of semantics.md §4.8). The other
+// CopyModes (Dynamic, Replicate) have no semantics in narwhal yet and are
+// errors.
 func (mc *machine) opDMACopyMode(x *instCtx) error {
 	mode := x.attrs.Str("mode", "Copy")
 	switch mode {
@@ -129,8 +131,88 @@ func (mc *machine) opDMACopyMode(x *instCtx) error {
 		return mc.opDMACopy(x)
 	case "CCE":
 		return mc.opCCE(x)
+	case "Transpose":
+		return mc.opDMATranspose(x)
 	}
-	return errf(ErrNoSemantics, "narwhal has no semantics for DMACopy mode %q (it models Copy and CCE)", mode)
+	return errf(ErrNoSemantics, "narwhal has no semantics for DMACopy mode %q (it models Copy, CCE and Transpose)", mode)
+}
+
+// opDMATranspose is DMACopy mode Transpose, the 2-D case of semantics.md
+// §4.8 ("DMA: dst = permute(src) with axes (1,0), (2,1,0), (3,1,2,0);
+// 2-byte dtype, same dtype, dst SBUF"):
+//
+//	ins [src: pattern of two pairs, shape [A, B]]  outs [dst: two pairs, shape [B, A]]
+//	dst[j, i] = src[i, j], bit-exact
+//
+// The source is HBM or SBUF (a DMA reads no PSUM), the destination SBUF;
+// both have the same 2-byte dtype. What semantics.md does not define is
+// refused (CHOICE): the 3-D and 4-D permutations (their BIR encoding,
+// transpose_op's WXZY, ... letters, names no documented axis order), so
+// transpose_op must be absent or None and each operand exactly two
+// [step, num] pairs; other dtypes, a dtype change and a non-SBUF
+// destination are errors. As any instruction, all of the source is read
+// before the destination is written.
+func (mc *machine) opDMATranspose(x *instCtx) error {
+	if v, ok := x.attrs.Get("transpose_op"); ok && v.Kind != bir.ValNull {
+		if s, _ := v.AsString(); s != "None" {
+			return errf(ErrNoSemantics, "DMACopy mode Transpose with transpose_op %s: narwhal models the 2-D transpose only (transpose_op None; the axis order of the 3-D and 4-D permutations is not documented)", v.JSON())
+		}
+	}
+	if len(x.ins) != 1 {
+		return errf(ErrOperand, "DMACopy mode Transpose has %d source operands; want 1", len(x.ins))
+	}
+	src, dst, err := mc.srcDst(x)
+	if err != nil {
+		return err
+	}
+	if err := dmaReadRule(src); err != nil {
+		return err
+	}
+	if dst.reg.st.kind != memSB {
+		return errf(ErrMemoryRule, "the DMA transpose writes SBUF (semantics.md §4.8); %s is location %s in %s", dst.what, dst.reg.name, dst.reg.st.kind)
+	}
+	if src.dt != dst.dt {
+		return errf(ErrOperand, "the DMA transpose keeps the dtype (semantics.md §4.8): %s is %s, %s is %s", src.what, src.dt, dst.what, dst.dt)
+	}
+	if src.ds != 2 || numeric.Packed(src.dt) {
+		return errf(ErrOperand, "the DMA transpose moves 2-byte dtypes (semantics.md §4.8); %s is %s", src.what, src.dt)
+	}
+	if len(src.pat) != 2 {
+		return errf(ErrNoSemantics, "%s has pattern %v (%d dims): narwhal models the 2-D DMA transpose, a source of two [step, num] pairs", src.what, src.pat.Shape(), len(src.pat))
+	}
+	A, B := src.pat[0].Num, src.pat[1].Num
+	if len(dst.pat) != 2 || dst.pat[0].Num != B || dst.pat[1].Num != A {
+		return errf(ErrCountMismatch, "%s has pattern %v; the transpose of %s %v is [%d %d]", dst.what, dst.pat.Shape(), src.what, src.pat.Shape(), B, A)
+	}
+	in := mc.u64buf(0, src.n)
+	if err := mc.gatherBits(src, in); err != nil {
+		return err
+	}
+	var srcInit, written []bool
+	if mc.allowUninit {
+		// The written state travels with the bytes (as in a raw copy).
+		srcInit = mc.boolbuf(2 * src.n)
+		srcInit, written = srcInit[:src.n], srcInit[src.n:]
+		for k, o := range src.offs {
+			srcInit[k] = src.reg.st.isInit(o, src.ds)
+		}
+	}
+	out := mc.u64buf(1, dst.n)
+	for j := range B {
+		for i := range A {
+			out[j*A+i] = in[i*B+j]
+			if written != nil {
+				written[j*A+i] = srcInit[i*B+j]
+			}
+		}
+	}
+	scatterBits(dst, out)
+	if written != nil {
+		for k, o := range dst.offs {
+			dst.reg.st.setInit(o, dst.ds, written[k])
+		}
+	}
+	return nil
 }
 
 // opCCE: dst[k] = cast(sum_i scale_i * fp32(src_i[k])), the scales from the
