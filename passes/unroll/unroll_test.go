@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/bir/affine"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/passtest"
 	"github.com/narwhal-compiler/narwhal/verify"
@@ -912,5 +913,187 @@ Block1:
 	tid, ok := f.TensorByName("b_set")
 	if !ok || len(f.Tensor(tid).Locs) != 2 || f.Loc(f.Tensor(tid).Locs[0]).Name != "b_set_sub0" {
 		t.Errorf("b_set after unroll:\n%s", bir.Format(m))
+	}
+}
+
+// checkInPlace in re-allocation mode: every on-chip location an
+// instruction uses after the unroll must be allocated. A LoopTensor block
+// passes tensorSplitGrid's allocation check unallocated, so check_in_place
+// is what rejects its clone; other block tensors are rejected earlier by
+// tensorSplitGrid; DRAM locations are never checked; without realloc
+// nothing is.
+func TestUnroll_CheckInPlace(t *testing.T) {
+	const src = `module arch=trn2
+
+func @main {
+  tensor %x_set: f32[128, 64] kind=Input
+    loc %x: Input 128x256
+  tensor %z_set: f32[128, 64] kind=Output
+    loc %z: Output 128x256
+  tensor %t_set: f32[128, 64] class=NeuronSBTensor
+    loc %t: SB 128x256 T_PLACE
+  tensor %ring_set: f32[128, 32] class=RING_CLASS blocks=2
+    loc %ring_a: SB 128x128 addr=1024 allocated
+    loc %ring_b: SB 128x128 RING_B_PLACE
+
+Block1:
+  ld = Load %x[ap=[[64,128],[1,64]]] f32 -> %t[ap=[[64,128],[1,64]]] f32
+  loop_i = Loop i in [0, 2) {
+  Block_i:
+    cp = TensorCopy on DVE %t_set[block=0, offset=32*i, ap=[[64,128],[1,32]]] f32 -> %ring_set[block=i, ap=[[32,128],[1,32]]] f32
+    back = TensorScalar on DVE %ring_set[block=i, ap=[[32,128],[1,32]]] f32 -> %t_set[block=0, offset=32*i, ap=[[64,128],[1,32]]] f32 ` + incAttrs + `
+  }
+  st = Save %t[ap=[[64,128],[1,64]]] f32 -> %z[ap=[[64,128],[1,64]]] f32
+}
+`
+	const placed = "addr=0 allocated"
+	for _, tc := range []struct {
+		name        string
+		tPlace      string
+		ringClass   string
+		ringBPlace  string
+		realloc     bool
+		wantErr     string // "" : Unroll succeeds
+		notCheckErr bool   // the error comes from tensorSplitGrid
+	}{
+		{"all allocated", placed, "NeuronSBTensor", "addr=1536 allocated", true, "", false},
+		{"t unallocated", "", "NeuronSBTensor", "addr=1536 allocated", true,
+			"function main, instruction ld (Load): operand 1: check_in_place: location t is not allocated", false},
+		{"t unallocated, no realloc", "", "NeuronSBTensor", "addr=1536 allocated", false, "", false},
+		{"LoopTensor block unallocated", placed, "LoopTensor", "", true,
+			"function main, instruction cp.1 (TensorCopy): operand 1: check_in_place: location ring_set_sub1 is not allocated", false},
+		{"LoopTensor block allocated", placed, "LoopTensor", "addr=1536 allocated", true, "", false},
+		{"block unallocated", placed, "NeuronSBTensor", "", true,
+			"tensor ring_set, block 1 (location ring_b): mem.isAllocated() does not hold", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := strings.NewReplacer("T_PLACE", tc.tPlace, "RING_CLASS", tc.ringClass, "RING_B_PLACE", tc.ringBPlace).Replace(src)
+			m := parse(t, text)
+			if tc.wantErr == "" {
+				passtest.Check(t, m, func(m *bir.Module) error {
+					_, err := Unroll(m, UnrollOptions{Realloc: tc.realloc})
+					return err
+				})
+				if err := checkInPlace(m.Main()); tc.realloc && err != nil {
+					t.Errorf("checkInPlace after a successful unroll: %v", err)
+				}
+				return
+			}
+			_, err := Unroll(m, UnrollOptions{Realloc: tc.realloc})
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("Unroll = %v, want an error containing %q", err, tc.wantErr)
+			}
+			if got := strings.Contains(err.Error(), "check_in_place"); got == tc.notCheckErr {
+				t.Errorf("error %q: from check_in_place %v, want %v", err, got, !tc.notCheckErr)
+			}
+		})
+	}
+}
+
+// env.substPred, the partial evaluation of predicates that keep an axis of
+// a loop that is not unrolled: bound axes become constants (a constraint
+// that becomes false makes the predicate false, one that becomes true
+// disappears), and axes of re-created loops are renamed to the new axis.
+func TestEnv_SubstPred(t *testing.T) {
+	const i, j, k, k2, j2 = affine.Axis(0), affine.Axis(1), affine.Axis(2), affine.Axis(3), affine.Axis(4)
+	v := affine.Var
+	c := affine.Const
+	iAndK := affine.And(affine.GE(v(i), c(1)), affine.GE(v(k), c(1)))
+	for _, tc := range []struct {
+		name   string
+		p      affine.Pred
+		bind   map[affine.Axis]int64
+		rename map[affine.Axis]affine.Axis
+		want   affine.Pred
+	}{
+		{"bound constraint false", iAndK, map[affine.Axis]int64{i: 0}, nil, affine.Pred{False: true}},
+		{"bound constraint true", iAndK, map[affine.Axis]int64{i: 2}, nil, affine.GE(v(k), c(1))},
+		{"bound and renamed", iAndK, map[affine.Axis]int64{i: 2}, map[affine.Axis]affine.Axis{k: k2}, affine.GE(v(k2), c(1))},
+		{"one constraint over both", affine.GE(affine.Add(v(i), v(k)), c(3)), map[affine.Axis]int64{i: 1}, map[affine.Axis]affine.Axis{k: k2}, affine.GE(v(k2), c(2))},
+		{"two renamed axes", affine.GE(affine.Add(v(j), affine.Scale(v(k), 2)), c(1)), nil, map[affine.Axis]affine.Axis{j: j2, k: k2}, affine.GE(affine.Add(v(j2), affine.Scale(v(k2), 2)), c(1))},
+		{"all bound, true", affine.And(affine.GE(v(i), c(0)), affine.EQ(affine.Mod(v(i), 2), c(0))), map[affine.Axis]int64{i: 2}, nil, affine.True()},
+		{"all bound, false", affine.EQ(affine.Mod(v(i), 2), c(0)), map[affine.Axis]int64{i: 3}, nil, affine.Pred{False: true}},
+		{"nothing bound or renamed", affine.GE(v(k), c(1)), map[affine.Axis]int64{j: 5}, nil, affine.GE(v(k), c(1))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(5)
+			for a, x := range tc.bind {
+				e.bind(a, x)
+			}
+			for a, r := range tc.rename {
+				e.rename[a] = r
+			}
+			got := e.substPred(tc.p)
+			if got.False != tc.want.False || got.Key() != tc.want.Key() {
+				t.Errorf("substPred(%s) = %s, want %s", tc.p, got, tc.want)
+			}
+			for a := range tc.rename {
+				if got.Uses(a) {
+					t.Errorf("substPred(%s) = %s still uses renamed axis %d", tc.p, got, a)
+				}
+			}
+		})
+	}
+}
+
+// A dependency predicate partially evaluated on the pass path: FullUnroll
+// level 1 unrolls the static loop i and re-creates the dynamic loop k per
+// iteration with a fresh axis. sc's edge to cp holds where i >= 1 and
+// k >= 1: in iteration 0 it is dropped, in iteration 1 it is kept with
+// the predicate k' >= 1 over the new axis of dloop.1.
+func TestFullUnroll_DepPredPartiallyEvaluated(t *testing.T) {
+	src := `module arch=trn2
+
+func @main attributes=[need_unroll] {
+  tensor %x_set: f32[128, 96] kind=Input
+    loc %x: Input 128x384
+  tensor %z_set: f32[128, 96] kind=Output
+    loc %z: Output 128x384
+  tensor %t_set: f32[128, 96] class=NeuronSBTensor
+    loc %t: SB 128x384
+  tensor %ring_set: f32[128, 24] class=NeuronSBTensor blocks=2
+    loc %ring: SB 128x96
+
+Block1:
+  ld = Load %x[ap=[[96,128],[1,96]]] f32 -> %t[ap=[[96,128],[1,96]]] f32
+  loop_i = Loop i in [0, 2) {
+  Block_i:
+    dloop = DynamicForLoop k in [0, 2) 0 i32, 2 i32, 1 i32 {
+    dbody:
+      cp = TensorCopy on DVE %t_set[block=0, offset=24*k + 48*i, ap=[[96,128],[1,24]]] f32 -> %ring_set[block=k, ap=[[24,128],[1,24]]] f32
+      sc = TensorScalar on DVE %ring_set[block=k, ap=[[24,128],[1,24]]] f32 -> %t_set[block=0, offset=24*k + 48*i, ap=[[96,128],[1,24]]] f32 {op0="mult", const0=3.0, reverse0=false, op1="bypass", const1=0.0, reverse1=false} deps [FLOW cp if (i >= 1 and k >= 1)]
+    }
+  }
+  st = Save %t[ap=[[96,128],[1,96]]] f32 -> %z[ap=[[96,128],[1,96]]] f32
+}
+`
+	m := parse(t, src)
+	dl, _ := m.Main().InstByName("dloop")
+	k := m.Main().Loop(dl).Axis
+	passtest.Check(t, m, func(m *bir.Module) error {
+		_, err := FullUnroll(m, FullUnrollOptions{Level: 1})
+		return err
+	})
+	f := m.Main()
+	inst := func(name string) bir.InstID {
+		id, ok := f.InstByName(name)
+		if !ok {
+			t.Fatalf("no instruction %s after the unroll:\n%s", name, bir.Format(m))
+		}
+		return id
+	}
+	if d := f.Deps(inst("sc.0")); len(d) != 0 {
+		t.Errorf("sc.0 has %d dependencies, want none (i >= 1 is false in iteration 0)", len(d))
+	}
+	d := f.Deps(inst("sc.1"))
+	if len(d) != 1 || d[0].On != inst("cp.1") || d[0].Pred == 0 {
+		t.Fatalf("sc.1 dependencies %+v, want one predicated edge to cp.1", d)
+	}
+	k2 := f.Loop(inst("dloop.1")).Axis
+	if k2 == k {
+		t.Fatalf("dloop.1 kept the original axis")
+	}
+	if got, want := m.Pred(d[0].Pred), affine.GE(affine.Var(k2), affine.Const(1)); got.Key() != want.Key() {
+		t.Errorf("sc.1's edge predicate %s, want %s over dloop.1's axis", got, want)
 	}
 }
