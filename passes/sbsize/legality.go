@@ -17,10 +17,25 @@
 //     [partitions, bytes per partition]. The caller picks the case. A
 //     location is legal (LocLegal) when its partition count passes the
 //     set case and its elements per partition pass the free-dim case —
-//     the declared size, which bounds every access. The partition-dim
-//     case (what the accesses actually reach) is what shrink_ml can cut a
-//     location down to, and is used to tell a tensor that shrinking will
-//     legalize from one that nothing can.
+//     the declared size, which bounds every access. These two cases are
+//     the pass's tests: LocLegal on each location (classify), the same
+//     two cases on the piece each repair would leave (pieceLegal in
+//     split_shape.go: a cut's pieces, vn_splitter's groups, shrink_ml's
+//     trimmed extent); shrink_ml's final check is LocLegal.
+//   - The partition-dim case is kept as the seed states it, over a
+//     location's current physical accesses (MaxAccessBytes), but the pass
+//     does not call it: it cannot tell whether shrink_ml will legalize a
+//     tensor. The pass decides that before full_unroll, on accesses that
+//     are still symbolic (MaxAccessBytes counts those as the whole
+//     location); and a maximum per access pattern is not the extent
+//     shrink_ml leaves, one window from the lowest to the highest element
+//     any access reaches, moved to the start of the partition (counting
+//     from element 0, as MaxAccessBytes does, overstates a window that
+//     starts late; a per-pattern extent would understate two small
+//     accesses far apart). So planShrink (split_shape.go) evaluates every
+//     access at every iteration, takes that window, and applies the set
+//     and free-dim cases to the trimmed piece [partitions, window
+//     elements]: exactly what shrink_ml's final LocLegal check will see.
 //   - The set case's "split-piece count" is the number of partition rows a
 //     piece of the set spans: a set laid out over P partitions is P pieces
 //     of one partition each, so "partitions >= N" says the array has room
@@ -101,7 +116,8 @@ const (
 	// split-piece count.
 	StorageSet StorageKind = iota
 	// StoragePartitionDim is a MemoryLocation checked on its partition
-	// dim: the bytes per partition its access patterns reach.
+	// dim: the bytes per partition its access patterns reach
+	// (MaxAccessBytes). The pass does not use it (see the file comment).
 	StoragePartitionDim
 	// StorageFreeDim is a MemoryLocation checked on its free dim; arg2 is
 	// the element size in bytes.
@@ -182,9 +198,13 @@ func elemSize(f *bir.Function, l bir.LocID) int64 {
 
 // MaxAccessBytes is the partition-dim measure: the largest number of bytes
 // of a partition that one physical access pattern of location l reaches
-// (its highest in-partition element + 1, times its element size). An
-// access that is not partition-contiguous, and any symbolic or register
-// access to l's tensor, count as the whole location.
+// (its highest in-partition element + 1, times its element size; the
+// seed's per-pattern field at AP-0x10 is not identified, narwhal reads it
+// as the bytes from the start of the partition). An access that is not
+// partition-contiguous, and any symbolic or register access to l's
+// tensor, count as the whole location. It measures the location as it
+// stands; it is not what shrink_ml trims the location to (planShrink in
+// split_shape.go measures that).
 func MaxAccessBytes(f *bir.Function, l bir.LocID) int64 {
 	lc := f.Loc(l)
 	m := f.Module()

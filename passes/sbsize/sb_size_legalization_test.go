@@ -392,3 +392,56 @@ func TestSBSizeLegalization_ProgramOrder(t *testing.T) {
 		t.Errorf("the error names the later access: %v", err)
 	}
 }
+
+// TestSBSizeLegalization_ShrinkWindow: the decision to leave a tensor to
+// shrink_ml is planShrink's window, not is_legal_tensor's partition-dim
+// case. big holds 60013 fp32 per partition (240052 bytes: too big; 60013
+// is prime, so no cut; one group, so no vn_splitter), filled and stored
+// in a loop of 5 slices covering elements 10000..59999. The partition-dim
+// case fails (the accesses are symbolic, so they count as the whole
+// location), but the window is 50000 elements (200000 bytes), so the
+// tensor is left to shrink_ml, its loop is forced, and after full_unroll
+// level 1 shrink_ml trims the location to the window and it fits.
+func TestSBSizeLegalization_ShrinkWindow(t *testing.T) {
+	m := bir.NewModule("trn2")
+	b := bir.NewBuilder(m, "main")
+	x := b.Input("x", bir.Float32, 8, 60013)
+	z := b.Output("z", bir.Float32, 8, 60013)
+	big := b.SBUF("big", bir.Float32, 8, 60013)
+	zero := affine.Const(0)
+	slice := [][2]int64{{60013, 8}, {1, 10000}}
+	b.Loop("i", 0, 5, 1, func(i affine.Expr) {
+		off := affine.Add(affine.Scale(i, 10000), affine.Const(10000))
+		b.Load("ld", big.Sym(zero, off, slice...), x.Sym(zero, off, slice...))
+		b.Save("st", z.Sym(zero, off, slice...), big.Sym(zero, off, slice...))
+	})
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	geo, err := sbsize.GeometryFor(trn2(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if geo.IsLegalTensor(b.F, sbsize.Storage{Kind: sbsize.StoragePartitionDim, Loc: big.Loc}, 0) {
+		t.Fatalf("the partition-dim case passes: MaxAccessBytes = %d", sbsize.MaxAccessBytes(b.F, big.Loc))
+	}
+	var rep *pass.Report
+	passtest.Check(t, m, func(m *bir.Module) error { return runTable(footprintTable(1), m, &rep) }, passtest.Stage(verify.StageSBLegal))
+	log := strings.Join(rep.Result("sb_size_legalization").Log, "\n")
+	for _, want := range []string{
+		"big_set: left to shrink_ml: its accesses touch elements 10000..59999 of each partition (200000 bytes per partition)",
+		"(unroll) big_set: loop loop_i (trip count 5) must be unrolled",
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %q:\n%s", want, log)
+		}
+	}
+	f := m.Main()
+	l, ok := f.LocByName("big")
+	if !ok || f.Loc(l).Bytes != 200000 {
+		t.Fatalf("big: present %t, want trimmed to 200000 bytes per partition", ok)
+	}
+	if bad := geo.IllegalLocations(m); len(bad) > 0 {
+		t.Errorf("illegal locations remain: %v", bad)
+	}
+}

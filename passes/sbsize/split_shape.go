@@ -26,7 +26,8 @@
 //     disjoint partitions, each within the partition count, whose touched
 //     bytes per partition fit (vn_splitter carves them into _VN_ pieces,
 //     shrink_ml trims each). Otherwise the cut of step 1 is taken.
-//  3. Else shrink_ml: the bytes per partition the accesses touch fit.
+//  3. Else shrink_ml: the window of elements the accesses touch, from the
+//     lowest to the highest over every access, fits (planShrink).
 //  4. Else the tensor cannot fit: an error names it, its bytes per
 //     partition and the budget, and why each remedy fails.
 //
@@ -492,8 +493,13 @@ func isIndirect(op bir.Opcode) bool {
 	return false
 }
 
-// planShrink reports whether the bytes per partition the accesses touch
-// (the trimmed extent shrink_ml will leave) pass is_legal_tensor.
+// planShrink reports whether the window the accesses touch (from the
+// lowest to the highest in-partition element any access reaches at any
+// iteration: the extent shrink_ml will trim the location to) passes
+// is_legal_tensor as a piece [partitions, window elements]: the set case
+// and the free-dim case, rounded up to 8 elements, as shrink_ml's final
+// LocLegal check applies them. (Not the partition-dim case: see
+// legality.go.)
 func (fs *funcState) planShrink(t bir.TensorID) (bool, string) {
 	f := fs.f
 	ts := f.Tensor(t)
