@@ -194,6 +194,114 @@ func TestCodegen_TensorReduceAndActivation(t *testing.T) {
 	}
 }
 
+// TestCodegen_DmaCopyActivateTilePtr covers the KLR-level operators real
+// kernels rarely use: dmaCopy (Load, Save, and the plain DMACopy mode Copy
+// between two DRAM tensors), activate (immediate scale and alpha, zero
+// bias) and tensorScalar with [P,1] tile operands (TensorScalarPtr, one
+// tile and two tiles with reverse), checking the values the interpreter
+// computes against Go and the opcode each statement became.
+func TestCodegen_DmaCopyActivateTilePtr(t *testing.T) {
+	const P, F = 128, 64
+	a := hbmT("a", "float32", P, F)
+	s0, s1 := hbmT("s0", "float32", P, 1), hbmT("s1", "float32", P, 1)
+	d := hbmT("d", "float32", P, F)
+	y, z, w := hbmT("y", "float32", P, F), hbmT("z", "float32", P, F), hbmT("w", "float32", P, F)
+	dc := hbmT("dc", "float32", 64, 32)
+	ta := chipT("ta", "float32", klr.MemSBUF, P, F, 0, 0)
+	ts0 := chipT("ts0", "float32", klr.MemSBUF, P, 1, 0, 256)
+	ts1 := chipT("ts1", "float32", klr.MemSBUF, P, 1, 0, 260)
+	ty := chipT("ty", "float32", klr.MemSBUF, P, F, 0, 264)
+	tz := chipT("tz", "float32", klr.MemSBUF, P, F, 0, 520)
+	tw := chipT("tw", "float32", klr.MemSBUF, P, F, 0, 776)
+	exp := klr.ActivationFunc(5)
+	if exp.String() != "exp" {
+		t.Fatalf("ActivationFunc 5 is %s", exp)
+	}
+	fimmI := func(v float32) klr.Immediate { return klr.Immediate{Kind: klr.ImmFloat, Float: v} }
+	tileOpd := func(r klr.TensorRef) klr.Operand { return klr.Operand{Kind: klr.OperandTile, Tile: &r} }
+	dmaC := func(dst, src klr.TensorRef) klr.Operator {
+		return &klr.DmaCopy{Dst: dst, Src: src, DstBoundsCheck: klr.DmaBounds{Kind: klr.BoundsError}}
+	}
+	const scale = 0.5
+	k := lncKernel("dat", []klr.TensorName{a, s0, s1, d}, []klr.TensorName{y, z, w, dc},
+		dmaC(whole(ta), whole(a)), dmaC(whole(ts0), whole(s0)), dmaC(whole(ts1), whole(s1)), // 0-2: Load
+		&klr.Activate{Dst: whole(ty), Src: whole(ta), ActivationFunc: exp, Scale: fimmI(scale), Bias: fimmI(0), Imm: fimmI(0)},
+		&klr.TensorScalar{Dst: whole(tz), Src: whole(ta), Imm0: tileOpd(whole(ts0)), Op0: aluOp("mult"), Engine: klr.EngDVE},
+		// w = s1 - (a * s0): op0 plain, op1 reversed.
+		&klr.TensorScalar{Dst: whole(tw), Src: whole(ta), Imm0: tileOpd(whole(ts0)), Op0: aluOp("mult"),
+			Imm1: klr.Some(tileOpd(whole(ts1))), Op1: klr.Some(aluOp("subtract")), Reverse: 2 /* second */, Engine: klr.EngDVE},
+		dmaC(whole(y), whole(ty)), dmaC(whole(z), whole(tz)), dmaC(whole(w), whole(tw)), // 6-8: Save
+		// 9: DRAM to DRAM, rows 32..95 and columns 8..39 of d.
+		&klr.DmaCopy{Dst: whole(dc), Src: tile(d, 32, 64, 8, 32), SrcBoundsCheck: klr.DmaBounds{Kind: klr.BoundsSkip}})
+	av := ramp(P*F, 0.03125, -1.5)
+	s0v, s1v := ramp(P, 0.25, -12), ramp(P, 0.5, 3)
+	dv := ramp(P*F, 1, -50)
+	f, out := runKernel(t, k, f32Tensor("a", []int64{P, F}, av), f32Tensor("s0", []int64{P, 1}, s0v),
+		f32Tensor("s1", []int64{P, 1}, s1v), f32Tensor("d", []int64{P, F}, dv))
+
+	gy, gz, gw, gdc := f32s(out["y"]), f32s(out["z"]), f32s(out["w"]), f32s(out["dc"])
+	for p := 0; p < P; p++ {
+		for j := 0; j < F; j++ {
+			x := av[p*F+j]
+			wy := math.Exp(float64(x) * scale)
+			if math.Abs(float64(gy[p*F+j])-wy) > 1e-6*wy {
+				t.Fatalf("y[%d][%d] = %v, want exp(%v * %v) = %v", p, j, gy[p*F+j], x, scale, wy)
+			}
+			if wz := x * s0v[p]; gz[p*F+j] != wz {
+				t.Fatalf("z[%d][%d] = %v, want %v * s0[%d] = %v", p, j, gz[p*F+j], x, p, wz)
+			}
+			if ww := s1v[p] - float32(x*s0v[p]); gw[p*F+j] != ww { // float32(): no fused multiply-add
+				t.Fatalf("w[%d][%d] = %v, want s1[%d] - %v * s0[%d] = %v", p, j, gw[p*F+j], p, x, p, ww)
+			}
+		}
+	}
+	for r := 0; r < 64; r++ {
+		for c := 0; c < 32; c++ {
+			if g, want := gdc[r*32+c], dv[(32+r)*F+8+c]; g != want {
+				t.Fatalf("dc[%d][%d] = %v, want d[%d][%d] = %v", r, c, g, 32+r, 8+c, want)
+			}
+		}
+	}
+
+	// The opcode and attributes each statement became.
+	byName := map[string]bir.InstID{}
+	f.Walk(func(i bir.InstID) bool {
+		byName[f.InstName(i)] = i
+		return true
+	})
+	want := []struct {
+		name string
+		op   bir.Opcode
+		nIns int
+	}{
+		{"dmaCopy_0", bir.OpLoad, 1}, {"activate_3", bir.OpActivation, 1},
+		{"tensorScalar_4", bir.OpTensorScalarPtr, 2}, {"tensorScalar_5", bir.OpTensorScalarPtr, 3},
+		{"dmaCopy_6", bir.OpSave, 1}, {"dmaCopy_9", bir.OpDMACopy, 1},
+	}
+	for _, w := range want {
+		i, ok := byName[w.name]
+		if !ok {
+			t.Fatalf("no instruction %s (have %v)", w.name, keys(byName))
+		}
+		if f.Inst(i).Op != w.op || len(f.Ins(i)) != w.nIns {
+			t.Errorf("%s: %s with %d inputs, want %s with %d", w.name, f.Inst(i).Op, len(f.Ins(i)), w.op, w.nIns)
+		}
+	}
+	if at := f.Attrs(byName["activate_3"]); at.Str("func", "") != "Exp" || at.Float("scale", 0) != scale || at.Str("acc", "") != "Idle" {
+		t.Errorf("activate attrs: func %q scale %v acc %q", at.Str("func", ""), at.Float("scale", 0), at.Str("acc", ""))
+	}
+	if at := f.Attrs(byName["tensorScalar_4"]); at.Str("op1", "") != "bypass" {
+		t.Errorf("tensorScalar_4: op1 %q, want bypass (no second operand)", at.Str("op1", ""))
+	}
+	if at := f.Attrs(byName["tensorScalar_5"]); at.Bool("reverse0", true) || !at.Bool("reverse1", false) || at.Str("op1", "") != "subtract" {
+		t.Errorf("tensorScalar_5: reverse0 %v reverse1 %v op1 %q, want false, true, subtract",
+			at.Bool("reverse0", true), at.Bool("reverse1", false), at.Str("op1", ""))
+	}
+	if at := f.Attrs(byName["dmaCopy_9"]); at.Str("mode", "") != "Copy" || at.Bool("oob_is_err", true) {
+		t.Errorf("dmaCopy_9: mode %q oob_is_err %v, want Copy, false (both bounds checks skip)", at.Str("mode", ""), at.Bool("oob_is_err", true))
+	}
+}
+
 func TestCodegen_IotaTransposeCopy(t *testing.T) {
 	io := hbmT("io", "int32", 128, 8)
 	x := hbmT("x", "float32", 32, 32)
