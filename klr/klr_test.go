@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -120,16 +121,13 @@ func TestDecode_Fixtures(t *testing.T) {
 
 // sidecar is the part of NAME.json the reader tests check.
 type sidecar struct {
-	KernelName      string `json:"kernel_name"`
-	ContentsVariant string `json:"contents_variant"`
-	ContentsTag     int    `json:"contents_constructor_tag"`
-	Cores           int    `json:"cores"`
-	Inputs          []struct {
-		Name  string  `json:"name"`
-		Dtype string  `json:"dtype"`
-		Shape []int64 `json:"shape"`
-	} `json:"inputs"`
-	Statements []struct {
+	KernelName      string          `json:"kernel_name"`
+	ContentsVariant string          `json:"contents_variant"`
+	ContentsTag     int             `json:"contents_constructor_tag"`
+	Cores           int             `json:"cores"`
+	Inputs          []sidecarTensor `json:"inputs"`
+	Outputs         []sidecarTensor `json:"outputs"`
+	Statements      []struct {
 		Core  int    `json:"core"`
 		Block string `json:"block"`
 		Op    string `json:"op"`
@@ -138,8 +136,16 @@ type sidecar struct {
 	} `json:"statements"`
 }
 
+// sidecarTensor is a kernel parameter as NAME.json states it.
+type sidecarTensor struct {
+	Name  string   `json:"name"`
+	Dtype string   `json:"dtype"`
+	Shape []uint64 `json:"shape"`
+}
+
 // TestDecode_FixtureSidecars checks the decoded kernels against the facts
-// the sidecar NAME.json states (names, variant, cores, statements).
+// the sidecar NAME.json states (names, variant, cores, every input and
+// output with its dtype and exact shape, statements).
 func TestDecode_FixtureSidecars(t *testing.T) {
 	for _, name := range fixtures(t) {
 		t.Run(name, func(t *testing.T) {
@@ -161,14 +167,21 @@ func TestDecode_FixtureSidecars(t *testing.T) {
 			if len(k.Bodies) != sc.Cores {
 				t.Errorf("%d bodies, want %d cores", len(k.Bodies), sc.Cores)
 			}
-			if len(k.Inputs) != len(sc.Inputs) {
-				t.Fatalf("%d inputs, want %d", len(k.Inputs), len(sc.Inputs))
-			}
-			for i, in := range sc.Inputs {
-				tn := k.Inputs[i]
-				dims := tn.Shape.Dims()
-				if tn.Name != in.Name || tn.Dtype.String() != in.Dtype || len(dims) != len(in.Shape) {
-					t.Errorf("input %d: %s %s %v, want %s %s %v", i, tn.Name, tn.Dtype, dims, in.Name, in.Dtype, in.Shape)
+			for _, io := range []struct {
+				what string
+				have []TensorName
+				want []sidecarTensor
+			}{{"input", k.Inputs, sc.Inputs}, {"output", k.Outputs, sc.Outputs}} {
+				if len(io.have) != len(io.want) {
+					t.Errorf("%d %ss, want %d", len(io.have), io.what, len(io.want))
+					continue
+				}
+				for i, w := range io.want {
+					tn := io.have[i]
+					dims := tn.Shape.Dims()
+					if tn.Name != w.Name || tn.Dtype.String() != w.Dtype || !slices.Equal(dims, w.Shape) {
+						t.Errorf("%s %d: %s %s %v, want %s %s %v", io.what, i, tn.Name, tn.Dtype, dims, w.Name, w.Dtype, w.Shape)
+					}
 				}
 			}
 			type st struct {
