@@ -45,9 +45,11 @@ func fixturePath(name string) string { return filepath.Join(fixtureDir, name+".k
 
 // sidecar is the part of NAME.json these tests use.
 type sidecar struct {
-	KernelName     string `json:"kernel_name"`
-	ExpectedResult string `json:"expected_result"`
-	Cores          int    `json:"cores"`
+	KernelName     string          `json:"kernel_name"`
+	ExpectedResult string          `json:"expected_result"`
+	Cores          int             `json:"cores"`
+	Inputs         []sidecarTensor `json:"inputs"`
+	Outputs        []sidecarTensor `json:"outputs"`
 	OnChip         []struct {
 		Name    string `json:"name"`
 		Memory  string `json:"memory"`
@@ -60,6 +62,29 @@ type sidecar struct {
 		Core int    `json:"core"`
 		Op   string `json:"op"`
 	} `json:"statements"`
+}
+
+// sidecarTensor is a kernel parameter as NAME.json states it.
+type sidecarTensor struct {
+	Name  string  `json:"name"`
+	Dtype string  `json:"dtype"`
+	Shape []int64 `json:"shape"`
+}
+
+// checkSpecs compares the interpreter's view of main's inputs or outputs
+// (what) with the sidecar's, in order: name, dtype and exact shape.
+func checkSpecs(t *testing.T, what string, have []interp.Spec, want []sidecarTensor) {
+	t.Helper()
+	if len(have) != len(want) {
+		t.Errorf("main has %d %ss %+v, the sidecar lists %d", len(have), what, have, len(want))
+		return
+	}
+	for i, w := range want {
+		h := have[i]
+		if h.Name != w.Name || h.Dtype.String() != w.Dtype || !slices.Equal(h.Shape, w.Shape) {
+			t.Errorf("%s %d: %s %s %v, the sidecar says %s %s %v", what, i, h.Name, h.Dtype, h.Shape, w.Name, w.Dtype, w.Shape)
+		}
+	}
 }
 
 func readSidecar(t *testing.T, name string) sidecar {
@@ -131,9 +156,10 @@ func calls(f *bir.Function) (kernels, placeholders []bir.InstID) {
 }
 
 // TestTranslate_Fixtures: every KLR fixture loads, translates through the
-// pass, verifies, and - run in the interpreter on random inputs - computes
-// the result its sidecar states (tensor_add_lnc2 once per core, each core
-// computing its half).
+// pass, verifies, has main inputs and outputs named, typed and shaped as
+// its sidecar lists them, and - run in the interpreter on random inputs -
+// computes the result its sidecar states (tensor_add_lnc2 once per core,
+// each core computing its half).
 func TestTranslate_Fixtures(t *testing.T) {
 	for _, name := range fixtureNames(t) {
 		sc := readSidecar(t, name)
@@ -185,10 +211,19 @@ func TestTranslate_Fixtures(t *testing.T) {
 						t.Errorf("%s: allocated=%v base %d byte %d, sidecar says partition %d byte %d", oc.Name, lc.Allocated, lc.Base, addr, oc.Address.ParOffset, oc.Address.FreeOffsetBytes)
 					}
 				}
+				checkSpecs(t, "input", interp.InputSpecs(m), sc.Inputs)
+				checkSpecs(t, "output", interp.OutputSpecs(m), sc.Outputs)
 				inputs := interp.RandomInputs(m, 7)
 				out, err := interp.Run(m, inputs, interp.Options{})
 				if err != nil {
 					t.Fatalf("interp: %v", err)
+				}
+				for _, w := range sc.Outputs {
+					if x := out[w.Name]; x == nil {
+						t.Errorf("the run has no output %s (the sidecar lists it)", w.Name)
+					} else if x.Dtype.String() != w.Dtype || !slices.Equal(x.Shape, w.Shape) {
+						t.Errorf("run output %s: %s %v, the sidecar says %s %v", w.Name, x.Dtype, x.Shape, w.Dtype, w.Shape)
+					}
 				}
 				checkExpected(t, name, sc, core, inputs, out)
 			})
