@@ -199,7 +199,7 @@ var opTable = []OpInfo{
 	{Name: "Matmult", Op: OpMatmult, MinIns: 2, MaxIns: 2, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngPE), Flags: FlagComputes},
 	{Name: "MatmultBase", Op: OpMatmultBase, MinIns: 2, MaxIns: 2, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngPE), Flags: FlagComputes},
 	{Name: "MatmultSparse", Op: OpMatmultSparse, MinIns: 2, MaxIns: 3, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngPE), Flags: FlagComputes | FlagNoSemantics},
-	{Name: "MatmultSymbolic", Op: OpMatmultSymbolic, MinIns: 2, MaxIns: 2, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngPE), Flags: FlagComputes | FlagSymbolic | FlagNoSemantics},
+	{Name: "MatmultSymbolic", Op: OpMatmultSymbolic, MinIns: 2, MaxIns: 2, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngPE), Flags: FlagComputes | FlagSymbolic},
 	{Name: "Transpose", Op: OpTranspose, MinIns: 1, MaxIns: 1, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngPE, EngDVE), Flags: FlagMovesData, SeedClass: 0x2b},
 	{Name: "TensorCopy", Op: OpTensorCopy, MinIns: 1, MaxIns: 1, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngDVE, EngAct, EngPool), Flags: FlagMovesData, SeedClass: 0x2e},
 	{Name: "Memset", Op: OpMemset, MinIns: 0, MaxIns: 0, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngDVE, EngPool, EngAct), Flags: FlagComputes, SeedClass: 0x2d},

@@ -391,7 +391,7 @@ func TestSyncControlAndDMAOpcodes(t *testing.T) {
 // semantics fails TestOpcodes_EveryOneHasAValueTest until it gets a test
 // and an entry here.
 var valueTests = map[string]string{
-	"Matmult": "TestMatmult_Basic", "MatmultBase": "TestMatmult_Basic",
+	"Matmult": "TestMatmult_Basic", "MatmultBase": "TestMatmult_Basic", "MatmultSymbolic": "TestMatmultSymbolic_LoopOverK",
 	"Load": "TestDMA_CopyAndConvert", "Save": "TestDMA_CopyAndConvert", "DMA": "TestSyncControlAndDMAOpcodes",
 	"DMACopy": "TestDMACopy_CCE", "ReadVarAddr": "TestReadVarAddr_Model",
 	"GenericIndirectLoad": "TestIndirect_GenericAndLoweredAgree", "IndirectLoad": "TestIndirect_GenericAndLoweredAgree",

@@ -449,6 +449,11 @@ func (mc *machine) dispatch(x *instCtx, op bir.Opcode) error {
 		return mc.opReadActAcc(x)
 	case bir.OpMatmult, bir.OpMatmultBase:
 		return mc.opMatmult(x)
+	case bir.OpMatmultSymbolic:
+		if err := matmultSymbolicReplication(x.attrs); err != nil {
+			return err
+		}
+		return mc.opMatmult(x)
 	case bir.OpTranspose:
 		return mc.opTranspose(x)
 	case bir.OpTensorCopy:

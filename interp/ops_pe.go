@@ -6,6 +6,15 @@ package interp
 //	           attrs start_tensor_calc, stop_tensor_calc, perf_mode, is_transpose
 //	Transpose  ins [src]  outs [dst]   PE: SBUF [P,F] -> PSUM [F,P]; DVE: 32x32 blocks
 //
+// MatmultBase (the unlowered opcode) is Matmult. MatmultSymbolic is Matmult
+// with tile_size/tile_position replaced by the affine-expression fields
+// tile_size_expr/tile_position_expr (bir-json.md §4.4); the tile fields
+// have no value effect (semantics.md §4.7), so the expressions are not
+// read, and its operands' symbolic APs are evaluated under the current
+// loop bindings as any operand's. Its replication_* fields are required
+// and undocumented: CHOICE (matmultSymbolicReplication) a non-zero one is
+// an error rather than ignored.
+//
 // K is the partition dim of both matmul inputs, M the stationary's free
 // size (the destination's partitions), N the moving's free size.
 //
@@ -94,6 +103,19 @@ func (mc *machine) readF32At(v *view, k int64) (float32, error) {
 	}
 	f, _ := numeric.ToFloat32(v.dt, numeric.LoadBits(v.dt, st.data[off:]))
 	return f, nil
+}
+
+// matmultSymbolicReplication refuses a MatmultSymbolic whose replication_*
+// fields (required, undocumented) are not all zero.
+func matmultSymbolicReplication(attrs bir.AttrSet) error {
+	for _, k := range [...]string{"replication_resolution", "replication_shift_amnt", "replication_num_rows"} {
+		if v, ok := attrs.Get(k); ok && v.Kind != bir.ValNull {
+			if n, ok := v.AsInt(); !ok || n != 0 {
+				return errf(ErrNoSemantics, "%s=%s: narwhal has no semantics for matmul replication (it runs MatmultSymbolic with all replication fields 0)", k, v.JSON())
+			}
+		}
+	}
+	return nil
 }
 
 func (mc *machine) opMatmult(x *instCtx) error {

@@ -1,9 +1,11 @@
 package interp
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/bir/affine"
 )
 
 // mmFixture is stationary s [K x M] and moving v [K x N] in SBUF, a PSUM
@@ -225,4 +227,38 @@ func TestTranspose_PEAndDVE(t *testing.T) {
 	})
 	_, err := Run(m3, RandomInputs(m3, 1), Options{})
 	wantErr(t, err, ErrOperand, "trbad", "32x32 blocks")
+}
+
+// MatmultSymbolic is Matmult: its operands are symbolic APs evaluated per
+// loop iteration, its tile_*_expr fields (no value effect) are not read.
+// Here a loop over K accumulates one K row per iteration (stop without an
+// open group accumulates onto the zeroed PSUM tile), and gives s^T v.
+func TestMatmultSymbolic_LoopOverK(t *testing.T) {
+	build := func(op bir.Opcode, attrs ...any) *bir.Module {
+		f := newMM(t, 2, 3, 2, 2, bir.Float32)
+		f.b.Memset("zero", bir.EngDVE, f.p.All(), 0)
+		zero := affine.Const(0)
+		f.b.Loop("k", 0, 2, 1, func(k affine.Expr) {
+			a := bir.Attrs(append([]any{"start_tensor_calc", false, "stop_tensor_calc", true}, attrs...)...)
+			f.b.Inst(op, "mm_k", bir.EngPE,
+				[]bir.Operand{f.s.Sym(zero, affine.Scale(k, 3), [2]int64{3, 1}, [2]int64{1, 3}), f.v.Sym(zero, affine.Scale(k, 2), [2]int64{2, 1}, [2]int64{1, 2})},
+				[]bir.Operand{f.p.All()}, a)
+		})
+		f.finish(t)
+		return f.m
+	}
+	in := (&mmFixture{K: 2, N: 2, inM: 3, dt: bir.Float32}).inputs(stat23, mov22)
+	sym := build(bir.OpMatmultSymbolic,
+		"replication_resolution", bir.Int(0), "replication_shift_amnt", bir.Int(0), "replication_num_rows", bir.Int(0),
+		"tile_size_expr", bir.Object(bir.Field{Key: "kind", Val: bir.String("AffExprKind")}), "tile_position_expr", bir.String("k"))
+	out := mustRun(t, sym, in, Options{})
+	wantValues(t, "sum over k of s[k]^T v[k]", values(out["z"]), 13, 18, 17, 24, 21, 30)
+	plain := mustRun(t, build(bir.OpMatmult), in, Options{})
+	if !bytes.Equal(plain["z"].Data, out["z"].Data) {
+		t.Fatalf("Matmult gives %v, MatmultSymbolic %v", values(plain["z"]), values(out["z"]))
+	}
+
+	// Replication is undocumented: a non-zero field is refused.
+	_, err := Run(build(bir.OpMatmultSymbolic, "replication_resolution", bir.Int(0), "replication_shift_amnt", bir.Int(1), "replication_num_rows", bir.Int(0)), in, Options{})
+	wantErr(t, err, ErrNoSemantics, "mm_k", "replication_shift_amnt=1")
 }
