@@ -97,9 +97,12 @@
 //     inside the location is skipped by one and moved by the other (the
 //     hardware reads the index as unsigned, so the concrete form is the
 //     approximation; no in-range input is affected).
-//   - GenericIndirectSave with op "add" (accumulate) has no concrete form
-//     narwhal models (IndirectSaveAccumulate has no semantics in the
-//     interpreter): an error, not a silent store.
+//   - GenericIndirectSave with op "add" (accumulate) is not lowered: an
+//     error, not a silent store. The seed gives no lowering for it, and the
+//     candidate, IndirectSaveAccumulate, requires unique indices
+//     (semantics.md §4.2; the interpreter rejects a repeated row) while the
+//     generic form sums repeats, so the rewrite would change the result of
+//     every input with a repeated index.
 package dma
 
 import (
