@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/birjson"
@@ -69,7 +70,11 @@ func DetectFormat(data []byte) Format {
 var KLRLoader func(path string, data []byte) (*bir.Module, error)
 
 // Load reads a module from path: a file in any supported format (detected
-// by content) or "builtin:NAME[:k=v,...]".
+// by content) or "builtin:NAME[:k=v,...]". A file with no content other
+// than whitespace (and a byte-order mark) is an error, not an empty
+// text-form module: an empty module has no arch and no functions, so
+// accepting it would let "verify" and "compile" succeed on, and write an
+// arch-less module from, what is almost always a truncated or wrong file.
 func Load(path string) (*bir.Module, error) {
 	if spec, ok := strings.CutPrefix(path, BuiltinPrefix); ok {
 		return kernels.Build(spec)
@@ -77,6 +82,9 @@ func Load(path string) (*bir.Module, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
+	}
+	if isBlank(data) {
+		return nil, fmt.Errorf("%s: empty input", path)
 	}
 	switch DetectFormat(data) {
 	case FormatKLR:
@@ -89,6 +97,12 @@ func Load(path string) (*bir.Module, error) {
 	default:
 		return bir.Parse(path, data)
 	}
+}
+
+// isBlank reports whether data holds nothing but whitespace and byte-order
+// marks.
+func isBlank(data []byte) bool {
+	return len(bytes.TrimFunc(data, func(r rune) bool { return unicode.IsSpace(r) || r == '\ufeff' })) == 0
 }
 
 // OutputFormat picks the format for an output path: BIR-JSON when it ends

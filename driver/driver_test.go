@@ -76,3 +76,40 @@ func TestSaveLoad(t *testing.T) {
 		t.Errorf("unknown builtin: %v", err)
 	}
 }
+
+// TestLoad_EmptyInput: a file with nothing but whitespace is rejected with
+// an error naming the file, instead of loading as an empty (arch-less)
+// text-form module; a file with content still loads or fails on its own
+// terms.
+func TestLoad_EmptyInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, data string
+	}{
+		{"empty.json", ""},
+		{"blank.bir", " \n\t\r\n"},
+		{"bom.json", "\ufeff\n"},
+	} {
+		path := filepath.Join(dir, tc.name)
+		if err := os.WriteFile(path, []byte(tc.data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := Load(path)
+		if err == nil {
+			t.Errorf("Load(%s) of %q succeeded (arch %q), want an error", tc.name, tc.data, m.Arch)
+			continue
+		}
+		if want := path + ": empty input"; err.Error() != want {
+			t.Errorf("Load(%s) of %q: error %q, want %q", tc.name, tc.data, err, want)
+		}
+	}
+	// Non-blank input is not caught by the check: a comment-only text file
+	// reaches the text reader.
+	path := filepath.Join(dir, "comment.bir")
+	if err := os.WriteFile(path, []byte("# nothing\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err != nil && strings.Contains(err.Error(), "empty input") {
+		t.Errorf("Load of a comment-only file: %v, want it to reach the text reader", err)
+	}
+}
