@@ -55,9 +55,10 @@ func legal(t *testing.T) (*bir.Module, *bir.Builder) {
 	io := b.SBUF("io", bir.Int32, 128, 16)      // 64 B
 	idx := b.SBUF("idx", bir.Int32, 128, 1)     // 4 B
 	g := b.SBUF("g", bir.Float32, 128, 512)     // 2048 B
+	ga := b.SBUF("ga", bir.Int64, 128, 1)       // 8 B: the gather's row addresses
 	ps := b.PSUM("ps", bir.Float32, 128, 512)   // 2048 B, bank 0
 	addr := int64(0)
-	for _, s := range []bir.T{xs, ws, ms, ys, bias, io, idx, g} {
+	for _, s := range []bir.T{xs, ws, ms, ys, bias, io, idx, g, ga} {
 		alloc(b, s, 0, addr, 0)
 		addr += b.F.Loc(s.Loc).Bytes
 	}
@@ -76,7 +77,8 @@ func legal(t *testing.T) (*bir.Module, *bir.Builder) {
 		"waits", bir.List(semCmd(0, 1), semCmd(1, 1)),
 		"updates", bir.List(semCmd(2, 1))))
 	b.CCECopy("cce", z.All(), []bir.Operand{x.All(), x.All()}, []float64{1, 1})
-	b.Inst(bir.OpIndirectLoad, "gather", bir.EngUnassigned, []bir.Operand{x.All(), idx.All()}, []bir.Operand{g.All()}, nil)
+	b.Inst(bir.OpReadVarAddr, "gather_addr", bir.EngUnassigned, []bir.Operand{x.All()}, []bir.Operand{ga.All()}, nil)
+	b.Inst(bir.OpIndirectLoad, "gather", bir.EngUnassigned, []bir.Operand{ga.All(), idx.All()}, []bir.Operand{g.All()}, nil)
 	b.Save("st", z.All(), ys.All())
 	return must(t, b), b
 }

@@ -142,7 +142,7 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 				op, map[bool]string{true: "Load", false: "Save"}[op == bir.OpGenericIndirectLoad])
 		}
 	case bir.OpIndirectLoad, bir.OpIndirectSave:
-		c.checkTensorIndirection(i, ins)
+		c.checkTensorIndirection(i, op, ins)
 	}
 
 	if c.stage&StageEnginesAssigned != 0 && in.Engine == bir.EngUnassigned && needsEngine(info) {
@@ -661,15 +661,22 @@ func (c *checker) checkIndirectShape(i bir.InstID, attrs bir.AttrSet, attrsOK bo
 }
 
 // checkTensorIndirection is the verifier's check of IndirectLoad/Save's
-// address AP (ins[1]): 2-D, and its tensor's partition dimension matching
-// the location's partitions.
-func (c *checker) checkTensorIndirection(i bir.InstID, ins []opnd) {
-	if len(ins) < 2 || !ins[1].hasPF {
+// address AP: 2-D, and its tensor's partition dimension matching the
+// location's partitions. The address is IndirectLoad's ins[0]
+// ([addr, index, offset?]) and IndirectSave's ins[1] ([src, addr,
+// index?]), the roles interp/indirect.go executes and
+// lower_generic_indirect emits.
+func (c *checker) checkTensorIndirection(i bir.InstID, op bir.Opcode, ins []opnd) {
+	k := 0
+	if op == bir.OpIndirectSave {
+		k = 1
+	}
+	if len(ins) <= k || !ins[k].hasPF {
 		return
 	}
-	x := &ins[1]
+	x := &ins[k]
 	if np := c.pats[x.pat].npairs; np != 2 {
-		c.instDiag(i, "tensor-indirection", "%s: want 2 [step, num] pairs, have %d in %s", msgAddrAP2D, np, c.label(x))
+		c.instDiag(i, "tensor-indirection", "%s: want 2 [step, num] pairs, have %d in %s (the address AP)", msgAddrAP2D, np, c.label(x))
 	}
 	if x.loc == bir.NoLoc || !c.validLoc(x.loc) {
 		return
@@ -681,7 +688,7 @@ func (c *checker) checkTensorIndirection(i bir.InstID, ins []opnd) {
 	}
 	ts := c.f.Tensor(t)
 	if pd := ts.PartitionDim; pd >= 0 && pd < int64(len(ts.Shape)) && ts.Shape[pd] != lc.Partitions {
-		c.instDiag(i, "tensor-indirection", "%s: tensor %s has shape %v with partition dim %d: want %d partitions, have %d in its location %s", msgAddrPartitionDim, ts.Name, ts.Shape, pd, ts.Shape[pd], lc.Partitions, lc.Name)
+		c.instDiag(i, "tensor-indirection", "%s: %s (the address AP): tensor %s has shape %v with partition dim %d: want %d partitions, have %d in its location %s", msgAddrPartitionDim, c.label(x), ts.Name, ts.Shape, pd, ts.Shape[pd], lc.Partitions, lc.Name)
 	}
 }
 

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -736,17 +737,36 @@ func ruleCases() []ruleCase {
 			b.Inst(bir.OpGenericIndirectSave, "gs", bir.EngUnassigned, []bir.Operand{xs.All(), idx.All()}, []bir.Operand{x.All()}, bir.Attrs("indirect_dims", bir.Ints(0)))
 			return must(t, b)
 		}},
-		{name: "address AP not 2-D", rule: "tensor-indirection", msg: msgAddrAP2D + ": want 2 [step, num] pairs, have 3", build: func(t *testing.T) *bir.Module {
-			b, x, xs := base()
+		// IndirectLoad ins [addr, index, offset?]; IndirectSave ins [src,
+		// addr, index?] (interp/indirect.go).
+		{name: "IndirectLoad address AP not 2-D", rule: "tensor-indirection", msg: msgAddrAP2D + ": want 2 [step, num] pairs, have 3 in source 0 (addr)", build: func(t *testing.T) *bir.Module {
+			b, _, xs := base()
+			addr := b.SBUF("addr", bir.Int64, 128, 1)
 			idx := b.SBUF("idx", i32, 128, 1)
-			b.Inst(bir.OpIndirectLoad, "il", bir.EngUnassigned, []bir.Operand{x.All(), idx.AP(0, [2]int64{1, 128}, [2]int64{1, 1}, [2]int64{1, 1})}, []bir.Operand{xs.All()}, nil)
+			b.Inst(bir.OpIndirectLoad, "il", bir.EngUnassigned, []bir.Operand{addr.AP(0, [2]int64{1, 128}, [2]int64{1, 1}, [2]int64{1, 1}), idx.All()}, []bir.Operand{xs.All()}, nil)
 			return must(t, b)
 		}},
-		{name: "address tensor partition dim", rule: "tensor-indirection", msg: msgAddrPartitionDim, build: func(t *testing.T) *bir.Module {
+		{name: "IndirectSave address AP not 2-D", rule: "tensor-indirection", msg: msgAddrAP2D + ": want 2 [step, num] pairs, have 3 in source 1 (addr)", build: func(t *testing.T) *bir.Module {
 			b, x, xs := base()
+			addr := b.SBUF("addr", bir.Int64, 128, 1)
 			idx := b.SBUF("idx", i32, 128, 1)
-			b.Inst(bir.OpIndirectSave, "is", bir.EngUnassigned, []bir.Operand{xs.All(), idx.All()}, []bir.Operand{x.All()}, nil)
-			b.F.Tensor(idx.ID).Shape = []int64{64, 2}
+			b.Inst(bir.OpIndirectSave, "is", bir.EngUnassigned, []bir.Operand{xs.All(), addr.AP(0, [2]int64{1, 128}, [2]int64{1, 1}, [2]int64{1, 1}), idx.All()}, []bir.Operand{x.All()}, nil)
+			return must(t, b)
+		}},
+		{name: "IndirectLoad address tensor partition dim", rule: "tensor-indirection", msg: msgAddrPartitionDim + ": source 0 (addr) (the address AP): tensor addr_set has shape [64 2]", build: func(t *testing.T) *bir.Module {
+			b, _, xs := base()
+			addr := b.SBUF("addr", bir.Int64, 128, 1)
+			idx := b.SBUF("idx", i32, 128, 1)
+			b.Inst(bir.OpIndirectLoad, "il", bir.EngUnassigned, []bir.Operand{addr.All(), idx.All()}, []bir.Operand{xs.All()}, nil)
+			b.F.Tensor(addr.ID).Shape = []int64{64, 2}
+			return must(t, b)
+		}},
+		{name: "IndirectSave address tensor partition dim", rule: "tensor-indirection", msg: msgAddrPartitionDim + ": source 1 (addr) (the address AP): tensor addr_set has shape [64 2]", build: func(t *testing.T) *bir.Module {
+			b, x, xs := base()
+			addr := b.SBUF("addr", bir.Int64, 128, 1)
+			idx := b.SBUF("idx", i32, 128, 1)
+			b.Inst(bir.OpIndirectSave, "is", bir.EngUnassigned, []bir.Operand{xs.All(), addr.All(), idx.All()}, []bir.Operand{x.All()}, nil)
+			b.F.Tensor(addr.ID).Shape = []int64{64, 2}
 			return must(t, b)
 		}},
 
@@ -971,4 +991,49 @@ var allRules = []string{
 	"engine-ap", "partition-stride", "matmul-limits", "tile-size", "semaphore", "indirect-shape",
 	"tensor-indirection", "cce-shape", "unrolled", "indirect-lowered", "cce-sources", "sb-fit",
 	"allocated", "partition-start", "psum-bank", "tile-position", "engine-assigned",
+}
+
+// TestCheckTensorIndirection_AddressOperand: the 2-D rule applies to the
+// address operand only, IndirectLoad's source 0 and IndirectSave's source
+// 1; a 3-pair AP in any other source position is not reported.
+func TestCheckTensorIndirection_AddressOperand(t *testing.T) {
+	for _, tc := range []struct {
+		op   bir.Opcode
+		addr int // the address operand's position among the sources
+	}{{bir.OpIndirectLoad, 0}, {bir.OpIndirectSave, 1}} {
+		for k := 0; k < 3; k++ {
+			b, x, xs := base()
+			ap := [3]bir.T{b.SBUF("a0", bir.Int64, 128, 1), b.SBUF("a1", bir.Int64, 128, 1), b.SBUF("a2", bir.Int64, 128, 1)}
+			var ins []bir.Operand
+			for j, a := range ap {
+				if j == k {
+					ins = append(ins, a.AP(0, [2]int64{1, 128}, [2]int64{1, 1}, [2]int64{1, 1}))
+				} else {
+					ins = append(ins, a.All())
+				}
+			}
+			out := xs.All()
+			if tc.op == bir.OpIndirectSave {
+				out = x.All()
+			}
+			b.Inst(tc.op, "ind", bir.EngUnassigned, ins, []bir.Operand{out}, nil)
+			m := must(t, b)
+			var got []Diag
+			for _, d := range diags(t, Module(m, Options{})) {
+				if d.Rule != "tensor-indirection" {
+					t.Errorf("%s, 3-pair source %d: unexpected diagnostic %s", tc.op, k, d)
+					continue
+				}
+				got = append(got, d)
+			}
+			if want := k == tc.addr; (len(got) > 0) != want {
+				t.Errorf("%s, 3-pair source %d: %d tensor-indirection diagnostics %v, want them iff source %d (the address) is the 3-pair one", tc.op, k, len(got), got, tc.addr)
+			}
+			for _, d := range got {
+				if want := fmt.Sprintf("source %d (a%d)", k, k); !strings.Contains(d.Msg, want) {
+					t.Errorf("%s: diagnostic %q does not name %s", tc.op, d.Msg, want)
+				}
+			}
+		}
+	}
 }

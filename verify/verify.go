@@ -134,8 +134,10 @@
 //     unroll).
 //   - Operand conventions the shape rules assume: matmul ins = [stationary,
 //     moving]; Activation ins = [data, bias?, scale?] and TensorScalarPtr
-//     ins = [data, scalar0, scalar1?] with [P,1] vectors; indirect DMA ins
-//     = [data, index/address AP, offset?].
+//     ins = [data, scalar0, scalar1?] with [P,1] vectors;
+//     GenericIndirectLoad/Save ins = [data, IndexAP]; IndirectLoad ins =
+//     [addr, index, offset?] and IndirectSave ins = [src, addr, index?]
+//     (interp/indirect.go, lower_generic_indirect's output).
 //   - EventSemaphore's wait and update commands are the attributes
 //     "waits": [{"semaphore": S, "value": V}, ...] (wait until semaphore S
 //     reaches V) and "updates": [{"semaphore": S, "value": V}, ...]
