@@ -23,6 +23,7 @@ type access struct {
 	kind  bir.OperandKind
 	loc   bir.LocID // physical: the location; symbolic: the tensor's first on-chip location
 	pat   bir.Pattern
+	dtype bir.Dtype
 	dsize int64
 	// offs are the element offsets the access takes (one for a physical
 	// access; one per executed iteration for a symbolic one); known is
@@ -60,7 +61,7 @@ func (fs *funcState) accesses(t bir.TensorID) []access {
 	var out []access
 	add := func(x bir.Use, loc bir.LocID) {
 		o := f.Operands(x.Inst)[x.Operand]
-		a := access{inst: x.Inst, opd: int(x.Operand), out: x.Out, kind: o.Kind, loc: loc, pat: m.Pattern(o.Pattern), dsize: o.Dtype.Size()}
+		a := access{inst: x.Inst, opd: int(x.Operand), out: x.Out, kind: o.Kind, loc: loc, pat: m.Pattern(o.Pattern), dtype: o.Dtype, dsize: o.Dtype.Size()}
 		switch o.Kind {
 		case bir.OpdPhysAP:
 			a.offs, a.known = []int64{o.Offset}, true

@@ -134,6 +134,19 @@ type Storage struct {
 // setOf names tensor t as a StorageSet.
 func setOf(t bir.TensorID) Storage { return Storage{Kind: StorageSet, Tensor: t} }
 
+// IsMx reports whether dt is an MX (block-scaled) data type: the x4-packed
+// dtypes, four fp8 or fp4 values per element (nki.isa.quantize_mx writes
+// them, with their scales in a separate tensor). It is the seed's isMx
+// pre-filter (seed 004: VNSplitter::analyze, ShrinkDN::analyze), shared by
+// vn_splitter, shrink_ml and this pass's prediction of them.
+func IsMx(dt bir.Dtype) bool {
+	switch dt {
+	case bir.Float8E5M2x4, bir.Float8E4M3FNx4, bir.Float4E2M1FNx4:
+		return true
+	}
+	return false
+}
+
 // RoundUp8 rounds x up to a multiple of 8 (the seed's free-dim rounding).
 func RoundUp8(x int64) int64 {
 	if r := x & 7; r != 0 {

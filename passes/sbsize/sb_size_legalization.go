@@ -76,6 +76,11 @@
 //     fit as they are; else a mask whose cut also splits instructions;
 //     else shrink_ml's trimmed extent. The accesses are evaluated at
 //     every iteration of their loops to decide.
+//   - MX data: vn_splitter and shrink_ml keep MX (block-scaled) locations
+//     as declared (seed 004's isMx pre-filter, IsMx), so the plan never
+//     leaves an MX tensor to them (their prediction, layouts in
+//     split_shape.go, applies the same rule). The cut is FullUnroll's;
+//     seeds 000 and 003 give it no MX rule, and the pass still marks one.
 //   - The no-op flag (the seed's store at Module+0x28) is the module
 //     attribute sb_size_legalization_skipped = true.
 //   - Counters: backend::CanSplitSbNodesCount counts the illegal SB/PSUM

@@ -445,3 +445,65 @@ func TestSBSizeLegalization_ShrinkWindow(t *testing.T) {
 		t.Errorf("illegal locations remain: %v", bad)
 	}
 }
+
+// TestSBSizeLegalization_Mx: vn_splitter and shrink_ml keep MX
+// (block-scaled) locations as declared (seed 004's isMx pre-filter), so
+// the plan never leaves an MX tensor to them.
+func TestSBSizeLegalization_Mx(t *testing.T) {
+	mx := bir.Float8E5M2x4
+	if !sbsize.IsMx(mx) || !sbsize.IsMx(bir.Float8E4M3FNx4) || !sbsize.IsMx(bir.Float4E2M1FNx4) || sbsize.IsMx(bir.Float8E4M3FN) || sbsize.IsMx(bir.Uint32) {
+		t.Fatal("IsMx: want exactly the three x4-packed dtypes")
+	}
+	// A 256-partition MX tile used in two halves of 128 partitions, each
+	// loaded, copied on DVE (a raw copy) and stored: the partition cut
+	// would split the copies, so in float32 it is left to vn_splitter
+	// (as partitions_vn.bir is); in MX it gets the cut (16 pieces of 16
+	// partitions, every instruction split by FullUnroll), and fits.
+	t.Run("not left to vn_splitter", func(t *testing.T) {
+		m := bir.NewModule("trn2")
+		b := bir.NewBuilder(m, "main")
+		x := b.Input("x", mx, 256, 64)
+		z := b.Output("z", mx, 256, 64)
+		wide := b.SBUF("wide", mx, 256, 64)
+		for h := int64(0); h < 2; h++ {
+			b.Load("", wide.Tile(128*h, 128, 0, 32), x.Tile(128*h, 128, 0, 32))
+			b.TensorCopy("", bir.EngDVE, wide.Tile(128*h, 128, 32, 32), wide.Tile(128*h, 128, 0, 32))
+			b.Save("", z.Tile(128*h, 128, 0, 64), wide.Tile(128*h, 128, 0, 64))
+		}
+		if err := b.Err(); err != nil {
+			t.Fatal(err)
+		}
+		var rep *pass.Report
+		passtest.Check(t, m, func(m *bir.Module) error { return runTable(footprintTable(2), m, &rep) }, passtest.Stage(verify.StageSBLegal|verify.StageUnrolled))
+		log := strings.Join(rep.Result("sb_size_legalization").Log, "\n")
+		if strings.Contains(log, "left to vn_splitter") || !strings.Contains(log, "wide_set: splitShape [true false]: FullUnroll cuts each of its 1 location(s) into 16 pieces") {
+			t.Errorf("log:\n%s", log)
+		}
+		if vlog := strings.Join(rep.Result("vn_splitter").Log, "\n"); strings.Contains(vlog, "_VN_") {
+			t.Errorf("vn_splitter carved MX data:\n%s", vlog)
+		}
+	})
+	// An MX tile whose accesses reach elements 10000..59999 of 60013: in
+	// float32 it is left to shrink_ml (TestSBSizeLegalization_ShrinkWindow);
+	// in MX nothing can make it fit, and the error says why.
+	t.Run("not left to shrink_ml", func(t *testing.T) {
+		m := bir.NewModule("trn2")
+		b := bir.NewBuilder(m, "main")
+		x := b.Input("x", mx, 8, 60013)
+		z := b.Output("z", mx, 8, 60013)
+		big := b.SBUF("big", mx, 8, 60013)
+		b.Load("ld", big.Tile(0, 8, 10000, 50000), x.Tile(0, 8, 10000, 50000))
+		b.Save("st", z.Tile(0, 8, 10000, 50000), big.Tile(0, 8, 10000, 50000))
+		if err := b.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := verify.Module(m, verify.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := sbsize.SBSizeLegalization(m, trn2(t), sbsize.Options{})
+		var ue *sbsize.UnfittableError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "shrink_ml: it holds MX (block-scaled) data (float8_e5m2_x4), which vn_splitter and shrink_ml keep as declared") {
+			t.Errorf("have %v", err)
+		}
+	})
+}

@@ -452,11 +452,15 @@ func prod(xs []int64) int64 {
 
 // layouts calls fn with the on-chip layout of every executed instance of
 // the tensor's accesses; it returns false (and the reason) when one
-// cannot be decomposed or is not known.
+// cannot be decomposed or is not known, or when the tensor is MX data
+// (vn_splitter and shrink_ml leave it as declared: IsMx).
 func (fs *funcState) layouts(t bir.TensorID, fn func(a *access, lay bir.APLayout)) (bool, string) {
 	f := fs.f
 	ti := &fs.info[t]
 	ts := f.Tensor(t)
+	if IsMx(ts.Dtype) {
+		return false, fmt.Sprintf("it holds MX (block-scaled) data (%s), which vn_splitter and shrink_ml keep as declared", ts.Dtype)
+	}
 	for ai := range ti.accs {
 		a := &ti.accs[ai]
 		i := a.inst
@@ -465,6 +469,8 @@ func (fs *funcState) layouts(t bir.TensorID, fn func(a *access, lay bir.APLayout
 			return false, fmt.Sprintf("instruction %s accesses it through a register access pattern", f.InstName(i))
 		case !a.known:
 			return false, fmt.Sprintf("instruction %s: its offsets over %d+ iterations were not enumerated", f.InstName(i), fs.lz.opt.MaxAccessPoints)
+		case IsMx(a.dtype):
+			return false, fmt.Sprintf("instruction %s accesses it as %s, MX (block-scaled) data, which vn_splitter and shrink_ml keep as declared", f.InstName(i), a.dtype)
 		case a.dsize != ts.Dtype.Size():
 			return false, fmt.Sprintf("instruction %s reinterprets it as %d-byte elements", f.InstName(i), a.dsize)
 		case a.loc == bir.NoLoc:

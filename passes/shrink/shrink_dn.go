@@ -26,14 +26,25 @@
 //     window by construction); only pairs that move whole partitions are
 //     rescaled, including num-1 pairs, so a compute-engine access keeps
 //     pair-0 step = elements per partition.
+//   - isMx (analyze's pre-filter; the seed's "special / skip" is not
+//     traced): MX (block-scaled) locations are left as declared — a
+//     tensor of an x4-packed dtype, or a location some access reads or
+//     writes as one (sbsize.IsMx, the rule vn_splitter and
+//     sb_size_legalization's prediction share). narwhal's IR has no MX
+//     instruction whose layout rules it could check (packed data is only
+//     copied raw or set to 0) and does not link MX data to its scales (a
+//     separate tensor: one scale per 8 partitions x 4 values,
+//     nki.isa.quantize_mx), so it cannot tell whether a trimmed MX tile
+//     still has the layout its consumers expect; it takes the
+//     conservative reading of the seed's skip.
 //   - Left untouched (logged): locations of kernel interfaces, allocated
-//     or pinned ones, block templates, tensors still accessed symbolically
-//     or through registers, tensors marked with a splitShape (FullUnroll's
-//     cut needs the declared layout), locations read as another element
-//     size (reinterpret casts), and locations accessed by opcodes whose
-//     effect narwhal does not follow (indirect DMA, collectives, calls,
-//     DMA descriptors, DMACopy modes other than Copy/CCE, opcodes kept
-//     verbatim).
+//     or pinned ones, MX data, block templates, tensors still accessed
+//     symbolically or through registers, tensors marked with a splitShape
+//     (FullUnroll's cut needs the declared layout), locations read as
+//     another element size (reinterpret casts), and locations accessed by
+//     opcodes whose effect narwhal does not follow (indirect DMA,
+//     collectives, calls, DMA descriptors, DMACopy modes other than
+//     Copy/CCE, opcodes kept verbatim).
 //   - updateDimensions: the location's bytes per partition become the
 //     window's; the tensor's shape becomes [partitions, window] when every
 //     live location of the tensor shrank (the largest window among them),
@@ -45,6 +56,7 @@ import (
 	"slices"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/passes/sbsize"
 )
 
 // shrinkDN is ShrinkDN for one function. It works in two sweeps over the
@@ -167,6 +179,8 @@ func (s *shrinkDN) prefilter(l bir.LocID) {
 		s.prefilterf(l, "a %s tensor (kernel interface)", ts.Kind)
 	case lc.Allocated || lc.Pinned:
 		s.prefilterf(l, "already allocated")
+	case sbsize.IsMx(ts.Dtype):
+		s.prefilterf(l, "MX (block-scaled) data (a %s tensor)", ts.Dtype)
 	case lc.RawDims != nil:
 		s.prefilterf(l, "dims %v are not [partitions, bytes]", lc.RawDims)
 	case ts.IsBlock && ts.NBlocks > 1 && len(ts.Locs) == 1:
@@ -253,6 +267,10 @@ func (s *shrinkDN) sweep() {
 			}
 			if opWhy != "" {
 				s.bad(w, "instruction %s (%s) %s", f.InstName(i), f.OpName(i), opWhy)
+				continue
+			}
+			if sbsize.IsMx(o.Dtype) {
+				s.bad(w, "MX (block-scaled) data (instruction %s accesses it as %s)", f.InstName(i), o.Dtype)
 				continue
 			}
 			if o.Dtype.Size() != int64(w.ds) {

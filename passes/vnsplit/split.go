@@ -40,6 +40,9 @@
 //	due to CollectiveCompute access or       collectives, calls (BIRKernel, NKIKernel,
 //	  BIRKernel access or indirect access.   CustomOp, Call), indirect DMA, ReadVarAddr,
 //	                                         and opcodes narwhal keeps verbatim
+//	due to MX (block-scaled) data (...)      the tensor's dtype, or an access's, is an
+//	                                         x4-packed MX dtype (the seed's isMx
+//	                                         pre-filter; sbsize.IsMx)
 //	due to symbolic access (...)             a symbolic or register access to the tensor
 //	                                         (run full_unroll first)
 //	due to fixed placement (...)             the location is already allocated
@@ -50,6 +53,17 @@
 //
 // Decisions where the seed is silent:
 //
+//   - isMx: the seed pre-filters MX (block-scaled) locations into a
+//     "special" path it does not trace. narwhal leaves them as declared:
+//     its IR has no MX instruction whose layout rules it could check
+//     (packed data is only copied raw or set to 0) and does not link MX
+//     data to its scales (a separate tensor: one scale per 8 partitions x
+//     4 values, nki.isa.quantize_mx), so it cannot tell whether a piece,
+//     renumbered from partition 0, keeps the layout its consumers expect.
+//     A location is MX when its tensor's dtype is one of the x4-packed
+//     dtypes, or when an access reads or writes it as one (a same-size
+//     reinterpretation); sbsize.IsMx, shared with shrink_ml and
+//     sb_size_legalization's prediction.
 //   - ApGroups are the connected components of "shares a partition" over
 //     the location's accesses (APAccesses.overlaps is !is_set_disjoint of
 //     the partition sets, seed 004 §2.3). The split trigger: more than one
@@ -97,6 +111,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/passes/sbsize"
 )
 
 // The analysis runs as sweeps over the instruction stream, in program
@@ -145,6 +160,7 @@ type rejectKind uint8
 const (
 	rejOpaque rejectKind = iota
 	rejPartialCopy
+	rejMx
 	rejReinterpret
 	rejShifted
 	rejTranspose
@@ -433,6 +449,8 @@ func (s *splitter) prefilter(l bir.LocID) {
 		why = fmt.Sprintf("due to kernel interface (a %s tensor).", ts.Kind)
 	case lc.Allocated || lc.Pinned:
 		why = fmt.Sprintf("due to fixed placement (allocated at partition %d, byte %d).", lc.Base, lc.Addr)
+	case sbsize.IsMx(ts.Dtype):
+		why = fmt.Sprintf("due to MX (block-scaled) data (a %s tensor; MX locations are kept as declared).", ts.Dtype)
 	case lc.RawDims != nil:
 		why = fmt.Sprintf("due to its dims %v (not [partitions, bytes]).", lc.RawDims)
 	case ts.IsBlock && ts.NBlocks > 1 && len(ts.Locs) == 1:
@@ -539,6 +557,9 @@ func (s *splitter) sweepLegality() {
 			case opaqueOp == 2:
 				s.rejectAt(ns, rejection{kind: rejPartialCopy, inst: i})
 				continue
+			case sbsize.IsMx(o.Dtype):
+				s.rejectAt(ns, rejection{kind: rejMx, inst: i, dt: o.Dtype})
+				continue
 			case o.Dtype.Size() != int64(ns.ds):
 				s.rejectAt(ns, rejection{kind: rejReinterpret, inst: i, dt: o.Dtype})
 				continue
@@ -614,6 +635,8 @@ func (s *splitter) logReject(l bir.LocID, r rejection) {
 	switch r.kind {
 	case rejOpaque:
 		s.locf(l, "VNSplitter: not splitting %s due to CollectiveCompute access or BIRKernel access or indirect access. (instruction %s, %s)", lc.Name, name, f.OpName(r.inst))
+	case rejMx:
+		s.locf(l, "VNSplitter: not splitting %s due to MX (block-scaled) data (instruction %s accesses it as %s; MX locations are kept as declared).", lc.Name, name, r.dt)
 	case rejPartialCopy:
 		s.locf(l, "VNSplitter: not splitting %s due to partial copy (node size = %d bytes; instruction %s moves it in mode %s, by its byte layout).", lc.Name, lc.Partitions*lc.Bytes, name, f.Attrs(r.inst).Str("mode", f.OpName(r.inst)))
 	case rejReinterpret:
