@@ -38,8 +38,12 @@
 //	                                         layout, so which part it copies is not an
 //	                                         access pattern narwhal can rebase
 //	due to CollectiveCompute access or       collectives, calls (BIRKernel, NKIKernel,
-//	  BIRKernel access or indirect access.   CustomOp, Call), indirect DMA, ReadVarAddr,
-//	                                         and opcodes narwhal keeps verbatim
+//	  BIRKernel access or indirect access.   CustomOp, Call), indirect DMA, IndirectCopy,
+//	                                         ReadVarAddr, and opcodes narwhal keeps verbatim
+//	due to ISA pattern vector assignment     an engine instruction whose access pattern
+//	  needs non-TensorIndirect AP            takes an offset read from a tensor at run
+//	                                         time: TensorCopyDynamicSrc/Dst
+//	                                         (nki.isa.tensor_copy_dynamic_src/_dst)
 //	due to MX (block-scaled) data (...)      the tensor's dtype, or an access's, is an
 //	                                         x4-packed MX dtype (the seed's isMx
 //	                                         pre-filter; sbsize.IsMx)
@@ -64,6 +68,20 @@
 //     dtypes, or when an access reads or writes it as one (a same-size
 //     reinterpretation); sbsize.IsMx, shared with shrink_ml and
 //     sb_size_legalization's prediction.
+//   - TensorIndirect AP: narwhal has no access-pattern kind whose offsets
+//     come from a tensor; the engine instructions that address an operand
+//     at an offset read from a tensor are whole opcodes
+//     (TensorCopyDynamicSrc/Dst), which get the seed's string. Indirect
+//     DMA (IndirectLoad/Save, GenericIndirect*, IndirectCopy, ReadVarAddr)
+//     keeps "indirect access"; a register access pattern (an offset read
+//     from a register) is rejected with the symbolic accesses.
+//   - "due to flow dependencies" cannot arise: narwhal's dependencies
+//     (bir.Dep) are ordering edges between instructions, not references
+//     to a location, and a split keeps every instruction and every edge
+//     and only repoints operands, so no edge is broken or needs the
+//     unsplit location. Where dependencies matter — removing the writers
+//     of a group nothing reads — a writer another instruction depends on
+//     is kept (the keep-alive instruction set) and its group keeps a piece.
 //   - ApGroups are the connected components of "shares a partition" over
 //     the location's accesses (APAccesses.overlaps is !is_set_disjoint of
 //     the partition sets, seed 004 §2.3). The split trigger: more than one
@@ -160,6 +178,7 @@ type rejectKind uint8
 const (
 	rejOpaque rejectKind = iota
 	rejPartialCopy
+	rejTensorIndirect
 	rejMx
 	rejReinterpret
 	rejShifted
@@ -483,12 +502,14 @@ func (s *splitter) opaque(op bir.Opcode) bool {
 		s.opClass = append(s.opClass, make([]int8, int(op)+1-len(s.opClass))...)
 	}
 	if c := s.opClass[op]; c != 0 {
-		return c == 2
+		return c == 2 || c == 4
 	}
 	info := op.Info()
 	bad := isIndirect(op) || info.Has(bir.FlagCollective) || info.Has(bir.FlagCall) || info.Has(bir.FlagNoSemantics) || !op.Known()
 	s.opClass[op] = 1
 	switch {
+	case tensorIndirect(op):
+		s.opClass[op] = 4
 	case bad:
 		s.opClass[op] = 2
 	case info.Has(bir.FlagDescriptor):
@@ -496,6 +517,11 @@ func (s *splitter) opaque(op bir.Opcode) bool {
 	}
 	return bad
 }
+
+// tensorIndirectOp reports whether op is an engine instruction whose
+// access pattern takes an offset read from a tensor (after opaque
+// classified it).
+func (s *splitter) tensorIndirectOp(op bir.Opcode) bool { return s.opClass[op] == 4 }
 
 // descriptor reports whether op is a DMA descriptor opcode (after opaque
 // classified it).
@@ -546,6 +572,9 @@ func (s *splitter) sweepLegality() {
 				opaqueOp = 0
 				if s.opaque(in.Op) {
 					opaqueOp = 1
+					if s.tensorIndirectOp(in.Op) {
+						opaqueOp = 3
+					}
 				} else if (in.Op == bir.OpDMACopy && !copyMode(f, i)) || s.descriptor(in.Op) {
 					opaqueOp = 2
 				}
@@ -556,6 +585,9 @@ func (s *splitter) sweepLegality() {
 				continue
 			case opaqueOp == 2:
 				s.rejectAt(ns, rejection{kind: rejPartialCopy, inst: i})
+				continue
+			case opaqueOp == 3:
+				s.rejectAt(ns, rejection{kind: rejTensorIndirect, inst: i})
 				continue
 			case sbsize.IsMx(o.Dtype):
 				s.rejectAt(ns, rejection{kind: rejMx, inst: i, dt: o.Dtype})
@@ -635,6 +667,8 @@ func (s *splitter) logReject(l bir.LocID, r rejection) {
 	switch r.kind {
 	case rejOpaque:
 		s.locf(l, "VNSplitter: not splitting %s due to CollectiveCompute access or BIRKernel access or indirect access. (instruction %s, %s)", lc.Name, name, f.OpName(r.inst))
+	case rejTensorIndirect:
+		s.locf(l, "VNSplitter: not splitting %s due to ISA pattern vector assignment needs non-TensorIndirect AP (instruction %s, %s, addresses its operands at an offset read from a tensor at run time)", lc.Name, name, f.OpName(r.inst))
 	case rejMx:
 		s.locf(l, "VNSplitter: not splitting %s due to MX (block-scaled) data (instruction %s accesses it as %s; MX locations are kept as declared).", lc.Name, name, r.dt)
 	case rejPartialCopy:
@@ -1114,6 +1148,13 @@ func (s *splitter) removeUnused() {
 func copyMode(f *bir.Function, i bir.InstID) bool {
 	mode := f.Attrs(i).Str("mode", "Copy")
 	return mode == "Copy" || mode == "CCE"
+}
+
+// tensorIndirect reports whether op is an engine instruction whose access
+// pattern is completed by an offset read from a tensor at run time (the
+// seed's TensorIndirect AP): nki.isa.tensor_copy_dynamic_src/_dst.
+func tensorIndirect(op bir.Opcode) bool {
+	return op == bir.OpTensorCopyDynamicSrc || op == bir.OpTensorCopyDynamicDst
 }
 
 func isIndirect(op bir.Opcode) bool {

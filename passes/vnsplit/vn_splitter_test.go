@@ -133,6 +133,12 @@ func TestVNSplitter_Rejects(t *testing.T) {
 			o := b.SBUF("o", bir.Float32, 64, 64)
 			b.Inst(bir.OpDMACopy, "tr", bir.EngUnassigned, []bir.Operand{tt.Tile(0, 64, 0, 64)}, []bir.Operand{o.All()}, bir.Attrs("mode", "Transpose"))
 		}, "not splitting t due to partial copy (node size = 32768 bytes; instruction tr moves it in mode Transpose, by its byte layout)."},
+		{"tensor indirect", func(b *bir.Builder, tt bir.T) {
+			o := b.SBUF("o", bir.Float32, 64, 64)
+			off := b.SBUF("off", bir.Int32, 1, 1)
+			b.Memset("ms", bir.EngDVE, off.All(), 0)
+			b.Inst(bir.OpTensorCopyDynamicSrc, "dyn", bir.EngDVE, []bir.Operand{tt.Tile(0, 64, 0, 64), off.All()}, []bir.Operand{o.All()}, nil)
+		}, "not splitting t due to ISA pattern vector assignment needs non-TensorIndirect AP (instruction dyn, TensorCopyDynamicSrc, addresses its operands at an offset read from a tensor at run time)"},
 		{"collective", func(b *bir.Builder, tt bir.T) {
 			b.Inst(bir.OpCollectiveCompute, "cc", bir.EngUnassigned, []bir.Operand{tt.Tile(0, 64, 0, 64)}, nil, nil)
 		}, "not splitting t due to CollectiveCompute access or BIRKernel access or indirect access. (instruction cc, CollectiveCompute)"},
@@ -148,9 +154,16 @@ func TestVNSplitter_Rejects(t *testing.T) {
 		}, "not splitting t due to symbolic access (instruction ms reaches tensor t_set through a symbolic_ap; run full_unroll first)."},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			st, log := run(t, halves(t, c.extra), vnsplit.DefaultOptions())
+			m := halves(t, c.extra)
+			if err := verify.Module(m, verify.Options{}); err != nil {
+				t.Fatalf("before: %v", err)
+			}
+			st, log := run(t, m, vnsplit.DefaultOptions())
 			if st.Split != 0 || !strings.Contains(log, c.want) {
 				t.Errorf("split %d, log:\n%s\nwant %q", st.Split, log, c.want)
+			}
+			if err := verify.Module(m, verify.Options{}); err != nil {
+				t.Errorf("after: %v", err)
 			}
 		})
 	}
