@@ -635,7 +635,10 @@ func (c *checker) semaphore(i bir.InstID, attrs bir.AttrSet) {
 
 // checkIndirectShape is the verifier's check of GenericIndirectLoad/Save:
 // ins = [data, IndexAP...], one indirect dim per IndexAP, the IndexAP
-// flattened to one AP of one element per partition.
+// flattened to one AP of one element per partition and at most two
+// [step, num] pairs ([partitions] or [partitions, 1]: what
+// lower_generic_indirect's checkIndex accepts, with the seed's
+// "indirect DMA's AddrAP should be 2D").
 func (c *checker) checkIndirectShape(i bir.InstID, attrs bir.AttrSet, attrsOK bool, ins []opnd) {
 	dims := 0
 	if attrsOK {
@@ -655,8 +658,14 @@ func (c *checker) checkIndirectShape(i bir.InstID, attrs bir.AttrSet, attrsOK bo
 		c.instDiag(i, "indirect-shape", "%s: want 1 IndexAP, have %d", msgIndexFlattened, len(ins)-1)
 		return
 	}
-	if x := &ins[1]; x.ok && x.onChip && x.perPart != 1 {
+	x := &ins[1]
+	if x.ok && x.onChip && x.perPart != 1 {
 		c.instDiag(i, "indirect-shape", "%s: want 1, have %d in %s", msgIndexPerPart, x.perPart, c.label(x))
+	}
+	if x.hasPF {
+		if np := c.pats[x.pat].npairs; np > 2 {
+			c.instDiag(i, "indirect-shape", "%s: the IndexAP %s has %d [step, num] pairs: want at most 2 ([partitions, 1])", msgAddrAP2D, c.label(x), np)
+		}
 	}
 }
 

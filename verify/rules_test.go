@@ -737,6 +737,14 @@ func ruleCases() []ruleCase {
 			b.Inst(bir.OpGenericIndirectSave, "gs", bir.EngUnassigned, []bir.Operand{xs.All(), idx.All()}, []bir.Operand{x.All()}, bir.Attrs("indirect_dims", bir.Ints(0)))
 			return must(t, b)
 		}},
+		{name: "index AP of three pairs", rule: "indirect-shape", msg: msgAddrAP2D + ": the IndexAP source 1 (idx) has 3 [step, num] pairs: want at most 2", build: func(t *testing.T) *bir.Module {
+			// One element per partition, so only the pair count is wrong:
+			// lower_generic_indirect rejects it (checkIndex).
+			b, x, xs := base()
+			idx := b.SBUF("idx", i32, 128, 1)
+			b.Inst(bir.OpGenericIndirectLoad, "gl", bir.EngUnassigned, []bir.Operand{x.All(), idx.AP(0, [2]int64{1, 128}, [2]int64{1, 1}, [2]int64{1, 1})}, []bir.Operand{xs.All()}, bir.Attrs("indirect_dims", bir.Ints(0)))
+			return must(t, b)
+		}},
 		// IndirectLoad ins [addr, index, offset?]; IndirectSave ins [src,
 		// addr, index?] (interp/indirect.go).
 		{name: "IndirectLoad address AP not 2-D", rule: "tensor-indirection", msg: msgAddrAP2D + ": want 2 [step, num] pairs, have 3 in source 0 (addr)", build: func(t *testing.T) *bir.Module {
@@ -1034,6 +1042,39 @@ func TestCheckTensorIndirection_AddressOperand(t *testing.T) {
 					t.Errorf("%s: diagnostic %q does not name %s", tc.op, d.Msg, want)
 				}
 			}
+		}
+	}
+}
+
+// TestCheckIndirectShape_IndexPairs: an IndexAP of one element per
+// partition is accepted with one or two [step, num] pairs and rejected
+// with three, as lower_generic_indirect's checkIndex does.
+func TestCheckIndirectShape_IndexPairs(t *testing.T) {
+	for _, tc := range []struct {
+		pat  [][2]int64
+		want bool // an indirect-shape diagnostic
+	}{
+		{[][2]int64{{1, 8}}, false},
+		{[][2]int64{{1, 8}, {1, 1}}, false},
+		{[][2]int64{{1, 8}, {1, 1}, {1, 1}}, true},
+	} {
+		_, b := newB("trn2")
+		tab := b.Input("t", f32, 16, 4)
+		it := b.SBUF("it", i32, 8, 1)
+		g := b.SBUF("g", f32, 8, 4)
+		b.Inst(bir.OpGenericIndirectLoad, "gather", bir.EngUnassigned, []bir.Operand{tab.AP(0, [2]int64{0, 8}, [2]int64{1, 4}), it.AP(0, tc.pat...)}, []bir.Operand{g.All()}, bir.Attrs("indirect_dims", bir.Ints(0)))
+		m := must(t, b)
+		ds := diags(t, Module(m, Options{}))
+		got := false
+		for _, d := range ds {
+			if d.Rule == "indirect-shape" && strings.Contains(d.Msg, msgAddrAP2D) {
+				got = true
+			} else {
+				t.Errorf("IndexAP %v: unexpected diagnostic %s", tc.pat, d)
+			}
+		}
+		if got != tc.want {
+			t.Errorf("IndexAP %v: %q diagnostic %v, want %v", tc.pat, msgAddrAP2D, got, tc.want)
 		}
 	}
 }
