@@ -38,12 +38,12 @@
 //	                                         layout, so which part it copies is not an
 //	                                         access pattern narwhal can rebase
 //	due to CollectiveCompute access or       collectives, calls (BIRKernel, NKIKernel,
-//	  BIRKernel access or indirect access.   CustomOp, Call), indirect DMA, IndirectCopy,
-//	                                         ReadVarAddr, and opcodes narwhal keeps verbatim
-//	due to ISA pattern vector assignment     an engine instruction whose access pattern
-//	  needs non-TensorIndirect AP            takes an offset read from a tensor at run
-//	                                         time: TensorCopyDynamicSrc/Dst
-//	                                         (nki.isa.tensor_copy_dynamic_src/_dst)
+//	  BIRKernel access or indirect access.   CustomOp, Call), generic indirect DMA,
+//	                                         ReadVarAddr, IndirectCopy, the dynamic
+//	                                         copies, and opcodes narwhal keeps verbatim
+//	due to ISA pattern vector assignment     a tensor-indirect DMA (IndirectLoad,
+//	  needs non-TensorIndirect AP            IndirectSave, IndirectSaveAccumulate): its
+//	                                         addresses are read from a tensor
 //	due to MX (block-scaled) data (...)      the tensor's dtype, or an access's, is an
 //	                                         x4-packed MX dtype (the seed's isMx
 //	                                         pre-filter; sbsize.IsMx)
@@ -68,13 +68,19 @@
 //     dtypes, or when an access reads or writes it as one (a same-size
 //     reinterpretation); sbsize.IsMx, shared with shrink_ml and
 //     sb_size_legalization's prediction.
-//   - TensorIndirect AP: narwhal has no access-pattern kind whose offsets
-//     come from a tensor; the engine instructions that address an operand
-//     at an offset read from a tensor are whole opcodes
-//     (TensorCopyDynamicSrc/Dst), which get the seed's string. Indirect
-//     DMA (IndirectLoad/Save, GenericIndirect*, IndirectCopy, ReadVarAddr)
-//     keeps "indirect access"; a register access pattern (an offset read
-//     from a register) is rejected with the symbolic accesses.
+//   - TensorIndirect AP: the seed does not say which accesses it means.
+//     narwhal has no access-pattern kind whose offsets come from a tensor;
+//     it reads the name as seed 001's tensor indirection (the verifier's
+//     checkTensorIndirection): the concrete indirect DMAs that
+//     lower_generic_indirect emits, IndirectLoad, IndirectSave and
+//     IndirectSaveAccumulate, whose address access pattern holds addresses
+//     read at run time, so which elements they move is not an access
+//     pattern the split can rebase. Any operand of such an instruction on
+//     the location rejects it with the seed's string. The other indirect
+//     forms (GenericIndirectLoad/Save, ReadVarAddr, IndirectCopy,
+//     TensorCopyDynamicSrc/Dst) keep "indirect access"; a register access
+//     pattern (an offset read from a register) is rejected with the
+//     symbolic accesses.
 //   - "due to flow dependencies" cannot arise: narwhal's dependencies
 //     (bir.Dep) are ordering edges between instructions, not references
 //     to a location, and a split keeps every instruction and every edge
@@ -518,9 +524,8 @@ func (s *splitter) opaque(op bir.Opcode) bool {
 	return bad
 }
 
-// tensorIndirectOp reports whether op is an engine instruction whose
-// access pattern takes an offset read from a tensor (after opaque
-// classified it).
+// tensorIndirectOp reports whether op is a tensor-indirect DMA (after
+// opaque classified it).
 func (s *splitter) tensorIndirectOp(op bir.Opcode) bool { return s.opClass[op] == 4 }
 
 // descriptor reports whether op is a DMA descriptor opcode (after opaque
@@ -668,7 +673,7 @@ func (s *splitter) logReject(l bir.LocID, r rejection) {
 	case rejOpaque:
 		s.locf(l, "VNSplitter: not splitting %s due to CollectiveCompute access or BIRKernel access or indirect access. (instruction %s, %s)", lc.Name, name, f.OpName(r.inst))
 	case rejTensorIndirect:
-		s.locf(l, "VNSplitter: not splitting %s due to ISA pattern vector assignment needs non-TensorIndirect AP (instruction %s, %s, addresses its operands at an offset read from a tensor at run time)", lc.Name, name, f.OpName(r.inst))
+		s.locf(l, "VNSplitter: not splitting %s due to ISA pattern vector assignment needs non-TensorIndirect AP (instruction %s, %s: a tensor-indirect DMA, its addresses read from a tensor)", lc.Name, name, f.OpName(r.inst))
 	case rejMx:
 		s.locf(l, "VNSplitter: not splitting %s due to MX (block-scaled) data (instruction %s accesses it as %s; MX locations are kept as declared).", lc.Name, name, r.dt)
 	case rejPartialCopy:
@@ -1150,11 +1155,11 @@ func copyMode(f *bir.Function, i bir.InstID) bool {
 	return mode == "Copy" || mode == "CCE"
 }
 
-// tensorIndirect reports whether op is an engine instruction whose access
-// pattern is completed by an offset read from a tensor at run time (the
-// seed's TensorIndirect AP): nki.isa.tensor_copy_dynamic_src/_dst.
+// tensorIndirect reports whether op is a tensor-indirect DMA (the seed's
+// TensorIndirect AP, read as seed 001's tensor indirection): its
+// addresses are read from a tensor at run time.
 func tensorIndirect(op bir.Opcode) bool {
-	return op == bir.OpTensorCopyDynamicSrc || op == bir.OpTensorCopyDynamicDst
+	return op == bir.OpIndirectLoad || op == bir.OpIndirectSave || op == bir.OpIndirectSaveAccumulate
 }
 
 func isIndirect(op bir.Opcode) bool {

@@ -134,11 +134,16 @@ func TestVNSplitter_Rejects(t *testing.T) {
 			b.Inst(bir.OpDMACopy, "tr", bir.EngUnassigned, []bir.Operand{tt.Tile(0, 64, 0, 64)}, []bir.Operand{o.All()}, bir.Attrs("mode", "Transpose"))
 		}, "not splitting t due to partial copy (node size = 32768 bytes; instruction tr moves it in mode Transpose, by its byte layout)."},
 		{"tensor indirect", func(b *bir.Builder, tt bir.T) {
-			o := b.SBUF("o", bir.Float32, 64, 64)
-			off := b.SBUF("off", bir.Int32, 1, 1)
-			b.Memset("ms", bir.EngDVE, off.All(), 0)
-			b.Inst(bir.OpTensorCopyDynamicSrc, "dyn", bir.EngDVE, []bir.Operand{tt.Tile(0, 64, 0, 64), off.All()}, []bir.Operand{o.All()}, nil)
-		}, "not splitting t due to ISA pattern vector assignment needs non-TensorIndirect AP (instruction dyn, TensorCopyDynamicSrc, addresses its operands at an offset read from a tensor at run time)"},
+			// A gather into the first half: ReadVarAddr reads the base
+			// addresses of src into ga, IndirectLoad moves the rows idx
+			// names.
+			src := b.Input("src", bir.Float32, 128, 64)
+			ga := b.SBUF("ga", bir.Int64, 64, 1)
+			idx := b.SBUF("idx", bir.Int32, 64, 1)
+			b.Memset("mi", bir.EngDVE, idx.All(), 0)
+			b.Inst(bir.OpReadVarAddr, "addr", bir.EngUnassigned, []bir.Operand{src.All()}, []bir.Operand{ga.All()}, nil)
+			b.Inst(bir.OpIndirectLoad, "gather", bir.EngUnassigned, []bir.Operand{ga.All(), idx.All()}, []bir.Operand{tt.Tile(0, 64, 0, 64)}, nil)
+		}, "not splitting t due to ISA pattern vector assignment needs non-TensorIndirect AP (instruction gather, IndirectLoad: a tensor-indirect DMA, its addresses read from a tensor)"},
 		{"collective", func(b *bir.Builder, tt bir.T) {
 			b.Inst(bir.OpCollectiveCompute, "cc", bir.EngUnassigned, []bir.Operand{tt.Tile(0, 64, 0, 64)}, nil, nil)
 		}, "not splitting t due to CollectiveCompute access or BIRKernel access or indirect access. (instruction cc, CollectiveCompute)"},
