@@ -52,7 +52,10 @@ type checker struct {
 	blockEq func(a, b int32) bool
 	tenEq   func(a, b int32) bool
 	locEq   func(a, b int32) bool
-	env     enumEnv
+	// blockNamed compares a block's name with wantBlock (nameTable.find).
+	blockNamed func(id int32) bool
+	wantBlock  string
+	env        enumEnv
 
 	// opInfos caches bir.Opcode.Info for narwhal's opcodes (index =
 	// opcode number), avoiding a map lookup per instruction.
@@ -74,6 +77,7 @@ type scratch struct {
 	nameKeys                             []uint64
 	bucketPos                            []int32
 	dups                                 [][2]int32
+	branches                             []bir.InstID // branch instructions whose targets are resolved after the walk
 }
 
 var checkerPool = sync.Pool{New: func() any {
@@ -83,6 +87,7 @@ var checkerPool = sync.Pool{New: func() any {
 	c.blockEq = c.sameBlockName
 	c.tenEq = c.sameTensorName
 	c.locEq = c.sameLocName
+	c.blockNamed = c.blockHasName
 	for _, in := range bir.Opcodes() {
 		if in.Op < opCacheSize {
 			c.opInfos[in.Op] = in
@@ -283,11 +288,14 @@ func (c *checker) function(f *bir.Function) {
 	c.locations()
 
 	// Blocks and instructions in program order; the name table holds
-	// block names during the walk and instruction names after it.
+	// block names during the walk (and the branch targets are resolved
+	// against them once every block is in) and instruction names after it.
 	c.names.reset(c.nBlocks)
+	c.branches = c.branches[:0]
 	for _, b := range f.Top {
 		c.walkBlock(b, bir.NoInst)
 	}
+	c.branchTargets()
 	c.instNames()
 	c.usedLocations()
 }
@@ -487,6 +495,43 @@ func (c *checker) sameInstName(a, b int32) bool {
 
 func (c *checker) sameBlockName(a, b int32) bool {
 	return c.f.Block(bir.BlockID(a)).Name == c.f.Block(bir.BlockID(b)).Name
+}
+
+func (c *checker) blockHasName(id int32) bool { return c.f.Block(bir.BlockID(id)).Name == c.wantBlock }
+
+// branchFields are the attributes of the branch opcodes that name a block
+// (bir-json.md §4.4: CompareAndBranch on_true/on_false,
+// UnconditionalBranch target; each a String or null).
+var branchFields = map[bir.Opcode][]string{
+	bir.OpCompareAndBranch:    {"on_true", "on_false"},
+	bir.OpUnconditionalBranch: {"target"},
+}
+
+// branchTargets resolves the block names of the branches the walk
+// collected (rule "ref") against the names of the blocks the walk reached:
+// a target may name a block later in the function, so this runs after the
+// walk, while the name table still holds the block names. A null or absent
+// field names no block and is accepted.
+func (c *checker) branchTargets() {
+	for _, i := range c.branches {
+		attrs := c.f.Attrs(i)
+		for _, key := range branchFields[c.f.Inst(i).Op] {
+			v, has := attrs.Get(key)
+			if !has || v.Kind == bir.ValNull {
+				continue
+			}
+			name, ok := v.AsString()
+			if !ok {
+				c.instDiag(i, "attr", "%s: want a block name (a string) or null, have %s", key, v.JSON())
+				continue
+			}
+			c.wantBlock = name
+			if name == "" || c.names.find(hashString(name), c.blockNamed) < 0 {
+				c.instDiag(i, "ref", "%s: block %q: want the name of a block of function %s, have a name no block has", key, name, c.fname)
+			}
+		}
+	}
+	c.wantBlock = ""
 }
 
 func (c *checker) sameTensorName(a, b int32) bool {

@@ -77,6 +77,23 @@ func (t *nameTable) insert(h uint64, id int32, eq func(a, b int32) bool) int32 {
 	}
 }
 
+// find returns the id of a name with hash h for which eq(id) holds, or -1.
+func (t *nameTable) find(h uint64, eq func(id int32) bool) int32 {
+	if len(t.slots) == 0 {
+		return -1
+	}
+	frag := h >> 32 << 32
+	for k := (h >> 32) & t.mask; ; k = (k + 1) & t.mask {
+		s := t.slots[k]
+		if s == 0 {
+			return -1
+		}
+		if s&^0xffffffff == frag && eq(int32(uint32(s))-1) {
+			return int32(uint32(s)) - 1
+		}
+	}
+}
+
 var nameSeed = maphash.MakeSeed()
 
 func hashString(s string) uint64 { return maphash.String(nameSeed, s) }

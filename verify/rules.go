@@ -143,6 +143,10 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 		}
 	case bir.OpIndirectLoad, bir.OpIndirectSave:
 		c.checkTensorIndirection(i, op, ins)
+	case bir.OpCompareAndBranch, bir.OpUnconditionalBranch:
+		if attrsOK {
+			c.branches = append(c.branches, i) // resolved after the walk (branchTargets)
+		}
 	}
 
 	if c.stage&StageEnginesAssigned != 0 && in.Engine == bir.EngUnassigned && needsEngine(info) {

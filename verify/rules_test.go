@@ -70,6 +70,17 @@ func ruleCases() []ruleCase {
 			b.F.SetOperand(i, 0, o)
 			return must(t, b)
 		}},
+		{name: "dangling branch target", rule: "ref", msg: `target: block "NoSuchBlock": want the name of a block of function main, have a name no block has`, build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn2")
+			b.Inst(bir.OpUnconditionalBranch, "br", bir.EngUnassigned, nil, nil, bir.Attrs("target", "NoSuchBlock"))
+			return must(t, b)
+		}},
+		{name: "dangling conditional branch target", rule: "ref", msg: `on_false: block "Blk2": want the name of a block`, build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn2")
+			b.F.NewBlock("Block2", bir.NoInst)
+			b.Inst(bir.OpCompareAndBranch, "cbr", bir.EngUnassigned, nil, nil, bir.Attrs("comp_op", "eq", "on_true", "Block2", "on_false", "Blk2"))
+			return must(t, b)
+		}},
 		{name: "dead location", rule: "ref", msg: "location xs: want a live location, have a dead one", build: func(t *testing.T) *bir.Module {
 			b, x, xs := base()
 			b.Load("ld", xs.All(), x.All())
@@ -1075,6 +1086,58 @@ func TestCheckIndirectShape_IndexPairs(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("IndexAP %v: %q diagnostic %v, want %v", tc.pat, msgAddrAP2D, got, tc.want)
+		}
+	}
+}
+
+// TestBranchTargets: branch targets resolve against every block of the
+// function, later ones and loop bodies included; null or absent fields name
+// no block. Only the dangling field of an instruction is reported, naming
+// the instruction, the field and the missing block.
+func TestBranchTargets(t *testing.T) {
+	build := func(target, onTrue, onFalse bir.Value) *bir.Module {
+		_, b := newB("trn2")
+		xs := b.SBUF("xs", f32, 128, 4)
+		b.Inst(bir.OpUnconditionalBranch, "br", bir.EngUnassigned, nil, nil, bir.Attrs("target", target))
+		b.Inst(bir.OpCompareAndBranch, "cbr", bir.EngUnassigned, nil, nil, bir.Attrs("comp_op", "eq", "on_true", onTrue, "on_false", onFalse))
+		b.Loop("i", 0, 2, 1, func(affine.Expr) { b.Memset("f", bir.EngDVE, xs.All(), 0) })
+		b.F.NewBlock("Exit", bir.NoInst) // after the branches
+		return must(t, b)
+	}
+	body := func() string { // the loop's body block, named by the builder
+		m := build(bir.Null(), bir.Null(), bir.Null())
+		f := m.Main()
+		for k := 0; k < f.NumBlocks(); k++ {
+			if blk := f.Block(bir.BlockID(k)); blk.Parent != bir.NoInst {
+				return blk.Name
+			}
+		}
+		t.Fatal("no loop body block")
+		return ""
+	}()
+	s := bir.String
+	for _, tc := range []struct {
+		name                    string
+		target, onTrue, onFalse bir.Value
+		want                    string // "" for no diagnostic
+	}{
+		{"forward and backward", s("Exit"), s("Block1"), s("Exit"), ""},
+		{"loop body", s(body), s(body), s("Block1"), ""},
+		{"null targets", bir.Null(), bir.Null(), bir.Null(), ""},
+		{"dangling target", s("NoSuchBlock"), s("Exit"), s("Exit"), `br (UnconditionalBranch): target: block "NoSuchBlock": want`},
+		{"dangling on_true", s("Exit"), s("Exitt"), s("Exit"), `cbr (CompareAndBranch): on_true: block "Exitt": want`},
+		{"empty on_false", s("Exit"), s("Exit"), s(""), `cbr (CompareAndBranch): on_false: block "": want`},
+		{"non-string target", bir.Int(3), s("Exit"), s("Exit"), `br (UnconditionalBranch): target: want a block name (a string) or null, have 3`},
+	} {
+		ds := diags(t, Module(build(tc.target, tc.onTrue, tc.onFalse), Options{}))
+		if tc.want == "" {
+			for _, d := range ds {
+				t.Errorf("%s: unexpected diagnostic %s", tc.name, d)
+			}
+			continue
+		}
+		if len(ds) != 1 || !strings.Contains(ds[0].String(), tc.want) {
+			t.Errorf("%s: diagnostics %v, want one containing %q", tc.name, ds, tc.want)
 		}
 	}
 }

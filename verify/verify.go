@@ -49,7 +49,8 @@
 //	ref                always         every id resolves: functions belong to the module; locations,
 //	                                  tensors, registers, patterns, expressions, predicates, attribute
 //	                                  sets, names, loop table entries, dependency targets; nothing
-//	                                  referenced is dead
+//	                                  referenced is dead; branch targets (CompareAndBranch on_true /
+//	                                  on_false, UnconditionalBranch target) name a block of the function
 //	name-unique        always         function names in the module; tensor, location, instruction and
 //	                                  block names in a function (empty names are not compared)
 //	block              always         block structure: parent links, each block and instruction reached
@@ -143,6 +144,11 @@
 //     reaches V) and "updates": [{"semaphore": S, "value": V}, ...]
 //     (add V to semaphore S when the instruction completes); S is an
 //     integer >= 0 and V an integer.
+//   - Branch targets resolve against the names of every block the walk
+//     reaches in the same function, top-level or loop body, before or
+//     after the branch (the spec says only "presumably block names"). A
+//     null or absent target names no block and is accepted; "" and any
+//     other string no block has are reported.
 //   - Not checked: liveness overlap of allocations (two locations sharing
 //     SBUF bytes while both live) and the NC-v2 engine-sharing restrictions,
 //     which are properties of the schedule, not of one instruction.

@@ -43,6 +43,11 @@
 //   - An unknown opcode is kept (Module.UnknownOpcode) with all its fields; an
 //     unknown operand kind, dtype, engine or memory type is an error: the IR
 //     has no place for it.
+//   - Branch targets (CompareAndBranch on_true/on_false, UnconditionalBranch
+//     target) are opcode fields kept verbatim in the attribute set; the
+//     loader does not resolve them (a dangling one still loads, so it can
+//     be inspected and rewritten). The verifier resolves them against the
+//     function's block names (rule "ref").
 //   - Duplicate keys in an object the decoder interprets are an error (JSON
 //     says names SHOULD be unique; the IR's attribute sets require it).
 //     Nested objects inside attribute values keep whatever they hold.

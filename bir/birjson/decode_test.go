@@ -354,6 +354,35 @@ func TestRead_DanglingReferencePosition(t *testing.T) {
 	}
 }
 
+// TestRead_DanglingBranchTarget: branch targets (bir-json.md §4.4) are
+// block names the loader keeps verbatim; one that names no block of the
+// function loads, and the verifier reports it (rule "ref") naming the
+// instruction, the field and the missing block. With the target fixed the
+// same file verifies.
+func TestRead_DanglingBranchTarget(t *testing.T) {
+	m, data := mustRead(t, "testdata/branch_dangling.json")
+	err := verify.Module(m, verify.Options{})
+	var ve *verify.Error
+	if !errors.As(err, &ve) {
+		t.Fatalf("verify = %v, want a *verify.Error for the dangling target", err)
+	}
+	ds := ve.Diags()
+	if len(ds) != 1 {
+		t.Fatalf("diagnostics %v, want exactly the dangling target", ds)
+	}
+	d := ds[0]
+	if d.Rule != "ref" || d.Inst != "br" || d.Op != "UnconditionalBranch" || !strings.Contains(d.Msg, `target: block "NoSuchBlock"`) {
+		t.Errorf("diagnostic %s: want rule ref on instruction br naming target and block NoSuchBlock", d)
+	}
+	fixed, err := Decode(bytes.Replace(data, []byte(`"NoSuchBlock"`), []byte(`"Block2"`), 1), "fixed.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := verify.Module(fixed, verify.Options{}); err != nil {
+		t.Errorf("with the target fixed: %v", err)
+	}
+}
+
 // TestRead_BigNumbersKept: integers beyond int64 (a uint64 hash) and
 // floats beyond float64 in unmodelled fields are written back as the same
 // literals, not rounded (bir.ValNumber).
