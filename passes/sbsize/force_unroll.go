@@ -86,6 +86,7 @@ func (fs *funcState) factor(t bir.TensorID) int64 {
 func (lz *legalizer) pickUnrollLoop() bool {
 	found := false
 	for _, fs := range lz.funcs {
+		lz.enter(fs.f.Name)
 		for t := range fs.info {
 			if !fs.info[t].repairable() {
 				continue
@@ -102,6 +103,7 @@ func (lz *legalizer) pickUnrollLoop() bool {
 			}
 		}
 	}
+	lz.enter("")
 	return found
 }
 
@@ -113,6 +115,7 @@ func (lz *legalizer) forceUnrollUpdate() int {
 	lz.logf("force loop round %d", lz.round)
 	left := 0
 	for _, fs := range lz.funcs {
+		lz.enter(fs.f.Name)
 		f := fs.f
 		for t := range fs.info {
 			ti := &fs.info[t]
@@ -146,5 +149,6 @@ func (lz *legalizer) forceUnrollUpdate() int {
 			}
 		}
 	}
+	lz.enter("")
 	return left
 }

@@ -149,6 +149,12 @@ type Options struct {
 	MaxLivenessSteps int64
 	// Logf receives the seed's log lines (nil: dropped).
 	Logf func(format string, args ...any)
+	// OnFunction, when set, is called with a function's name as the pass
+	// starts working on that function, and with "" when it leaves
+	// per-function work (module-wide steps follow). The pass table entry
+	// sets it to pass.Context.Function, so that a panic is reported
+	// against the function it happened in.
+	OnFunction func(name string)
 }
 
 // Stats are the pass's results (the statistic block and the counters).
@@ -215,20 +221,26 @@ func SBSizeLegalization(m *bir.Module, model *arch.Model, opt Options) (Stats, e
 		lz.funcs = append(lz.funcs, &funcState{lz: lz, f: f, m: m})
 	}
 	for _, fs := range lz.funcs {
+		lz.enter(fs.f.Name)
 		fs.shrinkTensor()
 	}
+	lz.enter("")
 	for _, fs := range lz.funcs {
+		lz.enter(fs.f.Name)
 		if err := fs.classify(); err != nil {
 			return st, err
 		}
 	}
+	lz.enter("")
 	if lz.pickUnrollLoop() {
 		for lz.forceUnrollUpdate() != 0 {
 		}
 	}
 	for _, fs := range lz.funcs {
+		lz.enter(fs.f.Name)
 		fs.setSplitShape()
 	}
+	lz.enter("")
 	lz.profile()
 	if len(st.Unfittable) > 0 {
 		return st, &UnfittableError{Tensors: st.Unfittable}
@@ -243,6 +255,14 @@ type legalizer struct {
 	st    *Stats
 	funcs []*funcState
 	round int
+}
+
+// enter reports the function the pass is working on ("" : none) to
+// Options.OnFunction.
+func (lz *legalizer) enter(name string) {
+	if lz.opt.OnFunction != nil {
+		lz.opt.OnFunction(name)
+	}
 }
 
 func (lz *legalizer) logf(format string, args ...any) {
@@ -305,7 +325,11 @@ func runSBSizeLegalization(ctx *pass.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := SBSizeLegalization(ctx.Module, ctx.Arch, Options{MaxAccessPoints: pts, MaxLivenessSteps: steps, Logf: ctx.Logf})
+	st, err := SBSizeLegalization(ctx.Module, ctx.Arch, Options{MaxAccessPoints: pts, MaxLivenessSteps: steps, Logf: ctx.Logf, OnFunction: ctx.Function})
+	// A returned error keeps its own wording (it names its function where
+	// it has one); only a panic, which skips this line, is reported
+	// against the function recorded by OnFunction.
+	ctx.Function("")
 	if st.Ran {
 		ctx.Count(CounterCanSplit, int64(st.CanSplit))
 		ctx.Count(CounterShrunk, int64(st.Shrunk))

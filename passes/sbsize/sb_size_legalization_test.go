@@ -507,3 +507,73 @@ func TestSBSizeLegalization_Mx(t *testing.T) {
 		}
 	})
 }
+
+// twoFunctions builds "main" and "helper", each loading a 128 x 64 tile
+// into an SBUF tensor s of 128 x free elements (free = 100000 does not fit
+// the SBUF). With corrupt, helper's load writes s through an access
+// pattern shape the module never interned: the verifier rejects that, and
+// a pass that trusts its verified input indexes past the shape table.
+func twoFunctions(t *testing.T, free int64, corrupt bool) *bir.Module {
+	t.Helper()
+	m := bir.NewModule("trn2")
+	for _, name := range []string{"main", "helper"} {
+		b := bir.NewBuilder(m, name)
+		x := b.Input("x_"+name, bir.Float32, 128, 64)
+		z := b.Output("z_"+name, bir.Float32, 128, 64)
+		s := b.SBUF("s", bir.Float32, 128, free)
+		ld := b.Load("ld", s.Tile(0, 128, 0, 64), x.All())
+		b.Save("st", z.All(), s.Tile(0, 128, 0, 64))
+		if err := b.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if corrupt && name == "helper" {
+			o := b.F.Outs(ld)[0]
+			o.Pattern = 1 << 20
+			b.F.SetOperand(ld, len(b.F.Ins(ld)), o)
+		}
+	}
+	return m
+}
+
+// TestSBSizeLegalizationPass_PanicNamesFunction: a panic while the pass
+// works on a function is reported by the pass manager against the pass
+// and that function (Options.OnFunction is wired to pass.Context.Function),
+// not against the function an earlier phase finished with.
+func TestSBSizeLegalizationPass_PanicNamesFunction(t *testing.T) {
+	m := twoFunctions(t, 100000, true)
+	if err := verify.Module(m, verify.Options{Arch: trn2(t)}); err == nil {
+		t.Fatal("the corrupted module verifies; the test no longer reaches a panic path")
+	}
+	tbl := pass.Table{Passes: []pass.Pass{sbsize.SBSizeLegalizationPass}}
+	_, err := tbl.Run(m, pass.Config{Arch: trn2(t), NoVerify: true})
+	var pe *pass.Error
+	if !errors.As(err, &pe) || !pe.Panic {
+		t.Fatalf("err = %v, want a panic reported as a *pass.Error", err)
+	}
+	if pe.Pass != "sb_size_legalization" || pe.Function != "helper" {
+		t.Errorf("pass %q, function %q; want sb_size_legalization, helper", pe.Pass, pe.Function)
+	}
+	if want := "pass sb_size_legalization, function helper: internal error (panic): "; !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("message %q, want the prefix %q", err.Error(), want)
+	}
+}
+
+// TestSBSizeLegalization_OnFunction: the hook sees every function, main
+// first, in each per-function phase, and "" each time the pass leaves
+// per-function work; the entry point runs the same without it.
+func TestSBSizeLegalization_OnFunction(t *testing.T) {
+	var seen []string
+	_, err := sbsize.SBSizeLegalization(twoFunctions(t, 64, false), trn2(t), sbsize.Options{OnFunction: func(n string) { seen = append(seen, n) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// shrink_tensor, classify, pick_unroll_loop (nothing is illegal, so
+	// no force_unroll_update round follows) and set_splitShape.
+	phase := []string{"main", "helper", ""}
+	if want := slices.Concat(phase, phase, phase, phase); !slices.Equal(seen, want) {
+		t.Errorf("OnFunction saw %q, want %q", seen, want)
+	}
+	if _, err := sbsize.SBSizeLegalization(twoFunctions(t, 64, false), trn2(t), sbsize.Options{}); err != nil {
+		t.Errorf("without the hook: %v", err)
+	}
+}
