@@ -69,6 +69,11 @@ type Options struct {
 	SplitSB             bool
 	Skip                []string
 	Logf                func(format string, args ...any)
+	// OnFunction, when set, is called with a function's name as the split
+	// or the fold starts working on that function, and with "" when each
+	// phase is done. The pass table entry sets it to pass.Context.Function,
+	// so that a panic is reported against the function it happened in.
+	OnFunction func(name string)
 }
 
 // DefaultOptions returns the pass's defaults.
@@ -118,21 +123,33 @@ func VNSplitter(m *bir.Module, model *arch.Model, opt Options) (Stats, error) {
 		}
 	}
 	for _, f := range m.FuncsMainFirst() {
+		enter(opt.OnFunction, f.Name)
 		s := &splitter{f: f, m: m, opt: &opt, st: &st, geo: geo, skip: skip}
 		if err := s.runTransform(); err != nil {
 			return st, err
 		}
 	}
+	enter(opt.OnFunction, "")
 	logf(opt.Logf, "%s", st.SplitLine())
 	logf(opt.Logf, "%s", st.SplitSBLine(&opt))
 	if opt.FoldIntoPredecessor {
 		for _, f := range m.FuncsMainFirst() {
+			enter(opt.OnFunction, f.Name)
 			v := &folder{f: f, m: m, opt: &opt, st: &st}
 			v.runTransform()
 		}
+		enter(opt.OnFunction, "")
 		logf(opt.Logf, "INFO (VerticalFusion): folded %d copies into their producers.", st.Folded)
 	}
 	return st, nil
+}
+
+// enter reports the function being processed ("" : none) to the
+// OnFunction hook, if any.
+func enter(hook func(string), name string) {
+	if hook != nil {
+		hook(name)
+	}
 }
 
 func logf(fn func(string, ...any), format string, args ...any) {
@@ -167,6 +184,7 @@ var VNSplitterPass = pass.Pass{
 func runVNSplitter(ctx *pass.Context) error {
 	opt := DefaultOptions()
 	opt.Logf = ctx.Logf
+	opt.OnFunction = ctx.Function
 	var err error
 	if opt.VNLimit, err = ctx.IntOption("vn_limit"); err != nil {
 		return err
@@ -193,6 +211,10 @@ func runVNSplitter(ctx *pass.Context) error {
 		return fmt.Errorf("pass vn_splitter: vn_limit=%d, perSplitLimit=%d, ratio=%g: want non-negative values", opt.VNLimit, opt.PerSplitLimit, opt.Ratio)
 	}
 	st, err := VNSplitter(ctx.Module, ctx.Arch, opt)
+	// A returned error keeps its own wording (it names its function);
+	// only a panic, which skips this line, is reported against the
+	// function recorded by OnFunction.
+	ctx.Function("")
 	ctx.Count(CounterDeadNodes, int64(st.DeadNodes))
 	if st.Folded > 0 {
 		ctx.Count("vertical_fusion.folded", int64(st.Folded))

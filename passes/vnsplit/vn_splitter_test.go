@@ -2,6 +2,7 @@ package vnsplit_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -206,5 +207,43 @@ func TestVNSplitter_Embedding(t *testing.T) {
 	_, log := run(t, m, vnsplit.DefaultOptions())
 	if !strings.Contains(log, "due to CollectiveCompute access or BIRKernel access or indirect access. (instruction gather.0, GenericIndirectLoad)") {
 		t.Errorf("log:\n%s", log)
+	}
+}
+
+// TestVNSplitter_OnFunction: the hook sees every function, main first, in
+// the split and then in the fold, and "" after each phase (the pass table
+// entry wires it to pass.Context.Function, so that a panic names its
+// function); the entry point runs the same without it.
+func TestVNSplitter_OnFunction(t *testing.T) {
+	twoHalves := func() *bir.Module {
+		m := halves(t, nil)
+		b := bir.NewBuilder(m, "helper")
+		x := b.Input("hx", bir.Float32, 128, 64)
+		z := b.Output("hz", bir.Float32, 128, 64)
+		tt := b.SBUF("t", bir.Float32, 128, 64)
+		b.Load("l0", tt.Tile(0, 64, 0, 64), x.Tile(0, 64, 0, 64))
+		b.Save("s0", z.Tile(0, 64, 0, 64), tt.Tile(0, 64, 0, 64))
+		if err := b.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	for _, fold := range []bool{true, false} {
+		var seen []string
+		opt := vnsplit.DefaultOptions()
+		opt.FoldIntoPredecessor = fold
+		opt.OnFunction = func(n string) { seen = append(seen, n) }
+		st, _ := run(t, twoHalves(), opt)
+		want := []string{"main", "helper", ""}
+		if fold {
+			want = append(want, want...)
+		}
+		if !slices.Equal(seen, want) {
+			t.Errorf("foldIntoPredecessor=%t: OnFunction saw %q, want %q", fold, seen, want)
+		}
+		opt.OnFunction = nil
+		if st2, _ := run(t, twoHalves(), opt); st2 != st {
+			t.Errorf("foldIntoPredecessor=%t: stats %+v without the hook, %+v with it", fold, st2, st)
+		}
 	}
 }
