@@ -42,6 +42,11 @@ const DefaultMaxLivenessSteps = 1 << 24
 type Options struct {
 	MaxLivenessSteps int64
 	Logf             func(format string, args ...any)
+	// OnFunction, when set, is called with a function's name as the pass
+	// starts working on that function, and with "" before the module-wide
+	// fit check. The pass table entry sets it to pass.Context.Function, so
+	// that a panic is reported against the function it happened in.
+	OnFunction func(name string)
 }
 
 // Stats are shrink_ml's results.
@@ -76,9 +81,15 @@ func ShrinkML(m *bir.Module, model *arch.Model, opt Options) (Stats, error) {
 		opt.MaxLivenessSteps = DefaultMaxLivenessSteps
 	}
 	for _, f := range m.Funcs {
+		if opt.OnFunction != nil {
+			opt.OnFunction(f.Name)
+		}
 		s := &shrinkDN{f: f, m: m, st: &st, log: opt.Logf}
 		s.run()
 		shrinkTensor(f, opt.MaxLivenessSteps, &st, opt.Logf)
+	}
+	if opt.OnFunction != nil {
+		opt.OnFunction("")
 	}
 	if opt.Logf != nil {
 		opt.Logf("INFO (ShrinkDN): %d of %d SB/PSUM locations shrunk (%d bytes saved), %d left as declared; shrinkTensor: %d block tensors recorded, %d with liveN below their blocks",
@@ -114,7 +125,11 @@ func runShrinkML(ctx *pass.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := ShrinkML(ctx.Module, ctx.Arch, Options{MaxLivenessSteps: steps, Logf: ctx.Logf})
+	st, err := ShrinkML(ctx.Module, ctx.Arch, Options{MaxLivenessSteps: steps, Logf: ctx.Logf, OnFunction: ctx.Function})
+	// A returned error keeps its own wording (it names its locations'
+	// functions); only a panic, which skips this line, is reported against
+	// the function recorded by OnFunction.
+	ctx.Function("")
 	add := func(name string, v int64) {
 		if v != 0 {
 			ctx.Count(name, v)

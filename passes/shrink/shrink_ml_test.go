@@ -2,11 +2,13 @@ package shrink_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/passes/shrink"
 	"github.com/narwhal-compiler/narwhal/passes/unroll"
 	"github.com/narwhal-compiler/narwhal/passtest"
@@ -86,5 +88,46 @@ func TestShrinkML_IllegalError(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "16416 bytes per partition (4104 elements rounded up to 4104, x 4 bytes), want <= 16384, the PSUM bytes per partition of trn2") {
 		t.Errorf("message: %v", err)
+	}
+}
+
+// TestShrinkML_OnFunction: the hook sees every function as the pass starts
+// on it and "" before the module-wide fit check (the pass table entry
+// wires it to pass.Context.Function, so that a panic names its function);
+// the fit check's error, returned after per-function work, is not
+// attributed to a function by the pass manager (its text names each
+// location's function).
+func TestShrinkML_OnFunction(t *testing.T) {
+	build := func() *bir.Module {
+		m := bir.NewModule("trn2")
+		for _, name := range []string{"main", "helper"} {
+			b := bir.NewBuilder(m, name)
+			x := b.Input("x_"+name, bir.Float32, 128, 4096)
+			ps := b.PSUM("ps", bir.Float32, 128, 4104) // 8 words over the PSUM
+			b.Load("ld", ps.All(), x.All())
+			if err := b.Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return m
+	}
+	model, _ := arch.Lookup("trn2")
+	var seen []string
+	_, err := shrink.ShrinkML(build(), model, shrink.Options{OnFunction: func(n string) { seen = append(seen, n) }})
+	var ie *shrink.IllegalError
+	if !errors.As(err, &ie) || len(ie.Locations) != 2 {
+		t.Fatalf("have %v, want both ps reported", err)
+	}
+	if want := []string{"main", "helper", ""}; !slices.Equal(seen, want) {
+		t.Errorf("OnFunction saw %q, want %q", seen, want)
+	}
+	if _, err2 := shrink.ShrinkML(build(), model, shrink.Options{}); err2 == nil || err2.Error() != err.Error() {
+		t.Errorf("without the hook: %v, want %v", err2, err)
+	}
+	tbl := pass.Table{Passes: []pass.Pass{shrink.ShrinkMLPass}}
+	_, err = tbl.Run(build(), pass.Config{Arch: model, NoVerify: true})
+	var pe *pass.Error
+	if !errors.As(err, &pe) || pe.Pass != "shrink_ml" || pe.Function != "" || pe.Panic || !errors.As(err, &ie) {
+		t.Errorf("through the pass manager: %#v, want the IllegalError under pass shrink_ml with no function", err)
 	}
 }
