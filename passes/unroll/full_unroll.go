@@ -73,6 +73,12 @@ type FullUnrollOptions struct {
 	Level int
 	Logf  func(format string, args ...any)
 	Now   func() time.Time
+	// OnFunction, when set, is called with a function's name as the pass
+	// starts working on that function, and with "" when it leaves
+	// per-function work. The pass table entry sets it to
+	// pass.Context.Function. A panic is reported (as an *InternalError)
+	// against the function last named, with or without the hook.
+	OnFunction func(name string)
 }
 
 type fnMode int
@@ -86,7 +92,8 @@ const (
 
 // FullUnroll runs the level-gated unroller on m.
 func FullUnroll(m *bir.Module, opt FullUnrollOptions) (st Stats, err error) {
-	defer internalError("full_unroll", &err)
+	ft := &funcTracker{hook: opt.OnFunction}
+	defer internalError("full_unroll", ft, &err)
 	switch opt.Level {
 	case LevelUnset:
 		return st, fmt.Errorf("%s", LevelMessage)
@@ -97,6 +104,7 @@ func FullUnroll(m *bir.Module, opt FullUnrollOptions) (st Stats, err error) {
 	funcs := m.FuncsMainFirst()
 	if opt.Level == 0 {
 		for _, f := range funcs {
+			ft.enter(f.Name)
 			n, err := memlocsGeneration(f)
 			if err != nil {
 				return st, err
@@ -104,6 +112,7 @@ func FullUnroll(m *bir.Module, opt FullUnrollOptions) (st Stats, err error) {
 			st.BlockTensors += n
 			st.DeadRemoved += DCE(f)
 		}
+		ft.enter("")
 		st.TotalCount = m.NumInsts()
 		logf(opt.Logf, "INFO (FullUnroll) memloc generation: %d block tensors given per-block locations, %d dead instructions removed, total_count=%d",
 			st.BlockTensors, st.DeadRemoved, st.TotalCount)
@@ -112,6 +121,7 @@ func FullUnroll(m *bir.Module, opt FullUnrollOptions) (st Stats, err error) {
 	// pre_process.
 	modes := make([]fnMode, len(funcs))
 	for k, f := range funcs {
+		ft.enter(f.Name)
 		modes[k] = decide(f, opt.Level)
 		if opt.Level == 2 {
 			var dyn bir.InstID = bir.NoInst
@@ -128,6 +138,7 @@ func FullUnroll(m *bir.Module, opt FullUnrollOptions) (st Stats, err error) {
 			}
 		}
 	}
+	ft.enter("")
 	logf(opt.Logf, "INFO (FullUnroll) Start unrolling at %s", ctime(opt.Now))
 	var done int64 // final instruction counts of the functions processed
 	// The functions not processed yet count at their current size when
@@ -142,6 +153,7 @@ func FullUnroll(m *bir.Module, opt FullUnrollOptions) (st Stats, err error) {
 		return n
 	}
 	for k, f := range funcs {
+		ft.enter(f.Name)
 		switch modes[k] {
 		case modeNone, modeDCEOnly:
 			if modes[k] == modeNone {
@@ -164,6 +176,7 @@ func FullUnroll(m *bir.Module, opt FullUnrollOptions) (st Stats, err error) {
 		logf(opt.Logf, "INFO (FullUnroll) DONE unrolling %s", ctime(opt.Now))
 		done += f.NumInsts()
 	}
+	ft.enter("")
 	total := m.NumInsts()
 	st.TotalCount = total
 	logf(opt.Logf, "INFO (FullUnroll) InstProfiler: total_count=%d", total)
@@ -172,8 +185,10 @@ func FullUnroll(m *bir.Module, opt FullUnrollOptions) (st Stats, err error) {
 	}
 	if opt.Level == 2 {
 		for _, f := range funcs {
+			ft.enter(f.Name)
 			f.ClearAllDeps()
 		}
+		ft.enter("")
 	}
 	return st, nil
 }
@@ -369,7 +384,7 @@ func runFullUnroll(ctx *pass.Context) error {
 	if level != 2 {
 		ctx.SetProduced(0) // loops may remain below level 2
 	}
-	st, err := FullUnroll(ctx.Module, FullUnrollOptions{Level: level, Logf: ctx.Logf})
+	st, err := FullUnroll(ctx.Module, FullUnrollOptions{Level: level, Logf: ctx.Logf, OnFunction: ctx.Function})
 	report(ctx, st)
-	return err
+	return passError(ctx, err)
 }

@@ -56,6 +56,12 @@ type HeuristicOptions struct {
 	// MaxHU is the cap text ("" : no cap): the MAXHU variable or option.
 	MaxHU string
 	Logf  func(format string, args ...any)
+	// OnFunction, when set, is called with a function's name as the pass
+	// starts working on that function, and with "" when it leaves
+	// per-function work. The pass table entry sets it to
+	// pass.Context.Function. A panic is reported (as an *InternalError)
+	// against the function last named, with or without the hook.
+	OnFunction func(name string)
 }
 
 // ParseMaxHU parses a MAXHU cap ("" means no cap, -1).
@@ -73,7 +79,8 @@ func ParseMaxHU(s string) (int64, error) {
 
 // HeuristicUnroll marks the eligible loops of m and returns its stats.
 func HeuristicUnroll(m *bir.Module, opt HeuristicOptions) (st Stats, err error) {
-	defer internalError("heuristic_unroll", &err)
+	ft := &funcTracker{hook: opt.OnFunction}
+	defer internalError("heuristic_unroll", ft, &err)
 	if !opt.Enabled {
 		logf(opt.Logf, "Heuristic unroll is off.")
 		return st, nil
@@ -84,6 +91,7 @@ func HeuristicUnroll(m *bir.Module, opt HeuristicOptions) (st Stats, err error) 
 	}
 	h := &heuristic{cap: capN, logf: opt.Logf, st: &st}
 	for _, f := range m.FuncsMainFirst() {
+		ft.enter(f.Name)
 		h.f = f
 		for _, b := range f.Top {
 			if err := h.block(b); err != nil {
@@ -91,6 +99,7 @@ func HeuristicUnroll(m *bir.Module, opt HeuristicOptions) (st Stats, err error) 
 			}
 		}
 	}
+	ft.enter("")
 	st.HeuristicEligible = st.HeuristicMarked + st.HeuristicSkipped
 	logf(opt.Logf, "Heuristically unrolled %d loops.", st.HeuristicEligible)
 	if st.HeuristicSkipped > 0 {
@@ -204,7 +213,8 @@ func runHeuristicUnroll(ctx *pass.Context) error {
 	if maxhu == "" {
 		maxhu = envOr("MAXHU", "")
 	}
-	st, err := HeuristicUnroll(ctx.Module, HeuristicOptions{Enabled: enabled, MaxHU: maxhu, Logf: ctx.Logf})
+	st, err := HeuristicUnroll(ctx.Module, HeuristicOptions{Enabled: enabled, MaxHU: maxhu, Logf: ctx.Logf, OnFunction: ctx.Function})
+	err = passError(ctx, err)
 	if st.HeuristicMarked > 0 {
 		ctx.Count("heuristic_unroll.marked", int64(st.HeuristicMarked))
 	}

@@ -63,6 +63,13 @@
 //     one of them (clones of one barrier would otherwise share an id).
 //   - A dependency on an unrolled Loop instruction itself is dropped
 //     (program order places the loop's body before the dependent).
+//
+// All three unrollers recover a panic (a module the verifier would reject
+// may reach an index they trust) into an *InternalError naming the pass
+// and the function being processed; their pass entries report it as the
+// pass manager reports any panic (a *pass.Error naming pass and function),
+// and their OnFunction hooks, wired to pass.Context.Function, name the
+// function as each per-function loop reaches it.
 package unroll
 
 import (
@@ -87,6 +94,12 @@ type UnrollOptions struct {
 	Logf func(format string, args ...any)
 	// Now stamps the log lines (nil: time.Now).
 	Now func() time.Time
+	// OnFunction, when set, is called with a function's name as the pass
+	// starts working on that function, and with "" when it leaves
+	// per-function work. The pass table entry sets it to
+	// pass.Context.Function. A panic is reported (as an *InternalError)
+	// against the function last named, with or without the hook.
+	OnFunction func(name string)
 }
 
 // Stats describe what an unroller did.
@@ -123,18 +136,73 @@ func logf(fn func(string, ...any), format string, args ...any) {
 	}
 }
 
-// internalError turns a panic inside an unroller into an error (no panic
-// escapes a pass: a malformed module the verifier would reject may reach
-// an index the unroller trusts).
-func internalError(what string, err *error) {
-	if r := recover(); r != nil {
-		*err = fmt.Errorf("%s: internal error (the module may be malformed; run narwhal verify on it): %v", what, r)
+// InternalError is a panic inside an unroller, recovered (no panic escapes
+// a pass: a malformed module the verifier would reject may reach an index
+// the unroller trusts).
+type InternalError struct {
+	Pass     string // "unroll", "full_unroll" or "heuristic_unroll"
+	Function string // the function being processed; "" outside per-function work
+	Value    any    // what the unroller panicked with
+}
+
+// internalHint says what an InternalError most likely means.
+const internalHint = "the module may be malformed; run narwhal verify on it"
+
+func (e *InternalError) Error() string {
+	if e.Function != "" {
+		return fmt.Sprintf("%s: function %s: internal error (%s): %v", e.Pass, e.Function, internalHint, e.Value)
+	}
+	return fmt.Sprintf("%s: internal error (%s): %v", e.Pass, internalHint, e.Value)
+}
+
+// funcTracker records the function an unroller is working on, for
+// internalError, and reports it to the caller's OnFunction hook.
+type funcTracker struct {
+	name string
+	hook func(name string)
+}
+
+// enter records name ("" : no function) and calls the hook.
+func (t *funcTracker) enter(name string) {
+	t.name = name
+	if t.hook != nil {
+		t.hook(name)
 	}
 }
 
+// internalError, deferred by an unroller's entry point, turns a panic into
+// an *InternalError naming the function ft was last told of.
+func internalError(what string, ft *funcTracker, err *error) {
+	if r := recover(); r != nil {
+		*err = &InternalError{Pass: what, Function: ft.name, Value: r}
+	}
+}
+
+// passError finishes an unroller's pass entry. The function recorded
+// through OnFunction is cleared: a returned error keeps its own wording
+// (it names its function where it has one). An *InternalError becomes the
+// panic *pass.Error the pass manager gives an unrecovered panic, naming
+// the pass and the function (errors.As still finds the InternalError).
+func passError(ctx *pass.Context, err error) error {
+	ctx.Function("")
+	var ie *InternalError
+	if errors.As(err, &ie) {
+		return &pass.Error{Pass: ctx.Pass.Name, Function: ie.Function, Panic: true, Err: internalCause{ie}}
+	}
+	return err
+}
+
+// internalCause is an InternalError's text without the pass and function,
+// which the enclosing *pass.Error states.
+type internalCause struct{ e *InternalError }
+
+func (c internalCause) Error() string { return fmt.Sprintf("%s: %v", internalHint, c.e.Value) }
+func (c internalCause) Unwrap() error { return c.e }
+
 // Unroll runs the production unroller on m (see the file comment).
 func Unroll(m *bir.Module, opt UnrollOptions) (st Stats, err error) {
-	defer internalError("unroll", &err)
+	ft := &funcTracker{hook: opt.OnFunction}
+	defer internalError("unroll", ft, &err)
 	limit := opt.MaxInstructionLimit
 	if limit <= 0 {
 		limit = m.Config.MaxInstructionLimit
@@ -148,6 +216,7 @@ func Unroll(m *bir.Module, opt UnrollOptions) (st Stats, err error) {
 	// current size; processed ones at their final size.
 	var done int64
 	for _, f := range funcs {
+		ft.enter(f.Name)
 		legalizeGenericAccess(f)
 		c := newCloner(f, clonerConfig{
 			expand:    func(f *bir.Function, l bir.InstID) bool { return true },
@@ -210,12 +279,15 @@ func Unroll(m *bir.Module, opt UnrollOptions) (st Stats, err error) {
 		}
 		done += f.NumInsts()
 	}
+	ft.enter("")
 	if opt.Realloc {
 		for _, f := range funcs {
+			ft.enter(f.Name)
 			if err := checkInPlace(f); err != nil {
 				return st, err
 			}
 		}
+		ft.enter("")
 	}
 	logf(opt.Logf, "INFO (Unroll) DONE unrolling %s", ctime(opt.Now))
 	if st.CoreBarrierRenamed != 0 {
@@ -353,7 +425,8 @@ func runUnroll(ctx *pass.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := Unroll(ctx.Module, UnrollOptions{MaxInstructionLimit: limit, Realloc: realloc, Logf: ctx.Logf})
+	st, err := Unroll(ctx.Module, UnrollOptions{MaxInstructionLimit: limit, Realloc: realloc, Logf: ctx.Logf, OnFunction: ctx.Function})
+	err = passError(ctx, err)
 	report(ctx, st)
 	if err != nil {
 		var be *BudgetError
