@@ -343,6 +343,9 @@ func (f *Function) RemoveAttribute(a string) {
 func (f *Function) NumTensors() int { return len(f.tensors) }
 
 // Tensor returns tensor t. The pointer is valid until the next AddTensor.
+// Do not write Name, Locs or Dead through it: use RenameTensor, AddLoc /
+// RemoveLoc and RemoveTensor, which keep TensorByName and the location
+// lists in step (a direct write leaves them stale; CheckTables reports it).
 func (f *Function) Tensor(t TensorID) *Tensor { return &f.tensors[t] }
 
 // TensorByName finds a live tensor.
@@ -397,7 +400,10 @@ func (f *Function) RemoveTensor(t TensorID) {
 // NumLocs returns the size of the location table (including dead ones).
 func (f *Function) NumLocs() int { return len(f.locs) }
 
-// Loc returns location l. The pointer is valid until the next AddLoc.
+// Loc returns location l. The pointer is valid until the next AddLoc. Do
+// not write Name, Tensor or Dead through it: use RenameLoc and RemoveLoc,
+// which keep LocByName and the tensor's location list in step (a direct
+// write leaves them stale; CheckTables reports it).
 func (f *Function) Loc(l LocID) *MemLoc { return &f.locs[l] }
 
 // LocByName finds a live location.
@@ -476,7 +482,9 @@ func (f *Function) LocForBlock(t TensorID, b int64) (LocID, bool) {
 	return NoLoc, false
 }
 
-// Reg returns register r.
+// Reg returns register r. Its Name is fixed when RegByName creates it: do
+// not write it (the register-name table would go stale; CheckTables
+// reports it).
 func (f *Function) Reg(r RegID) *Register { return &f.regs[r] }
 
 // NumRegs returns the number of registers.
@@ -523,6 +531,13 @@ func (f *Function) NewBlock(name string, parent InstID) BlockID {
 func (f *Function) NumInstSlots() int { return len(f.insts) }
 
 // Inst returns instruction i. The pointer is valid until the next NewInst.
+// Op, Engine, Attrs and Pred may be written through it. Do not write Name
+// (use Rename, or call DropInstNameIndex before renaming in place), Args,
+// NIns or NOuts (use SetArgs), Block (use Append, InsertAt, SetBlockInsts,
+// Remove) or Deps (use AddDep, ClearDeps): a direct write leaves
+// InstByName or a cached Uses index stale (CheckTables reports it) or block
+// membership and dependency lists inconsistent (the verifier's block and
+// ref rules report it).
 func (f *Function) Inst(i InstID) *Instruction { return &f.insts[i] }
 
 // InstName returns the name of instruction i.
@@ -532,21 +547,25 @@ func (f *Function) InstName(i InstID) string { return f.m.Str(f.insts[i].Name) }
 func (f *Function) OpName(i InstID) string { return f.m.OpName(f.insts[i].Op) }
 
 // Ins returns the source operands of i (a view into the operand table,
-// valid until the next operand allocation). Modify only through SetOperand.
+// valid until the next operand allocation). Modify only through SetOperand
+// or SetArgs: writing an element of the slice leaves a cached Uses index
+// stale (CheckTables reports it). The same holds for Outs and Operands.
 func (f *Function) Ins(i InstID) []Operand {
 	in := &f.insts[i]
 	a := int(in.Args)
 	return f.operands[a : a+int(in.NIns) : a+int(in.NIns)]
 }
 
-// Outs returns the destination operands of i.
+// Outs returns the destination operands of i (a view: modify only through
+// SetOperand or SetArgs, see Ins).
 func (f *Function) Outs(i InstID) []Operand {
 	in := &f.insts[i]
 	a := int(in.Args) + int(in.NIns)
 	return f.operands[a : a+int(in.NOuts) : a+int(in.NOuts)]
 }
 
-// Operands returns sources then destinations of i.
+// Operands returns sources then destinations of i (a view: modify only
+// through SetOperand or SetArgs, see Ins).
 func (f *Function) Operands(i InstID) []Operand {
 	in := &f.insts[i]
 	a := int(in.Args)

@@ -24,8 +24,20 @@
 // Mutation goes through Function methods that keep the invariants: unique
 // tensor and location names (name tables), tensor-id maps (Tensor.Locs),
 // block membership and parent links. Use lists are derived on demand
-// (Function.Uses) and invalidated by every mutation, so they are never
-// stale.
+// (Function.Uses) and invalidated by every mutation method.
+//
+// The accessors Tensor, Loc, Reg, Inst and Block return pointers into the
+// tables, and Ins, Outs and Operands slices of the operand table, so that
+// passes can read and update plain fields (shapes, placements, engines,
+// attributes) without copying. Writing a field some derived table is keyed
+// on through them is unsupported: names (Tensor.Name, MemLoc.Name,
+// Register.Name, Instruction.Name), liveness (Dead), and operands (an
+// element of Ins/Outs/Operands, Instruction.Args/NIns/NOuts). Use
+// RenameTensor, RenameLoc, Rename (or DropInstNameIndex first),
+// RemoveTensor, RemoveLoc, Remove, SetOperand and SetArgs: a direct write
+// leaves TensorByName, LocByName, InstByName or a cached Uses index stale.
+// Function.CheckTables detects such stale entries, and the verifier reports
+// them (rule "tables").
 package bir
 
 import (

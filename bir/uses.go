@@ -9,9 +9,12 @@ type Use struct {
 
 // UseIndex lists, for every location and every tensor, the instructions
 // that access it: the seeds' StorageBase::readers/writers. It is built on
-// demand by Function.Uses and discarded by any mutation, so it is never
-// stale. Physical APs are indexed by location; symbolic and register APs by
-// tensor. Uses are in program order.
+// demand by Function.Uses and discarded by every mutation method, so it is
+// never stale as long as operands are written only through SetOperand and
+// SetArgs (an element written through Ins, Outs or Operands is not seen:
+// Function.CheckTables reports the stale entries). Physical APs are
+// indexed by location; symbolic and register APs by tensor. Uses are in
+// program order.
 type UseIndex struct {
 	locStart []int32
 	locUses  []Use

@@ -298,6 +298,31 @@ func (c *checker) function(f *bir.Function) {
 	c.branchTargets()
 	c.instNames()
 	c.usedLocations()
+	c.tables()
+}
+
+// tables reports the stale entries of the function's cached name tables
+// and use index (rule "tables", bir.Function.CheckTables): what a direct
+// write of a name or operand through the pointers and slices bir hands out
+// leaves behind.
+func (c *checker) tables() {
+	set := bir.NameTables | bir.UseIndexTable
+	if c.opt.InstNameTable {
+		set |= bir.InstNameTable
+	}
+	for _, e := range c.f.CheckTables(set) {
+		d := Diag{Func: c.fname, Rule: "tables", Msg: e.Table + ": " + e.Msg}
+		if c.validTensor(e.Tensor) {
+			d.Tensor = c.f.Tensor(e.Tensor).Name
+		}
+		if c.validLoc(e.Loc) {
+			d.Loc = c.f.Loc(e.Loc).Name
+		}
+		if e.Inst >= 0 && int(e.Inst) < c.nInsts {
+			d.Inst, d.Op = c.instName(e.Inst), c.m.OpName(c.f.Inst(e.Inst).Op)
+		}
+		c.add(d)
+	}
 }
 
 // tensors checks the tensor table (rule "tensor", "name-unique") and

@@ -25,6 +25,8 @@ type ruleCase struct {
 	arch  func() *arch.Model // nil: arch.ForModule
 	also  []string
 	build func(t *testing.T) *bir.Module
+	// instNames sets Options.InstNameTable.
+	instNames bool
 }
 
 // base returns a trn2 builder with x (DRAM input [128,512] f32) and xs
@@ -172,14 +174,46 @@ func ruleCases() []ruleCase {
 			b.Memset("a", bir.EngDVE, xs.All(), 1)
 			return must(t, b)
 		}},
-		{name: "duplicate tensor names", rule: "name-unique", msg: `tensor name "x_set"`, build: func(t *testing.T) *bir.Module {
+		{name: "duplicate tensor names", rule: "name-unique", msg: `tensor name "x_set"`, also: []string{"tables"}, build: func(t *testing.T) *bir.Module {
 			b, _, xs := base()
 			b.F.Tensor(xs.ID).Name = "x_set"
 			return must(t, b)
 		}},
-		{name: "duplicate location names", rule: "name-unique", msg: `location name "x"`, build: func(t *testing.T) *bir.Module {
+		{name: "duplicate location names", rule: "name-unique", msg: `location name "x"`, also: []string{"tables"}, build: func(t *testing.T) *bir.Module {
 			b, _, xs := base()
 			b.F.Loc(xs.Loc).Name = "x"
+			return must(t, b)
+		}},
+
+		// ---- tables: direct writes the name tables and use index miss ----
+		{name: "tensor renamed by a field write", rule: "tables", msg: `tensor names: entry "xs_set" maps to tensor #1: want the tensor named "xs_set", have it named "ys_set"`, build: func(t *testing.T) *bir.Module {
+			b, _, xs := base()
+			b.F.Tensor(xs.ID).Name = "ys_set"
+			return must(t, b)
+		}},
+		{name: "location renamed by a field write", rule: "tables", msg: `location names: entry "xs" maps to location #1: want the location named "xs", have it named "ys"`, build: func(t *testing.T) *bir.Module {
+			b, _, xs := base()
+			b.F.Loc(xs.Loc).Name = "ys"
+			return must(t, b)
+		}},
+		{name: "register renamed by a field write", rule: "tables", msg: `register names: entry "r0" maps to register #0: want the register named "r0", have it named "r1"`, build: func(t *testing.T) *bir.Module {
+			b, _, _ := base()
+			b.F.Reg(b.F.RegByName("r0")).Name = "r1"
+			return must(t, b)
+		}},
+		{name: "instruction renamed by a field write", rule: "tables", instNames: true, msg: `instruction names: entry "f" maps to instruction #0: want the instruction named "f", have it named "g"`, build: func(t *testing.T) *bir.Module {
+			b, _, xs := base()
+			i := b.Memset("f", bir.EngDVE, xs.All(), 0)
+			inst(t, b.F, "f") // builds the instruction-name table
+			b.F.Inst(i).Name = b.M.NewSym("g")
+			return must(t, b)
+		}},
+		{name: "operand written through Outs", rule: "tables", msg: "use index: location xs: want the use by instruction f operand 0 listed, have it missing", build: func(t *testing.T) *bir.Module {
+			b, _, xs := base()
+			ys := b.SBUF("ys", f32, 128, 512)
+			i := b.Memset("f", bir.EngDVE, ys.All(), 0)
+			b.F.Uses()
+			b.F.Outs(i)[0] = xs.All()
 			return must(t, b)
 		}},
 		{name: "duplicate function names", rule: "name-unique", msg: `function name "main"`, build: func(t *testing.T) *bir.Module {
@@ -945,7 +979,7 @@ func TestRules(t *testing.T) {
 	for _, tc := range ruleCases() {
 		t.Run(tc.rule+"/"+tc.name, func(t *testing.T) {
 			m := tc.build(t)
-			opt := Options{Stage: tc.stage}
+			opt := Options{Stage: tc.stage, InstNameTable: tc.instNames}
 			if tc.arch != nil {
 				opt.Arch = tc.arch()
 			}
@@ -996,7 +1030,8 @@ func checkDiagForm(t *testing.T, d Diag) {
 		return // module-level: the message names the function or arch
 	}
 	if d.Inst == "" && d.Op == "" && d.Tensor == "" && d.Loc == "" &&
-		!strings.HasPrefix(d.Msg, "block ") && !strings.HasPrefix(d.Msg, "top-level block ") {
+		!strings.HasPrefix(d.Msg, "block ") && !strings.HasPrefix(d.Msg, "top-level block ") &&
+		!strings.HasPrefix(d.Msg, "register names: ") {
 		t.Errorf("diagnostic names no instruction, tensor, location or block: %s", d)
 	}
 }
@@ -1004,7 +1039,7 @@ func checkDiagForm(t *testing.T, d Diag) {
 // allRules lists every rule name the verifier emits (the package comment's
 // table).
 var allRules = []string{
-	"module-arch", "ref", "name-unique", "block", "tensor", "loc", "loop", "sym-axis-unbound", "dep",
+	"module-arch", "ref", "name-unique", "tables", "block", "tensor", "loc", "loop", "sym-axis-unbound", "dep",
 	"opcode", "arity", "engine", "dtype", "ap-shape", "ap-bounds", "elem-count", "attr",
 	"onchip-operand", "gpsimd-psum", "customop-memory", "pe-memory", "dma-psum", "tt-psum",
 	"engine-ap", "partition-stride", "matmul-limits", "tile-size", "semaphore", "indirect-shape",
@@ -1139,5 +1174,22 @@ func TestBranchTargets(t *testing.T) {
 		if len(ds) != 1 || !strings.Contains(ds[0].String(), tc.want) {
 			t.Errorf("%s: diagnostics %v, want one containing %q", tc.name, ds, tc.want)
 		}
+	}
+}
+
+// TestOptions_InstNameTable: the instruction-name table is compared only
+// with Options.InstNameTable (it is costly; see the option).
+func TestOptions_InstNameTable(t *testing.T) {
+	b, _, xs := base()
+	i := b.Memset("f", bir.EngDVE, xs.All(), 0)
+	inst(t, b.F, "f") // builds the table
+	b.F.Inst(i).Name = b.M.NewSym("g")
+	m := must(t, b)
+	if err := Module(m, Options{}); err != nil {
+		t.Errorf("default options: %v, want the instruction-name table unchecked", err)
+	}
+	ds := diags(t, Module(m, Options{InstNameTable: true}))
+	if len(ds) != 1 || ds[0].Rule != "tables" || ds[0].Inst != "g" || !strings.Contains(ds[0].Msg, `entry "f"`) {
+		t.Errorf("with InstNameTable: %v, want one tables diagnostic on instruction g naming the stale entry f", ds)
 	}
 }

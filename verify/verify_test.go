@@ -183,6 +183,12 @@ func TestModule_NoPanicOnCorruption(t *testing.T) {
 			b *bir.Builder
 		}{{m, b}, {lm, lb}} {
 			f := x.b.F
+			if rng.Intn(2) == 0 {
+				// Cached tables for CheckTables to compare with the
+				// corrupted objects.
+				f.Uses()
+				f.InstByName("")
+			}
 			for k := 0; k < 1+rng.Intn(3); k++ {
 				corrupt(rng, x.m, f, pick)
 			}
@@ -192,7 +198,7 @@ func TestModule_NoPanicOnCorruption(t *testing.T) {
 						t.Fatalf("iteration %d: verifier panicked: %v", iter, r)
 					}
 				}()
-				_ = Module(x.m, Options{Stage: Stage(rng.Intn(int(AllStages) + 1))})
+				_ = Module(x.m, Options{Stage: Stage(rng.Intn(int(AllStages) + 1)), InstNameTable: rng.Intn(2) == 0})
 			}()
 		}
 	}
