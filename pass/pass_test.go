@@ -151,6 +151,72 @@ func TestTable_RunPanicBecomesError(t *testing.T) {
 	}
 }
 
+// TestTable_RunPanicNamesHookedFunction: the pattern of the passes whose
+// entry points take an OnFunction hook (sb_size_legalization, vn_splitter,
+// shrink_ml, the unrollers): the pass entry wires the hook to
+// Context.Function and clears it on a normal return. A panic names the
+// function the hook last named; a panic after the hook was told "" (a
+// module-wide step) names none; a returned error is not attributed to the
+// function the loop stopped at.
+func TestTable_RunPanicNamesHookedFunction(t *testing.T) {
+	twoFuncs := func(t *testing.T) *bir.Module {
+		m := smallModule(t)
+		b := bir.NewBuilder(m, "helper")
+		s := b.SBUF("s", bir.Float32, 128, 64)
+		b.Memset("ms", bir.EngDVE, s.All(), 0)
+		if err := b.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	// entry stands for a pass's public entry point: it names each function
+	// to onFunction, then "" for its module-wide tail, and fails as told.
+	entry := func(m *bir.Module, onFunction func(string), panicAt, errAt string) error {
+		enter := func(n string) {
+			if onFunction != nil {
+				onFunction(n)
+			}
+			if n == panicAt {
+				panic("boom at " + n)
+			}
+		}
+		for _, f := range m.FuncsMainFirst() {
+			enter(f.Name)
+			if f.Name == errAt {
+				return errors.New("function " + f.Name + ": bad input")
+			}
+		}
+		enter("")
+		return nil
+	}
+	tests := []struct {
+		panicAt, errAt string
+		wantFunc       string
+		wantPanic      bool
+		wantMsg        string
+	}{
+		{"helper", "-", "helper", true, "pass hooked, function helper: internal error (panic): boom at helper"},
+		{"", "-", "", true, "pass hooked: internal error (panic): boom at "},
+		{"-", "helper", "", false, "pass hooked: function helper: bad input"},
+	}
+	for _, tt := range tests {
+		table := Table{Passes: []Pass{{Name: "hooked", Default: true, Run: func(c *Context) error {
+			err := entry(c.Module, c.Function, tt.panicAt, tt.errAt)
+			c.Function("")
+			return err
+		}}}}
+		_, err := table.Run(twoFuncs(t), Config{})
+		var pe *Error
+		if !errors.As(err, &pe) || pe.Panic != tt.wantPanic || pe.Pass != "hooked" || pe.Function != tt.wantFunc {
+			t.Errorf("panic at %q, error at %q: err = %#v, want function %q, panic %t", tt.panicAt, tt.errAt, err, tt.wantFunc, tt.wantPanic)
+			continue
+		}
+		if err.Error() != tt.wantMsg {
+			t.Errorf("panic at %q, error at %q: message %q, want %q", tt.panicAt, tt.errAt, err.Error(), tt.wantMsg)
+		}
+	}
+}
+
 func TestTable_RunVerifies(t *testing.T) {
 	// A pass that breaks the module is caught by the verifier after it.
 	table := Table{Passes: []Pass{{Name: "breaker", Default: true, Run: func(c *Context) error {
