@@ -11,12 +11,24 @@
 //   - terms are sorted by atom (axes by id, then floordiv, then mod, compared
 //     structurally), equal atoms are merged and zero coefficients dropped;
 //   - floordiv and mod of an expression whose terms are all multiples of the
-//     divisor are folded (  (4*i + 6) floordiv 2 = 2*i + 3, (4*i) mod 2 = 0 );
+//     divisor are folded (  (4*i + 6) floordiv 2 = 2*i + 3, (4*i) mod 2 = 0 ),
+//     and a factor common to the divisor and every coefficient is divided
+//     out of a floordiv ( (4*i + 3) floordiv 6 = (2*i + 1) floordiv 3 );
 //   - floordiv/mod of a constant fold to a constant; x floordiv 1 = x and
-//     x mod 1 = 0.
+//     x mod 1 = 0;
+//   - nested floordivs fold, floor(floor(x/a)/b) = floor(x/(a*b)):
+//     (i floordiv 2) floordiv 3 = i floordiv 6;
+//   - a mod inside a mod by a divisor of its own folds:
+//     (i mod 4) mod 2 = i mod 2;
+//   - floordiv and mod of a bounded expression (made of mod atoms) fold
+//     when its values fall in one multiple of the divisor:
+//     (i mod 4) mod 8 = i mod 4, (i mod 4) floordiv 4 = 0;
 //
-// Two expressions that are equal by these rules have identical Terms and
-// Const and print identically; Key gives a string usable for interning.
+// See FloorDiv and Mod for the exact rules. Two expressions that
+// are equal by these rules have identical Terms and Const and print
+// identically; Key gives a string usable for interning. The form is not
+// complete: some equal expressions (for example 2*(i floordiv 2) + i mod 2
+// and i) keep different forms.
 //
 // Axes are identified by a dense int32 id (Axis). The owner of the ids (the
 // IR keeps one table per module) supplies names for printing and values for
@@ -27,6 +39,7 @@ package affine
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -213,6 +226,28 @@ func FloorModInt(a, d int64) int64 { return floorMod(a, d) }
 
 // FloorDiv returns floor(e / d). d must be positive (d <= 0 panics: it is a
 // programming error; readers validate divisors before building).
+//
+// When every coefficient of e is a multiple of d the division is exact:
+// floor((d*q + c)/d) = q + floor(c/d). Otherwise a common factor g > 1 of
+// d and the coefficients is divided out first:
+// floor((g*x + c)/d) = floor((x + floor(c/g)) / (d/g)). Then, writing
+// e = d*M + R, where M collects the terms whose coefficient is a multiple
+// of d and R the other terms and the constant, floor(e/d) = M + floor(R/d)
+// and FloorDiv folds:
+//
+//   - R's values all in one interval [q*d, q*d + d) (R built from mod
+//     atoms, which are bounded, and floordiv atoms of bounded
+//     dividends): the result is M + q; likewise when R = d*Q + R' with
+//     R' the coefficients and constant of R reduced to [0, d) and R' in
+//     one interval: the result is M + Q + q
+//     ( (-(i mod 2) + 6) floordiv 3 = 2 - (i mod 2) );
+//   - R = (x floordiv a) + c: by floor(floor(z/u)/v) = floor(z/(u*v))
+//     (u, v > 0) and (x floordiv a) + c = (x + c*a) floordiv a, the
+//     result is M + (x + c*a) floordiv (a*d), one floordiv atom instead
+//     of two nested ones (unless a*d or c*a overflows).
+//
+// Otherwise the result is one floordiv atom of e with the multiple of d
+// in e's constant pulled out.
 func FloorDiv(e Expr, d int64) Expr {
 	if d <= 0 {
 		panic(fmt.Sprintf("affine: floordiv by non-positive %d", d))
@@ -232,6 +267,18 @@ func FloorDiv(e Expr, d int64) Expr {
 		}
 		return Expr{Terms: terms, Const: floorDiv(e.Const, d)}
 	}
+	// Divide out a common factor g of the coefficients and d:
+	// floor((g*x + c)/d) = floor((x + floor(c/g)) / (d/g)).
+	if g := coeffGCD(e, d); g > 1 {
+		terms := make([]Term, len(e.Terms))
+		for i, t := range e.Terms {
+			terms[i] = Term{Coeff: t.Coeff / g, Atom: t.Atom}
+		}
+		return FloorDiv(Expr{Terms: terms, Const: floorDiv(e.Const, g)}, d/g)
+	}
+	if r, ok := floorDivFold(e, d); ok {
+		return r
+	}
 	// Pull out the multiple-of-d part of the constant:
 	// floor((x + d*k + r)/d) = k + floor((x + r)/d), 0 <= r < d.
 	k := floorDiv(e.Const, d)
@@ -240,7 +287,70 @@ func FloorDiv(e Expr, d int64) Expr {
 	return Expr{Terms: []Term{{Coeff: 1, Atom: Atom{Kind: AtomFloorDiv, Sub: &sub, Div: d}}}, Const: k}
 }
 
+// floorDivFold applies the bounded-remainder and nested-floordiv rules of
+// FloorDiv to e, whose coefficients have no common factor with d.
+func floorDivFold(e Expr, d int64) (Expr, bool) {
+	var mult, rem []Term
+	for _, t := range e.Terms {
+		if t.Coeff%d == 0 {
+			mult = append(mult, Term{Coeff: t.Coeff / d, Atom: t.Atom})
+		} else {
+			rem = append(rem, t)
+		}
+	}
+	r := Expr{Terms: rem, Const: e.Const}
+	if lo, hi, ok := finiteRange(r); ok {
+		if q := floorDiv(lo, d); q == floorDiv(hi, d) {
+			return Expr{Terms: mult, Const: q}, true
+		}
+	}
+	// R = d*Q + R', R' with coefficients and constant reduced to [0, d)
+	// (Q's are floorDiv(coefficient, d)); if R' lies in one interval
+	// [q*d, q*d + d), floor(R/d) = Q + q. (R = -(k mod 2) + 6 spans two
+	// intervals of 3; R' = 2*(k mod 2) does not: floor(R/3) = 2 - (k mod 2).)
+	if hasCompound(rem) {
+		red := Expr{Terms: make([]Term, 0, len(rem)), Const: floorMod(e.Const, d)}
+		quo := Expr{Terms: make([]Term, 0, len(rem)), Const: floorDiv(e.Const, d)}
+		for _, t := range rem {
+			red.Terms = append(red.Terms, Term{Coeff: floorMod(t.Coeff, d), Atom: t.Atom})
+			if q := floorDiv(t.Coeff, d); q != 0 {
+				quo.Terms = append(quo.Terms, Term{Coeff: q, Atom: t.Atom})
+			}
+		}
+		if lo, hi, ok := finiteRange(red); ok {
+			if q := floorDiv(lo, d); q == floorDiv(hi, d) {
+				return Add(Expr{Terms: mult}, AddConst(quo, q)), true
+			}
+		}
+	}
+	// R = (x floordiv a) + c: floor(R/d) = (x + a*c) floordiv (a*d). With
+	// no common factor left, a lone remainder term's coefficient is 1 or
+	// prime to d; only the first nests.
+	if len(rem) != 1 || rem[0].Coeff != 1 || rem[0].Atom.Kind != AtomFloorDiv {
+		return Expr{}, false
+	}
+	x, a := *rem[0].Atom.Sub, rem[0].Atom.Div
+	div, ok1 := mul64(a, d)
+	shift, ok2 := mul64(e.Const, a)
+	c, ok3 := add64(x.Const, shift)
+	if !ok1 || !ok2 || !ok3 {
+		return Expr{}, false
+	}
+	return Add(Expr{Terms: mult}, FloorDiv(Expr{Terms: x.Terms, Const: c}, div)), true
+}
+
 // Mod returns e mod d (floored, result in [0, d)). d must be positive.
+//
+// Terms whose coefficient is a multiple of d are dropped and the others
+// reduced to [0, d), and then Mod folds:
+//
+//   - a term t*(x mod a) where d divides t*a becomes t*x, since
+//     x mod a = x - a*(x floordiv a) and a multiple of d does not change
+//     the result ( (i mod 4) mod 2 = i mod 2 );
+//   - a reduced dividend whose values all lie in one interval
+//     [q*d, q*d + d) is the result, less q*d ( (i mod 4) mod 8 = i mod 4 ).
+//
+// Otherwise the result is one mod atom of the reduced dividend.
 func Mod(e Expr, d int64) Expr {
 	if d <= 0 {
 		panic(fmt.Sprintf("affine: mod by non-positive %d", d))
@@ -253,18 +363,60 @@ func Mod(e Expr, d int64) Expr {
 	}
 	// Drop terms whose coefficient is a multiple of d, reduce the others.
 	var terms []Term
+	nested := false
 	for _, t := range e.Terms {
 		c := floorMod(t.Coeff, d)
 		if c != 0 {
 			terms = append(terms, Term{Coeff: c, Atom: t.Atom})
+			// d divides c*a exactly when d/gcd(c, d) divides a.
+			if t.Atom.Kind == AtomMod && t.Atom.Div%(d/gcd(c, d)) == 0 {
+				nested = true
+			}
 		}
 	}
 	c := floorMod(e.Const, d)
 	if len(terms) == 0 {
 		return Const(c)
 	}
+	if nested {
+		acc := Const(c)
+		for _, t := range terms {
+			x := Expr{Terms: []Term{t}}
+			if t.Atom.Kind == AtomMod && t.Atom.Div%(d/gcd(t.Coeff, d)) == 0 {
+				x = Scale(*t.Atom.Sub, t.Coeff)
+			}
+			acc = Add(acc, x)
+		}
+		return Mod(acc, d)
+	}
 	sub := Expr{Terms: terms, Const: c}
+	if lo, hi, ok := finiteRange(sub); ok {
+		if q := floorDiv(lo, d); q == floorDiv(hi, d) {
+			return AddConst(sub, -q*d)
+		}
+	}
 	return Expr{Terms: []Term{{Coeff: 1, Atom: Atom{Kind: AtomMod, Sub: &sub, Div: d}}}}
+}
+
+// hasCompound reports whether a term of terms is a floordiv or mod atom.
+func hasCompound(terms []Term) bool {
+	for _, t := range terms {
+		if t.Atom.Kind != AtomAxis {
+			return true
+		}
+	}
+	return false
+}
+
+// coeffGCD returns the greatest common divisor of d and e's coefficients.
+func coeffGCD(e Expr, d int64) int64 {
+	g := d
+	for _, t := range e.Terms {
+		if g = gcd(g, t.Coeff); g == 1 {
+			break
+		}
+	}
+	return g
 }
 
 func allMultiples(e Expr, d int64) bool {
@@ -274,6 +426,79 @@ func allMultiples(e Expr, d int64) bool {
 		}
 	}
 	return true
+}
+
+// finiteRange returns an interval [lo, hi] holding every value of e
+// whatever the axes' values, and false when there is none (e mentions an
+// axis outside a mod atom, or the bounds overflow). Mod atoms are in
+// [0, Div); a floordiv atom is bounded when its dividend is.
+func finiteRange(e Expr) (lo, hi int64, ok bool) {
+	lo, hi = e.Const, e.Const
+	for _, t := range e.Terms {
+		var alo, ahi int64
+		switch t.Atom.Kind {
+		case AtomAxis:
+			return 0, 0, false
+		case AtomMod:
+			alo, ahi = 0, t.Atom.Div-1
+		default:
+			slo, shi, ok := finiteRange(*t.Atom.Sub)
+			if !ok {
+				return 0, 0, false
+			}
+			alo, ahi = floorDiv(slo, t.Atom.Div), floorDiv(shi, t.Atom.Div)
+		}
+		if t.Coeff < 0 {
+			alo, ahi = ahi, alo
+		}
+		x, ok1 := mul64(t.Coeff, alo)
+		y, ok2 := mul64(t.Coeff, ahi)
+		if !ok1 || !ok2 {
+			return 0, 0, false
+		}
+		if lo, ok1 = add64(lo, x); !ok1 {
+			return 0, 0, false
+		}
+		if hi, ok2 = add64(hi, y); !ok2 {
+			return 0, 0, false
+		}
+	}
+	return lo, hi, true
+}
+
+// mul64 returns a*b and whether it did not overflow.
+func mul64(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	p := a * b
+	if p/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
+		return 0, false
+	}
+	return p, true
+}
+
+// add64 returns a+b and whether it did not overflow.
+func add64(a, b int64) (int64, bool) {
+	s := a + b
+	if (b > 0 && s < a) || (b < 0 && s > a) {
+		return 0, false
+	}
+	return s, true
+}
+
+// gcd returns the greatest common divisor of |a| and |b| (gcd(0, 0) = 0).
+func gcd(a, b int64) int64 {
+	if a < 0 {
+		a = -a
+	}
+	if b < 0 {
+		b = -b
+	}
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // Env supplies axis values for evaluation.

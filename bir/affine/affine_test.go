@@ -47,11 +47,56 @@ func TestExpr_Canonical(t *testing.T) {
 }
 
 func TestExpr_EqualAfterRewriting(t *testing.T) {
-	i, j := Var(0), Var(1)
-	a := Add(Scale(Add(i, j), 2), Const(4))
-	b := Add(Add(Scale(j, 2), Const(4)), Scale(i, 2))
-	if !Equal(a, b) || a.Key() != b.Key() || a.Format(names) != b.Format(names) {
-		t.Errorf("2*(i+j)+4 and 2j+4+2i differ: %q vs %q", a.Format(names), b.Format(names))
+	i, j, k := Var(0), Var(1), Var(2)
+	ij := Add(i, Scale(j, 2)) // i + 2*j
+	tests := []struct {
+		name string
+		a, b Expr
+	}{
+		{"sum order", Add(Scale(Add(i, j), 2), Const(4)), Add(Add(Scale(j, 2), Const(4)), Scale(i, 2))},
+		// floor(floor(x/a)/b) = floor(x/(a*b)).
+		{"nested floordiv", FloorDiv(FloorDiv(i, 2), 3), FloorDiv(i, 6)},
+		{"nested floordiv, constants", FloorDiv(AddConst(FloorDiv(AddConst(i, 1), 2), 1), 3), FloorDiv(AddConst(i, 3), 6)},
+		{"nested floordiv, negative constant", FloorDiv(AddConst(FloorDiv(i, 4), -5), 2), FloorDiv(AddConst(i, -20), 8)},
+		{"nested floordiv, two axes", FloorDiv(FloorDiv(ij, 4), 4), FloorDiv(ij, 16)},
+		{"nested floordiv beside a multiple", FloorDiv(Add(FloorDiv(i, 2), Scale(k, 3)), 3), Add(FloorDiv(i, 6), k)},
+		{"nested floordiv, coefficient dividing the divisor", FloorDiv(Scale(FloorDiv(i, 3), 2), 4), FloorDiv(i, 6)},
+		{"triple floordiv", FloorDiv(FloorDiv(FloorDiv(j, 2), 2), 2), FloorDiv(j, 8)},
+		// (x mod a) mod b = x mod b when b divides a.
+		{"nested mod", Mod(Mod(i, 4), 2), Mod(i, 2)},
+		{"nested mod, two axes and constant", Mod(Add(Mod(AddConst(ij, 3), 12), k), 4), Mod(AddConst(Add(ij, k), 3), 4)},
+		{"nested mod, coefficient", Mod(Scale(Mod(i, 3), 2), 6), Mod(Scale(i, 2), 6)},
+		{"mod of a smaller mod", Mod(Mod(i, 4), 8), Mod(i, 4)},
+		{"mod of a bounded sum", Mod(AddConst(Mod(i, 4), 2), 8), AddConst(Mod(i, 4), 2)},
+		{"floordiv of a bounded sum", FloorDiv(Add(Mod(i, 4), Scale(j, 4)), 4), j},
+		{"floordiv of a bounded sum, reduced", FloorDiv(Sub(Const(6), Mod(i, 2)), 3), Sub(Const(2), Mod(i, 2))},
+		// floor((g*x + c)/d) = floor((x + floor(c/g))/(d/g)).
+		{"common factor", FloorDiv(AddConst(Scale(i, 4), 3), 6), FloorDiv(AddConst(Scale(i, 2), 1), 3)},
+	}
+	for _, tt := range tests {
+		if !Equal(tt.a, tt.b) || tt.a.Key() != tt.b.Key() || tt.a.Format(names) != tt.b.Format(names) {
+			t.Errorf("%s: %q and %q differ", tt.name, tt.a.Format(names), tt.b.Format(names))
+		}
+	}
+}
+
+// TestExpr_FoldsKeepDistinct: forms the folds must not touch (the
+// rewrite would not be an identity, or would not remove an atom).
+func TestExpr_FoldsKeepDistinct(t *testing.T) {
+	i := Var(0)
+	tests := []struct {
+		e    Expr
+		want string
+	}{
+		{FloorDiv(Mod(i, 4), 2), "(i mod 4) floordiv 2"},
+		{Mod(FloorDiv(i, 2), 3), "(i floordiv 2) mod 3"},
+		{Mod(Mod(i, 4), 3), "(i mod 4) mod 3"},
+		{FloorDiv(Scale(FloorDiv(i, 2), 3), 2), "(3*(i floordiv 2)) floordiv 2"},
+	}
+	for _, tt := range tests {
+		if got := tt.e.Format(names); got != tt.want {
+			t.Errorf("Format = %q, want %q", got, tt.want)
+		}
 	}
 }
 
