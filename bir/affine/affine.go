@@ -23,12 +23,14 @@
 //   - floordiv and mod of a bounded expression (made of mod atoms) fold
 //     when its values fall in one multiple of the divisor:
 //     (i mod 4) mod 8 = i mod 4, (i mod 4) floordiv 4 = 0;
+//   - a sum recombines floordiv and mod of one dividend,
+//     x = a*(x floordiv a) + x mod a: 2*(i floordiv 2) + i mod 2 = i.
 //
-// See FloorDiv and Mod for the exact rules. Two expressions that
+// See FloorDiv, Mod and recombine for the exact rules. Two expressions that
 // are equal by these rules have identical Terms and Const and print
 // identically; Key gives a string usable for interning. The form is not
-// complete: some equal expressions (for example 2*(i floordiv 2) + i mod 2
-// and i) keep different forms.
+// complete: some equal expressions (for example i - i mod 2 and
+// 2*(i floordiv 2)) keep different forms.
 //
 // Axes are identified by a dense int32 id (Axis). The owner of the ids (the
 // IR keeps one table per module) supplies names for printing and values for
@@ -139,7 +141,8 @@ func Compare(a, b Expr) int {
 // Equal reports whether a and b are the same canonical expression.
 func Equal(a, b Expr) bool { return Compare(a, b) == 0 }
 
-// normalize sorts and merges terms, dropping zero coefficients.
+// normalize sorts and merges terms, dropping zero coefficients, then
+// applies recombine.
 func normalize(terms []Term, c int64) Expr {
 	if len(terms) == 0 {
 		return Expr{Const: c}
@@ -162,7 +165,134 @@ func normalize(terms []Term, c int64) Expr {
 	if len(res) == 0 {
 		return Expr{Const: c}
 	}
-	return Expr{Terms: slices.Clip(res), Const: c}
+	return recombine(Expr{Terms: slices.Clip(res), Const: c})
+}
+
+// recombine folds floordiv/mod pairs of a sorted, merged sum by the
+// identity y = b*(y floordiv b) + y mod b. A floordiv atom A and a mod atom
+// M of the sum pair up, with divisor b, when b*A + M = S for an expression
+// S that recombine can name:
+//
+//   - anchored at A = x floordiv a: for each M = z mod b of the sum with
+//     b = g*a, A = (g*x + r) floordiv b for every 0 <= r < g (the common
+//     factor FloorDiv divides out), so if Mod(g*x + r, b) = M + m then
+//     S = g*x + r - m ( 4*((3*i) floordiv 2) + (2*i) mod 4 is 6*i;
+//     with g = 1, 4*((5*i) floordiv 4) + i mod 4 is 5*i, Mod having
+//     reduced the coefficient that FloorDiv keeps);
+//   - anchored at M = y mod b: if FloorDiv(y, b) = A + k then
+//     S = y - b*k (this finds a folded nested floordiv, whose own dividend
+//     no longer shows y: 3*(i floordiv 6) + (i floordiv 2) mod 3 is
+//     i floordiv 2).
+//
+// With K the coefficient of A and c that of M, the pair is rewritten when
+// K and c have the same sign and |K| >= |c*b|:
+// K*A + c*M = c*S + (K - c*b)*A, which for K = c*b is c*S
+// ( 2*(i floordiv 2) + i mod 2 = i; 3*(i floordiv 2) + i mod 2 =
+// i + i floordiv 2 ): M disappears and A's coefficient shrinks without
+// changing sign. Other pairs are left alone. In particular
+// K*A + c*M = (K/b)*S + (c - K/b)*M, which would remove A when b divides
+// K and |K/b| < |c|, is not applied: whether b divides K changes when the
+// sum is scaled, and the canonical form must not (Scale does not
+// re-canonicalize; the condition above is invariant under scaling, so
+// k*e is canonical when e is).
+//
+// Each rewrite removes an atom and adds only atoms nested inside it, so
+// repeated rewriting (the result goes through Add again) terminates.
+func recombine(e Expr) Expr {
+	hasDiv := false
+	for _, t := range e.Terms {
+		if t.Atom.Kind == AtomFloorDiv {
+			hasDiv = true
+			break
+		}
+	}
+	if !hasDiv || e.Terms[len(e.Terms)-1].Atom.Kind != AtomMod {
+		return e // no floordiv and mod atom to pair (mod atoms sort last)
+	}
+	for _, t := range e.Terms {
+		switch t.Atom.Kind {
+		case AtomFloorDiv:
+			x, a := *t.Atom.Sub, t.Atom.Div
+			for _, u := range e.Terms {
+				if u.Atom.Kind != AtomMod || u.Atom.Div%a != 0 {
+					continue
+				}
+				b := u.Atom.Div
+				g := b / a
+				gx := Scale(x, g)
+				r := floorMod(u.Atom.Sub.Const-gx.Const, b)
+				if r >= g {
+					continue
+				}
+				y := AddConst(gx, r)
+				m := Mod(y, b)
+				if len(m.Terms) != 1 || m.Terms[0].Coeff != 1 || compareAtom(m.Terms[0].Atom, u.Atom) != 0 {
+					continue
+				}
+				if res, ok := e.recombinePair(t.Atom, u.Atom, b, AddConst(y, -m.Const)); ok {
+					return res
+				}
+			}
+		case AtomMod:
+			y, b := *t.Atom.Sub, t.Atom.Div
+			q := FloorDiv(y, b)
+			if len(q.Terms) != 1 || q.Terms[0].Coeff != 1 || q.Terms[0].Atom.Kind != AtomFloorDiv {
+				continue
+			}
+			bk, ok := mul64(b, q.Const)
+			if !ok {
+				continue
+			}
+			if res, ok := e.recombinePair(q.Terms[0].Atom, t.Atom, b, AddConst(y, -bk)); ok {
+				return res
+			}
+		}
+	}
+	return e
+}
+
+// recombinePair rewrites the terms K*da + c*ma of e, given b*da + ma = s,
+// by recombine's rule; false when da or ma is not in e or the rule does
+// not apply.
+func (e Expr) recombinePair(da, ma Atom, b int64, s Expr) (Expr, bool) {
+	di, mi := e.find(da), e.find(ma)
+	if di < 0 || mi < 0 {
+		return Expr{}, false
+	}
+	k, c := e.Terms[di].Coeff, e.Terms[mi].Coeff
+	cb, ok := mul64(c, b)
+	if !ok || (k > 0) != (c > 0) {
+		return Expr{}, false
+	}
+	if abs64(k) < abs64(cb) {
+		return Expr{}, false
+	}
+	x := Scale(s, c)
+	if k != cb {
+		x = Add(x, Expr{Terms: []Term{{Coeff: k - cb, Atom: da}}})
+	}
+	rest := make([]Term, 0, len(e.Terms)-2)
+	for j, u := range e.Terms {
+		if j != di && j != mi {
+			rest = append(rest, u)
+		}
+	}
+	return Add(Expr{Terms: rest, Const: e.Const}, x), true
+}
+
+// find returns the index of the term with atom a in e's sorted terms, or -1.
+func (e Expr) find(a Atom) int {
+	if i, ok := slices.BinarySearchFunc(e.Terms, a, func(t Term, a Atom) int { return compareAtom(t.Atom, a) }); ok {
+		return i
+	}
+	return -1
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }
 
 // Add returns a + b.
@@ -325,7 +455,10 @@ func floorDivFold(e Expr, d int64) (Expr, bool) {
 	}
 	// R = (x floordiv a) + c: floor(R/d) = (x + a*c) floordiv (a*d). With
 	// no common factor left, a lone remainder term's coefficient is 1 or
-	// prime to d; only the first nests.
+	// prime to d; only the first nests. Further terms S of R are not
+	// absorbed: floor(R/d) = (a*S + x + a*c) floordiv (a*d) is an identity
+	// too, but its atom depends on which representative of S modulo d the
+	// caller wrote, which defeats recombine's pairing with Mod's atoms.
 	if len(rem) != 1 || rem[0].Coeff != 1 || rem[0].Atom.Kind != AtomFloorDiv {
 		return Expr{}, false
 	}
@@ -350,7 +483,8 @@ func floorDivFold(e Expr, d int64) (Expr, bool) {
 //   - a reduced dividend whose values all lie in one interval
 //     [q*d, q*d + d) is the result, less q*d ( (i mod 4) mod 8 = i mod 4 ).
 //
-// Otherwise the result is one mod atom of the reduced dividend.
+// Otherwise the result is one mod atom of the reduced dividend, itself
+// in canonical form (the floordiv/mod recombination of Add applied).
 func Mod(e Expr, d int64) Expr {
 	if d <= 0 {
 		panic(fmt.Sprintf("affine: mod by non-positive %d", d))
@@ -363,9 +497,10 @@ func Mod(e Expr, d int64) Expr {
 	}
 	// Drop terms whose coefficient is a multiple of d, reduce the others.
 	var terms []Term
-	nested := false
+	nested, reduced := false, false
 	for _, t := range e.Terms {
 		c := floorMod(t.Coeff, d)
+		reduced = reduced || c != t.Coeff
 		if c != 0 {
 			terms = append(terms, Term{Coeff: c, Atom: t.Atom})
 			// d divides c*a exactly when d/gcd(c, d) divides a.
@@ -390,6 +525,12 @@ func Mod(e Expr, d int64) Expr {
 		return Mod(acc, d)
 	}
 	sub := Expr{Terms: terms, Const: c}
+	// Reducing coefficients can make a floordiv/mod pair foldable.
+	if reduced {
+		if r := recombine(sub); !Equal(r, sub) {
+			return Mod(r, d)
+		}
+	}
 	if lo, hi, ok := finiteRange(sub); ok {
 		if q := floorDiv(lo, d); q == floorDiv(hi, d) {
 			return AddConst(sub, -q*d)

@@ -72,6 +72,23 @@ func TestExpr_EqualAfterRewriting(t *testing.T) {
 		{"floordiv of a bounded sum, reduced", FloorDiv(Sub(Const(6), Mod(i, 2)), 3), Sub(Const(2), Mod(i, 2))},
 		// floor((g*x + c)/d) = floor((x + floor(c/g))/(d/g)).
 		{"common factor", FloorDiv(AddConst(Scale(i, 4), 3), 6), FloorDiv(AddConst(Scale(i, 2), 1), 3)},
+		// x = a*(x floordiv a) + x mod a.
+		{"recombine", Add(Scale(FloorDiv(i, 2), 2), Mod(i, 2)), i},
+		{"recombine, order", Add(Mod(i, 2), Scale(FloorDiv(i, 2), 2)), i},
+		{"recombine, constant", AddConst(Add(Scale(FloorDiv(i, 2), 2), Mod(i, 2)), 3), AddConst(i, 3)},
+		{"recombine, scaled", Add(Scale(FloorDiv(i, 4), 12), Scale(Mod(i, 4), 3)), Scale(i, 3)},
+		{"recombine, negative", Sub(Const(1), Add(Scale(FloorDiv(i, 2), 2), Mod(i, 2))), Sub(Const(1), i)},
+		{"recombine, two axes", Add(Scale(FloorDiv(ij, 8), 8), Mod(ij, 8)), ij},
+		{"recombine, offset dividend", Add(Scale(FloorDiv(AddConst(i, 5), 4), 4), Mod(AddConst(i, 5), 4)), AddConst(i, 5)},
+		{"recombine, reduced mod", Add(Scale(FloorDiv(Scale(i, 5), 4), 4), Mod(Scale(i, 5), 4)), Scale(i, 5)},
+		{"recombine beside other terms", Add(Add(Scale(FloorDiv(i, 3), 3), k), Add(Mod(i, 3), Scale(j, 2))), Add(ij, k)},
+		{"recombine nested floordiv", Add(Scale(FloorDiv(FloorDiv(i, 2), 3), 3), Mod(FloorDiv(i, 2), 3)), FloorDiv(i, 2)},
+		{"recombine twice", Add(Add(Scale(FloorDiv(FloorDiv(i, 2), 3), 6), Scale(Mod(FloorDiv(i, 2), 3), 2)), Mod(i, 2)), i},
+		{"recombine, extra floordiv", Add(Scale(FloorDiv(i, 2), 3), Mod(i, 2)), Add(i, FloorDiv(i, 2))},
+		{"recombine, extra floordiv, negative", Sub(Const(2), Add(Scale(FloorDiv(ij, 4), 9), Scale(Mod(ij, 4), 2))), Sub(Const(2), Add(Scale(ij, 2), FloorDiv(ij, 4)))},
+		{"scaling keeps the form", Scale(Add(Add(FloorDiv(i, 2), Mod(i, 2)), j), 2), Add(Scale(Add(FloorDiv(i, 2), Mod(i, 2)), 2), Scale(j, 2))},
+		{"recombine inside mod", Mod(Add(Scale(FloorDiv(i, 2), 6), Scale(Mod(i, 2), 5)), 4), Mod(i, 4)},
+		{"split and join", Add(Scale(FloorDiv(i, 4), 4), Add(Scale(FloorDiv(Mod(i, 4), 2), 2), Mod(Mod(i, 4), 2))), i},
 	}
 	for _, tt := range tests {
 		if !Equal(tt.a, tt.b) || tt.a.Key() != tt.b.Key() || tt.a.Format(names) != tt.b.Format(names) {
@@ -92,6 +109,13 @@ func TestExpr_FoldsKeepDistinct(t *testing.T) {
 		{Mod(FloorDiv(i, 2), 3), "(i floordiv 2) mod 3"},
 		{Mod(Mod(i, 4), 3), "(i mod 4) mod 3"},
 		{FloorDiv(Scale(FloorDiv(i, 2), 3), 2), "(3*(i floordiv 2)) floordiv 2"},
+		{Add(FloorDiv(i, 2), Mod(i, 2)), "i floordiv 2 + i mod 2"},
+		{Sub(Scale(FloorDiv(i, 2), 2), Mod(i, 2)), "2*(i floordiv 2) - i mod 2"},
+		{Add(Scale(FloorDiv(i, 3), 2), Mod(i, 2)), "2*(i floordiv 3) + i mod 2"},
+		// = i + 2*(i mod 2), but eliminating the floordiv would make the
+		// form depend on scaling (see recombine).
+		{Add(Scale(FloorDiv(i, 2), 2), Scale(Mod(i, 2), 3)), "2*(i floordiv 2) + 3*(i mod 2)"},
+		{Add(Scale(FloorDiv(i, 2), 4), Scale(Mod(i, 2), 6)), "4*(i floordiv 2) + 6*(i mod 2)"},
 	}
 	for _, tt := range tests {
 		if got := tt.e.Format(names); got != tt.want {
@@ -243,4 +267,20 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("round trip changed %q to %q", text, e2.Format(names))
 		}
 	})
+}
+
+// BenchmarkExpr_TiledIndex builds the index of a tiled loop,
+// (t*T + i) split into floordiv and mod by a partition size and joined
+// back, and substitutes one axis: the shapes the folds look at. Reported
+// per built expression.
+func BenchmarkExpr_TiledIndex(b *testing.B) {
+	t, i := Var(0), Var(1)
+	var env Values
+	env.Bind(0, 3)
+	for b.Loop() {
+		x := Add(Scale(t, 128), i)
+		q, r := FloorDiv(x, 64), Mod(x, 64)
+		y := Add(Scale(q, 64), r)
+		_ = FloorDiv(FloorDiv(y, 4), 16).Substitute(&env)
+	}
 }
