@@ -269,6 +269,195 @@ func FuzzParse(f *testing.F) {
 	})
 }
 
+// tree is an unsimplified expression for the property tests: built with
+// the constructors it gives a canonical Expr; evaluated directly it gives
+// the value before any simplification.
+type tree struct {
+	op   byte // 'v' axis, 'c' constant, '+', '-', '*' by k, '/' floordiv k, '%' mod k
+	a, b *tree
+	k    int64
+	axis Axis
+}
+
+func randTree(r *rand.Rand, depth int) *tree {
+	if depth == 0 || r.Intn(4) == 0 {
+		if r.Intn(3) == 0 {
+			return &tree{op: 'c', k: r.Int63n(21) - 10}
+		}
+		return &tree{op: 'v', axis: Axis(r.Intn(3))}
+	}
+	switch r.Intn(6) {
+	case 0:
+		return &tree{op: '+', a: randTree(r, depth-1), b: randTree(r, depth-1)}
+	case 1:
+		return &tree{op: '-', a: randTree(r, depth-1), b: randTree(r, depth-1)}
+	case 2:
+		return &tree{op: '*', a: randTree(r, depth-1), k: r.Int63n(13) - 6}
+	case 3:
+		return &tree{op: '/', a: randTree(r, depth-1), k: r.Int63n(8) + 1}
+	case 4:
+		return &tree{op: '%', a: randTree(r, depth-1), k: r.Int63n(8) + 1}
+	}
+	// The shapes the folds look for: a*(x floordiv a) + x mod a, nested
+	// floordivs and mods.
+	x, a := randTree(r, depth-1), r.Int63n(6)+1
+	switch r.Intn(3) {
+	case 0:
+		c := r.Int63n(7) - 3
+		return &tree{op: '+', a: &tree{op: '*', k: c * a, a: &tree{op: '/', a: x, k: a}}, b: &tree{op: '*', k: c, a: &tree{op: '%', a: x, k: a}}}
+	case 1:
+		return &tree{op: '/', a: &tree{op: '/', a: x, k: a}, k: r.Int63n(6) + 1}
+	}
+	return &tree{op: '%', a: &tree{op: '%', a: x, k: a * (r.Int63n(3) + 1)}, k: a}
+}
+
+func (n *tree) build() Expr {
+	switch n.op {
+	case 'v':
+		return Var(n.axis)
+	case 'c':
+		return Const(n.k)
+	case '+':
+		return Add(n.a.build(), n.b.build())
+	case '-':
+		return Sub(n.a.build(), n.b.build())
+	case '*':
+		return Scale(n.a.build(), n.k)
+	case '/':
+		return FloorDiv(n.a.build(), n.k)
+	}
+	return Mod(n.a.build(), n.k)
+}
+
+// eval computes n's value with floored division and a non-negative
+// modulus, the package's documented semantics, written independently of
+// the package: q = (x - x mod d) / d with x mod d = ((x rem d) + d) rem d.
+func (n *tree) eval(v []int64) int64 {
+	switch n.op {
+	case 'v':
+		return v[n.axis]
+	case 'c':
+		return n.k
+	case '+':
+		return n.a.eval(v) + n.b.eval(v)
+	case '-':
+		return n.a.eval(v) - n.b.eval(v)
+	case '*':
+		return n.k * n.a.eval(v)
+	}
+	x := n.a.eval(v)
+	m := (x%n.k + n.k) % n.k
+	if n.op == '/' {
+		return (x - m) / n.k
+	}
+	return m
+}
+
+func (n *tree) String() string {
+	switch n.op {
+	case 'v':
+		return names(n.axis)
+	case 'c':
+		return fmt.Sprint(n.k)
+	case '+', '-':
+		return "(" + n.a.String() + " " + string(n.op) + " " + n.b.String() + ")"
+	case '*':
+		return fmt.Sprintf("%d*%s", n.k, n.a)
+	case '/':
+		return fmt.Sprintf("(%s floordiv %d)", n.a, n.k)
+	}
+	return fmt.Sprintf("(%s mod %d)", n.a, n.k)
+}
+
+// TestExpr_SimplifyPreservesValue: for random expressions built with the
+// constructors, the simplified Expr evaluates to the value of the
+// unsimplified expression at random axis values, negative ones included;
+// so do its partial substitution and an axis replaced by an expression.
+// Its printed form parses back to the same canonical Expr.
+func TestExpr_SimplifyPreservesValue(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	for n := 0; n < 3000; n++ {
+		tr := randTree(r, 1+r.Intn(5))
+		e := tr.build()
+		text := e.Format(names)
+		if back, err := Parse(text, resolve); err != nil || !Equal(back, e) {
+			t.Fatalf("%s = %q does not parse back to itself: %v, %q", tr, text, err, back.Format(names))
+		}
+		// j := 2*i - k + 3 for the SubstituteExpr check.
+		jx := AddConst(Sub(Scale(Var(0), 2), Var(2)), 3)
+		je := e.SubstituteExpr(1, jx)
+		for s := 0; s < 20; s++ {
+			v := []int64{r.Int63n(61) - 30, r.Int63n(61) - 30, r.Int63n(61) - 30}
+			var env Values
+			for a, x := range v {
+				env.Bind(Axis(a), x)
+			}
+			want := tr.eval(v)
+			if got, err := e.Eval(&env); err != nil || got != want {
+				t.Fatalf("%s simplified to %q: at %v = %d, %v; want %d", tr, text, v, got, err, want)
+			}
+			var part Values
+			part.Bind(0, v[0])
+			if got, err := e.Substitute(&part).Eval(&env); err != nil || got != want {
+				t.Fatalf("%s = %q with i=%d substituted: at %v = %d, %v; want %d", tr, text, v[0], v, got, err, want)
+			}
+			vj := []int64{v[0], 2*v[0] - v[2] + 3, v[2]}
+			if got, err := je.Eval(&env); err != nil || got != tr.eval(vj) {
+				t.Fatalf("%s = %q with j := 2*i - k + 3 is %q: at %v = %d, %v; want %d", tr, text, je.Format(names), v, got, err, tr.eval(vj))
+			}
+		}
+	}
+}
+
+// TestExpr_FoldIdentities: the three identities the folds implement give
+// identical canonical forms for random dividends x and divisors a, b > 0:
+//
+//   - (x mod (a*b)) mod a = x mod a, for every x;
+//   - a*(x floordiv a) + x mod a = x, for x without mod atoms;
+//   - (x floordiv a) floordiv b = x floordiv (a*b), when x floordiv a is
+//     one floordiv atom plus a constant (the nested-floordiv rule does not
+//     absorb other terms; see floorDivFold).
+//
+// Outside these classes the canonical form is not complete (i - i mod 2
+// and 2*(i floordiv 2) differ), which TestExpr_SimplifyPreservesValue
+// covers for soundness.
+func TestExpr_FoldIdentities(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	checked := map[string]int{}
+	for n := 0; n < 5000; n++ {
+		tr := randTree(r, 1+r.Intn(4))
+		x := tr.build()
+		a, b := r.Int63n(8)+1, r.Int63n(8)+1
+		check := func(name string, l, r Expr) {
+			checked[name]++
+			if !Equal(l, r) || l.Format(names) != r.Format(names) {
+				t.Fatalf("%s with x = %s = %q, a=%d, b=%d: %q vs %q", name, tr, x.Format(names), a, b, l.Format(names), r.Format(names))
+			}
+		}
+		check("nested mod", Mod(Mod(x, a*b), a), Mod(x, a))
+		if !hasModAtom(x) {
+			check("recombine", Add(Scale(FloorDiv(x, a), a), Mod(x, a)), x)
+		}
+		if q := FloorDiv(x, a); len(q.Terms) == 1 && q.Terms[0].Coeff == 1 && q.Terms[0].Atom.Kind == AtomFloorDiv {
+			check("nested floordiv", FloorDiv(q, b), FloorDiv(x, a*b))
+		}
+	}
+	for _, name := range []string{"nested mod", "recombine", "nested floordiv"} {
+		if checked[name] < 500 {
+			t.Errorf("%s checked on %d dividends only", name, checked[name])
+		}
+	}
+}
+
+func hasModAtom(e Expr) bool {
+	for _, t := range e.Terms {
+		if t.Atom.Kind == AtomMod || t.Atom.Kind == AtomFloorDiv && hasModAtom(*t.Atom.Sub) {
+			return true
+		}
+	}
+	return false
+}
+
 // BenchmarkExpr_TiledIndex builds the index of a tiled loop,
 // (t*T + i) split into floordiv and mod by a partition size and joined
 // back, and substitutes one axis: the shapes the folds look at. Reported
