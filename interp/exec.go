@@ -447,10 +447,8 @@ func (mc *machine) dispatch(x *instCtx, op bir.Opcode) error {
 		return mc.opActivation(x)
 	case bir.OpReadActivationAccumulator:
 		return mc.opReadActAcc(x)
-	case bir.OpMatmult, bir.OpMatmultBase:
-		return mc.opMatmult(x)
-	case bir.OpMatmultSymbolic:
-		if err := matmultSymbolicReplication(x.attrs); err != nil {
+	case bir.OpMatmult, bir.OpMatmultBase, bir.OpMatmultSymbolic:
+		if err := matmulReplication(x.attrs); err != nil {
 			return err
 		}
 		return mc.opMatmult(x)

@@ -11,9 +11,10 @@ package interp
 // tile_size_expr/tile_position_expr (bir-json.md §4.4); the tile fields
 // have no value effect (semantics.md §4.7), so the expressions are not
 // read, and its operands' symbolic APs are evaluated under the current
-// loop bindings as any operand's. Its replication_* fields are required
-// and undocumented: CHOICE (matmultSymbolicReplication) a non-zero one is
-// an error rather than ignored.
+// loop bindings as any operand's. The replication_* fields (optional on
+// Matmult, required on MatmultSymbolic) are undocumented: CHOICE
+// (matmulReplication) a non-zero one is an error on every matmul opcode
+// rather than ignored.
 //
 // K is the partition dim of both matmul inputs, M the stationary's free
 // size (the destination's partitions), N the moving's free size.
@@ -105,13 +106,13 @@ func (mc *machine) readF32At(v *view, k int64) (float32, error) {
 	return f, nil
 }
 
-// matmultSymbolicReplication refuses a MatmultSymbolic whose replication_*
-// fields (required, undocumented) are not all zero.
-func matmultSymbolicReplication(attrs bir.AttrSet) error {
+// matmulReplication refuses a matmul whose replication_* fields
+// (undocumented) are not all zero.
+func matmulReplication(attrs bir.AttrSet) error {
 	for _, k := range [...]string{"replication_resolution", "replication_shift_amnt", "replication_num_rows"} {
 		if v, ok := attrs.Get(k); ok && v.Kind != bir.ValNull {
 			if n, ok := v.AsInt(); !ok || n != 0 {
-				return errf(ErrNoSemantics, "%s=%s: narwhal has no semantics for matmul replication (it runs MatmultSymbolic with all replication fields 0)", k, v.JSON())
+				return errf(ErrNoSemantics, "%s=%s: narwhal has no semantics for matmul replication (it runs a matmul only with all replication fields 0)", k, v.JSON())
 			}
 		}
 	}

@@ -261,4 +261,7 @@ func TestMatmultSymbolic_LoopOverK(t *testing.T) {
 	// Replication is undocumented: a non-zero field is refused.
 	_, err := Run(build(bir.OpMatmultSymbolic, "replication_resolution", bir.Int(0), "replication_shift_amnt", bir.Int(1), "replication_num_rows", bir.Int(0)), in, Options{})
 	wantErr(t, err, ErrNoSemantics, "mm_k", "replication_shift_amnt=1")
+	// The same on plain Matmult, where the fields are optional.
+	_, err = Run(build(bir.OpMatmult, "replication_num_rows", bir.Int(4)), in, Options{})
+	wantErr(t, err, ErrNoSemantics, "mm_k", "replication_num_rows=4")
 }
