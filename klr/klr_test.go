@@ -13,102 +13,33 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/narwhal-compiler/narwhal/internal/sharedtest"
 )
 
 // fixtureDir is the shared KLR fixture directory (../shared relative to the
 // repository root).
 const fixtureDir = "../../shared/fixtures/klr"
 
-// requireFixturesEnv names the environment variable that turns a missing
-// fixture from a skip into a failure: with NARWHAL_REQUIRE_FIXTURES=1 (set
-// it where ../shared is known to be checked out, so that a moved or
-// renamed fixture directory cannot silently skip every fixture test) the
-// fixture helpers call t.Fatalf instead of t.Skipf.
-const requireFixturesEnv = "NARWHAL_REQUIRE_FIXTURES"
-
-// fixtureMissing skips t, or fails it when NARWHAL_REQUIRE_FIXTURES=1.
-func fixtureMissing(t testing.TB, format string, args ...any) {
-	t.Helper()
-	if os.Getenv(requireFixturesEnv) == "1" {
-		t.Fatalf(format+" and %s=1 requires it", append(args, requireFixturesEnv)...)
-		return
-	}
-	t.Skipf(format, args...)
-}
-
 // fixtures returns the fixture names (NAME of NAME.klr), skipping the test
 // when the shared directory is absent (failing it with
 // NARWHAL_REQUIRE_FIXTURES=1).
 func fixtures(t testing.TB) []string {
 	t.Helper()
-	return fixturesIn(t, fixtureDir)
-}
-
-func fixturesIn(t testing.TB, dir string) []string {
-	t.Helper()
-	paths, err := filepath.Glob(filepath.Join(dir, "*.klr"))
-	if err != nil || len(paths) == 0 {
-		fixtureMissing(t, "KLR fixtures not found in %s (the shared specification checkout is absent)", dir)
-		return nil
-	}
-	var names []string
-	for _, p := range paths {
-		names = append(names, strings.TrimSuffix(filepath.Base(p), ".klr"))
-	}
-	sort.Strings(names)
-	return names
+	return sharedtest.KLRNames(t, fixtureDir)
 }
 
 func readFixture(t testing.TB, name, ext string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(fixtureDir, name+ext))
 	if errors.Is(err, fs.ErrNotExist) {
-		fixtureMissing(t, "KLR fixture %s%s not found in %s (the shared specification checkout is absent)", name, ext, fixtureDir)
+		sharedtest.Missing(t, "KLR fixture %s%s not found in %s (the shared specification checkout is absent)", name, ext, fixtureDir)
 		return nil
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
 	return data
-}
-
-// recordTB is a testing.TB that records Skipf and Fatalf instead of
-// stopping the test, to observe the fixture helpers.
-type recordTB struct {
-	testing.TB
-	skipped, failed bool
-	msg             string
-}
-
-func (r *recordTB) Helper() {}
-func (r *recordTB) Skipf(format string, args ...any) {
-	r.skipped, r.msg = true, fmt.Sprintf(format, args...)
-}
-func (r *recordTB) Fatalf(format string, args ...any) {
-	r.failed, r.msg = true, fmt.Sprintf(format, args...)
-}
-
-// TestFixtures_RequireEnv: a missing fixture directory skips, unless
-// NARWHAL_REQUIRE_FIXTURES=1 makes it a failure naming the variable.
-func TestFixtures_RequireEnv(t *testing.T) {
-	missing := filepath.Join(t.TempDir(), "no-fixtures")
-	for _, c := range []struct {
-		env          string
-		skip, failed bool
-	}{{"", true, false}, {"0", true, false}, {"1", false, true}} {
-		t.Setenv(requireFixturesEnv, c.env)
-		r := &recordTB{TB: t}
-		if names := fixturesIn(r, missing); len(names) != 0 {
-			t.Errorf("%s=%q: names %v from a missing directory", requireFixturesEnv, c.env, names)
-		}
-		if r.skipped != c.skip || r.failed != c.failed || !strings.Contains(r.msg, missing) {
-			t.Errorf("%s=%q: skipped %v failed %v (%q), want skipped %v failed %v naming %s",
-				requireFixturesEnv, c.env, r.skipped, r.failed, r.msg, c.skip, c.failed, missing)
-		}
-		if c.failed && !strings.Contains(r.msg, requireFixturesEnv+"=1") {
-			t.Errorf("failure %q does not name %s=1", r.msg, requireFixturesEnv)
-		}
-	}
 }
 
 // diffJSON returns the path of the first difference between two decoded

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/narwhal-compiler/narwhal/internal/sharedtest"
 )
 
 // The MiniMalloc "challenging" benchmarks live outside the repository (in
@@ -22,7 +24,7 @@ func loadMiniMalloc(tb testing.TB, name string) *CSVTable {
 	path := filepath.Join(miniMallocDir, name+".1048576.csv")
 	f, err := os.Open(path)
 	if err != nil {
-		tb.Skipf("MiniMalloc benchmark %s not available (%v): the benchmarks are expected in %s", name, err, miniMallocDir)
+		sharedtest.Missing(tb, "MiniMalloc benchmark %s not available (%v): the benchmarks are expected in %s", name, err, miniMallocDir)
 	}
 	defer f.Close()
 	table, err := ReadCSV(f, path)

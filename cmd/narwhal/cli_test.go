@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/sharedtest"
 	"github.com/narwhal-compiler/narwhal/kernels/ref"
 	"github.com/narwhal-compiler/narwhal/npy"
 )
@@ -321,7 +322,7 @@ func TestVersion(t *testing.T) {
 func TestRun_KLRFile(t *testing.T) {
 	klrPath := filepath.Join("..", "..", "..", "shared", "fixtures", "klr", "tensor_add.klr")
 	if _, err := os.Stat(klrPath); err != nil {
-		t.Skipf("KLR fixtures not available (%v): they live in ../shared/fixtures/klr", err)
+		sharedtest.Missing(t, "KLR fixtures not available (%v): they live in ../shared/fixtures/klr", err)
 	}
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in")
@@ -368,7 +369,7 @@ func TestRun_KLRFile(t *testing.T) {
 func TestAlloc_MiniMallocFile(t *testing.T) {
 	csv := filepath.Join("..", "..", "..", "shared", "bench", "minimalloc", "A.1048576.csv")
 	if _, err := os.Stat(csv); err != nil {
-		t.Skipf("MiniMalloc benchmarks not available (%v): they live in ../shared/bench/minimalloc", err)
+		sharedtest.Missing(t, "MiniMalloc benchmarks not available (%v): they live in ../shared/bench/minimalloc", err)
 	}
 	out := filepath.Join(t.TempDir(), "a.csv")
 	code, stdout, stderr := narwhal(t, "alloc", csv, "--capacity=1048576", "-o", out)
@@ -389,7 +390,7 @@ func TestAlloc_MiniMallocFile(t *testing.T) {
 func TestRun_LNCCoreErrors(t *testing.T) {
 	klrPath := filepath.Join("..", "..", "..", "shared", "fixtures", "klr", "tensor_add_lnc2.klr")
 	if _, err := os.Stat(klrPath); err != nil {
-		t.Skipf("KLR fixtures not available (%v): they live in ../shared/fixtures/klr", err)
+		sharedtest.Missing(t, "KLR fixtures not available (%v): they live in ../shared/fixtures/klr", err)
 	}
 	tests := []struct {
 		flags []string

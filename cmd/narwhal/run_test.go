@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/sharedtest"
 	"github.com/narwhal-compiler/narwhal/interp"
 	"github.com/narwhal-compiler/narwhal/kernels"
 	"github.com/narwhal-compiler/narwhal/npy"
@@ -147,7 +148,7 @@ func TestRun_HandWrittenJSON(t *testing.T) {
 func TestRun_HandWrittenJSONIsTheSpecExample(t *testing.T) {
 	doc, err := os.ReadFile("../../../shared/docs/bir-json.md")
 	if err != nil {
-		t.Skipf("../shared is absent (%v): cannot compare testdata/tensor_add_bir.json with bir-json.md §7", err)
+		sharedtest.Missing(t, "../shared is absent (%v): cannot compare testdata/tensor_add_bir.json with bir-json.md §7", err)
 	}
 	_, sec, ok := strings.Cut(string(doc), "## 7.")
 	if !ok {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/internal/sharedtest"
 	"github.com/narwhal-compiler/narwhal/interp"
 	"github.com/narwhal-compiler/narwhal/passtest"
 	"github.com/narwhal-compiler/narwhal/verify"
@@ -377,7 +378,7 @@ func TestLowerGenericIndirect_SeedMessages(t *testing.T) {
 	const seed = "../../../shared/seeds/001_43b338797e36cca5.txt"
 	text, err := os.ReadFile(seed)
 	if err != nil {
-		t.Skipf("seed 001 not available (%v): the literals above are checked, not their presence in the seed", err)
+		sharedtest.Missing(t, "seed 001 not available (%v): the literals above are checked, not their presence in the seed", err)
 	}
 	for _, msg := range []string{MsgIndirectDims, MsgIndexFlattened, MsgIndexPerPartition, MsgAddrAP2D, MsgAddrPartitionDim, MsgTargetFlattened, msgUnknownDtype} {
 		if !strings.Contains(string(text), msg) {

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
 	"github.com/narwhal-compiler/narwhal/driver"
+	"github.com/narwhal-compiler/narwhal/internal/sharedtest"
 	"github.com/narwhal-compiler/narwhal/interp"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/verify"
@@ -28,83 +28,12 @@ import (
 // repository root).
 const fixtureDir = "../../../shared/fixtures/klr"
 
-// requireFixturesEnv names the environment variable that turns missing
-// fixtures from a skip into a failure: with NARWHAL_REQUIRE_FIXTURES=1 (set
-// it where ../shared is known to be checked out, so that a moved or
-// renamed fixture directory cannot silently skip every fixture test)
-// fixtureNames and the benchmarks call Fatalf instead of Skipf.
-const requireFixturesEnv = "NARWHAL_REQUIRE_FIXTURES"
-
-// fixtureMissing skips t, or fails it when NARWHAL_REQUIRE_FIXTURES=1.
-func fixtureMissing(t testing.TB, format string, args ...any) {
-	t.Helper()
-	if os.Getenv(requireFixturesEnv) == "1" {
-		t.Fatalf(format+" and %s=1 requires it", append(args, requireFixturesEnv)...)
-		return
-	}
-	t.Skipf(format, args...)
-}
-
 // fixtureNames returns the names of the KLR fixtures (NAME of NAME.klr),
 // skipping the test when there are none (failing it with
 // NARWHAL_REQUIRE_FIXTURES=1).
 func fixtureNames(t testing.TB) []string {
 	t.Helper()
-	return fixtureNamesIn(t, fixtureDir)
-}
-
-func fixtureNamesIn(t testing.TB, dir string) []string {
-	t.Helper()
-	paths, _ := filepath.Glob(filepath.Join(dir, "*.klr"))
-	if len(paths) == 0 {
-		fixtureMissing(t, "KLR fixtures not found in %s (the shared specification checkout is absent)", dir)
-		return nil
-	}
-	var names []string
-	for _, p := range paths {
-		names = append(names, strings.TrimSuffix(filepath.Base(p), ".klr"))
-	}
-	sort.Strings(names)
-	return names
-}
-
-// recordTB is a testing.TB that records Skipf and Fatalf instead of
-// stopping the test, to observe the fixture helpers.
-type recordTB struct {
-	testing.TB
-	skipped, failed bool
-	msg             string
-}
-
-func (r *recordTB) Helper() {}
-func (r *recordTB) Skipf(format string, args ...any) {
-	r.skipped, r.msg = true, fmt.Sprintf(format, args...)
-}
-func (r *recordTB) Fatalf(format string, args ...any) {
-	r.failed, r.msg = true, fmt.Sprintf(format, args...)
-}
-
-// TestFixtures_RequireEnv: a missing fixture directory skips, unless
-// NARWHAL_REQUIRE_FIXTURES=1 makes it a failure naming the variable.
-func TestFixtures_RequireEnv(t *testing.T) {
-	missing := filepath.Join(t.TempDir(), "no-fixtures")
-	for _, c := range []struct {
-		env          string
-		skip, failed bool
-	}{{"", true, false}, {"0", true, false}, {"1", false, true}} {
-		t.Setenv(requireFixturesEnv, c.env)
-		r := &recordTB{TB: t}
-		if names := fixtureNamesIn(r, missing); len(names) != 0 {
-			t.Errorf("%s=%q: names %v from a missing directory", requireFixturesEnv, c.env, names)
-		}
-		if r.skipped != c.skip || r.failed != c.failed || !strings.Contains(r.msg, missing) {
-			t.Errorf("%s=%q: skipped %v failed %v (%q), want skipped %v failed %v naming %s",
-				requireFixturesEnv, c.env, r.skipped, r.failed, r.msg, c.skip, c.failed, missing)
-		}
-		if c.failed && !strings.Contains(r.msg, requireFixturesEnv+"=1") {
-			t.Errorf("failure %q does not name %s=1", r.msg, requireFixturesEnv)
-		}
-	}
+	return sharedtest.KLRNames(t, fixtureDir)
 }
 
 func fixturePath(name string) string { return filepath.Join(fixtureDir, name+".klr") }
@@ -791,7 +720,7 @@ func TestDriverLoadsKLR(t *testing.T) {
 // ns/inst is the pass's own wall time (PassResult.Wall) per instruction.
 func BenchmarkTranslate_Scan1M(b *testing.B) {
 	if _, err := os.Stat(fixturePath("memset_fill")); err != nil {
-		fixtureMissing(b, "KLR fixture memset_fill not found in %s", fixtureDir)
+		sharedtest.Missing(b, "KLR fixture memset_fill not found in %s", fixtureDir)
 	}
 	const n = 1_000_000
 	var spent time.Duration
