@@ -99,128 +99,109 @@ func tableErr(table string, format string, args ...any) TableError {
 }
 
 func (f *Function) checkTensorNames(add func(TableError)) {
-	const table = "tensor names"
-	live := 0
-	for k := range f.tensors {
-		if !f.tensors[k].Dead {
-			live++
-		}
-	}
-	var bad []TableError
-	for name, t := range f.tensorByName {
-		var e TableError
-		switch {
-		case t < 0 || int(t) >= len(f.tensors):
-			e = tableErr(table, "entry %q maps to tensor #%d: want an id < %d", name, t, len(f.tensors))
-		case f.tensors[t].Dead:
-			e = tableErr(table, "entry %q maps to tensor #%d: want a live tensor, have a dead one (remove tensors with RemoveTensor)", name, t)
-			e.Tensor = t
-		case f.tensors[t].Name != name:
-			e = tableErr(table, "entry %q maps to tensor #%d: want the tensor named %q, have it named %q (rename tensors with RenameTensor, not by writing Tensor.Name)", name, t, name, f.tensors[t].Name)
-			e.Tensor = t
-		default:
-			continue
-		}
-		bad = append(bad, e)
-	}
-	sortTableErrs(bad, func(e TableError) int { return int(e.Tensor) })
-	for _, e := range bad {
-		add(e)
-	}
-	if len(f.tensorByName) == live {
-		return // every entry names its own live tensor: a bijection
-	}
-	for k := range f.tensors {
-		ts := &f.tensors[k]
-		if ts.Dead {
-			continue
-		}
-		if o, ok := f.tensorByName[ts.Name]; !ok {
-			e := tableErr(table, "tensor %q (#%d): want an entry for it, have none (rename tensors with RenameTensor, not by writing Tensor.Name)", ts.Name, k)
-			e.Tensor = TensorID(k)
-			add(e)
-		} else if o != TensorID(k) && (o < 0 || int(o) >= len(f.tensors) || f.tensors[o].Name != ts.Name) {
-			e := tableErr(table, "tensor %q (#%d): want its entry to map to it, have it map to #%d", ts.Name, k, o)
-			e.Tensor = TensorID(k)
-			add(e)
-		}
-		// A live tensor sharing its name with the one the entry maps to
-		// is a duplicate name, which is the verifier's name-unique rule.
-	}
+	checkNameTable(nameTable[TensorID]{
+		table: "tensor names", kind: "tensor", byName: f.tensorByName, n: len(f.tensors),
+		name:   func(t TensorID) string { return f.tensors[t].Name },
+		dead:   func(t TensorID) bool { return f.tensors[t].Dead },
+		rename: "rename tensors with RenameTensor, not by writing Tensor.Name",
+		remove: "remove tensors with RemoveTensor",
+		set:    func(e *TableError, t TensorID) { e.Tensor = t },
+	}, add)
 }
 
 func (f *Function) checkLocNames(add func(TableError)) {
-	const table = "location names"
+	checkNameTable(nameTable[LocID]{
+		table: "location names", kind: "location", byName: f.locByName, n: len(f.locs),
+		name:   func(l LocID) string { return f.locs[l].Name },
+		dead:   func(l LocID) bool { return f.locs[l].Dead },
+		rename: "rename locations with RenameLoc, not by writing MemLoc.Name",
+		remove: "remove locations with RemoveLoc",
+		set:    func(e *TableError, l LocID) { e.Loc = l },
+	}, add)
+}
+
+func (f *Function) checkRegNames(add func(TableError)) {
+	checkNameTable(nameTable[RegID]{
+		table: "register names", kind: "register", byName: f.regByName, n: len(f.regs),
+		name:   func(r RegID) string { return f.regs[r].Name },
+		rename: "registers are named once, by RegByName",
+	}, add)
+}
+
+// nameTable describes one name table for checkNameTable: the map, the
+// objects it indexes (ids 0..n-1), and how to word and attribute errors.
+type nameTable[ID ~int32] struct {
+	table, kind    string // "tensor names", "tensor"
+	byName         map[string]ID
+	n              int
+	name           func(ID) string
+	dead           func(ID) bool // nil: objects of this kind are never removed
+	rename, remove string        // the hints naming the right mutator
+	set            func(*TableError, ID)
+}
+
+// checkNameTable reports the entries of a name table that map to no live
+// object of that name, then, when the table's size disagrees with the
+// number of live objects, the live objects without their own entry.
+func checkNameTable[ID ~int32](nt nameTable[ID], add func(TableError)) {
+	isDead := func(id ID) bool { return nt.dead != nil && nt.dead(id) }
+	attach := func(e TableError, id ID) TableError {
+		if nt.set != nil {
+			nt.set(&e, id)
+		}
+		return e
+	}
 	live := 0
-	for k := range f.locs {
-		if !f.locs[k].Dead {
+	for k := 0; k < nt.n; k++ {
+		if !isDead(ID(k)) {
 			live++
 		}
 	}
 	var bad []TableError
-	for name, l := range f.locByName {
+	for name, id := range nt.byName {
 		var e TableError
 		switch {
-		case l < 0 || int(l) >= len(f.locs):
-			e = tableErr(table, "entry %q maps to location #%d: want an id < %d", name, l, len(f.locs))
-		case f.locs[l].Dead:
-			e = tableErr(table, "entry %q maps to location #%d: want a live location, have a dead one (remove locations with RemoveLoc)", name, l)
-			e.Loc = l
-		case f.locs[l].Name != name:
-			e = tableErr(table, "entry %q maps to location #%d: want the location named %q, have it named %q (rename locations with RenameLoc, not by writing MemLoc.Name)", name, l, name, f.locs[l].Name)
-			e.Loc = l
+		case id < 0 || int(id) >= nt.n:
+			e = tableErr(nt.table, "entry %q maps to %s #%d: want an id < %d", name, nt.kind, id, nt.n)
+		case isDead(id):
+			e = attach(tableErr(nt.table, "entry %q maps to %s #%d: want a live %s, have a dead one (%s)", name, nt.kind, id, nt.kind, nt.remove), id)
+		case nt.name(id) != name:
+			e = attach(tableErr(nt.table, "entry %q maps to %s #%d: want the %s named %q, have it named %q (%s)", name, nt.kind, id, nt.kind, name, nt.name(id), nt.rename), id)
 		default:
 			continue
 		}
 		bad = append(bad, e)
 	}
-	sortTableErrs(bad, func(e TableError) int { return int(e.Loc) })
+	// Map iteration order is random: sort by id when errors carry one,
+	// else by message, so reports are deterministic.
+	slices.SortFunc(bad, func(a, b TableError) int {
+		if c := cmp.Compare(a.Tensor, b.Tensor); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.Loc, b.Loc); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Msg, b.Msg)
+	})
 	for _, e := range bad {
 		add(e)
 	}
-	if len(f.locByName) == live {
-		return
+	if len(nt.byName) == live {
+		return // every entry names its own live object: a bijection
 	}
-	for k := range f.locs {
-		lc := &f.locs[k]
-		if lc.Dead {
+	for k := 0; k < nt.n; k++ {
+		id := ID(k)
+		if isDead(id) {
 			continue
 		}
-		if o, ok := f.locByName[lc.Name]; !ok {
-			e := tableErr(table, "location %q (#%d): want an entry for it, have none (rename locations with RenameLoc, not by writing MemLoc.Name)", lc.Name, k)
-			e.Loc = LocID(k)
-			add(e)
-		} else if o != LocID(k) && (o < 0 || int(o) >= len(f.locs) || f.locs[o].Name != lc.Name) {
-			e := tableErr(table, "location %q (#%d): want its entry to map to it, have it map to #%d", lc.Name, k, o)
-			e.Loc = LocID(k)
-			add(e)
+		name := nt.name(id)
+		if o, ok := nt.byName[name]; !ok {
+			add(attach(tableErr(nt.table, "%s %q (#%d): want an entry for it, have none (%s)", nt.kind, name, k, nt.rename), id))
+		} else if o != id && (o < 0 || int(o) >= nt.n || nt.name(o) != name) {
+			add(attach(tableErr(nt.table, "%s %q (#%d): want its entry to map to it, have it map to #%d", nt.kind, name, k, o), id))
 		}
-	}
-}
-
-func (f *Function) checkRegNames(add func(TableError)) {
-	const table = "register names"
-	var bad []TableError
-	for name, r := range f.regByName {
-		switch {
-		case r < 0 || int(r) >= len(f.regs):
-			bad = append(bad, tableErr(table, "entry %q maps to register #%d: want an id < %d", name, r, len(f.regs)))
-		case f.regs[r].Name != name:
-			bad = append(bad, tableErr(table, "entry %q maps to register #%d: want the register named %q, have it named %q (registers are named once, by RegByName)", name, r, name, f.regs[r].Name))
-		}
-	}
-	slices.SortFunc(bad, func(a, b TableError) int { return cmp.Compare(a.Msg, b.Msg) })
-	for _, e := range bad {
-		add(e)
-	}
-	if len(f.regByName) == len(f.regs) {
-		return
-	}
-	for k := range f.regs {
-		name := f.regs[k].Name
-		if _, ok := f.regByName[name]; !ok {
-			add(tableErr(table, "register %q (#%d): want an entry for it, have none (registers are named once, by RegByName)", name, k))
-		}
+		// A live object sharing its name with the one the entry maps to
+		// is a duplicate name, which is the verifier's name-unique rule.
 	}
 }
 
