@@ -136,17 +136,23 @@ func (d *decoder) readKernel(k *Kernel) error {
 		return err
 	}
 	defer d.leave()
-	var err error
-	if k.Name, err = d.readString(); err != nil {
-		return within(err, "Kernel.name")
-	}
-	if err := d.readTensorNames("Kernel.inputs", &k.Inputs); err != nil {
-		return err
-	}
-	if err := d.readTensorNames("Kernel.outputs", &k.Outputs); err != nil {
+	if err := d.readKernelHead("Kernel", &k.Name, &k.Inputs, &k.Outputs); err != nil {
 		return err
 	}
 	return d.readBlocks("Kernel.body", &k.Body)
+}
+
+// readKernelHead reads the fields Kernel and LncKernel open with: name,
+// inputs, outputs.
+func (d *decoder) readKernelHead(what string, name *string, inputs, outputs *[]TensorName) error {
+	var err error
+	if *name, err = d.readString(); err != nil {
+		return within(err, what+".name")
+	}
+	if err := d.readTensorNames(what+".inputs", inputs); err != nil {
+		return err
+	}
+	return d.readTensorNames(what+".outputs", outputs)
 }
 
 func (d *decoder) readLncKernel(k *LncKernel) error {
@@ -157,17 +163,10 @@ func (d *decoder) readLncKernel(k *LncKernel) error {
 		return err
 	}
 	defer d.leave()
-	var err error
-	if k.Name, err = d.readString(); err != nil {
-		return within(err, "LncKernel.name")
-	}
-	if err := d.readTensorNames("LncKernel.inputs", &k.Inputs); err != nil {
+	if err := d.readKernelHead("LncKernel", &k.Name, &k.Inputs, &k.Outputs); err != nil {
 		return err
 	}
-	if err := d.readTensorNames("LncKernel.outputs", &k.Outputs); err != nil {
-		return err
-	}
-	_, err = d.readList("List Block", func(i int) error {
+	_, err := d.readList("List Block", func(i int) error {
 		var body []Block
 		if err := d.readBlocks("", &body); err != nil {
 			return err
