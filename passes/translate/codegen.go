@@ -350,6 +350,26 @@ func (cg *codegen) declare(t klr.TensorName, mt bir.MemoryType, where string) (*
 	return ct, nil
 }
 
+// apArg names one access-pattern field of an operator for aps.
+type apArg struct {
+	field string
+	ref   *klr.TensorRef
+}
+
+// aps converts several access-pattern fields, in order, stopping at the
+// first error (the operator's operands, where the tensors are not needed).
+func (cg *codegen) aps(args ...apArg) ([]bir.Operand, error) {
+	ops := make([]bir.Operand, len(args))
+	for k, a := range args {
+		op, _, err := cg.ap(a.field, a.ref)
+		if err != nil {
+			return nil, err
+		}
+		ops[k] = op
+	}
+	return ops, nil
+}
+
 // ap converts a TensorRef to a physical AP operand.
 func (cg *codegen) ap(field string, r *klr.TensorRef) (bir.Operand, *cgTensor, error) {
 	if r.Kind != klr.RefAbstract {
@@ -561,18 +581,11 @@ func (cg *codegen) emit(op klr.Operator) error {
 		oob := o.DstBoundsCheck.Kind == klr.BoundsError || o.SrcBoundsCheck.Kind == klr.BoundsError
 		return cg.dma(&o.Dst, &o.Src, o.ComputeOp, oob, bir.EngUnassigned, 0)
 	case *klr.TensorTensor:
-		dst, _, err := cg.ap("dst", &o.Dst)
+		ops, err := cg.aps(apArg{"dst", &o.Dst}, apArg{"src0", &o.Src0}, apArg{"src1", &o.Src1})
 		if err != nil {
 			return err
 		}
-		a, _, err := cg.ap("src0", &o.Src0)
-		if err != nil {
-			return err
-		}
-		b, _, err := cg.ap("src1", &o.Src1)
-		if err != nil {
-			return err
-		}
+		dst, a, b := ops[0], ops[1], ops[2]
 		eng, err := cg.engine(o.Engine, bir.OpTensorTensor)
 		if err != nil {
 			return err
@@ -586,18 +599,11 @@ func (cg *codegen) emit(op klr.Operator) error {
 	case *klr.Activate:
 		return cg.activate(o)
 	case *klr.NcMatMul:
-		dst, _, err := cg.ap("dst", &o.Dst)
+		ops, err := cg.aps(apArg{"dst", &o.Dst}, apArg{"stationary", &o.Stationary}, apArg{"moving", &o.Moving})
 		if err != nil {
 			return err
 		}
-		st, _, err := cg.ap("stationary", &o.Stationary)
-		if err != nil {
-			return err
-		}
-		mv, _, err := cg.ap("moving", &o.Moving)
-		if err != nil {
-			return err
-		}
+		dst, st, mv := ops[0], ops[1], ops[2]
 		attrs := bir.Attrs("start_tensor_calc", true, "stop_tensor_calc", true, "is_transpose", o.IsTranspose,
 			"is_weight_onezero", o.IsStationaryOneZero, "is_fmap_onezero", o.IsMovingZero)
 		for _, tf := range []struct {
@@ -633,14 +639,11 @@ func (cg *codegen) emit(op klr.Operator) error {
 		if !cg.hasStationary {
 			return cg.errf("matMul without a preceding loadStationary")
 		}
-		dst, _, err := cg.ap("dst", &o.Dst)
+		ops, err := cg.aps(apArg{"dst", &o.Dst}, apArg{"moving", &o.Moving})
 		if err != nil {
 			return err
 		}
-		mv, _, err := cg.ap("moving", &o.Moving)
-		if err != nil {
-			return err
-		}
+		dst, mv := ops[0], ops[1]
 		cg.emitInst(bir.OpMatmult, bir.EngPE, []bir.Operand{cg.stationary, mv}, []bir.Operand{dst},
 			bir.Attrs("start_tensor_calc", true, "stop_tensor_calc", true, "is_transpose", cg.statTranspose))
 		return nil
@@ -687,26 +690,20 @@ func (cg *codegen) emit(op klr.Operator) error {
 			"pattern", bir.List(pl...), "channel_multiplier", o.Pattern.ChannelMultiplier))
 		return nil
 	case *klr.TensorReduce:
-		dst, _, err := cg.ap("dst", &o.Dst)
+		ops, err := cg.aps(apArg{"dst", &o.Dst}, apArg{"src", &o.Src})
 		if err != nil {
 			return err
 		}
-		src, _, err := cg.ap("src", &o.Src)
-		if err != nil {
-			return err
-		}
+		dst, src := ops[0], ops[1]
 		cg.emitInst(bir.OpTensorReduce, bir.EngUnassigned, []bir.Operand{src}, []bir.Operand{dst},
 			bir.Attrs("op", o.Op.String(), "axis", o.OpDim.String(), "negate", o.Negated))
 		return nil
 	case *klr.Transpose:
-		dst, _, err := cg.ap("dst", &o.Dst)
+		ops, err := cg.aps(apArg{"dst", &o.Dst}, apArg{"src", &o.Src})
 		if err != nil {
 			return err
 		}
-		src, _, err := cg.ap("src", &o.Src)
-		if err != nil {
-			return err
-		}
+		dst, src := ops[0], ops[1]
 		eng, err := cg.engine(o.Engine, bir.OpTranspose)
 		if err != nil {
 			return err
@@ -770,14 +767,11 @@ func (cg *codegen) copyOp(dstRef, srcRef *klr.TensorRef, eng bir.Engine) error {
 }
 
 func (cg *codegen) tensorScalar(o *klr.TensorScalar) error {
-	dst, _, err := cg.ap("dst", &o.Dst)
+	ops, err := cg.aps(apArg{"dst", &o.Dst}, apArg{"src", &o.Src})
 	if err != nil {
 		return err
 	}
-	src, _, err := cg.ap("src", &o.Src)
-	if err != nil {
-		return err
-	}
+	dst, src := ops[0], ops[1]
 	rev0 := o.Reverse.String() == "first" || o.Reverse.String() == "both"
 	rev1 := o.Reverse.String() == "second" || o.Reverse.String() == "both"
 	op1 := "bypass"
@@ -848,14 +842,11 @@ func (cg *codegen) ncActivate(o *klr.NcActivate) error {
 	if o.ReduceOp.Valid || o.ReduceRes.Valid {
 		return cg.errf("ncActivate with a reduction (reduceOp/reduceRes) is not supported")
 	}
-	dst, _, err := cg.ap("dst", &o.Dst)
+	ops, err := cg.aps(apArg{"dst", &o.Dst}, apArg{"src", &o.Src})
 	if err != nil {
 		return err
 	}
-	src, _, err := cg.ap("src", &o.Src)
-	if err != nil {
-		return err
-	}
+	dst, src := ops[0], ops[1]
 	if o.Scale.Kind != klr.OperandImm {
 		return cg.errf("ncActivate: a tile scale is not supported (want an immediate)")
 	}
@@ -881,14 +872,11 @@ func (cg *codegen) activate(o *klr.Activate) error {
 	if err != nil {
 		return err
 	}
-	dst, _, err := cg.ap("dst", &o.Dst)
+	ops, err := cg.aps(apArg{"dst", &o.Dst}, apArg{"src", &o.Src})
 	if err != nil {
 		return err
 	}
-	src, _, err := cg.ap("src", &o.Src)
-	if err != nil {
-		return err
-	}
+	dst, src := ops[0], ops[1]
 	scale, ok := immFloat(&o.Scale)
 	if !ok {
 		return cg.errf("activate: scale Immediate.%s is not supported", o.Scale.KindName())
