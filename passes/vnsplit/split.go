@@ -21,7 +21,8 @@
 //	  "(SplitSB) total_sb_nodes = ..., can_sb_nodes = ..., total dead nodes = ..., ..."
 //
 // Reject reasons (the seed's strings, logged as "VNSplitter: not splitting
-// <name> due to ..."):
+// <name> due to ..."); which opcodes are followed is footprint.ReachOf,
+// the description sb_size_legalization's plan and shrink_ml read too:
 //
 //	due to non-contiguous AP.                an access pair moves across partitions by a
 //	                                         step that is not a whole number of them
@@ -32,11 +33,13 @@
 //	                                         (hasCrossChannelAccess)
 //	due to reintepret_cast.                  an access reads the location as another
 //	                                         element size
-//	due to partial copy (node size = ...)    a DMACopy in a mode other than Copy/CCE
-//	                                         (Transpose, Replicate, Dynamic...) or a DMA
-//	                                         descriptor: it moves the node by its byte
-//	                                         layout, so which part it copies is not an
-//	                                         access pattern narwhal can rebase
+//	due to partial copy (node size = ...)    a DMACopy in a mode footprint.ReachOf does not
+//	                                         follow (Replicate, Dynamic, a 3-D or 4-D
+//	                                         transpose) or a DMA descriptor: it moves the
+//	                                         node by its byte layout, so which part it
+//	                                         copies is not an access pattern narwhal can
+//	                                         rebase (Copy, CCE and the 2-D Transpose are
+//	                                         followed)
 //	due to CollectiveCompute access or       collectives, calls (BIRKernel, NKIKernel,
 //	  BIRKernel access or indirect access.   CustomOp, Call), generic indirect DMA,
 //	                                         ReadVarAddr, IndirectCopy, the dynamic
@@ -199,6 +202,7 @@ type rejection struct {
 	opd  int
 	pair int
 	dt   bir.Dtype
+	out  bool // the operand is a destination (the instruction writes the location)
 }
 
 // apGroup is the seed's ApGroup: the accesses of one future sub-location.
@@ -558,7 +562,7 @@ func (s *splitter) sweepLegality() {
 				s.rejectAt(ns, rejection{kind: rejMx, inst: i, dt: o.Dtype})
 				continue
 			case o.Dtype.Size() != int64(ns.ds):
-				s.rejectAt(ns, rejection{kind: rejReinterpret, inst: i, dt: o.Dtype})
+				s.rejectAt(ns, rejection{kind: rejReinterpret, inst: i, opd: k, dt: o.Dtype, out: k >= int(in.NIns)})
 				continue
 			case ns.flags&nsWhole != 0:
 				continue // it cannot split: its later accesses change nothing
@@ -639,7 +643,11 @@ func (s *splitter) logReject(l bir.LocID, r rejection) {
 	case rejPartialCopy:
 		s.locf(l, "VNSplitter: not splitting %s due to partial copy (node size = %d bytes; instruction %s moves it in mode %s, by its byte layout).", lc.Name, lc.Partitions*lc.Bytes, name, f.Attrs(r.inst).Str("mode", f.OpName(r.inst)))
 	case rejReinterpret:
-		s.locf(l, "VNSplitter: not splitting %s due to reintepret_cast. (instruction %s reads it as %s)", lc.Name, name, r.dt)
+		verb := "reads"
+		if r.out {
+			verb = "writes"
+		}
+		s.locf(l, "VNSplitter: not splitting %s due to reintepret_cast. (instruction %s %s it as %s, operand %d)", lc.Name, name, verb, r.dt, r.opd)
 	case rejShifted:
 		s.locf(l, "VNSplitter: not splitting %s due to non-contiguous AP. (instruction %s, operand %d)", lc.Name, name, r.opd)
 	case rejTranspose:
@@ -839,7 +847,11 @@ func (s *splitter) finish(p *nodePlan) bool {
 	for _, g := range p.groups {
 		ok, why := s.isValidForSB(l, g, mt, int64(ns.ds))
 		if !ok {
-			s.locf(l, "apGroup id %d : isValidForSB = false; exceed vn limit = 0 v.s. limit=%d", g.id, s.opt.VNLimit)
+			// The seed's line also carries the running node count against
+			// vn_limit ("exceed vn limit = <n> v.s. limit=<lim>"); that
+			// count is known only when the pieces are made (PASS B, which
+			// prints it), so this line says only what failed.
+			s.locf(l, "apGroup id %d : isValidForSB = false", g.id)
 			s.locf(l, "VNSplitter: not splitting %s because group %d %s", lc.Name, g.id, why)
 			return false
 		}
