@@ -136,7 +136,6 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/footprint"
 )
@@ -260,7 +259,7 @@ type splitter struct {
 	m    *bir.Module
 	opt  *Options
 	st   *Stats
-	geo  geometry
+	geo  footprint.Geometry
 	skip map[string]bool
 
 	nodes   []nodeState
@@ -330,33 +329,6 @@ func (s *splitter) locf(l bir.LocID, format string, args ...any) {
 		s.locLog = map[bir.LocID][]string{}
 	}
 	s.locLog[l] = append(s.locLog[l], fmt.Sprintf(format, args...))
-}
-
-// geometry is the SBModel VNSplitter caches (sbBytesPerPartition,
-// sbPartitionCount) plus the PSUM budget.
-type geometry struct {
-	partitions int64
-	sbBytes    int64
-	psumBytes  int64
-}
-
-func geometryFor(m *arch.Model) (geometry, error) {
-	sb, err := m.SBUFBudget()
-	if err != nil {
-		return geometry{}, err
-	}
-	ps, err := m.PSUMBudget()
-	if err != nil {
-		return geometry{}, err
-	}
-	return geometry{partitions: m.Partitions, sbBytes: sb, psumBytes: ps}, nil
-}
-
-func (g geometry) budget(t bir.MemoryType) int64 {
-	if t == bir.MemPSUM {
-		return g.psumBytes
-	}
-	return g.sbBytes
 }
 
 func (s *splitter) logf(format string, args ...any) {
@@ -835,7 +807,7 @@ func (s *splitter) finish(p *nodePlan) bool {
 	default:
 		return false // one group over every partition: nothing to carve
 	}
-	if lim := s.opt.PerSplitLimit; lim > 0 && int64(len(p.groups)) > lim {
+	if lim := s.opt.PerSplitLimit; s.opt.TooManyPieces(int64(len(p.groups))) {
 		s.locf(l, "VNSplitter: not splitting %s Do not split the vn if this would result in any of the splits having to be placed in DRAM (due to perSplitLimit exceeded): %d pieces, perSplitLimit = %d", lc.Name, len(p.groups), lim)
 		return false
 	}
@@ -861,7 +833,7 @@ func (s *splitter) finish(p *nodePlan) bool {
 	if len(p.groups) > 1 {
 		s.locf(l, "%s: %d groups, elts/partition duplicated (%.2f x)", lc.Name, len(p.groups), dup)
 	}
-	if s.opt.Ratio > 0 && dup > s.opt.Ratio {
+	if s.opt.RatioExceeded(dup) {
 		s.locf(l, "VNSplitter: not splitting %s because elts/partition duplicated (%.2f x) exceeds ratio %.2f", lc.Name, dup, s.opt.Ratio)
 		return false
 	}
@@ -889,14 +861,12 @@ func (s *splitter) finish(p *nodePlan) bool {
 // (count > partitions fails): a piece of exactly 128 partitions fits the
 // array, and rejecting it would leave every full-height group unsplittable.
 func (s *splitter) isValidForSB(l bir.LocID, g *apGroup, mt bir.MemoryType, ds int64) (bool, string) {
-	if g.count() > s.geo.partitions {
-		s.locf(l, "ERR: channel count > %d channels.", s.geo.partitions)
-		return false, fmt.Sprintf("spans %d partitions (partitions %d..%d step %d), more than %d", g.count(), g.pmin, g.pmax, g.stride, s.geo.partitions)
+	ok, parts, why := s.geo.IsValidForSB(g.count(), g.hi, ds, mt)
+	if !ok && parts {
+		s.locf(l, "ERR: channel count > %d channels.", s.geo.Partitions)
+		why = fmt.Sprintf("spans %d partitions (partitions %d..%d step %d), more than %d", g.count(), g.pmin, g.pmax, g.stride, s.geo.Partitions)
 	}
-	if b := (g.hi + 1) * ds; b > s.geo.budget(mt) {
-		return false, fmt.Sprintf("needs %d bytes per partition, more than %d (%s)", b, s.geo.budget(mt), mt)
-	}
-	return true, ""
+	return ok, why
 }
 
 // removable reports whether instruction i may be deleted when its only
