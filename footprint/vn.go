@@ -62,7 +62,9 @@ func VNOptionDecls() []OptionDecl {
 func ParseVNOptions(get func(name string) string) (VNOptions, error) {
 	var o VNOptions
 	var err error
-	bad := func(name string, e error) error { return fmt.Errorf("pass vn_splitter: option %s=%q: %v", name, get(name), e) }
+	bad := func(name string, e error) error {
+		return fmt.Errorf("pass vn_splitter: option %s=%q: %v", name, get(name), e)
+	}
 	if o.VNLimit, err = strconv.ParseInt(get("vn_limit"), 0, 64); err != nil {
 		return o, bad("vn_limit", err)
 	}

@@ -119,6 +119,16 @@ const (
 	CounterTotalSplit = "backend::TotalSplitSbNodesCount"
 )
 
+// narwhal's counters of the plan (reported when not 0): force_unroll_update
+// rounds, loops marked for FullUnroll, tensors left to vn_splitter and to
+// shrink_ml.
+const (
+	CounterForceRounds  = "sb_size_legalization.force_rounds"
+	CounterLoopsForced  = "sb_size_legalization.loops_forced"
+	CounterLeftToVN     = "sb_size_legalization.left_to_vn_splitter"
+	CounterLeftToShrink = "sb_size_legalization.left_to_shrink_ml"
+)
+
 // ReportTitle is the title of the statistic block.
 const ReportTitle = "SB Legalization Statistic:"
 
@@ -390,6 +400,14 @@ func runSBSizeLegalization(ctx *pass.Context) error {
 		ctx.Count(CounterCanSplit, int64(st.CanSplit))
 		ctx.Count(CounterShrunk, int64(st.Shrunk))
 		ctx.Count(CounterTotalSplit, int64(st.Marked))
+		for _, c := range []struct {
+			name string
+			v    int
+		}{{CounterForceRounds, st.ForceRounds}, {CounterLoopsForced, st.LoopsForced}, {CounterLeftToVN, st.LeftToVN}, {CounterLeftToShrink, st.LeftToShrink}} {
+			if c.v != 0 {
+				ctx.Count(c.name, int64(c.v))
+			}
+		}
 		ctx.AddReport(ReportTitle, st.StatisticText())
 	}
 	return err
