@@ -31,6 +31,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/bug"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
 
@@ -352,6 +353,10 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Is makes a recovered panic an internal error (bug.ErrInternal: exit
+// status 2).
+func (e *Error) Is(target error) bool { return e.Panic && target == bug.ErrInternal }
 
 // Select returns the passes a config runs, in table order, with the reason
 // for each skipped one.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
 
@@ -162,31 +163,10 @@ func runProtected(ctx *Context) (err error) {
 	return nil
 }
 
-// WriteFileAtomic writes data to path through a temporary file in the same
-// directory and a rename, so readers never see a partial file.
+// WriteFileAtomic writes data to path with narwhal's output rules
+// (internal/outfile: a temporary file in the same directory and a rename,
+// so readers never see a partial file; links followed, FIFOs and devices
+// written in place, an existing file's mode kept).
 func WriteFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return outfile.WriteBytes(path, outfile.Options{}, data)
 }
