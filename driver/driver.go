@@ -115,17 +115,10 @@ func OutputFormat(path string) Format {
 	return FormatText
 }
 
-// Encode renders m in format f.
-func Encode(m *bir.Module, f Format) ([]byte, error) {
-	var buf bytes.Buffer
-	if err := EncodeTo(&buf, m, f); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// EncodeTo writes m to w in format f.
-func EncodeTo(w io.Writer, m *bir.Module, f Format) error {
+// Write writes m to w in format f, streaming: the encoders append into a
+// small buffer that they flush into w as they go, so the output is never
+// held whole in memory.
+func Write(w io.Writer, m *bir.Module, f Format) error {
 	switch f {
 	case FormatJSON:
 		return birjson.Write(w, m)
@@ -175,5 +168,5 @@ func Save(path string, m *bir.Module) error {
 // SaveTo is Save with the standard output of "-" and "/dev/stdout" given.
 func SaveTo(path string, stdout io.Writer, m *bir.Module) error {
 	f := OutputFormat(path)
-	return WriteOutput(path, stdout, func(w io.Writer) error { return EncodeTo(w, m, f) })
+	return WriteOutput(path, stdout, func(w io.Writer) error { return Write(w, m, f) })
 }

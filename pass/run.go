@@ -3,6 +3,7 @@ package pass
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -168,5 +169,20 @@ func runProtected(ctx *Context) (err error) {
 // so readers never see a partial file; links followed, FIFOs and devices
 // written in place, an existing file's mode kept).
 func WriteFileAtomic(path string, data []byte) error {
-	return outfile.WriteBytes(path, outfile.Options{}, data)
+	return WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteAtomic writes path by streaming: write receives a buffered writer.
+// It is the one place that decides how narwhal's output files are created,
+// by calling internal/outfile: a regular file gets a temporary file in the
+// same directory renamed over path when write and the flush succeed (and
+// removed otherwise), so readers never see a partial file and the output
+// is never held whole in memory, and an existing file keeps its mode; a
+// link is written through to its target, a FIFO or device in place; "-"
+// and /dev/stdout are standard output. Encoders only write into w.
+func WriteAtomic(path string, write func(w io.Writer) error) error {
+	return outfile.Write(path, outfile.Options{}, write)
 }
