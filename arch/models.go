@@ -83,11 +83,12 @@ func trn1() *Model {
 		DMAFixedNs:            2000,    // hw cost model: DMA about 2 us fixed
 		DMAFullBandwidthBytes: 4 * KiB, // hw cost model: full bandwidth needs at least 4 KiB per partition
 		// s001: the real MaxCceDmaSource is in a .text constructor (GAP).
-		// [inferred] 16, sem §4.2 "dma_compute: <= 16 sources". The seed
-		// counts arguments + constants, so a CCE copy with one scale per
-		// source carries at most 8 sources under this default; splitting
-		// (legalize_cce_dma) preserves semantics, so a low cap costs speed,
-		// never correctness. Override with arch.max-cce-dma-source.
+		// [inferred] 16, sem §4.2 "dma_compute: <= 16 sources". The
+		// verifier's checkCCEDMALegality counts source arguments
+		// (num_arguments), so a CCE copy carries at most 16 sources with
+		// or without its scales; splitting (legalize_cce_dma) preserves
+		// semantics, so a low cap costs speed, never correctness.
+		// Override with --option arch.max-cce-dma-source=N.
 		MaxCceDmaSource: 16,
 
 		HBMBytes:       32 * GiB, // hw HBM per chip: 32 GiB

@@ -72,7 +72,6 @@ func (k memKind) String() string {
 // storage is a block of bytes with its written-bitmap.
 type storage struct {
 	kind     memKind
-	shared   bool
 	data     []byte
 	init     []uint64 // bit b of word w: byte 64w+b was written
 	rowBytes int64    // on-chip: bytes per row (partition) in data
@@ -245,7 +244,6 @@ type frame struct {
 	// loops is the stack of active loop axes (for error messages).
 	loops    []loopCtx
 	returned bool
-	callSite string // "function f, instruction i" of the call that made this frame
 }
 
 type loopCtx struct {

@@ -742,13 +742,15 @@ func (c *checker) cce(i bir.InstID, attrs bir.AttrSet, ins, outs []opnd) {
 		}
 	}
 	if (c.stage&StageCCELegal != 0 || c.cceAttr) && c.arch != nil {
-		if n := int64(len(ins) + nConst); n > c.arch.MaxCceDmaSource {
+		// Seed 001: checkCCEDMALegality asserts "I.num_arguments() <=
+		// MaxCceDmaSource": the source arguments, not the constants.
+		if n := int64(len(ins)); n > c.arch.MaxCceDmaSource {
 			why := "stage cce-legal"
 			if c.stage&StageCCELegal == 0 {
 				why = "function attribute " + cceCompletedAttr
 			}
-			c.instDiag(i, "cce-sources", "checkCCEDMALegality: %d arguments + %d constants = %d: want <= MaxCceDmaSource = %d on %s (%s; legalize_cce_dma splits larger copies)",
-				len(ins), nConst, n, c.arch.MaxCceDmaSource, c.arch.Name, why)
+			c.instDiag(i, "cce-sources", "checkCCEDMALegality: %d arguments: want <= MaxCceDmaSource = %d on %s (%s; legalize_cce_dma splits larger copies)",
+				n, c.arch.MaxCceDmaSource, c.arch.Name, why)
 		}
 	}
 }

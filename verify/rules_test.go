@@ -859,17 +859,17 @@ func ruleCases() []ruleCase {
 			b.Inst(bir.OpGenericIndirectLoad, "gl", bir.EngUnassigned, []bir.Operand{x.All(), idx.All()}, []bir.Operand{xs.All()}, bir.Attrs("indirect_dims", bir.Ints(0)))
 			return must(t, b)
 		}},
-		{name: "CCE sources at stage cce-legal", rule: "cce-sources", msg: "9 arguments + 9 constants = 18: want <= MaxCceDmaSource = 16", stage: StageCCELegal, build: func(t *testing.T) *bir.Module {
+		{name: "CCE sources at stage cce-legal", rule: "cce-sources", msg: "17 arguments: want <= MaxCceDmaSource = 16", stage: StageCCELegal, build: func(t *testing.T) *bir.Module {
 			b, x, _ := base()
 			z := b.Output("z", f32, 128, 512)
-			srcs := slices.Repeat([]bir.Operand{x.All()}, 9)
-			b.CCECopy("cce", z.All(), srcs, slices.Repeat([]float64{1}, 9))
+			srcs := slices.Repeat([]bir.Operand{x.All()}, 17)
+			b.CCECopy("cce", z.All(), srcs, slices.Repeat([]float64{1}, 17))
 			return must(t, b)
 		}},
 		{name: "CCE sources by function attribute", rule: "cce-sources", msg: "function attribute stage_legalize_cce_dma_completed", build: func(t *testing.T) *bir.Module {
 			b, x, _ := base()
 			z := b.Output("z", f32, 128, 512)
-			b.CCECopy("cce", z.All(), []bir.Operand{x.All(), x.All()}, []float64{1, 1})
+			b.CCECopy("cce", z.All(), []bir.Operand{x.All(), x.All(), x.All(), x.All()}, []float64{1, 1, 1, 1})
 			b.M.Config.Options["arch.max-cce-dma-source"] = "3"
 			b.F.AddAttribute(cceCompletedAttr)
 			return must(t, b)
@@ -1045,6 +1045,40 @@ var allRules = []string{
 	"engine-ap", "partition-stride", "matmul-limits", "tile-size", "semaphore", "indirect-shape",
 	"tensor-indirection", "cce-shape", "unrolled", "indirect-lowered", "cce-sources", "sb-fit",
 	"allocated", "partition-start", "psum-bank", "tile-position", "engine-assigned",
+}
+
+// TestCheckCCEDMALegality_CountsArguments: seed 001's checkCCEDMALegality
+// asserts "I.num_arguments() <= MaxCceDmaSource": MaxCceDmaSource sources
+// with one scale each are legal, one more source is not.
+func TestCheckCCEDMALegality_CountsArguments(t *testing.T) {
+	for _, tc := range []struct {
+		n         int
+		withConst bool
+		legal     bool
+	}{
+		{16, false, true},
+		{16, true, true}, // 16 arguments + 16 constants
+		{17, false, false},
+		{17, true, false},
+	} {
+		t.Run(fmt.Sprint(tc.n, tc.withConst), func(t *testing.T) {
+			b, x, _ := base()
+			z := b.Output("z", f32, 128, 512)
+			srcs := slices.Repeat([]bir.Operand{x.All()}, tc.n)
+			if tc.withConst {
+				b.CCECopy("cce", z.All(), srcs, slices.Repeat([]float64{0.5}, tc.n))
+			} else {
+				b.Inst(bir.OpDMACopy, "cce", bir.EngUnassigned, srcs, []bir.Operand{z.All()}, bir.Attrs("mode", "CCE"))
+			}
+			ds := diags(t, Module(must(t, b), Options{Stage: StageCCELegal}))
+			if tc.legal && len(ds) != 0 {
+				t.Fatalf("%d sources (constants %v) under MaxCceDmaSource 16: %v", tc.n, tc.withConst, ds)
+			}
+			if !tc.legal && (len(ds) != 1 || ds[0].Rule != "cce-sources") {
+				t.Fatalf("%d sources: want one cce-sources diagnostic, have %v", tc.n, ds)
+			}
+		})
+	}
 }
 
 // TestCheckTensorIndirection_AddressOperand: the 2-D rule applies to the

@@ -201,9 +201,9 @@ const (
 	// StageIndirectLowered: no GenericIndirectLoad/Save remain
 	// (lower_generic_indirect, seed 001, order 10).
 	StageIndirectLowered
-	// StageCCELegal: every CCE DMACopy has arguments + constants <=
-	// MaxCceDmaSource (legalize_cce_dma, seed 001, order 19;
-	// checkCCEDMALegality).
+	// StageCCELegal: every CCE DMACopy has at most MaxCceDmaSource source
+	// arguments (legalize_cce_dma, seed 001, order 19;
+	// checkCCEDMALegality's "I.num_arguments() <= MaxCceDmaSource").
 	StageCCELegal
 	// StageSBLegal: every used SB/PSUM location fits the generation's
 	// partitions and per-partition bytes (SBSizeLegalization, seed 000,

@@ -648,7 +648,7 @@ func (s *scanner) value() (bir.Value, error) {
 		if isInt {
 			return bir.Int(i), nil
 		}
-		if lit := s.data[start:s.pos]; math.IsInf(f, 0) || bytes.IndexAny(lit, ".eE") < 0 {
+		if lit := s.data[start:s.pos]; math.IsInf(f, 0) || !bytes.ContainsAny(lit, ".eE") {
 			// An integer beyond int64 or a float beyond float64: keep the
 			// literal, not a rounding (bir.ValNumber).
 			return bir.Number(string(lit)), nil

@@ -82,7 +82,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	inDir := fs.String("inputs", "", "read input X from `DIR`/X.npy (or array X of DIR.npz) when present; the others are random")
 	outDir := fs.String("outputs", defaultOutputs, "write each output tensor to `DIR`/NAME.npy (or into DIR.npz when the name ends in .npz)")
 	seed := fs.Int64("seed", 1, "seed of the random inputs")
-	archName := fs.String("arch", "", "target `arch` (default: the module's); sets the interpreter's SBUF/PSUM geometry")
+	archName := fs.String("arch", "", "target `arch` (default: the module's; its arch.* options are kept); sets the interpreter's SBUF/PSUM geometry")
+	var options multiFlag
+	fs.Var(&options, "option", "machine parameter `arch.NAME=VALUE` (repeatable)")
 	check := fs.Bool("check", false, "compare the outputs with the built-in kernel's Go reference")
 	coreID := fs.Int64("core-id", -1, "the module's neuron core `id` (selects one core's body of an LNC kernel; -1: as in the file)")
 	maxInsts := fs.Int64("max-instructions", 0, "stop with an error after executing `N` instructions (0: no limit)")
@@ -119,11 +121,12 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if *check && inst == nil {
 		return fmt.Errorf("--check compares with a built-in kernel's reference: want builtin:NAME or a module built from one (option %s), have %s", kernels.SpecOption, src)
 	}
-	if *archName != "" {
-		if _, err := arch.Lookup(*archName); err != nil {
-			return err
-		}
-		m.Arch = *archName
+	params, err := archOnly(options)
+	if err != nil {
+		return err
+	}
+	if _, err := arch.Retarget(m, *archName, params); err != nil {
+		return err
 	}
 	if *coreID >= 0 {
 		m.NeuronCoreID, m.HasCoreID = *coreID, true

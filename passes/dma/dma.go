@@ -59,7 +59,7 @@
 //     alone (R2/R4 of the strided pass) are log lines and counters, not
 //     errors.
 //   - Verifier rules. The rules the passes promise are package verify's:
-//     cce-sources (checkCCEDMALegality: arguments + constants <=
+//     cce-sources (checkCCEDMALegality: num_arguments() <=
 //     MaxCceDmaSource under StageCCELegal or the completion attribute),
 //     indirect-shape (checkIndirectShape on GenericIndirectLoad/Save),
 //     tensor-indirection (checkTensorIndirection on IndirectLoad/Save's

@@ -29,7 +29,7 @@ func owned(p *pass.Pass, m *bir.Module) int {
 					n++
 				}
 			case CCEName:
-				if v, _ := f.Attrs(i).Get("constants"); IsCCEDMA(f, i) && int64(int(f.Inst(i).NIns)+len(v.L)) > model.MaxCceDmaSource {
+				if IsCCEDMA(f, i) && int64(f.Inst(i).NIns) > model.MaxCceDmaSource {
 					n++
 				}
 			}
