@@ -454,3 +454,20 @@ func (m *Module) NumInsts() int64 {
 	}
 	return n
 }
+
+// FuncsMainFirst returns the module's functions in the seeds' BackendPass
+// visiting order: the entry (Main) first, then the others in module
+// order. The DMA passes and the unrollers walk functions in this order.
+func (m *Module) FuncsMainFirst() []*Function {
+	main := m.Main()
+	out := make([]*Function, 0, len(m.Funcs))
+	if main != nil {
+		out = append(out, main)
+	}
+	for _, f := range m.Funcs {
+		if f != main {
+			out = append(out, f)
+		}
+	}
+	return out
+}

@@ -1019,7 +1019,7 @@ func (p *printer) function(f *Function) {
 // decls prints the tensors with their locations, then the registers; it
 // reports whether it printed anything.
 func (p *printer) decls(f *Function) bool {
-	mark := len(p.buf)
+	printed := false
 	p.declT = make([]bool, len(f.tensors))
 	p.declL = make([]bool, len(f.locs))
 	// Live locations that no live tensor lists are printed under the tensor
@@ -1052,6 +1052,7 @@ func (p *printer) decls(f *Function) bool {
 		}
 		p.declT[t] = true
 		p.tensorLine(ts)
+		printed = true
 		k := int64(0)
 		for _, list := range [][]LocID{ts.Locs, unlisted[TensorID(t)]} {
 			for _, l := range list {
@@ -1060,6 +1061,7 @@ func (p *printer) decls(f *Function) bool {
 				}
 				p.declL[l] = true
 				p.locLine(&f.locs[l], k)
+				p.maybeFlush() // a block tensor may have millions of locations
 				k++
 			}
 		}
@@ -1068,8 +1070,9 @@ func (p *printer) decls(f *Function) bool {
 		p.str("  reg $")
 		p.buf = appendName(p.buf, f.regs[r].Name)
 		p.nl()
+		printed = true
 	}
-	return len(p.buf) > mark
+	return printed
 }
 
 func (p *printer) tensorLine(ts *Tensor) {

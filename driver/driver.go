@@ -9,6 +9,7 @@ package driver
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,24 +115,27 @@ func OutputFormat(path string) Format {
 	return FormatText
 }
 
-// Encode renders m in format f.
-func Encode(m *bir.Module, f Format) ([]byte, error) {
+// Write writes m to w in format f, streaming: the encoders append into a
+// small buffer that they flush into w as they go, so the output is never
+// held whole in memory.
+func Write(w io.Writer, m *bir.Module, f Format) error {
 	switch f {
 	case FormatJSON:
-		return birjson.Encode(m)
+		return birjson.Write(w, m)
 	case FormatText:
-		return []byte(bir.Format(m)), nil
+		return bir.Print(w, m)
 	}
-	return nil, fmt.Errorf("cannot write format %v", f)
+	return fmt.Errorf("cannot write format %v", f)
 }
 
-// Save writes m to path atomically, in the format its name asks for.
+// Save writes m to path in the format its name asks for, streaming it into
+// the file that pass.WriteAtomic creates (a temporary file renamed over
+// path once complete). What kind of file path may be, and how it is
+// replaced, is WriteAtomic's business; the encoder only writes into the
+// writer it is given.
 func Save(path string, m *bir.Module) error {
-	data, err := Encode(m, OutputFormat(path))
-	if err != nil {
-		return err
-	}
-	if err := pass.WriteFileAtomic(path, data); err != nil {
+	f := OutputFormat(path)
+	if err := pass.WriteAtomic(path, func(w io.Writer) error { return Write(w, m, f) }); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil

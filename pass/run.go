@@ -1,8 +1,10 @@
 package pass
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -165,13 +167,32 @@ func runProtected(ctx *Context) (err error) {
 // WriteFileAtomic writes data to path through a temporary file in the same
 // directory and a rename, so readers never see a partial file.
 func WriteFileAtomic(path string, data []byte) error {
+	return WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteAtomic writes path by streaming: write receives a buffered writer
+// onto a temporary file in the same directory, which is renamed over path
+// when write and the flush succeed (and removed otherwise), so readers
+// never see a partial file and the output is never held whole in memory.
+// It is the one place that decides how narwhal's output files are created
+// (temporary name, mode, rename); encoders only write into w.
+func WriteAtomic(path string, write func(w io.Writer) error) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
+	bw := bufio.NewWriterSize(f, 64<<10)
+	if err := write(bw); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := bw.Flush(); err != nil {
 		f.Close()
 		os.Remove(tmp)
 		return err

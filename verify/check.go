@@ -3,7 +3,7 @@
 // rules are in operands.go, opcode and hardware rules in rules.go.
 //
 // The checker never indexes a bir table with an id it has not range-checked
-// against the table's size (bir/verify_support.go gives the sizes), so a
+// against the table's size (bir/bounds.go gives the sizes), so a
 // corrupt function produces diagnostics, not a panic. Scratch tables (visit
 // bitsets, axis ranges, name tables, the operand scratch) live on the
 // checker, which a sync.Pool recycles across verifications.

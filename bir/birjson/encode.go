@@ -512,11 +512,13 @@ func (e *encoder) memloc(id bir.LocID) error {
 		b = strconv.AppendInt(append(b, `,"output_kind":`...), l.OutputKind, 10)
 	}
 	e.b = b
-	if err := e.extra(x, "memory location "+l.Name, "Skind", "name"); err != nil {
-		return err
+	if len(x) > 0 { // the context string only when there is something to check
+		if err := e.extra(x, "memory location "+l.Name, "Skind", "name"); err != nil {
+			return err
+		}
 	}
 	e.b = append(e.b, '}')
-	return nil
+	return e.flush(false)
 }
 
 // ---- blocks and instructions ----

@@ -20,7 +20,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 )
 
@@ -50,7 +52,44 @@ func commands() []command {
 }
 
 func main() {
-	os.Exit(mainExit(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(profiled(func() int { return mainExit(os.Args[1:], os.Stdout, os.Stderr) }))
+}
+
+// profiled runs run under the profilers the environment asks for:
+// NARWHAL_CPUPROFILE=FILE writes a CPU profile of the whole command,
+// NARWHAL_MEMPROFILE=FILE a heap profile (allocations and what is live at
+// exit; the module is still referenced when a command returns only if it
+// leaked). Read them with go tool pprof. They are environment variables,
+// not flags, so every command gets them without a flag of its own.
+func profiled(run func() int) int {
+	if path := os.Getenv("NARWHAL_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "narwhal: NARWHAL_CPUPROFILE: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintf(os.Stderr, "narwhal: NARWHAL_CPUPROFILE: %v\n", err)
+			return 1
+		}
+		defer pprof.StopCPUProfile()
+	}
+	if path := os.Getenv("NARWHAL_MEMPROFILE"); path != "" {
+		runtime.MemProfileRate = 64 << 10
+		defer func() {
+			runtime.GC() // the profile is as of the last completed collection
+			f, err := os.Create(path)
+			if err == nil {
+				err = pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+			if err != nil {
+				fmt.Fprintf(os.Stderr, "narwhal: NARWHAL_MEMPROFILE: %v\n", err)
+			}
+		}()
+	}
+	return run()
 }
 
 // errSilent is returned by a command that already printed its outcome

@@ -13,6 +13,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/footprint"
 )
 
 // access is one operand reaching a tensor.
@@ -91,10 +92,10 @@ func (fs *funcState) accesses(t bir.TensorID) []access {
 }
 
 // flatten is the seed's flatten for the function: the program-order index
-// of every instruction (Function.Flatten), computed on first use.
+// of every instruction (footprint.Flatten), computed on first use.
 func (fs *funcState) flatten() []int32 {
 	if fs.pos == nil {
-		fs.pos, _ = fs.f.Flatten(nil)
+		fs.pos, _ = footprint.Flatten(fs.f, nil)
 	}
 	return fs.pos
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/footprint"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/passes/sbsize"
 	"github.com/narwhal-compiler/narwhal/passes/shrink"
@@ -97,7 +98,7 @@ func TestFootprintPipeline_Kernels(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				geo, err := sbsize.GeometryFor(model)
+				geo, err := footprint.GeometryFor(model)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -225,7 +226,7 @@ func TestFootprintPipeline_BigTensorFits(t *testing.T) {
 				t.Fatal(err)
 			}
 			model, _ := arch.ForModule(m)
-			geo, _ := sbsize.GeometryFor(model)
+			geo, _ := footprint.GeometryFor(model)
 			before := geo.IllegalLocations(m)
 			if len(before) != 1 || before[0].Loc != "big" {
 				t.Fatalf("before: illegal %v, want big", before)

@@ -22,7 +22,8 @@
 // Tensor.SplitShape, a bool per dim, and FullUnroll::tensorSplit
 // (passes/unroll/split.go) performs the cut — the split lives in exactly
 // one place. set_splitShape asks the unroller's own geometry
-// (unroll.PlanCut) what a mask would do, so it only marks cuts the
+// (footprint.Cut, shared with the unroller) what a mask would do, so it
+// only marks cuts the
 // unroller can perform.
 //
 // Pre-conditions: a module the verifier accepts (any stage; the pass is
@@ -43,7 +44,7 @@
 //     the later phases can reason across nested loop bodies. narwhal's use
 //     index is already in program order within one location and within one
 //     tensor's symbolic accesses, and its loop nests are explicit
-//     (Function.Loopnest), so the numbering (Function.Flatten) has one job
+//     (Function.Loopnest), so the numbering (footprint.Flatten) has one job
 //     here: an illegal tensor's accesses, gathered location by location and
 //     then tensor-level, are merged into program order (accesses.go). The
 //     access a reject message names ("instruction X reinterprets it", "...
@@ -77,7 +78,7 @@
 //     else shrink_ml's trimmed extent. The accesses are evaluated at
 //     every iteration of their loops to decide.
 //   - MX data: vn_splitter and shrink_ml keep MX (block-scaled) locations
-//     as declared (seed 004's isMx pre-filter, IsMx), so the plan never
+//     as declared (seed 004's isMx pre-filter, footprint.IsMx), so the plan never
 //     leaves an MX tensor to them (their prediction, layouts in
 //     split_shape.go, applies the same rule). The cut is FullUnroll's;
 //     seeds 000 and 003 give it no MX rule, and the pass still marks one.
@@ -106,6 +107,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/footprint"
 	"github.com/narwhal-compiler/narwhal/pass"
 )
 
@@ -211,7 +213,7 @@ func SBSizeLegalization(m *bir.Module, model *arch.Model, opt Options) (Stats, e
 	case arch.SBGateSpecial:
 		lz.logf("SBSizeLegalization: ArchLevel %d (%s): special path, full legalization", model.ArchLevel, model.Name)
 	}
-	geo, err := GeometryFor(model)
+	geo, err := footprint.GeometryFor(model)
 	if err != nil {
 		return st, fmt.Errorf("sb_size_legalization: %w", err)
 	}
@@ -250,7 +252,7 @@ func SBSizeLegalization(m *bir.Module, model *arch.Model, opt Options) (Stats, e
 
 type legalizer struct {
 	m     *bir.Module
-	geo   Geometry
+	geo   footprint.Geometry
 	opt   Options
 	st    *Stats
 	funcs []*funcState

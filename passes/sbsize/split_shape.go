@@ -3,7 +3,7 @@
 // must cut and store the decision as Tensor.SplitShape, a bool per dim.
 // The pieces per marked dim are the unroller's (getLargestFactorWithThreshold,
 // MaxFactor 16), so the mask is all this pass can say; it chooses the mask
-// by asking the unroller's geometry (unroll.PlanCut) what each candidate
+// by asking the unroller's geometry (footprint.Cut) what each candidate
 // cut would do to every access of the tensor at every iteration.
 //
 // Per illegal tensor, in order:
@@ -42,7 +42,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
-	"github.com/narwhal-compiler/narwhal/passes/unroll"
+	"github.com/narwhal-compiler/narwhal/footprint"
 )
 
 type fixKind uint8
@@ -102,7 +102,7 @@ func (fs *funcState) classify() error {
 			onChip = true
 			st.OnChipLocations += w
 			// The common case without the message (LocLegal's rule).
-			if lc.Partitions <= geo.Partitions && RoundUp8((lc.Bytes+ds-1)/ds)*ds <= geo.Budget(lc.Type) {
+			if lc.Partitions <= geo.Partitions && footprint.RoundUp8((lc.Bytes+ds-1)/ds)*ds <= geo.Budget(lc.Type) {
 				continue
 			}
 			if ok, why := geo.LocLegal(f, l); !ok {
@@ -116,7 +116,7 @@ func (fs *funcState) classify() error {
 			continue
 		}
 		st.OnChipTensors++
-		if pd := ts.PartitionDim; pd >= 0 && pd < int64(len(ts.Shape)) && !geo.IsLegalTensor(f, setOf(t), ts.Shape[pd]) {
+		if pd := ts.PartitionDim; pd >= 0 && pd < int64(len(ts.Shape)) && !geo.IsLegalTensor(f, footprint.SetOf(t), ts.Shape[pd]) {
 			if ti.why == "" {
 				ti.why = fmt.Sprintf("shape %v: %d partitions, want <= %d", ts.Shape, ts.Shape[pd], geo.Partitions)
 			}
@@ -219,7 +219,7 @@ func (fs *funcState) tensorMem(t bir.TensorID) bir.MemoryType {
 // partitions and the free-dim case on its elements per partition.
 func (fs *funcState) pieceLegal(t bir.TensorID, shape []int64) bool {
 	g := fs.lz.geo
-	if !g.IsLegalTensor(fs.f, setOf(t), shape[0]) {
+	if !g.IsLegalTensor(fs.f, footprint.SetOf(t), shape[0]) {
 		return false
 	}
 	free := int64(1)
@@ -227,7 +227,7 @@ func (fs *funcState) pieceLegal(t bir.TensorID, shape []int64) bool {
 		free *= x
 	}
 	ds := max(fs.f.Tensor(t).Dtype.Size(), 1)
-	return RoundUp8(free)*ds <= g.Budget(fs.tensorMem(t))
+	return footprint.RoundUp8(free)*ds <= g.Budget(fs.tensorMem(t))
 }
 
 // planCut chooses a splitShape mask (see the file comment) and counts the
@@ -279,13 +279,13 @@ func (fs *funcState) planCut(t bir.TensorID) (mask []bool, pieces, straddles int
 	}
 	// Decomposition: an access the cut cannot decompose over the dims
 	// fails any cut.
-	none, err := unroll.PlanCut(shape, make([]bool, n))
+	none, err := footprint.NewCut(shape, make([]bool, n))
 	if err != nil {
 		return nil, 0, 0, err.Error()
 	}
 	for _, a := range ti.accs {
 		for _, off := range a.offs {
-			if _, err := none.Access(off, a.pat); err != nil {
+			if _, err := none.Map(off, a.pat); err != nil {
 				return nil, 0, 0, fmt.Sprintf("instruction %s, operand %d: %v", f.InstName(a.inst), a.opd, err)
 			}
 		}
@@ -301,10 +301,10 @@ func (fs *funcState) planCut(t bir.TensorID) (mask []bool, pieces, straddles int
 	partOK := false
 	var partStraddles int64
 	for d := 0; d < n; d++ {
-		k, err := unroll.GetLargestFactorWithThreshold(shape[d], unroll.MaxFactor)
+		k, err := footprint.GetLargestFactorWithThreshold(shape[d], footprint.MaxFactor)
 		if err != nil || k <= 1 {
 			if shape[d] > 1 {
-				dimWhy = append(dimWhy, fmt.Sprintf("dim %d of %d has no divisor between 2 and %d", d, shape[d], unroll.MaxFactor))
+				dimWhy = append(dimWhy, fmt.Sprintf("dim %d of %d has no divisor between 2 and %d", d, shape[d], footprint.MaxFactor))
 			}
 			continue
 		}
@@ -314,7 +314,7 @@ func (fs *funcState) planCut(t bir.TensorID) (mask []bool, pieces, straddles int
 		}
 		only := make([]bool, n)
 		only[d] = true
-		plan, err := unroll.PlanCut(shape, only)
+		plan, err := footprint.NewCut(shape, only)
 		if err != nil {
 			dimWhy = append(dimWhy, fmt.Sprintf("dim %d: %v", d, err))
 			continue
@@ -335,7 +335,7 @@ func (fs *funcState) planCut(t bir.TensorID) (mask []bool, pieces, straddles int
 				continue
 			}
 			for _, off := range a.offs {
-				r, _ := plan.Access(off, a.pat)
+				r, _ := plan.Map(off, a.pat)
 				if r.Straddle < 0 {
 					continue
 				}
@@ -360,7 +360,7 @@ func (fs *funcState) planCut(t bir.TensorID) (mask []bool, pieces, straddles int
 		cands = append(cands, c)
 	}
 	mask = make([]bool, n)
-	if !fs.lz.geo.IsLegalTensor(f, setOf(t), shape[0]) {
+	if !fs.lz.geo.IsLegalTensor(f, footprint.SetOf(t), shape[0]) {
 		if !partOK {
 			return nil, 0, 0, fmt.Sprintf("%d partitions and the partition dim cannot be cut (%s)", shape[0], strings.Join(dimWhy, "; "))
 		}
@@ -383,19 +383,19 @@ func (fs *funcState) planCut(t bir.TensorID) (mask []bool, pieces, straddles int
 		return a.d - b.d
 	})
 	for {
-		plan, err := unroll.PlanCut(shape, mask)
+		plan, err := footprint.NewCut(shape, mask)
 		if err != nil {
 			return nil, 0, 0, err.Error()
 		}
-		if fs.pieceLegal(t, plan.PieceShape()) {
+		if fs.pieceLegal(t, plan.PieceSize) {
 			if !slices.Contains(mask, true) {
 				return nil, 0, 0, "no dim needs a cut" // unreachable for an illegal tensor
 			}
-			return mask, plan.NumPieces(), straddles, ""
+			return mask, plan.NumPieces, straddles, ""
 		}
 		if len(cands) == 0 {
-			ps := plan.PieceShape()
-			msg := fmt.Sprintf("the finest cut leaves pieces of shape %v (%d bytes per partition)", ps, RoundUp8(prod(ps[1:]))*ds)
+			ps := plan.PieceSize
+			msg := fmt.Sprintf("the finest cut leaves pieces of shape %v (%d bytes per partition)", ps, footprint.RoundUp8(prod(ps[1:]))*ds)
 			if !slices.Contains(mask, true) {
 				msg = "no dim can be cut"
 			}
@@ -418,7 +418,7 @@ func (fs *funcState) planCut(t bir.TensorID) (mask []bool, pieces, straddles int
 func (fs *funcState) splitRefusal(a *access, onePair bool) string {
 	f, m := fs.f, fs.m
 	i := a.inst
-	if !unroll.SplittableInst(f, i) {
+	if !footprint.ElementWise(f, i) {
 		return fmt.Sprintf("instruction %s (%s) would straddle pieces and its opcode is not element-wise", f.InstName(i), f.OpName(i))
 	}
 	if !onePair {
@@ -453,12 +453,12 @@ func prod(xs []int64) int64 {
 // layouts calls fn with the on-chip layout of every executed instance of
 // the tensor's accesses; it returns false (and the reason) when one
 // cannot be decomposed or is not known, or when the tensor is MX data
-// (vn_splitter and shrink_ml leave it as declared: IsMx).
-func (fs *funcState) layouts(t bir.TensorID, fn func(a *access, lay bir.APLayout)) (bool, string) {
+// (vn_splitter and shrink_ml leave it as declared: footprint.IsMx).
+func (fs *funcState) layouts(t bir.TensorID, fn func(a *access, lay footprint.APLayout)) (bool, string) {
 	f := fs.f
 	ti := &fs.info[t]
 	ts := f.Tensor(t)
-	if IsMx(ts.Dtype) {
+	if footprint.IsMx(ts.Dtype) {
 		return false, fmt.Sprintf("it holds MX (block-scaled) data (%s), which vn_splitter and shrink_ml keep as declared", ts.Dtype)
 	}
 	for ai := range ti.accs {
@@ -469,34 +469,26 @@ func (fs *funcState) layouts(t bir.TensorID, fn func(a *access, lay bir.APLayout
 			return false, fmt.Sprintf("instruction %s accesses it through a register access pattern", f.InstName(i))
 		case !a.known:
 			return false, fmt.Sprintf("instruction %s: its offsets over %d+ iterations were not enumerated", f.InstName(i), fs.lz.opt.MaxAccessPoints)
-		case IsMx(a.dtype):
+		case footprint.IsMx(a.dtype):
 			return false, fmt.Sprintf("instruction %s accesses it as %s, MX (block-scaled) data, which vn_splitter and shrink_ml keep as declared", f.InstName(i), a.dtype)
 		case a.dsize != ts.Dtype.Size():
 			return false, fmt.Sprintf("instruction %s reinterprets it as %d-byte elements", f.InstName(i), a.dsize)
 		case a.loc == bir.NoLoc:
 			return false, "it has no on-chip location"
 		}
-		if info := f.Inst(i).Op.Info(); info.Has(bir.FlagNoSemantics) || info.Has(bir.FlagCall) || isIndirect(f.Inst(i).Op) {
-			return false, fmt.Sprintf("instruction %s (%s) reaches it in a way the footprint passes do not follow", f.InstName(i), f.OpName(i))
+		if r := footprint.ReachOf(f, i); !r.Followed() {
+			return false, fmt.Sprintf("instruction %s (%s) %s, which the footprint passes do not follow", f.InstName(i), f.OpName(i), r.Why(f, i))
 		}
 		e := f.Loc(a.loc).ElemsPerPartition(ts.Dtype)
 		for _, off := range a.offs {
-			lay := bir.OnChipLayout(off, a.pat, e)
-			if lay.Class != bir.APContiguous {
+			lay := footprint.OnChipLayout(off, a.pat, e)
+			if lay.Class != footprint.APContiguous {
 				return false, fmt.Sprintf("instruction %s, operand %d: a %s access", f.InstName(i), a.opd, lay.Class)
 			}
 			fn(a, lay)
 		}
 	}
 	return true, ""
-}
-
-func isIndirect(op bir.Opcode) bool {
-	switch op {
-	case bir.OpGenericIndirectLoad, bir.OpGenericIndirectSave, bir.OpIndirectLoad, bir.OpIndirectSave, bir.OpIndirectSaveAccumulate, bir.OpReadVarAddr:
-		return true
-	}
-	return false
 }
 
 // planShrink reports whether the window the accesses touch (from the
@@ -514,7 +506,7 @@ func (fs *funcState) planShrink(t bir.TensorID) (bool, string) {
 	}
 	lo, hi := int64(-1), int64(-1)
 	pmax := int64(0)
-	ok, why := fs.layouts(t, func(a *access, lay bir.APLayout) {
+	ok, why := fs.layouts(t, func(a *access, lay footprint.APLayout) {
 		if lo < 0 || lay.ElemLo < lo {
 			lo = lay.ElemLo
 		}
@@ -529,7 +521,7 @@ func (fs *funcState) planShrink(t bir.TensorID) (bool, string) {
 	}
 	parts := f.Loc(fs.firstOnChip(t)).Partitions
 	ds := ts.Dtype.Size()
-	bytes := RoundUp8(hi-lo+1) * ds
+	bytes := footprint.RoundUp8(hi-lo+1) * ds
 	piece := []int64{parts, hi - lo + 1}
 	if !fs.pieceLegal(t, piece) {
 		return false, fmt.Sprintf("its accesses touch elements %d..%d of each partition (%d bytes per partition) over %d partitions", lo, hi, bytes, parts)
@@ -567,7 +559,7 @@ func (fs *funcState) planVN(t bir.TensorID) (bool, string) {
 	}
 	uf := newUnionFind(int(nparts))
 	inRange := true
-	ok, why := fs.layouts(t, func(a *access, lay bir.APLayout) {
+	ok, why := fs.layouts(t, func(a *access, lay footprint.APLayout) {
 		if lay.PartMin() < 0 || lay.PartMax() >= nparts {
 			inRange = false
 			return
@@ -587,7 +579,7 @@ func (fs *funcState) planVN(t bir.TensorID) (bool, string) {
 	}
 	groups := map[int]*grp{}
 	var order []int
-	fs.layouts(t, func(a *access, lay bir.APLayout) {
+	fs.layouts(t, func(a *access, lay footprint.APLayout) {
 		r := uf.find(int(lay.PartFirst))
 		g := groups[r]
 		if g == nil {

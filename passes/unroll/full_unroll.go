@@ -52,6 +52,7 @@ import (
 	"time"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/footprint"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -64,8 +65,9 @@ const LevelUnset = -1
 const LevelMessage = "Need to set full_unroll level, 0: only memloc generation; 1: unroll some; 2: unroll all"
 
 // HeuristicAttr is the loop-instruction attribute HeuristicUnroll sets and
-// FullUnroll level 1 honours.
-const HeuristicAttr = "heuristic_unroll"
+// FullUnroll level 1 honours (defined with the footprint passes' other
+// marks, footprint.HeuristicAttr).
+const HeuristicAttr = footprint.HeuristicAttr
 
 // FullUnrollOptions configure FullUnroll.
 type FullUnrollOptions struct {
@@ -218,7 +220,7 @@ func decide(f *bir.Function, level int) fnMode {
 	switch {
 	case !unrollable:
 		return modeNone
-	case level == 2 || f.HasAttribute("need_unroll"):
+	case level == 2 || f.HasAttribute(footprint.NeedUnrollAttr):
 		return modeWhole
 	case heuristic:
 		return modeSelected
@@ -304,7 +306,7 @@ func fullUnrollFunction(f *bir.Function, mode fnMode, opt FullUnrollOptions, oth
 	st.DeadRemoved += DCE(f)
 	if mode == modeWhole {
 		f.AddAttribute("unrolled")
-		f.RemoveAttribute("need_unroll")
+		f.RemoveAttribute(footprint.NeedUnrollAttr)
 	}
 	return nil
 }

@@ -443,26 +443,6 @@ func TestFullUnroll_Level1Decisions(t *testing.T) {
 	}
 }
 
-func TestGetLargestFactorWithThreshold(t *testing.T) {
-	for _, tc := range []struct{ n, want int64 }{
-		{128, 16}, {2048, 16}, {100, 10}, {96, 16}, {24, 12}, {12, 12}, {7, 7}, {17, 1}, {34, 2}, {1, 1},
-	} {
-		got, err := GetLargestFactorWithThreshold(tc.n, MaxFactor)
-		if err != nil || got != tc.want {
-			t.Errorf("GetLargestFactorWithThreshold(%d, 16) = %d, %v; want %d", tc.n, got, err, tc.want)
-		}
-		if tc.n%got != 0 || got > MaxFactor {
-			t.Errorf("%d pieces for %d", got, tc.n)
-		}
-	}
-	if _, err := GetLargestFactorWithThreshold(64, 0); err == nil || !strings.Contains(err.Error(), "MaxFactor > 0") {
-		t.Errorf("MaxFactor 0: %v", err)
-	}
-	if _, err := GetLargestFactorWithThreshold(0, 16); err == nil {
-		t.Errorf("dimension 0 accepted")
-	}
-}
-
 const heuristicSrc = loopHeader + `
 Block1:
   ld = Load %x[ap=[[64,128],[1,64]]] f32 -> %t[ap=[[64,128],[1,64]]] f32

@@ -46,7 +46,7 @@
 //	                                         addresses are read from a tensor
 //	due to MX (block-scaled) data (...)      the tensor's dtype, or an access's, is an
 //	                                         x4-packed MX dtype (the seed's isMx
-//	                                         pre-filter; sbsize.IsMx)
+//	                                         pre-filter; footprint.IsMx)
 //	due to symbolic access (...)             a symbolic or register access to the tensor
 //	                                         (run full_unroll first)
 //	due to fixed placement (...)             the location is already allocated
@@ -66,7 +66,7 @@
 //     renumbered from partition 0, keeps the layout its consumers expect.
 //     A location is MX when its tensor's dtype is one of the x4-packed
 //     dtypes, or when an access reads or writes it as one (a same-size
-//     reinterpretation); sbsize.IsMx, shared with shrink_ml and
+//     reinterpretation); footprint.IsMx, shared with shrink_ml and
 //     sb_size_legalization's prediction.
 //   - TensorIndirect AP: the seed does not say which accesses it means.
 //     narwhal has no access-pattern kind whose offsets come from a tensor;
@@ -135,7 +135,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
-	"github.com/narwhal-compiler/narwhal/passes/sbsize"
+	"github.com/narwhal-compiler/narwhal/footprint"
 )
 
 // The analysis runs as sweeps over the instruction stream, in program
@@ -262,7 +262,6 @@ type splitter struct {
 	nodes   []nodeState
 	rejects []rejection
 	symUse  []int32 // per tensor: first symbolic/register use + 1
-	opClass []int8  // per opcode: 0 unknown yet, 1 followed, 2 opaque
 	plans   []*nodePlan
 	planOf  map[bir.LocID]*nodePlan
 	// keepInst marks instructions another instruction depends on (built
@@ -279,7 +278,7 @@ type splitter struct {
 	used []bool
 	// deadBefore is Stats.DeadInsts when the function's split began.
 	deadBefore int
-	lc         bir.LayoutCache
+	lc         footprint.LayoutCache
 }
 
 // addIval merges the partition interval a into location l's intervals.
@@ -474,7 +473,7 @@ func (s *splitter) prefilter(l bir.LocID) {
 		why = fmt.Sprintf("due to kernel interface (a %s tensor).", ts.Kind)
 	case lc.Allocated || lc.Pinned:
 		why = fmt.Sprintf("due to fixed placement (allocated at partition %d, byte %d).", lc.Base, lc.Addr)
-	case sbsize.IsMx(ts.Dtype):
+	case footprint.IsMx(ts.Dtype):
 		why = fmt.Sprintf("due to MX (block-scaled) data (a %s tensor; MX locations are kept as declared).", ts.Dtype)
 	case lc.RawDims != nil:
 		why = fmt.Sprintf("due to its dims %v (not [partitions, bytes]).", lc.RawDims)
@@ -501,37 +500,6 @@ func (s *splitter) prefilterWhy(l bir.LocID, why string) {
 	s.prefiltered[l] = why
 }
 
-// opaque reports whether opcode op moves data in a way the splitter does
-// not follow (cached per opcode).
-func (s *splitter) opaque(op bir.Opcode) bool {
-	if int(op) >= len(s.opClass) {
-		s.opClass = append(s.opClass, make([]int8, int(op)+1-len(s.opClass))...)
-	}
-	if c := s.opClass[op]; c != 0 {
-		return c == 2 || c == 4
-	}
-	info := op.Info()
-	bad := isIndirect(op) || info.Has(bir.FlagCollective) || info.Has(bir.FlagCall) || info.Has(bir.FlagNoSemantics) || !op.Known()
-	s.opClass[op] = 1
-	switch {
-	case tensorIndirect(op):
-		s.opClass[op] = 4
-	case bad:
-		s.opClass[op] = 2
-	case info.Has(bir.FlagDescriptor):
-		s.opClass[op] = 3
-	}
-	return bad
-}
-
-// tensorIndirectOp reports whether op is a tensor-indirect DMA (after
-// opaque classified it).
-func (s *splitter) tensorIndirectOp(op bir.Opcode) bool { return s.opClass[op] == 4 }
-
-// descriptor reports whether op is a DMA descriptor opcode (after opaque
-// classified it).
-func (s *splitter) descriptor(op bir.Opcode) bool { return s.opClass[op] == 3 }
-
 func (s *splitter) rejectAt(ns *nodeState, r rejection) {
 	if ns.rej == 0 {
 		s.rejects = append(s.rejects, r)
@@ -548,7 +516,7 @@ func (s *splitter) sweepLegality() {
 		if in.Op.IsLoop() {
 			return true
 		}
-		opaqueOp := -1 // unknown yet
+		reached, reach := false, footprint.ReachAddressed // the instruction's class, computed on first need
 		for k, o := range f.Operands(i) {
 			switch o.Kind {
 			case bir.OpdSymAP, bir.OpdRegAP:
@@ -573,28 +541,20 @@ func (s *splitter) sweepLegality() {
 			if ns.rej != 0 {
 				continue
 			}
-			if opaqueOp < 0 {
-				opaqueOp = 0
-				if s.opaque(in.Op) {
-					opaqueOp = 1
-					if s.tensorIndirectOp(in.Op) {
-						opaqueOp = 3
-					}
-				} else if (in.Op == bir.OpDMACopy && !copyMode(f, i)) || s.descriptor(in.Op) {
-					opaqueOp = 2
-				}
+			if !reached {
+				reached, reach = true, footprint.ReachOf(f, i)
 			}
 			switch {
-			case opaqueOp == 1:
-				s.rejectAt(ns, rejection{kind: rejOpaque, inst: i})
-				continue
-			case opaqueOp == 2:
-				s.rejectAt(ns, rejection{kind: rejPartialCopy, inst: i})
-				continue
-			case opaqueOp == 3:
+			case reach == footprint.ReachTensorIndirect:
 				s.rejectAt(ns, rejection{kind: rejTensorIndirect, inst: i})
 				continue
-			case sbsize.IsMx(o.Dtype):
+			case reach == footprint.ReachPartialCopy || reach == footprint.ReachDescriptor:
+				s.rejectAt(ns, rejection{kind: rejPartialCopy, inst: i})
+				continue
+			case !reach.Followed():
+				s.rejectAt(ns, rejection{kind: rejOpaque, inst: i})
+				continue
+			case footprint.IsMx(o.Dtype):
 				s.rejectAt(ns, rejection{kind: rejMx, inst: i, dt: o.Dtype})
 				continue
 			case o.Dtype.Size() != int64(ns.ds):
@@ -605,11 +565,11 @@ func (s *splitter) sweepLegality() {
 			}
 			lay := s.lc.Layout(m, o.Offset, o.Pattern, ns.e)
 			switch lay.Class {
-			case bir.APContiguous:
-			case bir.APTranspose:
+			case footprint.APContiguous:
+			case footprint.APTranspose:
 				s.rejectAt(ns, rejection{kind: rejTranspose, inst: i, opd: k, pair: lay.BadPair})
 				continue
-			case bir.APCrossChannel:
+			case footprint.APCrossChannel:
 				s.rejectAt(ns, rejection{kind: rejCrossChannel, inst: i, opd: k})
 				continue
 			default:
@@ -755,7 +715,7 @@ func (s *splitter) sweepUnions() {
 	for _, p := range strided {
 		byLoc[p.loc] = p
 	}
-	s.eachAccess(byLoc, func(p *nodePlan, ns *nodeState, i bir.InstID, k int, out bool, lay *bir.APLayout) {
+	s.eachAccess(byLoc, func(p *nodePlan, ns *nodeState, i bir.InstID, k int, out bool, lay *footprint.APLayout) {
 		p.uf.addProgression(lay)
 	})
 	for _, p := range strided {
@@ -763,7 +723,7 @@ func (s *splitter) sweepUnions() {
 	}
 	// Groups are numbered in order of their lowest partition (a root is
 	// the lowest partition of its set).
-	s.eachAccess(byLoc, func(p *nodePlan, ns *nodeState, i bir.InstID, k int, out bool, lay *bir.APLayout) {
+	s.eachAccess(byLoc, func(p *nodePlan, ns *nodeState, i bir.InstID, k int, out bool, lay *footprint.APLayout) {
 		r := p.uf.find(int(lay.PartFirst))
 		if _, ok := p.rootG[r]; !ok {
 			p.rootG[r] = -1
@@ -784,7 +744,7 @@ func (s *splitter) sweepUnions() {
 
 // eachAccess calls fn for every partition-contiguous physical access of
 // the planned locations, in program order.
-func (s *splitter) eachAccess(plans map[bir.LocID]*nodePlan, fn func(p *nodePlan, ns *nodeState, i bir.InstID, k int, out bool, lay *bir.APLayout)) {
+func (s *splitter) eachAccess(plans map[bir.LocID]*nodePlan, fn func(p *nodePlan, ns *nodeState, i bir.InstID, k int, out bool, lay *footprint.APLayout)) {
 	f, m := s.f, s.m
 	f.Walk(func(i bir.InstID) bool {
 		in := f.Inst(i)
@@ -816,7 +776,7 @@ func (s *splitter) sweepStats() {
 	for _, p := range s.plans {
 		byLoc[p.loc] = p
 	}
-	s.eachAccess(byLoc, func(p *nodePlan, ns *nodeState, i bir.InstID, k int, out bool, lay *bir.APLayout) {
+	s.eachAccess(byLoc, func(p *nodePlan, ns *nodeState, i bir.InstID, k int, out bool, lay *footprint.APLayout) {
 		g := p.groups[p.groupOf(ns, lay.PartFirst)]
 		if g.pmin < 0 {
 			g.pmin, g.pmax, g.ref, g.hi = lay.PartMin(), lay.PartMax(), lay.PartFirst, lay.ElemHi
@@ -944,7 +904,7 @@ func (s *splitter) removable(i bir.InstID) bool {
 			return false
 		}
 	case bir.OpDMACopy:
-		if !copyMode(f, i) {
+		if !footprint.ReachOf(f, i).Followed() {
 			return false
 		}
 	default:
@@ -1150,27 +1110,6 @@ func (s *splitter) removeUnused() {
 	}
 }
 
-func copyMode(f *bir.Function, i bir.InstID) bool {
-	mode := f.Attrs(i).Str("mode", "Copy")
-	return mode == "Copy" || mode == "CCE"
-}
-
-// tensorIndirect reports whether op is a tensor-indirect DMA (the seed's
-// TensorIndirect AP, read as seed 001's tensor indirection): its
-// addresses are read from a tensor at run time.
-func tensorIndirect(op bir.Opcode) bool {
-	return op == bir.OpIndirectLoad || op == bir.OpIndirectSave || op == bir.OpIndirectSaveAccumulate
-}
-
-func isIndirect(op bir.Opcode) bool {
-	switch op {
-	case bir.OpGenericIndirectLoad, bir.OpGenericIndirectSave, bir.OpIndirectLoad, bir.OpIndirectSave,
-		bir.OpIndirectSaveAccumulate, bir.OpReadVarAddr, bir.OpIndirectCopy, bir.OpTensorCopyDynamicSrc, bir.OpTensorCopyDynamicDst:
-		return true
-	}
-	return false
-}
-
 func gcd(a, b int64) int64 {
 	if a < 0 {
 		a = -a
@@ -1240,7 +1179,7 @@ func (u *partUF) skip(x int) int {
 }
 
 // addProgression merges the partitions an access walks.
-func (u *partUF) addProgression(l *bir.APLayout) {
+func (u *partUF) addProgression(l *footprint.APLayout) {
 	if l.PartCount <= 1 {
 		return
 	}

@@ -1,5 +1,5 @@
-// Copying a function between modules, for TranslateNKIASTToBIR's BIR-JSON
-// path (passes/translate): a kernel's BIR-JSON file is loaded as a module
+// Copying a function between modules (CopyFunction), as TranslateNKIASTToBIR's
+// BIR-JSON path (passes/translate) does: a kernel's BIR-JSON file is loaded as a module
 // of its own, and the function for this core must move into the module
 // being compiled. A function's tables hold function-local ids (tensors,
 // locations, instructions, blocks, loops, registers, dependency links),
@@ -15,8 +15,6 @@
 // predicates are rewritten onto them. An axis an expression names that no
 // loop of the function owns (a free symbolic variable) is copied once as
 // well.
-//
-// Additive: nothing here changes existing behaviour.
 package bir
 
 import (
