@@ -156,10 +156,17 @@ func runProtected(ctx *Context) (err error) {
 		}
 	}()
 	if e := ctx.Pass.Run(ctx); e != nil {
-		if _, ok := e.(*Error); ok {
-			return e
+		perr, ok := e.(*Error)
+		if !ok {
+			perr = &Error{Pass: ctx.Pass.Name, Function: ctx.curFunc, Err: e}
 		}
-		return &Error{Pass: ctx.Pass.Name, Function: ctx.curFunc, Err: e}
+		if !perr.Pos.IsKnown() && !perr.Panic {
+			perr.Pos = bir.ErrorPos(perr.Err)
+			if !perr.Pos.IsKnown() {
+				perr.Pos = subjectPos(ctx.Module, perr.Function, perr.Err.Error())
+			}
+		}
+		return perr
 	}
 	return nil
 }

@@ -171,6 +171,7 @@ type decoder struct {
 	regs    map[string]bir.RegID
 
 	attrCache  map[string]bir.AttrID
+	posMemo    map[string]bir.PosID // "pos" source text -> position (pos.go)
 	unknownOps map[string]bir.Opcode
 
 	ins, outs []bir.Operand

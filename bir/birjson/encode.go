@@ -58,6 +58,7 @@ type encoder struct {
 	exprAxes  [][]affine.Axis
 	exprDone  []bool
 	predText  []string
+	posText   []string // `,"pos":{...}` of each source position (pos.go)
 	predAxes  [][]affine.Axis
 	predDone  []bool
 
@@ -620,6 +621,14 @@ func (e *encoder) inst(i bir.InstID, depth int) error {
 			return err
 		}
 	}
+	if in.Pos != bir.NoPos {
+		t, err := e.posJSON(in.Pos)
+		if err != nil {
+			e.setWhere(i)
+			return err
+		}
+		e.b = append(e.b, t...)
+	}
 	if !isLoop || in.NIns > 0 {
 		e.b = append(e.b, `,"ins":[`...)
 		for k := range int(in.NIns) {
@@ -682,7 +691,7 @@ func (e *encoder) inst(i bir.InstID, depth int) error {
 }
 
 // instKeys are the instruction keys an attribute set may not hold.
-var instKeys = []string{"opcode", "name", "engine", "ins", "outs", "predicate", "deps"}
+var instKeys = []string{"opcode", "name", "engine", "ins", "outs", "predicate", "deps", "pos"}
 
 // attrs appends the attribute set id (built once per Encode).
 func (e *encoder) attrs(i bir.InstID, id bir.AttrID, isLoop bool) error {
