@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"sort"
@@ -135,12 +136,11 @@ func runPrint(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s: %w (--no-verify prints it anyway)", pos[0], err)
 		}
 	}
-	data, err := driver.Encode(m, f)
-	if err != nil {
+	bw := bufio.NewWriterSize(stdout, 64<<10)
+	if err := driver.Write(bw, m, f); err != nil {
 		return err
 	}
-	_, err = stdout.Write(data)
-	return err
+	return bw.Flush()
 }
 
 func runVerify(args []string, stdout, stderr io.Writer) error {
