@@ -50,7 +50,7 @@
 //	module-arch        always         the module's arch string names a model (when Options.Arch is nil)
 //	ref                always         every id resolves: functions belong to the module; locations,
 //	                                  tensors, registers, patterns, expressions, predicates, attribute
-//	                                  sets, names, loop table entries, dependency targets; nothing
+//	                                  sets, names, source positions, loop table entries, dependency targets; nothing
 //	                                  referenced is dead; branch targets (CompareAndBranch on_true /
 //	                                  on_false, UnconditionalBranch target) name a block of the function
 //	name-unique        always         function names in the module; tensor, location, instruction and
@@ -307,13 +307,22 @@ type Diag struct {
 	Loc    string // location name, when about a location
 	Rule   string // rule name (see the package comment)
 	Msg    string // what is wrong: "want X, have Y"
+	// Pos is the source position (an NKI kernel's line) of the
+	// instruction, or of the first instruction that reaches the tensor or
+	// location; zero when there is none.
+	Pos bir.Pos
 }
 
-// String formats the diagnostic on one line:
+// String formats the diagnostic on one line, led by the source position
+// when there is one:
 //
-//	function main, instruction add_3 (TensorTensor): <msg> [rule]
+//	kernels.py:28:4: function main, instruction add_3 (TensorTensor): <msg> [rule]
 func (d Diag) String() string {
 	var b strings.Builder
+	if d.Pos.IsKnown() {
+		b.WriteString(d.Pos.String())
+		b.WriteString(": ")
+	}
 	if d.Func != "" {
 		b.WriteString("function ")
 		b.WriteString(d.Func)
@@ -365,6 +374,15 @@ func (e *Error) Error() string {
 		s += fmt.Sprintf(" (and %d more)", e.total-1)
 	}
 	return s
+}
+
+// SourcePos returns the source position of the first diagnostic (the zero
+// Pos when it has none), so that callers can lead their message with it.
+func (e *Error) SourcePos() bir.Pos {
+	if len(e.diags) == 0 {
+		return bir.Pos{}
+	}
+	return e.diags[0].Pos
 }
 
 // Diags returns the diagnostics kept (all of them unless Options.MaxDiags

@@ -224,13 +224,14 @@ func (v *visitor) block(b bir.BlockID) error {
 // ---- dependencies and predicates ----
 
 // newInst creates an instruction that stands in for part of rewritten
-// instruction orig: it carries orig's predicate and, when orig has
-// dependencies (hasDeps, read before orig was changed), a copy of them
-// plus a FLOW dependency on prev (the previous step of the chain, or
-// bir.NoInst).
+// instruction orig: it carries orig's predicate and source position and,
+// when orig has dependencies (hasDeps, read before orig was changed), a
+// copy of them plus a FLOW dependency on prev (the previous step of the
+// chain, or bir.NoInst).
 func newInst(f *bir.Function, op bir.Opcode, name bir.Sym, eng bir.Engine, ins, outs []bir.Operand, attrs bir.AttrID, orig bir.InstID, deps []bir.Dep, prev bir.InstID) bir.InstID {
 	id := f.NewInstSym(op, name, eng, ins, outs, attrs)
 	f.Inst(id).Pred = f.Inst(orig).Pred
+	f.InheritPos(id, orig)
 	for _, d := range deps {
 		f.AddDep(id, d)
 	}

@@ -65,9 +65,10 @@
 // Engines map by name (act -> Activation, pe -> PE, dve -> DVE, pool ->
 // Pool, sp -> SP, dma -> DMA, unassigned -> Unassigned) and must be allowed
 // for the opcode. Operator dtype fields are not used: every AP carries the
-// dtype the engine converts to or from. Source positions are kept in the
-// attribute "klr_pos" (file:line:col), so later diagnostics can point at
-// the NKI source. Instruction names are the statement's name when it has
+// dtype the engine converts to or from. Every instruction carries its
+// statement's source position (Instruction.Pos: file, line, column and the
+// range end when KLR gives it), so every later diagnostic, dump and report
+// can point at the NKI source. Instruction names are the statement's name when it has
 // one, else "<operator>_<k>" (k counts the body's statements), made unique.
 //
 // Anything else - an operator narwhal does not lower, a field value with no
@@ -607,9 +608,24 @@ func (cg *codegen) emitInst(op bir.Opcode, eng bir.Engine, ins, outs []bir.Opera
 		}
 	}
 	cg.names[name] = true
-	attrs = append(attrs, bir.Field{Key: "klr_pos", Val: bir.String(cg.stmt.Pos.String())})
 	id := cg.f.NewInst(op, name, eng, ins, outs, attrs)
+	cg.f.SetPos(id, sourcePos(cg.stmt.Pos))
 	cg.f.Append(cg.blk, id)
+}
+
+// sourcePos converts a KLR statement position to bir's.
+func sourcePos(p klr.Pos) bir.Pos {
+	q := bir.Pos{Line: bir.ClampPosInt(p.Line), Col: bir.ClampPosInt(p.Column)}
+	if p.Filename.Valid {
+		q.File = p.Filename.V
+	}
+	if p.LineEnd.Valid {
+		q.EndLine = bir.ClampPosInt(p.LineEnd.V)
+	}
+	if p.ColumnEnd.Valid {
+		q.EndCol = bir.ClampPosInt(p.ColumnEnd.V)
+	}
+	return q
 }
 
 func immValue(x *klr.Immediate) (bir.Value, bool) {

@@ -129,6 +129,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/verify"
 )
 
 // Attribute keys of the placeholder and the call site.
@@ -336,6 +337,13 @@ func (tr *translator) lowerKernelInst(f *bir.Function, i bir.InstID) (bool, erro
 	if err := tr.copyConstFileToArtifact(k.fn, path); err != nil {
 		tr.m.RemoveFunction(k.fn)
 		return false, err
+	}
+	// The kernel is the user's input: a mistake in it (a matmul writing
+	// SBUF, an access outside its tile) is reported here, at its NKI
+	// source line, not as a failure deep in a later pass.
+	if err := verify.Function(k.fn, verify.Options{Arch: tr.model}); err != nil {
+		tr.m.RemoveFunction(k.fn)
+		return false, fmt.Errorf("%s: the kernel does not verify: %w", path, err)
 	}
 	if err := tr.insertCall(f, i, k); err != nil {
 		tr.m.RemoveFunction(k.fn)
@@ -567,12 +575,29 @@ func (tr *translator) insertCall(f *bir.Function, i bir.InstID, k *kernelFunc) e
 	in := *f.Inst(i)
 	call := f.NewInst(bir.OpNKIKernel, name, in.Engine, ins, outs, callAttrs)
 	f.Inst(call).Pred = in.Pred
+	f.InheritPos(call, i)
+	if f.Inst(call).Pos == bir.NoPos {
+		// A placeholder without a position (a KLR file compiled directly):
+		// the call points at the kernel's first statement.
+		f.Inst(call).Pos = firstPos(k.fn)
+	}
 	for _, d := range f.Deps(i) {
 		f.AddDep(call, d)
 	}
 	f.InsertBefore(i, call)
 	tr.calls[i] = call
 	return nil
+}
+
+// firstPos returns the source position of f's first instruction that has
+// one, in program order.
+func firstPos(f *bir.Function) bir.PosID {
+	pos := bir.NoPos
+	f.Walk(func(i bir.InstID) bool {
+		pos = f.Inst(i).Pos
+		return pos == bir.NoPos
+	})
+	return pos
 }
 
 // retargetDeps makes instructions that depended on an expanded placeholder
