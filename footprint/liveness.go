@@ -60,7 +60,7 @@ func BlockLiveness(f *bir.Function, maxEvents int64) []BlockLive {
 		return res
 	}
 	bl := &blockLiveness{f: f, res: res, maxEvents: maxEvents,
-		times: make([]blockTimes, len(res)),
+		times:    make([]blockTimes, len(res)),
 		hasEvent: make([]bool, f.NumInstSlots()), locs: make([]locBlock, f.NumLocs())}
 	// A dense copy of (tensor, block) per location: the per-operand
 	// lookups then read 8 bytes instead of a MemLoc.
@@ -110,7 +110,7 @@ type blockLiveness struct {
 	locs      []locBlock
 	res       []BlockLive
 	times     []blockTimes // per tensor
-	hasEvent  []bool // per instruction (loops: the body has one)
+	hasEvent  []bool       // per instruction (loops: the body has one)
 	env       affine.Values
 	time      int64
 	steps     int64 // events and loop iterations executed (the budget)
