@@ -115,6 +115,7 @@ type Stats struct {
 	RegisterInsts      int   // RegisterMove / RegisterAlu created by the lowering
 	DeadRemoved        int   // instructions removed by dce (FullUnroll)
 	TensorsSplit       int   // tensors cut by their splitShape mask (FullUnroll)
+	FunctionsAtLevel2  int   // functions FullUnroll unrolled at level 2 (every loop, dependencies erased)
 	SubLocations       int   // locations created by the splitShape cut
 	InstructionsSplit  int   // instructions split into per-piece instructions
 	TotalCount         int64 // instructions in the module afterwards
