@@ -149,3 +149,17 @@ func TestCompile_Inf1SpecialPath(t *testing.T) {
 		t.Errorf("run the inf1 output: exit %d: %s", code, stderr)
 	}
 }
+
+// TestPasses_ListsMachineParameters: `narwhal passes` documents the
+// machine parameters with the way to set them.
+func TestPasses_ListsMachineParameters(t *testing.T) {
+	code, stdout, stderr := narwhal(t, "passes")
+	if code != 0 {
+		t.Fatalf("passes: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"machine parameters (--option arch.NAME=VALUE", "--option arch.max-cce-dma-source", "--option arch.arch-level", "--option arch.pe-clock-ghz"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("narwhal passes lacks %q", want)
+		}
+	}
+}
