@@ -1,15 +1,16 @@
 // Package shrink implements shrink_ml (pass "shrink_ml", order 25, seed
 // 004 §3): the footprint shrink that runs after vn_splitter and before the
-// allocator. Its run is ShrinkDN (shrink_dn.go: every SB/PSUM location
-// trimmed to the bytes per partition its accesses reach) followed by
-// shrinkTensor (shrink_tensor.go: the set-level (shrinkDim, liveN)
-// record of every block tensor).
+// allocator. Per function, in the seed's order, shrinkTensor
+// (shrink_tensor.go: the set-level (shrinkDim, liveN) record of every
+// block tensor, the analysis) then ShrinkDN (shrink_dn.go: every SB/PSUM
+// location trimmed to the bytes per partition its accesses reach, the
+// transform, which reads the shrink dim: getShrinkDim).
 //
 // shrink_ml is the last of the allocator-prep footprint passes
 // (sb_size_legalization, full_unroll's cut, vn_splitter, shrink_ml), so it
 // also checks their common post-condition, and produces
 // verify.StageSBLegal: every live SB and PSUM location passes
-// is_legal_tensor (passes/sbsize: its partitions within the array, its
+// is_legal_tensor (footprint.LocLegal: its partitions within the array, its
 // elements per partition, rounded up to 8, within the usable SBUF or the
 // PSUM per partition). A location that does not is an error naming the
 // function, tensor and location, its bytes per partition and the budget.
@@ -30,8 +31,8 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/footprint"
 	"github.com/narwhal-compiler/narwhal/pass"
-	"github.com/narwhal-compiler/narwhal/passes/sbsize"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
 
@@ -62,7 +63,7 @@ type Stats struct {
 // IllegalError lists the SB/PSUM locations that fail is_legal_tensor after
 // the footprint passes.
 type IllegalError struct {
-	Locations []sbsize.IllegalLocation
+	Locations []footprint.IllegalLocation
 }
 
 func (e *IllegalError) Error() string {
@@ -84,9 +85,11 @@ func ShrinkML(m *bir.Module, model *arch.Model, opt Options) (Stats, error) {
 		if opt.OnFunction != nil {
 			opt.OnFunction(f.Name)
 		}
+		// The seed's order: shrinkTensor records (shrinkDim, liveN), then
+		// ShrinkDN reads the shrink dim (getShrinkDim) as it trims.
+		shrinkTensor(f, opt.MaxLivenessSteps, &st, opt.Logf)
 		s := &shrinkDN{f: f, m: m, st: &st, log: opt.Logf}
 		s.run()
-		shrinkTensor(f, opt.MaxLivenessSteps, &st, opt.Logf)
 	}
 	if opt.OnFunction != nil {
 		opt.OnFunction("")
@@ -95,7 +98,7 @@ func ShrinkML(m *bir.Module, model *arch.Model, opt Options) (Stats, error) {
 		opt.Logf("INFO (ShrinkDN): %d of %d SB/PSUM locations shrunk (%d bytes saved), %d left as declared; shrinkTensor: %d block tensors recorded, %d with liveN below their blocks",
 			st.Shrunk, st.Examined, st.BytesSaved, st.Skipped, st.SetsRecorded, st.SetsShrunk)
 	}
-	geo, err := sbsize.GeometryFor(model)
+	geo, err := footprint.GeometryFor(model)
 	if err != nil {
 		return st, fmt.Errorf("shrink_ml: %w", err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/driver"
 	"github.com/narwhal-compiler/narwhal/internal/sharedtest"
 	"github.com/narwhal-compiler/narwhal/interp"
+	"github.com/narwhal-compiler/narwhal/klr/klrtest"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -56,6 +57,7 @@ type sidecar struct {
 	Statements []struct {
 		Core int    `json:"core"`
 		Op   string `json:"op"`
+		Line int32  `json:"line"`
 	} `json:"statements"`
 }
 
@@ -183,10 +185,21 @@ func TestTranslate_Fixtures(t *testing.T) {
 					t.Fatalf("callee %q: want an NKI function named %s", main.Attrs(ks[0]).Str(AttrFunc, ""), sc.KernelName)
 				}
 				nstmt := 0
+				var lines []int32
 				for _, s := range sc.Statements {
 					if s.Core == core {
 						nstmt++
+						lines = append(lines, s.Line)
 					}
+				}
+				// Every instruction carries its statement's source line.
+				var got []int32
+				kf.Walk(func(i bir.InstID) bool {
+					got = append(got, kf.InstPos(i).Line)
+					return true
+				})
+				if !slices.Equal(got, lines) {
+					t.Errorf("kernel instructions at source lines %v, the sidecar's statements at %v", got, lines)
 				}
 				if n := kf.NumInsts(); n != int64(nstmt) {
 					t.Errorf("kernel function has %d instructions, the sidecar lists %d statements for core %d", n, nstmt, core)
@@ -750,6 +763,12 @@ func FuzzTranslateKLR(f *testing.F) {
 	paths, _ := filepath.Glob(filepath.Join(fixtureDir, "*.klr"))
 	for _, p := range paths {
 		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data)
+		}
+	}
+	// Every Access form (the fixtures hold only birPattern).
+	for _, c := range accessFormCases() {
+		if data, err := klrtest.Encode(klrtest.LncFile(c.kernel)); err == nil {
 			f.Add(data)
 		}
 	}
