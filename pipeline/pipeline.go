@@ -36,6 +36,7 @@ var Table = pass.Table{
 		vnsplit.VNSplitterPass,
 		shrink.ShrinkMLPass,
 		alloc.InferPSumTensorPass,
+		alloc.PreSchedulePass,
 		alloc.AllocPass,
 		notDefault(unroll.UnrollPass),
 	},
@@ -51,6 +52,8 @@ var Table = pass.Table{
 		{Before: "vn_splitter", After: "shrink_ml", Why: "the seeds' execution order (24, 25): each _VN_ piece is trimmed on its own, and shrink_ml checks the final footprint"},
 		{Before: "shrink_ml", After: "infer_psum_tensor", Why: "the footprint passes size placement-open locations as SBUF; InferPSumTensor then decides SB or PSUM on their final shapes (design.md: shrink_ml -> [tiling] -> infer_psum_tensor -> pre-schedule -> allocation)"},
 		{Before: "infer_psum_tensor", After: "alloc", Why: "the allocator places SB and PSUM locations: no location may still be OnChip"},
+		{Before: "infer_psum_tensor", After: "pre_schedule", Why: "the pre-schedule's pressure counts SBUF and PSUM apart (a PSUM location a Matmult writes takes whole banks)"},
+		{Before: "pre_schedule", After: "alloc", Why: "the live intervals refer to the instruction order: the pre-schedule fixes it first"},
 		{Before: "full_unroll", After: "unroll", Why: "both flatten loops: the production Unroll is the alternative for dynamic loops (run with --passes), never a second unroll after FullUnroll"},
 	},
 }

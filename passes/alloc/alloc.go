@@ -6,7 +6,8 @@
 // Three passes, in this order, after shrink_ml (the SB-legal stage):
 //
 //	infer_psum_tensor  infer_psum_tensor.go  OnChip (placement open) -> SB or PSUM (InferPSumTensor, §4.4)
-//	pre_schedule       pre_schedule.go       straight-line blocks: an instruction order whose max-live fits
+//	pre_schedule       pre_schedule.go       straight-line code: the program order if its max-live fits,
+//	                                         else a pressure-aware list schedule
 //	alloc              alloc.go              live intervals (model.go; loops: decision.go), addresses
 //	                                         (assign.go), ModuloAllocation (modulo.go), spills (spill.go);
 //	                                         produces verify.StageAllocated
@@ -28,6 +29,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/pack"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -42,6 +44,9 @@ const (
 // time component.
 const DefaultExactNodes = 200_000
 
+// DefaultSlack is the default of Options.Slack.
+const DefaultSlack = 0.02
+
 // Options configure Allocate.
 type Options struct {
 	// Allocator is AllocPack (default) or AllocLinearScan.
@@ -51,6 +56,12 @@ type Options struct {
 	// Baseline also runs the allocator not chosen, for the report's
 	// comparison (its placement is discarded).
 	Baseline bool
+	// Reuse is the sweep's policy among free regions that fit
+	// (pack.ReuseOldestFreed by default).
+	Reuse pack.ReusePolicy
+	// Slack: a sweep placement whose peak is within max-live x (1+Slack)
+	// is kept; beyond it pack's solver minimizes the peak (default 0.02).
+	Slack float64
 	// OnFunction is told the function being worked on ("" when done).
 	OnFunction func(string)
 }
@@ -95,6 +106,9 @@ func Allocate(m *bir.Module, a *arch.Model, opt Options) (Stats, error) {
 	if opt.ExactNodes <= 0 {
 		opt.ExactNodes = DefaultExactNodes
 	}
+	if opt.Slack <= 0 {
+		opt.Slack = DefaultSlack
+	}
 	g, err := geometries(a)
 	if err != nil {
 		return st, err
@@ -136,7 +150,7 @@ func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline 
 		if len(its) == 0 {
 			continue
 		}
-		res, err := solve(allocator, its, g[mem], opt.ExactNodes)
+		res, err := solve(allocator, its, g[mem], opt)
 		if err != nil {
 			return fmt.Errorf("function %s: %s: %w", f.Name, memNames[mem], err)
 		}
@@ -146,7 +160,7 @@ func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline 
 		ms := &st.Mem[mem]
 		if baseline != "" {
 			cp := append([]item(nil), its...)
-			if b, err := solve(baseline, cp, g[mem], opt.ExactNodes); err == nil {
+			if b, err := solve(baseline, cp, g[mem], opt); err == nil {
 				ms.BaselinePeak = max(ms.BaselinePeak, b.peak)
 			}
 		}
@@ -183,11 +197,11 @@ func hasLoops(f *bir.Function) bool {
 	return false
 }
 
-func solve(allocator string, items []item, g geometry, nodes int64) (solveResult, error) {
+func solve(allocator string, items []item, g geometry, opt Options) (solveResult, error) {
 	if allocator == AllocLinearScan {
 		return solveLinearScan(items, g)
 	}
-	return solvePack(items, g, nodes)
+	return solvePack(items, g, opt.ExactNodes, opt.Reuse, opt.Slack)
 }
 
 // banksUsed counts the PSUM banks holding at least one location.
@@ -331,6 +345,44 @@ func runInfer(ctx *pass.Context) error {
 	return err
 }
 
+// PreSchedulePass is the "pre_schedule" pass.
+var PreSchedulePass = pass.Pass{
+	Name:    "pre_schedule",
+	Default: true,
+	Options: []pass.Option{
+		{Name: "target", Default: "0.98", Doc: "the fraction of the SBUF and PSUM budgets the order may fill before the list schedule reorders for pressure"},
+		{Name: "force", Default: "false", Doc: "list-schedule every straight-line function, even when the program order fits"},
+	},
+	Doc: "pre-schedule: keeps the program order of straight-line code when its max-live fits the budget, else a pressure-aware list schedule (location-level dependencies)",
+	Run: runPreSchedule,
+}
+
+func runPreSchedule(ctx *pass.Context) error {
+	target, err := ctx.FloatOption("target")
+	if err != nil {
+		return err
+	}
+	if target <= 0 || target > 1 {
+		return fmt.Errorf("option target=%v: want a fraction in (0, 1]", target)
+	}
+	force, err := ctx.BoolOption("force")
+	if err != nil {
+		return err
+	}
+	st, err := PreSchedule(ctx.Module, ctx.Arch, PreOptions{Target: target, Force: force, OnFunction: ctx.Function})
+	if err != nil {
+		return err
+	}
+	ctx.Count("functions", int64(st.Functions))
+	ctx.Count("kept", int64(st.Kept))
+	ctx.Count("reordered", int64(st.Reordered))
+	ctx.Count("moved", int64(st.Moved))
+	if st.Reordered > 0 {
+		ctx.Logf("INFO (pre_schedule): %d function(s) reordered, %d instructions moved; SBUF live area %d -> %d bytes per partition", st.Reordered, st.Moved, st.PeakBefore, st.PeakAfter)
+	}
+	return nil
+}
+
 // AllocPass is the "alloc" pass: live intervals, addresses, modulo
 // allocation and spills; it produces verify.StageAllocated.
 var AllocPass = pass.Pass{
@@ -342,6 +394,8 @@ var AllocPass = pass.Pass{
 		{Name: "allocator", Default: AllocPack, Doc: "pack (the 2-D solver: greedy, exact search, best-fit) or linear-scan (the seed's LinearScanStackAllocator)"},
 		{Name: "exact_nodes", Default: fmt.Sprint(DefaultExactNodes), Doc: "node budget of pack's exact search per time component"},
 		{Name: "baseline", Default: "true", Doc: "also run the other allocator and report its peak beside the one used"},
+		{Name: "reuse", Default: "oldest-freed", Doc: "pack's sweep: among free regions that fit, the one freed longest ago (oldest-freed: fewer reuse hazards for the scheduler) or the smallest (best-fit)"},
+		{Name: "slack", Default: fmt.Sprint(DefaultSlack), Doc: "a sweep placement within max-live x (1 + slack) is kept; beyond it pack's solver minimizes the peak"},
 	},
 	Doc: "the memory planner: live intervals (AllocationDecision, AllocateBlocks, stack discipline in loops), SB/PSUM addresses (pack or LinearScanStackAllocator), accumulation groups own their bank (seed 002 §4)",
 	Run: runAlloc,
@@ -356,7 +410,20 @@ func runAlloc(ctx *pass.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := Allocate(ctx.Module, ctx.Arch, Options{Allocator: ctx.Option("allocator"), ExactNodes: nodes, Baseline: base, OnFunction: ctx.Function})
+	slack, err := ctx.FloatOption("slack")
+	if err != nil {
+		return err
+	}
+	var reuse pack.ReusePolicy
+	switch r := ctx.Option("reuse"); r {
+	case "oldest-freed":
+		reuse = pack.ReuseOldestFreed
+	case "best-fit":
+		reuse = pack.ReuseBestFit
+	default:
+		return fmt.Errorf("option reuse=%q: want oldest-freed or best-fit", r)
+	}
+	st, err := Allocate(ctx.Module, ctx.Arch, Options{Allocator: ctx.Option("allocator"), ExactNodes: nodes, Baseline: base, Reuse: reuse, Slack: slack, OnFunction: ctx.Function})
 	if _, isFit := err.(*FitError); isFit || err == nil {
 		ctx.Function("")
 	}
