@@ -183,6 +183,10 @@ type Config struct {
 	// Printer writes a module in text form (package bir's printer); set
 	// by the caller so that this package does not depend on it.
 	Printer func(w io.Writer, m *bir.Module) error
+	// Stats also records each pass's live heap (PassResult.LiveHeap): a
+	// full garbage collection after every pass, outside the pass's
+	// measured interval (for narwhal bench and --stats).
+	Stats bool
 }
 
 // PassResult is one line of the report.
@@ -192,6 +196,10 @@ type PassResult struct {
 	Skipped       string // why the pass did not run ("gate gen-stride-dma off")
 	Wall          time.Duration
 	VerifyWall    time.Duration
+	CPU           time.Duration // process CPU (user+sys) over the pass
+	VerifyCPU     time.Duration
+	Alloc         uint64 // bytes allocated on the Go heap by the pass
+	LiveHeap      uint64 // Go heap in use after the pass (Config.Stats only)
 	InstsBefore   int64
 	InstsAfter    int64
 	Counters      []Counter
@@ -219,6 +227,8 @@ type Report struct {
 	Passes []PassResult
 	Total  time.Duration
 	Insts  int64
+	// InputVerify is what verifying the input before the first pass cost.
+	InputVerify Usage
 }
 
 // Context is what a pass's Run receives.

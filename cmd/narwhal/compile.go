@@ -29,6 +29,7 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&printAfter, "print-after", "print the module after `PASS` (repeatable; 'all' for every pass)")
 	dumpDir := fs.String("dump-dir", "", "also write the --print-after dumps into `DIR` as NN-PASS.bir (without --print-after: a dump after every pass, into DIR only)")
 	verbose := fs.Bool("v", false, "print pass log lines as they happen")
+	statsPath := fs.String("stats", "", "write what each phase cost (wall, CPU, memory) as JSON to `FILE` (for narwhal bench)")
 	coreID := fs.Int64("core-id", -1, "the module's neuron core `id` (selects one core's body of an LNC kernel; -1: as in the file)")
 	// Gates of the original compiler are flags of the same name.
 	gates := map[string]*bool{}
@@ -50,8 +51,9 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	} else {
 		*report = true
 	}
-	m, err := driver.Load(input)
-	if err != nil {
+	st := newStats(*statsPath, "compile", input)
+	var m *bir.Module
+	if err := st.phase("load", instsOf(&m), func() (err error) { m, err = driver.Load(input); return err }); err != nil {
 		return err
 	}
 	if *coreID >= 0 {
@@ -63,6 +65,7 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 		PrintOut:   stdout,
 		DumpDir:    *dumpDir,
 		Printer:    bir.Print,
+		Stats:      st != nil,
 	}
 	if *verbose {
 		cfg.Verbose = stderr
@@ -87,6 +90,7 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	rep, runErr := pipeline.Table.Run(m, cfg)
+	st.passes(rep)
 	if *report && rep != nil {
 		fmt.Fprintf(stdout, "input: %s\n", input)
 		if err := rep.Write(stdout); err != nil {
@@ -97,11 +101,11 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", input, runErr)
 	}
 	if *out != "" {
-		if err := driver.Save(*out, m); err != nil {
+		if err := st.phase("save", instsOf(&m), func() error { return driver.Save(*out, m) }); err != nil {
 			return err
 		}
 	}
-	return nil
+	return st.write(m)
 }
 
 func runPrint(args []string, stdout, stderr io.Writer) error {
