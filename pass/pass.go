@@ -205,6 +205,7 @@ type PassResult struct {
 	Counters      []Counter
 	Blocks        []ReportBlock
 	Log           []string
+	LogDropped    int64 // log lines beyond MaxLogLines, counted, not kept
 	FunctionsSeen int
 }
 
@@ -289,13 +290,29 @@ func (c *Context) BoolOption(name string) (bool, error) {
 
 // Logf records a log line (the seeds' INFO lines) in the report and, in
 // verbose mode, prints it.
+//
+// The report keeps a pass's first MaxLogLines lines and counts the rest
+// (PassResult.LogDropped): some passes log a line per memory location, as
+// the seeds' INFO lines do, and a fully unrolled kernel has millions of
+// them. With Config.Verbose every line is still printed as it happens.
 func (c *Context) Logf(format string, args ...any) {
+	if len(c.result.Log) >= MaxLogLines {
+		c.result.LogDropped++
+		if c.verbose == nil {
+			return
+		}
+		fmt.Fprintf(c.verbose, "[%s] %s\n", c.Pass.Name, fmt.Sprintf(format, args...))
+		return
+	}
 	line := fmt.Sprintf(format, args...)
 	c.result.Log = append(c.result.Log, line)
 	if c.verbose != nil {
 		fmt.Fprintf(c.verbose, "[%s] %s\n", c.Pass.Name, line)
 	}
 }
+
+// MaxLogLines is how many log lines of a pass the report keeps.
+const MaxLogLines = 10000
 
 // Count adds delta to the named counter.
 func (c *Context) Count(name string, delta int64) {

@@ -109,4 +109,3 @@ func instsOf(m **bir.Module) func() int64 {
 		return (*m).NumInsts()
 	}
 }
-
