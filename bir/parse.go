@@ -1948,7 +1948,7 @@ func (p *parser) tensorNamed(pos int, dangling bool) TensorID {
 	if t, ok := f.tensorByName[string(p.name)]; ok {
 		return t
 	}
-	if _, ok := f.locByName[string(p.name)]; ok {
+	if _, ok := f.locIndex()[string(p.name)]; ok {
 		p.failAt(pos, "unknown tensor %%%s (%%%s is a location: a physical access pattern has no block= or reg=)", p.name, p.name)
 	}
 	p.failAt(pos, "unknown tensor %%%s", p.name)
@@ -1975,7 +1975,7 @@ func (p *parser) locNamed(pos int, dangling bool) LocID {
 		p.deadLocs[string(p.name)] = l
 		return l
 	}
-	if l, ok := f.locByName[string(p.name)]; ok {
+	if l, ok := f.locIndex()[string(p.name)]; ok {
 		return l
 	}
 	if _, ok := f.tensorByName[string(p.name)]; ok {
@@ -2000,7 +2000,7 @@ func (p *parser) tempTensor() TensorID {
 		p.tempN++
 		name = "\x00removed" + strconv.Itoa(p.tempN)
 		_, t := f.tensorByName[name]
-		_, l := f.locByName[name]
+		_, l := f.locIndex()[name]
 		if !t && !l {
 			break
 		}
