@@ -88,7 +88,7 @@ func TestFunction_AddLocSeries(t *testing.T) {
 					t.Fatalf("LocByName(%q) = %d, %v; want %d", g.Name, id, ok, l)
 				}
 			}
-			if &got.Loc(first).RawDims[0] == &got.Loc(first+1).RawDims[0] {
+			if &got.Loc(first).RawDims[0] == &got.Loc(first + 1).RawDims[0] {
 				t.Error("two locations share one RawDims array")
 			}
 			if fmt.Sprint(got.Tensor(x).Locs) != fmt.Sprint(want.Tensor(wx).Locs) {
