@@ -5,7 +5,7 @@
 // locations, instructions, blocks, loops, registers, dependency links),
 // which stay valid as they are, and module-level ids (symbols, interned
 // patterns, attribute sets, affine expressions and predicates, loop axes,
-// module-local unknown opcodes), which belong to the source module's intern
+// module-local unknown opcodes, source positions), which belong to the source module's intern
 // tables and are re-interned in the destination.
 //
 // The copy keeps every id of the function (dead entries included), so
@@ -79,6 +79,7 @@ func CopyFunction(dst *Module, src *Function, name string) (*Function, error) {
 		in.Name = dst.NewSymBytes(sm.StrBytes(in.Name))
 		in.Attrs = c.attr(in.Attrs)
 		in.Pred = c.pred(in.Pred)
+		in.Pos = dst.InternPos(sm.Pos(in.Pos))
 		if in.Op >= FirstUnknownOpcode {
 			in.Op = dst.UnknownOpcode(sm.OpName(in.Op))
 		}

@@ -248,6 +248,7 @@ type Instruction struct {
 	Block  BlockID
 	Aux    int32 // Loop: index into the function's loop table
 	Deps   int32 // head of the dependency list, -1 when none
+	Pos    PosID // source position (NoPos when unknown); see InheritPos
 }
 
 // Dead reports whether the instruction was removed.
@@ -707,7 +708,7 @@ func (f *Function) NewBlock(name string, parent InstID) BlockID {
 func (f *Function) NumInstSlots() int { return len(f.insts) }
 
 // Inst returns instruction i. The pointer is valid until the next NewInst.
-// Op, Engine, Attrs and Pred may be written through it. Do not write Name
+// Op, Engine, Attrs, Pred and Pos may be written through it. Do not write Name
 // (use Rename, or call DropInstNameIndex before renaming in place), Args,
 // NIns or NOuts (use SetArgs), Block (use Append, InsertAt, SetBlockInsts,
 // Remove) or Deps (use AddDep, ClearDeps): a direct write leaves
@@ -821,7 +822,8 @@ func (f *Function) NewInstSym(op Opcode, name Sym, eng Engine, ins, outs []Opera
 }
 
 // Clone creates a copy of instruction i (operands, attributes, predicate,
-// engine; not dependencies, not loop bodies) under a new name, in no block.
+// engine, source position; not dependencies, not loop bodies) under a new
+// name, in no block.
 func (f *Function) Clone(i InstID, name Sym) InstID {
 	src := f.insts[i]
 	if src.Op.IsLoop() {

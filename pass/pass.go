@@ -31,6 +31,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/bug"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
 
@@ -359,10 +360,21 @@ type Error struct {
 	Function string
 	Err      error
 	Panic    bool
+	// Pos is the NKI source position the failure is about (zero when
+	// unknown); it leads the message (see pos.go).
+	Pos bir.Pos
 }
 
 func (e *Error) Error() string {
 	var sb strings.Builder
+	inner := e.Err
+	if pe, ok := inner.(*bir.PosError); ok {
+		inner = pe.Err
+	}
+	if e.Pos.IsKnown() {
+		sb.WriteString(e.Pos.String())
+		sb.WriteString(": ")
+	}
 	sb.WriteString("pass ")
 	sb.WriteString(e.Pass)
 	if e.Function != "" {
@@ -374,11 +386,20 @@ func (e *Error) Error() string {
 	} else {
 		sb.WriteString(": ")
 	}
-	sb.WriteString(e.Err.Error())
+	msg := inner.Error()
+	if e.Pos.IsKnown() {
+		// A position the inner text carries already is not repeated.
+		msg = strings.Replace(msg, e.Pos.String()+": ", "", 1)
+	}
+	sb.WriteString(msg)
 	return sb.String()
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Is makes a recovered panic an internal error (bug.ErrInternal: exit
+// status 2).
+func (e *Error) Is(target error) bool { return e.Panic && target == bug.ErrInternal }
 
 // Select returns the passes a config runs, in table order, with the reason
 // for each skipped one.

@@ -1,7 +1,6 @@
 package pass
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
 
@@ -164,16 +164,25 @@ func runProtected(ctx *Context) (err error) {
 		}
 	}()
 	if e := ctx.Pass.Run(ctx); e != nil {
-		if _, ok := e.(*Error); ok {
-			return e
+		perr, ok := e.(*Error)
+		if !ok {
+			perr = &Error{Pass: ctx.Pass.Name, Function: ctx.curFunc, Err: e}
 		}
-		return &Error{Pass: ctx.Pass.Name, Function: ctx.curFunc, Err: e}
+		if !perr.Pos.IsKnown() && !perr.Panic {
+			perr.Pos = bir.ErrorPos(perr.Err)
+			if !perr.Pos.IsKnown() {
+				perr.Pos = subjectPos(ctx.Module, perr.Function, perr.Err.Error())
+			}
+		}
+		return perr
 	}
 	return nil
 }
 
-// WriteFileAtomic writes data to path through a temporary file in the same
-// directory and a rename, so readers never see a partial file.
+// WriteFileAtomic writes data to path with narwhal's output rules
+// (internal/outfile: a temporary file in the same directory and a rename,
+// so readers never see a partial file; links followed, FIFOs and devices
+// written in place, an existing file's mode kept).
 func WriteFileAtomic(path string, data []byte) error {
 	return WriteAtomic(path, func(w io.Writer) error {
 		_, err := w.Write(data)
@@ -181,41 +190,14 @@ func WriteFileAtomic(path string, data []byte) error {
 	})
 }
 
-// WriteAtomic writes path by streaming: write receives a buffered writer
-// onto a temporary file in the same directory, which is renamed over path
-// when write and the flush succeed (and removed otherwise), so readers
-// never see a partial file and the output is never held whole in memory.
-// It is the one place that decides how narwhal's output files are created
-// (temporary name, mode, rename); encoders only write into w.
+// WriteAtomic writes path by streaming: write receives a buffered writer.
+// It is the one place that decides how narwhal's output files are created,
+// by calling internal/outfile: a regular file gets a temporary file in the
+// same directory renamed over path when write and the flush succeed (and
+// removed otherwise), so readers never see a partial file and the output
+// is never held whole in memory, and an existing file keeps its mode; a
+// link is written through to its target, a FIFO or device in place; "-"
+// and /dev/stdout are standard output. Encoders only write into w.
 func WriteAtomic(path string, write func(w io.Writer) error) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	bw := bufio.NewWriterSize(f, 64<<10)
-	if err := write(bw); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return outfile.Write(path, outfile.Options{}, write)
 }

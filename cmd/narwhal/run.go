@@ -87,7 +87,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&options, "option", "machine parameter `arch.NAME=VALUE` (repeatable)")
 	check := fs.Bool("check", false, "compare the outputs with the built-in kernel's Go reference")
 	coreID := fs.Int64("core-id", -1, "the module's neuron core `id` (selects one core's body of an LNC kernel; -1: as in the file)")
-	maxInsts := fs.Int64("max-instructions", 0, "stop with an error after executing `N` instructions (0: no limit)")
+	maxInsts := fs.Int64("max-instructions", interp.DefaultMaxInstructions, "stop with an error after executing `N` instructions (loop iterations count as one; -1: no limit)")
+	maxMem := sizeFlag(fs, "max-memory", interp.DefaultMaxMemory, "stop with an error before the interpreter's memory (storage, scratch, inputs, outputs) exceeds `SIZE` (bytes, or with KiB, MiB, GiB, TiB; -1: no limit)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -156,11 +157,18 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if inst != nil {
 		k = inst.Kernel
 	}
+	if *maxInsts == 0 || *maxInsts < -1 {
+		return fmt.Errorf("--max-instructions %d: want N > 0, or -1 for no limit", *maxInsts)
+	}
+	iopt := interp.Options{MaxInstructions: *maxInsts, MaxMemory: int64(*maxMem)}
+	if err := interp.CheckInputs(m, iopt); err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
 	inputs, origin, err := loadInputs(m, k, *inDir, *seed, stderr)
 	if err != nil {
 		return err
 	}
-	outs, err := interp.Run(m, inputs, interp.Options{MaxInstructions: *maxInsts})
+	outs, err := interp.Run(m, inputs, iopt)
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)
 	}

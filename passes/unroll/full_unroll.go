@@ -53,6 +53,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/footprint"
+	"github.com/narwhal-compiler/narwhal/internal/checked"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -257,7 +258,7 @@ func planFullUnroll(f *bir.Function, mode fnMode, level int, others int64, st *S
 	}
 	removable := removableFunc(f)
 	proj := c.project(removable)
-	if total := satAdd(others, proj.lower); exceedsCeiling(total) {
+	if total := checked.SatAdd(others, proj.lower); exceedsCeiling(total) {
 		return nil, &CeilingError{TotalCount: total, Projected: true, Where: "function " + f.Name}
 	}
 	return &fullUnrollPlan{c: c, proj: proj, removable: removable}, nil
@@ -337,7 +338,7 @@ func (c *cloner) clonesLowerRemovable(removable func(bir.InstID) bool) int64 {
 			continue
 		}
 		if c.f.Inst(id).Pred == 0 && !c.predicatedAncestor(p.loop) && !removable(id) {
-			n = satAdd(n, c.nests[p.nest].size)
+			n = checked.SatAdd(n, c.nests[p.nest].size)
 		}
 	}
 	return n
