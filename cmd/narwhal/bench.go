@@ -1,16 +1,21 @@
 // The bench command: the whole-pipeline scale benchmark.
 //
 //	narwhal bench [--sizes 1M,5M,25M] [--dir DIR] [--keep] [--no-phases]
-//	              [--commands full-unroll.bir,full-unroll.json,compile]
+//	              [--runs tensor_add:full-unroll.bir,...,matmul:compile]
 //
-// For each size it builds the built-in kernel tensor_add with as many row
-// tiles as make that many instructions once fully unrolled (4 per tile:
-// two loads, the add, the store; cols=64) and runs, as child processes of
-// this same binary, exactly what a user would run:
+// For each size it sizes built-in kernels to unroll to about that many
+// instructions and runs, as child processes of this same binary, exactly
+// what a user would run:
 //
 //	narwhal full-unroll -unrollLevel=2 builtin:tensor_add:rows=R,cols=64 -o DIR/out.bir
 //	narwhal full-unroll -unrollLevel=2 builtin:tensor_add:rows=R,cols=64 -o DIR/out.json
 //	narwhal compile builtin:tensor_add:rows=R,cols=64 -o DIR/out.bir
+//	narwhal compile builtin:matmul:m=16384,k=K,n=16384 -o DIR/out.bir
+//
+// tensor_add unrolls to 4 instructions per 128-row tile (two loads, the
+// add, the store; cols=64) and one block tensor location per tile and
+// operand; matmul to Mt*Nt*(2+3*Kt) instructions for Mt, Nt, Kt tiles of
+// 128, 512 and 128 (a PSUM accumulation chain per output tile).
 //
 // compile runs the default pipeline, whatever pipeline.Table makes it when
 // the binary is built (the passes are listed in the output), so a rerun
@@ -41,20 +46,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/narwhal-compiler/narwhal/passes/unroll"
 	"github.com/narwhal-compiler/narwhal/pipeline"
 )
 
 func init() {
 	extraCommands = append(extraCommands, command{
 		"bench",
-		"bench [--sizes 1M,5M,25M] [--dir DIR] [--keep] [--no-phases]: the whole-pipeline scale benchmark (opt-in, needs ~8 GiB at 25M)",
+		"bench [--sizes 1M,5M,25M] [--runs KERNEL:CMD,...] [--dir DIR] [--keep] [--no-phases]: the whole-pipeline scale benchmark (opt-in, needs ~10 GiB at 25M)",
 		runBench,
 	})
 }
 
 // benchCommand is one command line the benchmark runs per size.
 type benchCommand struct {
-	key  string // the --commands name
+	key  string // the --runs name after the kernel
 	args func(spec, out string) []string
 	ext  string
 }
@@ -69,11 +75,29 @@ var benchCommands = []benchCommand{
 	{"compile", func(spec, out string) []string { return []string{"compile", spec, "-o", out} }, ".bir"},
 }
 
-// benchSpec returns the tensor_add spec of about n instructions after full
-// unrolling (4 per 128-row tile).
-func benchSpec(n int64) string {
-	tiles := max(n/4, 1)
-	return fmt.Sprintf("builtin:tensor_add:rows=%d,cols=64", tiles*128)
+// benchKernels size a built-in kernel to about n instructions after full
+// unrolling, at most FullUnroll's ceiling (so "25M" is the largest module
+// it accepts); they return the spec and the exact count.
+var benchKernels = map[string]func(n int64) (string, int64){
+	"tensor_add": func(n int64) (string, int64) {
+		n = min(n, unroll.MaxTotalCount-1)
+		tiles := max(n/4, 1)
+		return fmt.Sprintf("builtin:tensor_add:rows=%d,cols=64", tiles*128), 4 * tiles
+	},
+	"matmul": func(n int64) (string, int64) {
+		const mt, nt = 128, 32 // m = n = 16384
+		n = min(n, unroll.MaxTotalCount-1)
+		kt := max((n/(mt*nt)-2)/3, 1)
+		return fmt.Sprintf("builtin:matmul:m=%d,k=%d,n=%d", mt*128, kt*128, nt*512), mt * nt * (2 + 3*kt)
+	},
+}
+
+const defaultBenchRuns = "tensor_add:full-unroll.bir,tensor_add:full-unroll.json,tensor_add:compile,matmul:compile"
+
+// benchRun is one kernel and command of --runs.
+type benchRun struct {
+	kernel string
+	cmd    benchCommand
 }
 
 // parseCount reads 25M, 5m, 1000k or 1000000.
@@ -106,13 +130,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	dir := fs.String("dir", "", "`DIR` for the output files (default: a new temporary directory)")
 	keep := fs.Bool("keep", false, "keep the output files")
 	noPhases := fs.Bool("no-phases", false, "skip the second, --stats run of each command (no per-phase table)")
-	cmds := fs.String("commands", "full-unroll.bir,full-unroll.json,compile", "`list` of runs per size: full-unroll.bir, full-unroll.json, compile")
+	runsFlag := fs.String("runs", defaultBenchRuns, "`list` of KERNEL:COMMAND runs per size (kernels tensor_add, matmul; commands full-unroll.bir, full-unroll.json, compile)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) > 0 {
-		return fmt.Errorf("unexpected argument %q (usage: narwhal bench [--sizes 1M,5M,25M] [--dir DIR] [--keep] [--no-phases])", pos[0])
+		return fmt.Errorf("unexpected argument %q (usage: narwhal bench [--sizes 1M,5M,25M] [--runs KERNEL:CMD,...] [--dir DIR] [--keep] [--no-phases])", pos[0])
 	}
 	var counts []int64
 	for _, s := range strings.Split(*sizes, ",") {
@@ -122,16 +146,20 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 		counts = append(counts, n)
 	}
-	var selected []benchCommand
-	for _, k := range strings.Split(*cmds, ",") {
+	var selected []benchRun
+	for _, r := range strings.Split(*runsFlag, ",") {
+		kernel, key, _ := strings.Cut(strings.TrimSpace(r), ":")
+		if _, ok := benchKernels[kernel]; !ok {
+			return fmt.Errorf("--runs %q: unknown kernel %q (want tensor_add or matmul)", r, kernel)
+		}
 		found := false
 		for _, c := range benchCommands {
-			if c.key == strings.TrimSpace(k) {
-				selected, found = append(selected, c), true
+			if c.key == key {
+				selected, found = append(selected, benchRun{kernel, c}), true
 			}
 		}
 		if !found {
-			return fmt.Errorf("--commands: unknown run %q (want full-unroll.bir, full-unroll.json or compile)", k)
+			return fmt.Errorf("--runs %q: unknown command %q (want full-unroll.bir, full-unroll.json or compile)", r, key)
 		}
 	}
 	self, err := os.Executable()
@@ -152,12 +180,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 
 	fmt.Fprintf(stdout, "narwhal bench: %s; default pipeline: %s\n", versionString(), strings.Join(defaultPassNames(), ", "))
 	fmt.Fprintf(stdout, "machine: %d CPUs; load average at start %s\n\n", numCPU(), loadAverage())
-	fmt.Fprintln(stdout, "| instructions | command | output | wall | CPU (user+sys) | peak RSS | RSS / inst | CPU / inst | output size |")
-	fmt.Fprintln(stdout, "|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(stdout, "| instructions | kernel | command | output | wall | CPU (user+sys) | peak RSS | RSS / inst | CPU / inst | output size |")
+	fmt.Fprintln(stdout, "|---|---|---|---|---|---|---|---|---|---|")
 	var phaseTables []string
 	for _, n := range counts {
-		spec := benchSpec(n)
-		for _, c := range selected {
+		for _, run := range selected {
+			c := run.cmd
+			spec, insts := benchKernels[run.kernel](n)
 			out := filepath.Join(outDir, fmt.Sprintf("out-%d%s", n, c.ext))
 			r, err := benchChild(self, c.args(spec, out), out, "", stderr)
 			if err != nil {
@@ -166,9 +195,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			if !*keep {
 				os.Remove(out)
 			}
-			insts := n
-			fmt.Fprintf(stdout, "| %s | %s | %s | %s | %s | %s | %d B | %s | %s |\n",
-				commas(insts), strings.SplitN(c.key, ".", 2)[0], c.ext, fmtSec(r.wall), fmtSec(r.cpu), fmtBytes(r.peakRSS),
+			fmt.Fprintf(stdout, "| %s | %s | %s | %s | %s | %s | %s | %d B | %s | %s |\n",
+				commas(insts), run.kernel, strings.SplitN(c.key, ".", 2)[0], c.ext, fmtSec(r.wall), fmtSec(r.cpu), fmtBytes(r.peakRSS),
 				r.peakRSS/insts, fmtNs(r.cpu, insts), fmtBytes(r.outBytes))
 			if *noPhases {
 				continue
@@ -180,7 +208,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			}
 			os.Remove(out)
 			os.Remove(statsFile)
-			phaseTables = append(phaseTables, phaseTable(fmt.Sprintf("%s instructions, %s -o %s", commas(rs.stats.Insts), c.args(spec, out)[0], c.ext), rs.stats))
+			phaseTables = append(phaseTables, phaseTable(fmt.Sprintf("%s, %s instructions, %s -o %s", run.kernel, commas(rs.stats.Insts), c.args(spec, out)[0], c.ext), rs.stats))
 		}
 	}
 	fmt.Fprintf(stdout, "\nload average at end %s\n", loadAverage())
