@@ -240,10 +240,47 @@ type Context struct {
 	Pass   *Pass
 
 	opts     map[string]string
+	table    *Table
+	allOpts  map[string]map[string]string
+	runs     []*Pass // the passes of this run
 	result   *PassResult
 	produced verify.Stage
 	verbose  io.Writer
 	curFunc  string
+}
+
+// PeerOption returns the value of option name of pass peer in this run
+// (its declared default when unset), for a pass whose plan depends on how
+// a later pass is configured (sb_size_legalization leaves tensors to
+// vn_splitter and must apply its knobs). ok is false when peer does not
+// run in this run (then nothing can be left to it) or declares no option
+// name.
+func (c *Context) PeerOption(peer, name string) (value string, ok bool) {
+	if c.table == nil {
+		return "", false
+	}
+	p, found := c.table.Lookup(peer)
+	if !found || !slices.Contains(c.runs, p) {
+		return "", false
+	}
+	for _, o := range p.Options {
+		if o.Name == name {
+			if v, set := c.allOpts[peer][name]; set {
+				return v, true
+			}
+			return o.Default, true
+		}
+	}
+	return "", false
+}
+
+// PeerRuns reports whether pass peer runs in this run.
+func (c *Context) PeerRuns(peer string) bool {
+	if c.table == nil {
+		return false
+	}
+	p, found := c.table.Lookup(peer)
+	return found && slices.Contains(c.runs, p)
 }
 
 // Option returns the value of a declared option (its default when unset).

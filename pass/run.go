@@ -83,7 +83,8 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 			stage |= missing
 		}
 		res := PassResult{Name: p.Name, Order: p.Order, InstsBefore: m.NumInsts()}
-		ctx := &Context{Module: m, Arch: model, Pass: p, opts: cfg.Options[p.Name], result: &res, verbose: cfg.Verbose, produced: p.Produces}
+		ctx := &Context{Module: m, Arch: model, Pass: p, opts: cfg.Options[p.Name], table: t, allOpts: cfg.Options, runs: run,
+			result: &res, verbose: cfg.Verbose, produced: p.Produces}
 		mp := NewMeter()
 		err := runProtected(ctx)
 		u := mp.Usage()

@@ -31,6 +31,7 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "print pass log lines as they happen")
 	statsPath := fs.String("stats", "", "write what each phase cost (wall, CPU, memory) as JSON to `FILE` (for narwhal bench)")
 	coreID := fs.Int64("core-id", -1, "the module's neuron core `id` (selects one core's body of an LNC kernel; -1: as in the file)")
+	inPlace := fs.Bool("in-place", false, "allow -o to name the input file (replaced atomically once the compile succeeds)")
 	// Gates of the original compiler are flags of the same name.
 	gates := map[string]*bool{}
 	for _, p := range pipeline.Table.Passes {
@@ -50,6 +51,15 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 		input = pos[0]
 	} else {
 		*report = true
+	}
+	if err := emptyFlags(fs, "passes", "o", "dump-dir", "arch"); err != nil {
+		return err
+	}
+	if err := checkCoreID(*coreID); err != nil {
+		return err
+	}
+	if err := checkOutputNotInput(input, *out, *inPlace); err != nil {
+		return err
 	}
 	st := newStats(*statsPath, "compile", input)
 	var m *bir.Module
@@ -101,9 +111,20 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", input, runErr)
 	}
 	if *out != "" {
-		if err := st.phase("save", instsOf(&m), func() error { return driver.Save(*out, m) }); err != nil {
+		if err := st.phase("save", instsOf(&m), func() error { return driver.SaveTo(*out, stdout, m) }); err != nil {
 			return err
 		}
+		return st.write(m)
+	}
+	if !*report && len(printAfter) == 0 && *dumpDir == "" {
+		// Nothing asked to be shown or written: say what happened.
+		ran := 0
+		for _, p := range rep.Passes {
+			if p.Skipped == "" {
+				ran++
+			}
+		}
+		fmt.Fprintf(stdout, "%s: compiled (%d passes, %d instructions); nothing written: -o OUT saves the result, --report prints the pass report\n", input, ran, m.NumInsts())
 	}
 	return st.write(m)
 }

@@ -57,7 +57,9 @@ func runFullUnrollCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("full-unroll", stderr)
 	level := fs.Int("unrollLevel", 0, "`N`: 0 only memloc generation; 1 unroll some (need_unroll functions, heuristic_unroll loops); 2 unroll all")
 	verbose := fs.Int("verbose", 30, "console log `level` (10 debug, 20 info, 30 warning, 40 error)")
-	out := fs.String("o", "", "output file `name` (BIR-JSON when it ends in .json, text otherwise)")
+	out := fs.String("o", "", "output file `name` (BIR-JSON when it ends in .json, text otherwise; - for standard output)")
+	inPlace := fs.Bool("in-place", false, "allow -o to name the input file (replaced atomically once the unroll succeeds)")
+	noVerify := fs.Bool("no-verify", false, "check only the module's structure (dangling ids, blocks, loops), not every verifier rule, as the original tool does")
 	statsPath := fs.String("stats", "", "write what each phase cost (wall, CPU, memory) as JSON to `FILE` (for narwhal bench)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -71,13 +73,24 @@ func runFullUnrollCmd(args []string, stdout, stderr io.Writer) error {
 	case *out == "":
 		return fmt.Errorf("want an output file: -o OUTPUT")
 	}
+	if err := checkOutputNotInput(pos[0], *out, *inPlace); err != nil {
+		return err
+	}
 	st := newStats(*statsPath, "full-unroll", pos[0])
 	var m *bir.Module
 	if err := st.phase("load", instsOf(&m), func() (err error) { m, err = driver.Load(pos[0]); return err }); err != nil {
 		return err
 	}
-	if err := st.phase("verify input", instsOf(&m), func() error { return structurallyValid(m) }); err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
+	if err := st.phase("verify input", instsOf(&m), func() error {
+		if err := structurallyValid(m); err != nil {
+			return fmt.Errorf("%s: %w", pos[0], err)
+		}
+		if !*noVerify {
+			return verifyInput(m, pos[0], "--no-verify")
+		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	var logf func(string, ...any)
 	if *verbose <= logInfo {
@@ -90,7 +103,7 @@ func runFullUnrollCmd(args []string, stdout, stderr io.Writer) error {
 	}); err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	if err := st.phase("save", instsOf(&m), func() error { return driver.Save(*out, m) }); err != nil {
+	if err := st.phase("save", instsOf(&m), func() error { return driver.SaveTo(*out, stdout, m) }); err != nil {
 		return err
 	}
 	if logf != nil {

@@ -115,6 +115,7 @@ type Stats struct {
 	RegisterInsts      int   // RegisterMove / RegisterAlu created by the lowering
 	DeadRemoved        int   // instructions removed by dce (FullUnroll)
 	TensorsSplit       int   // tensors cut by their splitShape mask (FullUnroll)
+	FunctionsAtLevel2  int   // functions FullUnroll unrolled at level 2 (every loop, dependencies erased)
 	SubLocations       int   // locations created by the splitShape cut
 	InstructionsSplit  int   // instructions split into per-piece instructions
 	TotalCount         int64 // instructions in the module afterwards
@@ -232,12 +233,15 @@ func Unroll(m *bir.Module, opt UnrollOptions) (st Stats, err error) {
 			return st, err
 		}
 		proj := c.project(nil)
-		if done+proj.lower > limit {
+		if checked.SatAdd(done, proj.lower) > limit {
 			return st, &BudgetError{TotalCount: checked.SatAdd(done, proj.lower), Limit: limit, Projected: true, Where: "function " + f.Name}
 		}
 		// Block tensors still indexed by a kept (dynamic) loop keep their
 		// identity; all others get the grid.
 		inPlace := c.residualBlockTensors()
+		if _, err := checkBlockCount(f, true); err != nil {
+			return st, err
+		}
 		bm := newBlockMap(f)
 		remove, err := tensorUnroll(f, bm, inPlace, opt.Realloc)
 		if err != nil {
@@ -248,7 +252,7 @@ func Unroll(m *bir.Module, opt UnrollOptions) (st Stats, err error) {
 		var created int64
 		c.cfg.count = func(bool) error {
 			created++
-			if done+keptLower+created > limit {
+			if checked.SatAdd(done, keptLower+created) > limit {
 				return &BudgetError{TotalCount: done + keptLower + created, Limit: limit, Counting: true}
 			}
 			return nil
