@@ -14,6 +14,7 @@ import (
 	"fmt"
 
 	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/passes/alloc"
 	"github.com/narwhal-compiler/narwhal/passes/dma"
 	"github.com/narwhal-compiler/narwhal/passes/sbsize"
 	"github.com/narwhal-compiler/narwhal/passes/shrink"
@@ -34,6 +35,8 @@ var Table = pass.Table{
 		inDefault(unroll.FullUnrollPassAt(unroll.LevelAuto)),
 		vnsplit.VNSplitterPass,
 		shrink.ShrinkMLPass,
+		alloc.InferPSumTensorPass,
+		alloc.AllocPass,
 		notDefault(unroll.UnrollPass),
 	},
 	Constraints: []pass.Constraint{
@@ -46,6 +49,8 @@ var Table = pass.Table{
 		{Before: "sb_size_legalization", After: "full_unroll", Why: "sb_size_legalization only marks splitShape and forces loops; FullUnroll::tensorSplit performs the cut and the unrolling (seed 000, the delegated clone): a mark written after full_unroll is never used"},
 		{Before: "full_unroll", After: "vn_splitter", Why: "vn_splitter rewrites physical access patterns and must see the pieces the cut created"},
 		{Before: "vn_splitter", After: "shrink_ml", Why: "the seeds' execution order (24, 25): each _VN_ piece is trimmed on its own, and shrink_ml checks the final footprint"},
+		{Before: "shrink_ml", After: "infer_psum_tensor", Why: "the footprint passes size placement-open locations as SBUF; InferPSumTensor then decides SB or PSUM on their final shapes (design.md: shrink_ml -> [tiling] -> infer_psum_tensor -> pre-schedule -> allocation)"},
+		{Before: "infer_psum_tensor", After: "alloc", Why: "the allocator places SB and PSUM locations: no location may still be OnChip"},
 		{Before: "full_unroll", After: "unroll", Why: "both flatten loops: the production Unroll is the alternative for dynamic loops (run with --passes), never a second unroll after FullUnroll"},
 	},
 }
