@@ -86,6 +86,7 @@ type Stats struct {
 	Baseline  string
 	Functions int
 	Blocks    blockStats
+	Spills    SpillStats
 }
 
 // Allocate places every on-chip location of m.
@@ -142,20 +143,101 @@ func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline 
 			return err
 		}
 	}
-	md := newModel(f)
-	md.intervals()
-	items := buildItems(md, g)
+	straight := len(f.Top) == 1 && !hasLoops(f) && !hasBranches(f)
+	target := [numMems]float64{1, 1}
+	var tried []string
+	for round := 0; ; round++ {
+		md := newModel(f)
+		md.intervals()
+		items := buildItems(md, g)
+		var res [numMems]solveResult
+		var fail *FitError
+		for mem := 0; mem < numMems; mem++ {
+			if len(items[mem]) == 0 {
+				continue
+			}
+			r, err := solve(allocator, items[mem], g[mem], opt)
+			if err != nil {
+				return fmt.Errorf("function %s: %s: %w", f.Name, memNames[mem], err)
+			}
+			res[mem] = r
+			if !r.fits && fail == nil {
+				fail = &FitError{Func: f.Name, Mem: memNames[mem], Budget: g[mem].capacity, MaxLive: r.maxLive, Peak: r.peak, Reason: r.reason, Live: liveSet(md, items[mem])}
+				if round == 0 {
+					if mem == memSB {
+						st.Spills.SBExcess += max(0, r.maxLive-g[mem].capacity)
+					} else {
+						st.Spills.PSUMExcess += max(0, r.maxLive-g[mem].capacity)
+					}
+				}
+			}
+		}
+		if fail == nil {
+			record(f, items, res, g, allocator, baseline, opt, st)
+			return nil
+		}
+		if !straight {
+			fail.Tried = append(tried, "spilling: the function is not straight-line code (loops or branches remain); MaxLiveSpiller and SpillPSum work on unrolled code (full_unroll.unrollLevel=2)")
+			return fail
+		}
+		if round == maxSpillRounds {
+			fail.Tried = append(tried, fmt.Sprintf("spilling: gave up after %d rounds", round))
+			return fail
+		}
+		next := [numMems]float64{2, 2} // memories that fit do not spill
+		for mem := range res {
+			if len(items[mem]) > 0 && !res[mem].fits {
+				next[mem] = target[mem]
+				if round > 0 {
+					next[mem] = target[mem] - 0.04 // the packing needs room: spill deeper
+				}
+			}
+		}
+		target = next
+		n, err := spillFunc(f, g, target, &st.Spills)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			fail.Tried = append(tried, fmt.Sprintf("%s: no location left to spill at the worst instant: each live one is accessed there, belongs to a NoSpill tensor, arrives placed, was not written whole before it, or (PSUM) is written again later", spillerName(fail.Mem)))
+			return fail
+		}
+		st.Spills.Rounds++
+		tried = append(tried, fmt.Sprintf("%s round %d: %d location(s) spilled (target %.2f of the capacity)", spillerName(fail.Mem), round+1, n, target[memOfName(fail.Mem)]))
+	}
+}
+
+func spillerName(mem string) string {
+	if mem == memNames[memPSUM] {
+		return "SpillPSum"
+	}
+	return "MaxLiveSpiller"
+}
+
+func memOfName(mem string) int {
+	if mem == memNames[memPSUM] {
+		return memPSUM
+	}
+	return memSB
+}
+
+// hasBranches reports whether f has a branch instruction.
+func hasBranches(f *bir.Function) bool {
+	found := false
+	f.Walk(func(i bir.InstID) bool {
+		op := f.Inst(i).Op
+		found = op == bir.OpCompareAndBranch || op == bir.OpUnconditionalBranch
+		return !found
+	})
+	return found
+}
+
+// record applies a fitting allocation and adds it to the statistics.
+func record(f *bir.Function, items [numMems][]item, res [numMems]solveResult, g [numMems]geometry, allocator, baseline string, opt Options, st *Stats) {
 	for mem := 0; mem < numMems; mem++ {
 		its := items[mem]
 		if len(its) == 0 {
 			continue
-		}
-		res, err := solve(allocator, its, g[mem], opt)
-		if err != nil {
-			return fmt.Errorf("function %s: %s: %w", f.Name, memNames[mem], err)
-		}
-		if !res.fits {
-			return &FitError{Func: f.Name, Mem: memNames[mem], Budget: g[mem].capacity, MaxLive: res.maxLive, Peak: res.peak, Reason: res.reason, Live: liveSet(md, its)}
 		}
 		ms := &st.Mem[mem]
 		if baseline != "" {
@@ -172,29 +254,16 @@ func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline 
 				ms.Locations++
 			}
 		}
-		ms.Peak = max(ms.Peak, res.peak)
-		ms.MaxLive = max(ms.MaxLive, res.maxLive)
-		if ms.Method == "" || res.method == "exact" {
-			ms.Method = res.method
+		r := res[mem]
+		ms.Peak = max(ms.Peak, r.peak)
+		ms.MaxLive = max(ms.MaxLive, r.maxLive)
+		if ms.Method == "" || r.method != ms.Method {
+			ms.Method = r.method
 		}
 		if mem == memPSUM {
 			ms.BanksUsed = max(ms.BanksUsed, banksUsed(its, g[mem]))
 		}
 	}
-	return nil
-}
-
-// hasLoops reports whether f has a loop (loops nest only in loops, so the
-// top-level blocks tell).
-func hasLoops(f *bir.Function) bool {
-	for _, b := range f.Top {
-		for _, i := range f.Block(b).Insts {
-			if f.Inst(i).Op.IsLoop() {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func solve(allocator string, items []item, g geometry, opt Options) (solveResult, error) {
@@ -436,6 +505,12 @@ func runAlloc(ctx *pass.Context) error {
 		ctx.Count(name+"_peak", ms.Peak)
 		ctx.Count(name+"_max_live", ms.MaxLive)
 	}
+	if sp := st.Spills; sp.SBSpills+sp.PSUMSpills > 0 {
+		ctx.Count("MaxLiveSpiller.spills", int64(sp.SBSpills))
+		ctx.Count("MaxLiveSpiller.bytes", sp.SBBytes)
+		ctx.Count("SpillPSum.spills", int64(sp.PSUMSpills))
+		ctx.Count("SpillPSum.bytes", sp.PSUMBytes)
+	}
 	if b := st.Blocks; b.Folded+b.Split > 0 {
 		ctx.Count("createLocalTensors.folded", int64(b.Folded))
 		ctx.Count("createLocalTensors.split", int64(b.Split))
@@ -465,5 +540,32 @@ func reportText(st Stats) string {
 		}
 		b.WriteByte('\n')
 	}
+	sp := st.Spills
+	if sp.SBSpills+sp.PSUMSpills == 0 {
+		b.WriteString(" spills: none\n")
+		return b.String()
+	}
+	if sp.SBSpills > 0 {
+		fmt.Fprintf(&b, " spills: MaxLiveSpiller %d location(s) (%d bytes per partition in all), at most %d bytes per partition out of SBUF at once against the lower bound max(0, max-live - capacity) = %d; %d DMA bytes\n",
+			sp.SBSpills, sp.SBBytes, sp.SBOutPeak, sp.SBExcess, sp.DMABytes)
+	}
+	if sp.PSUMSpills > 0 {
+		fmt.Fprintf(&b, " spills: SpillPSum %d location(s) (%d bytes per partition in all), at most %d out of PSUM at once against the lower bound %d\n",
+			sp.PSUMSpills, sp.PSUMBytes, sp.PSUMOutPeak, sp.PSUMExcess)
+	}
+	fmt.Fprintf(&b, " spills: %d round(s), %d instructions added\n", sp.Rounds, sp.Instructions)
 	return b.String()
+}
+
+// hasLoops reports whether f has a loop (loops nest only in loops, so the
+// top-level blocks tell).
+func hasLoops(f *bir.Function) bool {
+	for _, b := range f.Top {
+		for _, i := range f.Block(b).Insts {
+			if f.Inst(i).Op.IsLoop() {
+				return true
+			}
+		}
+	}
+	return false
 }
