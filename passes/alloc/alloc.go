@@ -62,6 +62,9 @@ type Options struct {
 	// Slack: a sweep placement whose peak is within max-live x (1+Slack)
 	// is kept; beyond it pack's solver minimizes the peak (default 0.02).
 	Slack float64
+	// Memmap and DumpProblem name files to write (report.go): the memory
+	// map (.svg or .csv) and the allocation problem (MiniMalloc CSV).
+	Memmap, DumpProblem string
 	// OnFunction is told the function being worked on ("" when done).
 	OnFunction func(string)
 }
@@ -117,22 +120,31 @@ func Allocate(m *bir.Module, a *arch.Model, opt Options) (Stats, error) {
 	for k := range st.Mem {
 		st.Mem[k].Budget = g[k].capacity
 	}
+	var mm *memMap
+	if opt.Memmap != "" || opt.DumpProblem != "" {
+		mm = newMemMap(a, g)
+	}
 	for _, f := range m.FuncsMainFirst() {
 		if opt.OnFunction != nil {
 			opt.OnFunction(f.Name)
 		}
 		st.Functions++
-		if err := allocateFunction(f, g, st.Allocator, st.Baseline, opt, &st); err != nil {
+		if err := allocateFunction(f, g, st.Allocator, st.Baseline, opt, &st, mm); err != nil {
 			return st, err
 		}
 	}
 	if opt.OnFunction != nil {
 		opt.OnFunction("")
 	}
+	if mm != nil {
+		if err := writeOutputs(mm, opt.Memmap, opt.DumpProblem); err != nil {
+			return st, err
+		}
+	}
 	return st, nil
 }
 
-func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline string, opt Options, st *Stats) error {
+func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline string, opt Options, st *Stats, mm *memMap) error {
 	for l := 0; l < f.NumLocs(); l++ {
 		if lc := f.Loc(bir.LocID(l)); !lc.Dead && lc.Type == bir.MemOnChip {
 			return fmt.Errorf("function %s, location %s: memory type OnChip (placement open): run infer_psum_tensor first", f.Name, lc.Name)
@@ -174,6 +186,9 @@ func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline 
 		}
 		if fail == nil {
 			record(f, items, res, g, allocator, baseline, opt, st)
+			if mm != nil {
+				mm.addFunction(md, items, res)
+			}
 			return nil
 		}
 		if !straight {
@@ -464,6 +479,8 @@ var AllocPass = pass.Pass{
 		{Name: "exact_nodes", Default: fmt.Sprint(DefaultExactNodes), Doc: "node budget of pack's exact search per time component"},
 		{Name: "baseline", Default: "true", Doc: "also run the other allocator and report its peak beside the one used"},
 		{Name: "reuse", Default: "oldest-freed", Doc: "pack's sweep: among free regions that fit, the one freed longest ago (oldest-freed: fewer reuse hazards for the scheduler) or the smallest (best-fit)"},
+		{Name: "memmap", Default: "", Doc: "write the memory map to this .svg or .csv file (narwhal compile --memmap)"},
+		{Name: "dump_problem", Default: "", Doc: "write the allocation problem to this MiniMalloc CSV file, PSUM to FILE-psum.csv (narwhal compile --dump-alloc-problem)"},
 		{Name: "slack", Default: fmt.Sprint(DefaultSlack), Doc: "a sweep placement within max-live x (1 + slack) is kept; beyond it pack's solver minimizes the peak"},
 	},
 	Doc: "the memory planner: live intervals (AllocationDecision, AllocateBlocks, stack discipline in loops), SB/PSUM addresses (pack or LinearScanStackAllocator), accumulation groups own their bank (seed 002 §4)",
@@ -492,7 +509,8 @@ func runAlloc(ctx *pass.Context) error {
 	default:
 		return fmt.Errorf("option reuse=%q: want oldest-freed or best-fit", r)
 	}
-	st, err := Allocate(ctx.Module, ctx.Arch, Options{Allocator: ctx.Option("allocator"), ExactNodes: nodes, Baseline: base, Reuse: reuse, Slack: slack, OnFunction: ctx.Function})
+	st, err := Allocate(ctx.Module, ctx.Arch, Options{Allocator: ctx.Option("allocator"), ExactNodes: nodes, Baseline: base, Reuse: reuse, Slack: slack,
+		Memmap: ctx.Option("memmap"), DumpProblem: ctx.Option("dump_problem"), OnFunction: ctx.Function})
 	if _, isFit := err.(*FitError); isFit || err == nil {
 		ctx.Function("")
 	}
