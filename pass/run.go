@@ -100,6 +100,11 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 			}
 		}
 		rep.Passes = append(rep.Passes, res)
+		if p.Checkpoint != "" && cfg.DumpDir != "" && cfg.Checkpointer != nil {
+			if err := checkpoint(m, &cfg, p.Checkpoint); err != nil {
+				return rep, err
+			}
+		}
 		if printAfter(printList, p.Name) {
 			if err := dump(m, &cfg, i, p.Name); err != nil {
 				return rep, err
@@ -137,6 +142,21 @@ func dump(m *bir.Module, cfg *Config, idx int, name string) error {
 		if err := WriteFileAtomic(path, buf.Bytes()); err != nil {
 			return fmt.Errorf("--dump-dir: %w", err)
 		}
+	}
+	return nil
+}
+
+// checkpoint writes the module as BIR-JSON to DumpDir/name.
+func checkpoint(m *bir.Module, cfg *Config, name string) error {
+	var buf bytes.Buffer
+	if err := cfg.Checkpointer(&buf, m); err != nil {
+		return fmt.Errorf("--dump-dir: checkpoint %s: %w", name, err)
+	}
+	if err := os.MkdirAll(cfg.DumpDir, 0o755); err != nil {
+		return fmt.Errorf("--dump-dir: %w", err)
+	}
+	if err := WriteFileAtomic(filepath.Join(cfg.DumpDir, name), buf.Bytes()); err != nil {
+		return fmt.Errorf("--dump-dir: %w", err)
 	}
 	return nil
 }

@@ -299,6 +299,7 @@ func (c *checker) function(f *bir.Function) {
 	c.instNames()
 	c.usedLocations()
 	c.tables()
+	c.schedule()
 }
 
 // tables reports the stale entries of the function's cached name tables

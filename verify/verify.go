@@ -33,6 +33,9 @@
 //	                                                               one bank per partition; matmul tile
 //	                                                               positions match the operands' partitions
 //	StageEnginesAssigned   engine assignment (passes/sched)        no compute instruction is Unassigned
+//	StageScheduled         time_aware_scheduler (passes/sched,     every instruction scheduled; dependencies
+//	                       seed 002 §6.4)                          respected; no overlap on an engine, queue
+//	                                                               or NC-v2 shared port; blocks in start order
 //
 // "Used" locations are those an instruction reaches (a physical AP names
 // the location; a symbolic AP names its tensor, hence every location of
@@ -111,6 +114,10 @@
 //	psum-bank          StageAllocated
 //	tile-position      StageAllocated  getLegalTilePosition (seed 000)
 //	engine-assigned    StageEnginesAssigned
+//	schedule           always          a schedule table (bir.Schedule) covers the function's instruction
+//	                                   slots with equal-length columns, queues within the arch's DMA
+//	                                   queues, DGE engines within its hardware DGE engines
+//	scheduled          StageScheduled  see schedule.go
 //
 // # Decisions where the spec is silent
 //
@@ -155,8 +162,9 @@
 //     null or absent target names no block and is accepted; "" and any
 //     other string no block has are reported.
 //   - Not checked: liveness overlap of allocations (two locations sharing
-//     SBUF bytes while both live) and the NC-v2 engine-sharing restrictions,
-//     which are properties of the schedule, not of one instruction.
+//     SBUF bytes while both live). The NC-v2 engine-sharing restrictions,
+//     properties of the schedule rather than of one instruction, are
+//     checked on scheduled modules (StageScheduled).
 //
 // # Performance
 //
@@ -215,14 +223,19 @@ const (
 	StageAllocated
 	// StageEnginesAssigned: no compute instruction is Unassigned.
 	StageEnginesAssigned
+	// StageScheduled: every instruction has a schedule entry that
+	// respects its dependencies and its engine's or queue's other
+	// instructions, blocks in start order (passes/sched,
+	// time_aware_scheduler; schedule.go).
+	StageScheduled
 
-	numStages = 6
+	numStages = 7
 )
 
 // AllStages is every stage bit.
 const AllStages Stage = 1<<numStages - 1
 
-var stageNames = [numStages]string{"unrolled", "indirect-lowered", "cce-legal", "sb-legal", "allocated", "engines-assigned"}
+var stageNames = [numStages]string{"unrolled", "indirect-lowered", "cce-legal", "sb-legal", "allocated", "engines-assigned", "scheduled"}
 
 // String returns the stage names joined by "|" ("none" for 0).
 func (s Stage) String() string {

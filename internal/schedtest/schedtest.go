@@ -1,0 +1,142 @@
+// Package schedtest holds test helpers shared by the dependency analysis
+// and scheduler tests (passes/deps, passes/sched): lowering a built-in
+// kernel to the straight-line code those passes see, and placing its
+// on-chip locations by hand until a module arrives allocated (tests only;
+// the memory planner is passes/alloc's job).
+package schedtest
+
+import (
+	"math/rand/v2"
+
+	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/pipeline"
+)
+
+// Before returns the default pipeline's passes that precede pass name
+// (ungated ones), in table order.
+func Before(name string) []string {
+	var out []string
+	for _, p := range pipeline.Table.Passes {
+		if p.Name == name {
+			break
+		}
+		if p.Default && p.Gate == "" {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// Lower runs the default pipeline up to (not including) pass name.
+func Lower(m *bir.Module, name string) (*pass.Report, error) {
+	return pipeline.Table.Run(m, pass.Config{Passes: Before(name)})
+}
+
+// Style is how Place lays locations out.
+type Style uint8
+
+const (
+	// Distinct gives every on-chip location its own bytes when they all
+	// fit (SBUF: one byte cursor at partition 0; PSUM: one bank or more
+	// each), and falls back to RoundRobin when they do not.
+	Distinct Style = iota
+	// RoundRobin reuses a few slots in turn (SBUF: slots of the largest
+	// location's size; PSUM: banks modulo the bank count), as a modulo
+	// allocator would: later locations share bytes with earlier ones.
+	RoundRobin
+	// Random places each location at a random legal-looking spot inside a
+	// small arena, so that many share bytes in irregular ways (for the
+	// dependency oracle; every placement is inside the memory).
+	Random
+)
+
+// Place allocates every unallocated, live SB and PSUM location of m's
+// functions (the locations a KLR kernel brings already allocated are
+// kept). Placements respect the memory bounds and keep each PSUM location
+// inside its banks; they are not checked against the partition-start rule
+// beyond what the styles give (Distinct and RoundRobin put locations at
+// partition 0).
+func Place(m *bir.Module, model *arch.Model, style Style, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	sbCap := model.UsableSBUFBytes()
+	bb := model.PSUMBankBytes
+	nb := model.PSUMBanks
+	for _, f := range m.Funcs {
+		var sbs, psums []bir.LocID
+		var sbTotal, sbMax int64
+		for l := range f.NumLocs() {
+			lc := f.Loc(bir.LocID(l))
+			if lc.Dead || lc.Allocated {
+				continue
+			}
+			switch lc.Type {
+			case bir.MemSB:
+				sbs = append(sbs, bir.LocID(l))
+				b := align(lc.Bytes)
+				sbTotal += b
+				sbMax = max(sbMax, b)
+			case bir.MemPSUM:
+				psums = append(psums, bir.LocID(l))
+			}
+		}
+		// Keep the placement clear of pinned or pre-allocated SB bytes
+		// (KLR scratchpads, allocated kernels): start after them.
+		var sbFloor int64
+		for l := range f.NumLocs() {
+			lc := f.Loc(bir.LocID(l))
+			if !lc.Dead && lc.Allocated && lc.Type == bir.MemSB {
+				sbFloor = max(sbFloor, align(lc.Addr+lc.Bytes))
+			}
+		}
+		st := style
+		if st == Distinct && sbFloor+sbTotal > sbCap {
+			st = RoundRobin
+		}
+		cursor := sbFloor
+		slots := max((sbCap-sbFloor)/max(sbMax, 1), 1)
+		for k, l := range sbs {
+			lc := f.Loc(l)
+			lc.Allocated, lc.Base = true, 0
+			switch st {
+			case Distinct:
+				lc.Addr = cursor
+				cursor += align(lc.Bytes)
+			case RoundRobin:
+				lc.Addr = sbFloor + int64(k)%slots*sbMax
+			case Random:
+				arena := max(4*sbMax, lc.Bytes)
+				if sbFloor+arena > sbCap {
+					arena = sbCap - sbFloor
+				}
+				span := max(arena-lc.Bytes, 0) / 4
+				lc.Addr = sbFloor + rng.Int64N(span+1)*4
+				if p := lc.Partitions; p <= 32 {
+					lc.Base = []int64{0, 32, 64, 96}[rng.IntN(4)]
+				} else if p <= 64 {
+					lc.Base = []int64{0, 64}[rng.IntN(2)]
+				}
+			}
+		}
+		bank := int64(0)
+		for _, l := range psums {
+			lc := f.Loc(l)
+			need := max((lc.Bytes+bb-1)/bb, 1)
+			lc.Allocated, lc.Base, lc.Addr = true, 0, 0
+			switch {
+			case style == Random && need == 1:
+				lc.Bank = rng.Int64N(nb)
+				lc.Addr = rng.Int64N((bb-lc.Bytes)/4+1) * 4
+			default:
+				if bank+need > nb {
+					bank = 0
+				}
+				lc.Bank = bank
+				bank += need
+			}
+		}
+	}
+}
+
+func align(b int64) int64 { return (b + 63) / 64 * 64 }
