@@ -1,8 +1,8 @@
 package verify
 
 import (
-	"runtime/debug"
 	"math/rand"
+	"runtime/debug"
 	"strings"
 	"testing"
 

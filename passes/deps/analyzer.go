@@ -262,7 +262,9 @@ func (a *analyzer) order() error {
 // (data, flags), then one per register.
 func (a *analyzer) keyLoc(l bir.LocID) int32   { return numFixedSpaces + 2*int32(l) }
 func (a *analyzer) keyFlags(l bir.LocID) int32 { return numFixedSpaces + 2*int32(l) + 1 }
-func (a *analyzer) keyReg(r bir.RegID) int32   { return numFixedSpaces + 2*int32(a.f.NumLocs()) + int32(r) }
+func (a *analyzer) keyReg(r bir.RegID) int32 {
+	return numFixedSpaces + 2*int32(a.f.NumLocs()) + int32(r)
+}
 
 func (a *analyzer) attrs(i bir.InstID) attrFacts {
 	id := a.f.Inst(i).Attrs
