@@ -42,11 +42,25 @@
 // consistent, documented model, not cycle accuracy"), so NC-v1 clocks are
 // [inferred] from NC-v2.
 //
-// Overrides. A Model is plain data: copy it with Clone and set fields
-// directly in tests, or by name with Set ("max-cce-dma-source", "8") for a
-// command-line --option. ForModule applies the module's config options
-// whose key starts with "arch." (for example "arch.max-cce-dma-source=8").
-// OptionNames lists the settable names.
+// Machine parameters: one way to set each, with one precedence. Every
+// settable parameter has an option name (OptionNames lists them, `narwhal
+// passes` prints them). A module sets one with its config option
+// "arch.NAME" (BIR-JSON, text form: `option arch.max-cce-dma-source =
+// "8"`); the command line sets one with `--option arch.NAME=VALUE` and
+// the model with `--arch A`. Retarget applies the command line to a module
+// and returns the model, in this order:
+//
+//  1. the model named by --arch, else by the module's arch string, else
+//     DefaultName;
+//  2. the module's arch.* options (kept when --arch changes the model);
+//  3. the command line's --option arch.NAME=VALUE, which replace the
+//     module's value of the same NAME.
+//
+// Retarget records the result in the module (its arch string and arch.*
+// options), so ForModule of the module - what the interpreter, the
+// verifier and a later `narwhal run` of the saved output use - gives the
+// same model. In tests a Model is plain data: Clone it and set fields, or
+// set one by name with Set ("max-cce-dma-source", "8").
 package arch
 
 import (
@@ -142,6 +156,11 @@ type Model struct {
 	DVEPoolShareSBUF bool // false: DVE and Pool must not access SBUF concurrently
 	DVEActSharePSUM  bool // false: DVE and Act must not access PSUM concurrently
 
+	// ActReduceMaxMin: the Activation accumulator also reduces with max
+	// and min (semantics.md §4.6: "add only on v2; activate2 adds
+	// max/min"); false: add only.
+	ActReduceMaxMin bool
+
 	// Notes records the [inferred] and unpublished figures of this model,
 	// for reports.
 	Notes []string
@@ -200,7 +219,7 @@ func (m *Model) SBUFBudget() (int64, error) {
 	if u := m.UsableSBUFBytes(); u > 0 {
 		return u, nil
 	}
-	return 0, fmt.Errorf("arch %s: the SBUF size per partition is not published; set it with the option arch.sbuf-bytes-per-partition=N", m.Name)
+	return 0, fmt.Errorf("arch %s: the SBUF size per partition is not published; set it with --option arch.sbuf-bytes-per-partition=N (or the module option arch.sbuf-bytes-per-partition)", m.Name)
 }
 
 // PSUMBudget returns PSUMBytesPerPartition, or an error naming the overrides
@@ -209,7 +228,7 @@ func (m *Model) PSUMBudget() (int64, error) {
 	if p := m.PSUMBytesPerPartition(); p > 0 {
 		return p, nil
 	}
-	return 0, fmt.Errorf("arch %s: the PSUM geometry is not published; set it with the options arch.psum-banks=N and arch.psum-bank-bytes=N", m.Name)
+	return 0, fmt.Errorf("arch %s: the PSUM geometry is not published; set it with --option arch.psum-banks=N and --option arch.psum-bank-bytes=N (or the module options of those names)", m.Name)
 }
 
 // PSUMAddress returns the byte address within a partition's PSUM of a
@@ -353,6 +372,82 @@ func ForModule(m *bir.Module) (*Model, error) {
 	return mod, nil
 }
 
+// Retarget applies the command line's machine settings to module m and
+// returns the resulting model (see "Machine parameters" in the package
+// comment for the precedence). name is --arch ("" keeps the module's);
+// opts maps option names, without the "arch." prefix, to values (the
+// command line's --option arch.NAME=VALUE). On success m's arch string
+// is the model's canonical name when name is given, and each opts entry is
+// recorded as m's config option "arch.NAME"; on error m is unchanged.
+func Retarget(m *bir.Module, name string, opts map[string]string) (*Model, error) {
+	if m == nil {
+		return nil, fmt.Errorf("arch: nil module")
+	}
+	modName := m.Arch
+	if name != "" {
+		base, err := Lookup(name)
+		if err != nil {
+			return nil, fmt.Errorf("--arch: %w", err)
+		}
+		modName = base.Name
+	} else if modName == "" {
+		modName = DefaultName
+	}
+	model, err := Lookup(modName)
+	if err != nil {
+		return nil, fmt.Errorf("module arch: %w", err)
+	}
+	if err := model.ApplyOptions(m.Config.Options); err != nil {
+		return nil, fmt.Errorf("module config: %w", err)
+	}
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := model.Set(k, opts[k]); err != nil {
+			return nil, fmt.Errorf("--option %s%s=%s: %w", OptionPrefix, k, opts[k], err)
+		}
+	}
+	if name != "" {
+		m.Arch = modName
+	}
+	if len(keys) > 0 && m.Config.Options == nil {
+		m.Config.Options = map[string]string{}
+	}
+	for _, k := range keys {
+		m.Config.Options[OptionPrefix+k] = opts[k]
+	}
+	return model, nil
+}
+
+// ---- DMA descriptors (seed 001) ----
+
+// PartitionContiguous is the DMA descriptor rule behind seed 001's
+// isPartitionContiguous, for the source pattern of a Load (whose
+// destination's pair 0 walks partitions): it holds iff the free pairs
+// (1..) walk consecutive elements, so each partition's data is one
+// contiguous run. After dropping pairs of num 1, the innermost pair has
+// step 1 and each outer pair's step is the product of the nums inside it;
+// a pattern with no free pair qualifies. legalize_strided_dma (R0) and
+// the verifier's strided-load rule read it; passes/dma's file comment
+// argues the reading.
+func PartitionContiguous(p bir.Pattern) bool {
+	run := int64(1)
+	for d := len(p) - 1; d >= 1; d-- {
+		q := p[d]
+		if q.Num == 1 {
+			continue
+		}
+		if q.Step != run {
+			return false
+		}
+		run *= q.Num
+	}
+	return true
+}
+
 // ---- SBSizeLegalization gate (seed 000) ----
 
 // SBGate is what SBSizeLegalization does on an ArchLevel.
@@ -392,35 +487,79 @@ func SBSizeLegalizationRuns(level int) bool { return SBSizeLegalizationGate(leve
 // ---- overrides ----
 
 type option struct {
-	name string
-	doc  string
-	ptr  func(m *Model) any // *int64, *float64, *int or *bool
+	name   string
+	doc    string
+	ptr    func(m *Model) any // *int64, *float64, *int or *bool
+	signed bool               // a negative value is allowed
 }
 
-var options = []option{
-	{"partitions", "SBUF/PSUM partitions", func(m *Model) any { return &m.Partitions }},
-	{"sbuf-bytes-per-partition", "physical SBUF bytes per partition", func(m *Model) any { return &m.SBUFBytesPerPartition }},
-	{"sbuf-carveout-bytes", "runtime SBUF carve-out per partition", func(m *Model) any { return &m.SBUFCarveoutBytes }},
-	{"psum-banks", "PSUM banks per partition", func(m *Model) any { return &m.PSUMBanks }},
-	{"psum-bank-bytes", "bytes per PSUM bank per partition", func(m *Model) any { return &m.PSUMBankBytes }},
-	{"max-free-dims", "free dimensions of an engine access pattern", func(m *Model) any { return &m.MaxFreeDims }},
-	{"matmul-max-n-fp32", "largest matmul moving free size with an fp32 destination", func(m *Model) any { return &m.MatmulMaxNFP32Dst }},
-	{"matmul-max-n-bf16", "largest matmul moving free size with a bf16 destination (0: unsupported)", func(m *Model) any { return &m.MatmulMaxNBF16Dst }},
-	{"dma-queues", "DMA queues per core", func(m *Model) any { return &m.DMAQueues }},
-	{"dma-bytes-per-ns", "bandwidth of one DMA queue in bytes/ns", func(m *Model) any { return &m.DMABytesPerNs }},
-	{"dma-fixed-ns", "fixed cost of a DMA in ns", func(m *Model) any { return &m.DMAFixedNs }},
-	{"hwdge-fixed-ns", "fixed cost of a hardware-DGE DMA in ns", func(m *Model) any { return &m.HWDGEFixedNs }},
-	{"dma-full-bandwidth-bytes", "bytes per partition for full DMA bandwidth", func(m *Model) any { return &m.DMAFullBandwidthBytes }},
-	{"max-cce-dma-source", "largest sources+constants count of one CCE DMACopy (seed 001 MaxCceDmaSource)", func(m *Model) any { return &m.MaxCceDmaSource }},
-	{"pe-clock-ghz", "Tensor engine clock", func(m *Model) any { return &m.Engines[bir.EngPE].ClockGHz }},
-	{"dve-clock-ghz", "Vector engine clock", func(m *Model) any { return &m.Engines[bir.EngDVE].ClockGHz }},
-	{"act-clock-ghz", "Scalar engine clock", func(m *Model) any { return &m.Engines[bir.EngAct].ClockGHz }},
-	{"pool-clock-ghz", "GpSimd engine clock", func(m *Model) any { return &m.Engines[bir.EngPool].ClockGHz }},
-	{"sp-clock-ghz", "Sync engine clock", func(m *Model) any { return &m.Engines[bir.EngSP].ClockGHz }},
-	{"min-ii", "cost model MIN_II in cycles", func(m *Model) any { return &m.Cost.MinII }},
-	{"gpsimd-start", "cost model GPSIMD_START in cycles", func(m *Model) any { return &m.Cost.GpSimdStart }},
-	{"dve-pool-share-sbuf", "Vector and GpSimd may access SBUF concurrently", func(m *Model) any { return &m.DVEPoolShareSBUF }},
-	{"dve-act-share-psum", "Vector and Scalar may access PSUM concurrently", func(m *Model) any { return &m.DVEActSharePSUM }},
+// options is every settable machine parameter: each numeric or boolean
+// field of Model (TestOptions_EveryParameter checks that none is missing).
+var options = append([]option{
+	{name: "arch-level", doc: "the seeds' ArchLevel (10 inf1, 20 trn1, 30 trn2, 40 trn3; gates sb_size_legalization)", ptr: func(m *Model) any { return &m.ArchLevel }},
+	{name: "partitions", doc: "SBUF/PSUM partitions", ptr: func(m *Model) any { return &m.Partitions }},
+	{name: "sbuf-bytes-per-partition", doc: "physical SBUF bytes per partition", ptr: func(m *Model) any { return &m.SBUFBytesPerPartition }},
+	{name: "sbuf-carveout-bytes", doc: "runtime SBUF carve-out per partition", ptr: func(m *Model) any { return &m.SBUFCarveoutBytes }},
+	{name: "psum-banks", doc: "PSUM banks per partition", ptr: func(m *Model) any { return &m.PSUMBanks }},
+	{name: "psum-bank-bytes", doc: "bytes per PSUM bank per partition", ptr: func(m *Model) any { return &m.PSUMBankBytes }},
+	{name: "quadrant-partitions", doc: "partition quadrant (DMA quadrant, partition-start granularity)", ptr: func(m *Model) any { return &m.QuadrantPartitions }},
+	{name: "gpsimd-cores", doc: "GpSimd cores", ptr: func(m *Model) any { return &m.GpSimdCores }},
+	{name: "gpsimd-partitions-per-core", doc: "partitions per GpSimd core", ptr: func(m *Model) any { return &m.GpSimdPartitionsPerCore }},
+	{name: "max-free-dims", doc: "free dimensions of an engine access pattern", ptr: func(m *Model) any { return &m.MaxFreeDims }},
+	{name: "max-ap-num", doc: "largest num of an engine free pair", ptr: func(m *Model) any { return &m.MaxAPNum }},
+	{name: "min-ap-step", doc: "smallest step of an engine free pair (negative)", ptr: func(m *Model) any { return &m.MinAPStep }, signed: true},
+	{name: "max-ap-step", doc: "largest step of an engine free pair", ptr: func(m *Model) any { return &m.MaxAPStep }},
+	{name: "tile-pmax", doc: "NKI pmax: partitions of a tile", ptr: func(m *Model) any { return &m.Tile.PMax }},
+	{name: "tile-psum-fmax", doc: "NKI psum_fmax: fp32 elements of a PSUM bank per partition", ptr: func(m *Model) any { return &m.Tile.PSUMFMax }},
+	{name: "tile-gemm-stationary-fmax", doc: "NKI gemm_stationary_fmax", ptr: func(m *Model) any { return &m.Tile.GemmStationaryFMax }},
+	{name: "tile-gemm-moving-fmax", doc: "NKI gemm_moving_fmax", ptr: func(m *Model) any { return &m.Tile.GemmMovingFMax }},
+	{name: "tile-bn-stats-fmax", doc: "NKI bn_stats_fmax", ptr: func(m *Model) any { return &m.Tile.BNStatsFMax }},
+	{name: "tile-sbuf-max-free-elems", doc: "free elements of an SBUF tile", ptr: func(m *Model) any { return &m.Tile.SBUFMaxFreeElems }},
+	{name: "tile-psum-max-free-elems", doc: "free elements of a PSUM tile", ptr: func(m *Model) any { return &m.Tile.PSUMMaxFreeElems }},
+	{name: "matmul-max-n-fp32", doc: "largest matmul moving free size with an fp32 destination", ptr: func(m *Model) any { return &m.MatmulMaxNFP32Dst }},
+	{name: "matmul-max-n-bf16", doc: "largest matmul moving free size with a bf16 destination (0: unsupported)", ptr: func(m *Model) any { return &m.MatmulMaxNBF16Dst }},
+	{name: "dma-queues", doc: "DMA queues per core", ptr: func(m *Model) any { return &m.DMAQueues }},
+	{name: "hwdge-engines", doc: "hardware descriptor-generation engines", ptr: func(m *Model) any { return &m.HWDGEEngines }},
+	{name: "dma-bytes-per-ns", doc: "bandwidth of one DMA queue in bytes/ns", ptr: func(m *Model) any { return &m.DMABytesPerNs }},
+	{name: "dma-fixed-ns", doc: "fixed cost of a DMA in ns", ptr: func(m *Model) any { return &m.DMAFixedNs }},
+	{name: "hwdge-fixed-ns", doc: "fixed cost of a hardware-DGE DMA in ns", ptr: func(m *Model) any { return &m.HWDGEFixedNs }},
+	{name: "dma-full-bandwidth-bytes", doc: "bytes per partition for full DMA bandwidth", ptr: func(m *Model) any { return &m.DMAFullBandwidthBytes }},
+	{name: "max-cce-dma-source", doc: "largest source count of one CCE DMACopy (seed 001 MaxCceDmaSource)", ptr: func(m *Model) any { return &m.MaxCceDmaSource }},
+	{name: "hbm-bytes", doc: "HBM bytes per chip", ptr: func(m *Model) any { return &m.HBMBytes }},
+	{name: "hbm-bytes-per-sec", doc: "HBM bandwidth in bytes/s", ptr: func(m *Model) any { return &m.HBMBytesPerSec }},
+	{name: "bf16-tflops", doc: "BF16 TFLOPS per core (reports)", ptr: func(m *Model) any { return &m.BF16TFLOPS }},
+	{name: "min-ii", doc: "cost model MIN_II in cycles", ptr: func(m *Model) any { return &m.Cost.MinII }},
+	{name: "gpsimd-start", doc: "cost model GPSIMD_START in cycles", ptr: func(m *Model) any { return &m.Cost.GpSimdStart }},
+	{name: "min-ii-dynamic", doc: "cost model minimum II of a dynamic instruction in cycles", ptr: func(m *Model) any { return &m.Cost.MinIIDynamic }},
+	{name: "static-overhead", doc: "cost model static instruction overhead in cycles", ptr: func(m *Model) any { return &m.Cost.StaticOverhead }},
+	{name: "access-overhead", doc: "cost model SBUF/PSUM access overhead in cycles", ptr: func(m *Model) any { return &m.Cost.AccessOverhead }},
+	{name: "matmul-stationary-min", doc: "cost model: the 64 of max(min(64, N_stationary), N_moving)", ptr: func(m *Model) any { return &m.Cost.MatmulStationaryMin }},
+	{name: "matmul-fp32-factor", doc: "cost model: the x4 for fp32 matmul inputs", ptr: func(m *Model) any { return &m.Cost.MatmulFP32Factor }},
+	{name: "transpose-free-min", doc: "cost model: the 64 of max(P, min(64, F))", ptr: func(m *Model) any { return &m.Cost.TransposeFreeMin }},
+	{name: "dve-pool-share-sbuf", doc: "Vector and GpSimd may access SBUF concurrently", ptr: func(m *Model) any { return &m.DVEPoolShareSBUF }},
+	{name: "dve-act-share-psum", doc: "Vector and Scalar may access PSUM concurrently", ptr: func(m *Model) any { return &m.DVEActSharePSUM }},
+	{name: "act-reduce-max-min", doc: "the Activation accumulator reduces with max/min too (false: add only, NC-v2)", ptr: func(m *Model) any { return &m.ActReduceMaxMin }},
+}, engineOptions()...)
+
+// engineOptionNames are the option-name prefixes of the engines.
+var engineOptionNames = [bir.NumEngines]string{bir.EngAct: "act", bir.EngPE: "pe", bir.EngDVE: "dve", bir.EngPool: "pool", bir.EngSP: "sp", bir.EngDMA: "dma"}
+
+// engineOptions returns ENGINE-clock-ghz, ENGINE-lanes and ENGINE-present
+// for every engine.
+func engineOptions() []option {
+	var out []option
+	for e := range bir.NumEngines {
+		n := engineOptionNames[e]
+		if n == "" {
+			continue // EngUnassigned is never present
+		}
+		out = append(out,
+			option{name: n + "-clock-ghz", doc: bir.Engine(e).String() + " engine clock (a clock > 0 makes the engine present)", ptr: func(m *Model) any { return &m.Engines[e].ClockGHz }},
+			option{name: n + "-lanes", doc: bir.Engine(e).String() + " engine lanes", ptr: func(m *Model) any { return &m.Engines[e].Lanes }},
+			option{name: n + "-present", doc: "the generation has the " + bir.Engine(e).String() + " engine", ptr: func(m *Model) any { return &m.Engines[e].Present }},
+		)
+	}
+	return out
 }
 
 // OptionNames returns the names Set accepts, each with a short description,
@@ -443,7 +582,7 @@ func (m *Model) Set(name, value string) error {
 		switch p := o.ptr(m).(type) {
 		case *int64:
 			v, err := strconv.ParseInt(value, 0, 64)
-			if err != nil || v < 0 {
+			if err != nil || (v < 0 && !o.signed) {
 				return fmt.Errorf("arch option %s: want a non-negative integer, have %q", name, value)
 			}
 			*p = v
@@ -466,8 +605,8 @@ func (m *Model) Set(name, value string) error {
 			}
 			*p = v
 		}
-		if name == "pe-clock-ghz" || name == "dve-clock-ghz" || name == "act-clock-ghz" || name == "pool-clock-ghz" || name == "sp-clock-ghz" {
-			m.markClockPresent()
+		if eng, ok := strings.CutSuffix(name, "-clock-ghz"); ok {
+			m.markClockPresent(eng)
 		}
 		return nil
 	}
@@ -478,10 +617,11 @@ func (m *Model) Set(name, value string) error {
 	return fmt.Errorf("arch: unknown option %q (accepted: %s)", name, strings.Join(names, ", "))
 }
 
-// markClockPresent keeps Present consistent with a clock set by an option.
-func (m *Model) markClockPresent() {
-	for e := range m.Engines {
-		if m.Engines[e].ClockGHz > 0 {
+// markClockPresent keeps Present consistent with a clock set by an
+// option: the engine named eng is present when its clock is > 0.
+func (m *Model) markClockPresent(eng string) {
+	for e, n := range engineOptionNames {
+		if n == eng && m.Engines[e].ClockGHz > 0 {
 			m.Engines[e].Present = true
 		}
 	}

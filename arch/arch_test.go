@@ -1,7 +1,9 @@
 package arch
 
 import (
+	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -237,23 +239,167 @@ func TestForModule(t *testing.T) {
 	}
 }
 
+// TestSBSizeLegalizationGate: seed 000's gate, "if arch == 0xa: // 10 =
+// gen1 Inferentia: special path", "else if arch <= 0x13: // <= 19: pass
+// is a NO-OP", else full, written out level by level (not recomputed).
 func TestSBSizeLegalizationGate(t *testing.T) {
-	for level := 0; level <= 50; level++ {
-		want := SBGateFull
-		if level == 10 {
-			want = SBGateSpecial
-		} else if level <= 19 {
-			want = SBGateNoOp
-		}
-		if got := SBSizeLegalizationGate(level); got != want {
-			t.Errorf("gate(%d) = %s, want %s", level, got, want)
+	for _, tc := range []struct {
+		level int
+		want  SBGate
+	}{
+		{-1, SBGateNoOp}, {0, SBGateNoOp}, {1, SBGateNoOp}, {9, SBGateNoOp},
+		{10, SBGateSpecial},
+		{11, SBGateNoOp}, {18, SBGateNoOp}, {19, SBGateNoOp},
+		{20, SBGateFull}, {21, SBGateFull}, {30, SBGateFull}, {40, SBGateFull}, {1000, SBGateFull},
+	} {
+		if got := SBSizeLegalizationGate(tc.level); got != tc.want {
+			t.Errorf("gate(%d) = %s, want %s", tc.level, got, tc.want)
 		}
 	}
-	// The point of narwhal's level binding: every modelled generation runs it.
-	for _, m := range All() {
-		if !SBSizeLegalizationRuns(m.ArchLevel) {
-			t.Errorf("%s (level %d) skips SBSizeLegalization", m.Name, m.ArchLevel)
+	// narwhal's level binding: inf1 takes the special path, the others the
+	// full one; no modelled generation is a no-op.
+	for name, want := range map[string]SBGate{"inf1": SBGateSpecial, "trn1": SBGateFull, "trn2": SBGateFull, "trn3": SBGateFull} {
+		m, err := Lookup(name)
+		if err != nil {
+			t.Fatal(err)
 		}
+		if got := SBSizeLegalizationGate(m.ArchLevel); got != want {
+			t.Errorf("%s (level %d): gate %s, want %s", name, m.ArchLevel, got, want)
+		}
+	}
+}
+
+// TestOptions_EveryParameter: every numeric or boolean field of Model,
+// nested ones included, is settable by exactly one option; a field added
+// without an option fails here.
+func TestOptions_EveryParameter(t *testing.T) {
+	base, err := Lookup("trn2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var leaves []string
+	var walk func(v reflect.Value, path string)
+	walk = func(v reflect.Value, path string) {
+		switch v.Kind() {
+		case reflect.Struct:
+			for i := 0; i < v.NumField(); i++ {
+				walk(v.Field(i), path+"."+v.Type().Field(i).Name)
+			}
+		case reflect.Array:
+			for i := 0; i < v.Len(); i++ {
+				if i == int(bir.EngUnassigned) && v.Type().Elem() == reflect.TypeOf(EngineInfo{}) {
+					continue // never present
+				}
+				walk(v.Index(i), fmt.Sprintf("%s[%d]", path, i))
+			}
+		case reflect.Int, reflect.Int64, reflect.Float64, reflect.Bool:
+			leaves = append(leaves, path)
+		}
+	}
+	walk(reflect.ValueOf(base).Elem(), "Model")
+
+	reached := map[string]string{}
+	for _, o := range options {
+		m := base.Clone()
+		val := "7"
+		if b, ok := o.ptr(m).(*bool); ok {
+			val = fmt.Sprint(!*b)
+		}
+		if err := m.Set(o.name, val); err != nil {
+			t.Fatalf("Set(%s, %s): %v", o.name, val, err)
+		}
+		var changed []string
+		for _, l := range leaves {
+			if fmt.Sprint(field(base, l)) != fmt.Sprint(field(m, l)) {
+				changed = append(changed, l)
+			}
+		}
+		// A clock also marks its engine present (Present may already be).
+		if len(changed) == 0 || len(changed) > 2 || (len(changed) == 2 && !strings.HasSuffix(changed[1], ".Present")) {
+			t.Errorf("option %s changes %v: want one field", o.name, changed)
+			continue
+		}
+		if prev, dup := reached[changed[0]]; dup {
+			t.Errorf("options %s and %s both set %s", prev, o.name, changed[0])
+		}
+		reached[changed[0]] = o.name
+	}
+	for _, l := range leaves {
+		if _, ok := reached[l]; !ok {
+			t.Errorf("machine parameter %s has no option: add it to arch's options table", l)
+		}
+	}
+}
+
+// field returns the value at a path built by TestOptions_EveryParameter.
+func field(m *Model, path string) any {
+	v := reflect.ValueOf(m).Elem()
+	for _, part := range strings.Split(strings.TrimPrefix(path, "Model."), ".") {
+		name, idx, isIdx := strings.Cut(part, "[")
+		v = v.FieldByName(name)
+		if isIdx {
+			var i int
+			fmt.Sscanf(idx, "%d]", &i)
+			v = v.Index(i)
+		}
+	}
+	return v.Interface()
+}
+
+// TestRetarget: --arch, the module's arch.* options and --option
+// arch.NAME=VALUE, in the documented precedence, recorded in the module.
+func TestRetarget(t *testing.T) {
+	newMod := func() *bir.Module {
+		m := bir.NewModule("trn2")
+		m.Config.Options["arch.max-cce-dma-source"] = "4"
+		m.Config.Options["arch.dma-queues"] = "8"
+		return m
+	}
+	for _, tc := range []struct {
+		name     string
+		archName string
+		opts     map[string]string
+		wantArch string
+		cce      int64
+		queues   int64
+		err      string
+	}{
+		{"module only", "", nil, "trn2", 4, 8, ""},
+		{"--arch keeps module options", "inf1", nil, "inf1", 4, 8, ""},
+		{"--arch spelling is canonical", "NC-v2", nil, "trn1", 4, 8, ""},
+		{"command line over module", "", map[string]string{"max-cce-dma-source": "3"}, "trn2", 3, 8, ""},
+		{"both", "trn3", map[string]string{"dma-queues": "2"}, "trn3", 4, 2, ""},
+		{"unknown arch", "gen9", nil, "", 0, 0, "--arch: arch: unknown architecture"},
+		{"unknown option", "", map[string]string{"no-such": "1"}, "", 0, 0, "--option arch.no-such=1: arch: unknown option"},
+		{"bad value", "", map[string]string{"max-cce-dma-source": "-2"}, "", 0, 0, "--option arch.max-cce-dma-source=-2: arch option max-cce-dma-source: want a non-negative integer"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newMod()
+			a, err := Retarget(m, tc.archName, tc.opts)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				if m.Arch != "trn2" || len(m.Config.Options) != 2 {
+					t.Fatalf("a failed Retarget changed the module: arch %s options %v", m.Arch, m.Config.Options)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Name != tc.wantArch || a.MaxCceDmaSource != tc.cce || a.DMAQueues != tc.queues {
+				t.Fatalf("model %s cce %d queues %d, want %s %d %d", a.Name, a.MaxCceDmaSource, a.DMAQueues, tc.wantArch, tc.cce, tc.queues)
+			}
+			// The module records the result: ForModule agrees.
+			b, err := ForModule(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.Name != a.Name || b.MaxCceDmaSource != a.MaxCceDmaSource || b.DMAQueues != a.DMAQueues {
+				t.Fatalf("ForModule after Retarget: %s %d %d, want %s %d %d", b.Name, b.MaxCceDmaSource, b.DMAQueues, a.Name, a.MaxCceDmaSource, a.DMAQueues)
+			}
+		})
 	}
 }
 
@@ -278,6 +424,29 @@ func TestModel_NotesAndFinite(t *testing.T) {
 			if c := m.Engines[e].ClockGHz; math.IsNaN(c) || c < 0 {
 				t.Errorf("%s: bad clock for %s", m.Name, bir.Engine(e))
 			}
+		}
+	}
+}
+
+// TestPartitionContiguous: the DMA descriptor rule of R0 (passes/dma's
+// file comment argues it): each partition's data is one contiguous run.
+func TestPartitionContiguous(t *testing.T) {
+	for _, tc := range []struct {
+		p    bir.Pattern
+		want bool
+	}{
+		{bir.Pattern{{Step: 1024, Num: 128}, {Step: 1, Num: 512}}, true},  // rows apart, each row contiguous: left alone
+		{bir.Pattern{{Step: 1024, Num: 128}, {Step: 2, Num: 512}}, false}, // every other element: rewritten
+		{bir.Pattern{{Step: 1, Num: 128}, {Step: 128, Num: 128}}, false},  // the transposing load
+		{bir.Pattern{{Step: 512, Num: 128}, {Step: 64, Num: 8}, {Step: 1, Num: 64}}, true},
+		{bir.Pattern{{Step: 512, Num: 128}, {Step: 65, Num: 8}, {Step: 1, Num: 64}}, false},
+		{bir.Pattern{{Step: 512, Num: 128}, {Step: 7, Num: 1}, {Step: 1, Num: 64}}, true}, // num 1 pairs are ignored
+		{bir.Pattern{{Step: 512, Num: 128}, {Step: -1, Num: 4}}, false},
+		{bir.Pattern{{Step: 3, Num: 128}}, true},
+		{nil, true},
+	} {
+		if got := PartitionContiguous(tc.p); got != tc.want {
+			t.Errorf("PartitionContiguous(%v) = %v, want %v", tc.p, got, tc.want)
 		}
 	}
 }

@@ -83,11 +83,12 @@ func trn1() *Model {
 		DMAFixedNs:            2000,    // hw cost model: DMA about 2 us fixed
 		DMAFullBandwidthBytes: 4 * KiB, // hw cost model: full bandwidth needs at least 4 KiB per partition
 		// s001: the real MaxCceDmaSource is in a .text constructor (GAP).
-		// [inferred] 16, sem §4.2 "dma_compute: <= 16 sources". The seed
-		// counts arguments + constants, so a CCE copy with one scale per
-		// source carries at most 8 sources under this default; splitting
-		// (legalize_cce_dma) preserves semantics, so a low cap costs speed,
-		// never correctness. Override with arch.max-cce-dma-source.
+		// [inferred] 16, sem §4.2 "dma_compute: <= 16 sources". The
+		// verifier's checkCCEDMALegality counts source arguments
+		// (num_arguments), so a CCE copy carries at most 16 sources with
+		// or without its scales; splitting (legalize_cce_dma) preserves
+		// semantics, so a low cap costs speed, never correctness.
+		// Override with --option arch.max-cce-dma-source=N.
 		MaxCceDmaSource: 16,
 
 		HBMBytes:       32 * GiB, // hw HBM per chip: 32 GiB
@@ -97,6 +98,7 @@ func trn1() *Model {
 
 		DVEPoolShareSBUF: false, // hw rules: NC-v2 only, Vector and GpSimd cannot use SBUF at the same time
 		DVEActSharePSUM:  false, // hw rules: NC-v2 only, Vector and Scalar cannot use PSUM at the same time
+		ActReduceMaxMin:  false, // sem §4.6: the Activation accumulator's reduction is "add only on v2"
 	}
 	encoding(m)
 	m.Engines[bir.EngPE] = EngineInfo{Present: true, ClockGHz: 2.8, Lanes: 128}   // hw Tensor engine: 2.8 GHz, 128x128 array
@@ -144,6 +146,7 @@ func trn2() *Model {
 
 		DVEPoolShareSBUF: true, // hw rules: NC-v3 lifts the NC-v2 restriction
 		DVEActSharePSUM:  true, // hw rules: Vector and Scalar may share PSUM in different banks
+		ActReduceMaxMin:  true, // sem §4.6: "activate2 adds max/min" beyond v2's add [inferred: activate2 from NC-v3 on]
 	}
 	encoding(m)
 	m.Engines[bir.EngPE] = EngineInfo{Present: true, ClockGHz: 2.4, Lanes: 128}   // hw Tensor engine: 2.4 GHz (128x128 [inferred] unchanged)
@@ -191,6 +194,7 @@ func trn3() *Model {
 
 		DVEPoolShareSBUF: true, // [inferred] NC-v3 lifted the restriction; assumed kept
 		DVEActSharePSUM:  true, // [inferred] as above
+		ActReduceMaxMin:  true, // [inferred] as NC-v3
 	}
 	encoding(m)
 	m.Engines[bir.EngPE] = EngineInfo{Present: true, ClockGHz: 2.4, Lanes: 128}   // hw Tensor engine: 2.4 GHz
@@ -244,6 +248,7 @@ func inf1() *Model {
 
 		DVEPoolShareSBUF: true,  // no GpSimd engine: nothing to share with
 		DVEActSharePSUM:  false, // [inferred] the NC-v2 restriction (the more restrictive reading)
+		ActReduceMaxMin:  false, // [inferred] NC-v2's add-only accumulator (the more restrictive reading)
 	}
 	encoding(m)
 	// aws-v1: the engines are Tensor, Vector and Scalar. Clocks are not

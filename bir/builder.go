@@ -27,6 +27,7 @@ type Builder struct {
 	cur   BlockID
 	err   error
 	count int
+	pos   PosID
 }
 
 // NewBuilder creates function name in m (with one top-level block "Block1")
@@ -46,6 +47,14 @@ func NewBuilder(m *Module, name string) *Builder {
 // BuilderFor returns a builder appending to block blk of an existing function.
 func BuilderFor(f *Function, blk BlockID) *Builder {
 	return &Builder{M: f.m, F: f, cur: blk}
+}
+
+// At sets the source position of the instructions appended from now on
+// (the zero Pos: none). Kernels written with the builder may call it with
+// their own source lines, as the KLR code generator does with NKI's.
+func (b *Builder) At(p Pos) *Builder {
+	b.pos = b.M.InternPos(p)
+	return b
 }
 
 // Err returns the first error.
@@ -228,6 +237,7 @@ func (b *Builder) Inst(op Opcode, name string, eng Engine, ins, outs []Operand, 
 		name = op.String() + "_" + strconv.Itoa(b.count)
 	}
 	id := b.F.NewInst(op, name, eng, ins, outs, attrs)
+	b.F.insts[id].Pos = b.pos
 	b.F.Append(b.cur, id)
 	return id
 }
@@ -243,6 +253,7 @@ func (b *Builder) Loop(axis string, lb, ub, stride int64, fn func(i affine.Expr)
 		return NoInst
 	}
 	id, ax := b.F.NewLoop(OpLoop, "loop_"+axis, axis, lb, ub, stride)
+	b.F.insts[id].Pos = b.pos
 	b.F.Append(b.cur, id)
 	body := b.F.NewBlock("Block_"+axis, id)
 	saved := b.cur

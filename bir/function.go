@@ -2,7 +2,10 @@ package bir
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/narwhal-compiler/narwhal/bir/affine"
 )
@@ -68,10 +71,17 @@ type Tensor struct {
 }
 
 // MemLoc is a MemoryLocation: a region of one memory.
+//
+// The small fields sit together so the struct packs into 128 bytes: a
+// fully unrolled kernel has one location per block of every block tensor,
+// close to one per instruction.
 type MemLoc struct {
-	Name   string
-	Tensor TensorID
-	Type   MemoryType
+	Name      string
+	Tensor    TensorID
+	Type      MemoryType
+	Allocated bool
+	Pinned    bool
+	Dead      bool
 	// Partitions x Bytes (per partition); DRAM locations use Partitions for
 	// the leading dim as BIR-JSON's dims do, and are addressed flat.
 	Partitions int64
@@ -81,14 +91,11 @@ type MemLoc struct {
 	Addr      int64 // byte address within each partition (allocated)
 	Bank      int64 // PSUM bank
 	Base      int64 // base partition
-	Allocated bool
-	Pinned    bool
 	TensorIdx int64 // tensor_id: the block index within its tensor
 	// OutputKind tags special locations; 7 marks a CCE partial output
 	// (seed 001, legalize_cce_dma "+224 = 7").
 	OutputKind int64
 	Extra      AttrSet
-	Dead       bool
 }
 
 // TotalBytes returns Partitions * Bytes.
@@ -193,6 +200,13 @@ func (o *Operand) ImmInt() int64 {
 	return o.Offset
 }
 
+// IsZero reports whether o is the zero Operand, the "no operand" value the
+// builder's optional arguments take (Activation's bias, TensorScalarPtr's
+// second scalar). The zero value's Kind is OpdPhysAP, so Kind.IsAP alone
+// cannot tell an absent operand from a physical AP; a real physical AP has
+// a non-empty pattern, so the all-zero value is never a meaningful one.
+func (o Operand) IsZero() bool { return o == Operand{} }
+
 // PhysAP builds a physical access-pattern operand.
 func PhysAP(loc LocID, dt Dtype, offset int64, pat PatternID) Operand {
 	return Operand{Kind: OpdPhysAP, Ref: int32(loc), Dtype: dt, Offset: offset, Pattern: pat}
@@ -234,6 +248,7 @@ type Instruction struct {
 	Block  BlockID
 	Aux    int32 // Loop: index into the function's loop table
 	Deps   int32 // head of the dependency list, -1 when none
+	Pos    PosID // source position (NoPos when unknown); see InheritPos
 }
 
 // Dead reports whether the instruction was removed.
@@ -434,6 +449,85 @@ func (f *Function) AddLoc(t TensorID, l MemLoc) (LocID, error) {
 	return id, nil
 }
 
+// AddLocSeries adds n locations to tensor t at the end of its tensor-id
+// list: copies of tmpl (its Name and Tensor are ignored, RawDims is copied
+// per location) with TensorIdx 0..n-1, named prefix<k> for k = 0..n-1, a
+// taken name made unique the way UniqueLocName does (name_<j>). It returns
+// the id of the first; the others follow it. It is AddLoc in a loop with
+// UniqueLocName, without that loop's costs: the location table is grown
+// once, and the n names are slices of one string instead of n allocations
+// (a fully unrolled kernel has millions of them; this is FullUnroll's
+// per-block location generation). A caller adding several series reserves
+// the tables for all of them first (ReserveTensors), so that neither the
+// location table nor the name table is copied at every growth step.
+func (f *Function) AddLocSeries(t TensorID, tmpl MemLoc, prefix string, n int64) (LocID, error) {
+	if int(t) < 0 || int(t) >= len(f.tensors) || f.tensors[t].Dead {
+		return NoLoc, fmt.Errorf("function %s: locations %s<k>: no tensor #%d", f.Name, prefix, t)
+	}
+	if n <= 0 {
+		return LocID(len(f.locs)), nil
+	}
+	if int64(len(f.locs))+n > math.MaxInt32 {
+		return NoLoc, fmt.Errorf("function %s: locations %s<k>: %d more locations exceed the %d a function can hold", f.Name, prefix, n, math.MaxInt32)
+	}
+	f.locs = slices.Grow(f.locs, int(n))
+	ts := &f.tensors[t]
+	ts.Locs = slices.Grow(ts.Locs, int(n))
+	var arena strings.Builder
+	arena.Grow(int(n)*len(prefix) + seriesDigits(n))
+	var num [20]byte
+	for k := int64(0); k < n; k++ {
+		arena.WriteString(prefix)
+		arena.Write(strconv.AppendInt(num[:0], k, 10))
+	}
+	names := arena.String()
+	first := LocID(len(f.locs))
+	off := 0
+	tmpl.Tensor = t
+	for k := int64(0); k < n; k++ {
+		end := off + len(prefix) + digits(k)
+		l := tmpl
+		l.Name = names[off:end]
+		off = end
+		if _, taken := f.locByName[l.Name]; taken {
+			l.Name = f.UniqueLocName(l.Name)
+		}
+		if tmpl.RawDims != nil {
+			l.RawDims = slices.Clone(tmpl.RawDims)
+		}
+		l.TensorIdx = k
+		id := LocID(len(f.locs))
+		f.locs = append(f.locs, l)
+		f.locByName[l.Name] = id
+		ts.Locs = append(ts.Locs, id)
+	}
+	f.touch()
+	return first, nil
+}
+
+// digits returns the number of decimal digits of k >= 0.
+func digits(k int64) int {
+	d := 1
+	for k >= 10 {
+		k /= 10
+		d++
+	}
+	return d
+}
+
+// seriesDigits returns the total decimal digits of 0..n-1.
+func seriesDigits(n int64) int {
+	total, lo := int64(0), int64(0)
+	for d, hi := int64(1), int64(10); lo < n; d, hi = d+1, hi*10 {
+		total += d * (min(n, hi) - lo)
+		lo = hi
+		if hi > math.MaxInt64/10 {
+			break
+		}
+	}
+	return int(total)
+}
+
 func (f *Function) removeLocName(l LocID) {
 	lc := &f.locs[l]
 	if lc.Dead {
@@ -535,7 +629,7 @@ func (f *Function) NewBlock(name string, parent InstID) BlockID {
 func (f *Function) NumInstSlots() int { return len(f.insts) }
 
 // Inst returns instruction i. The pointer is valid until the next NewInst.
-// Op, Engine, Attrs and Pred may be written through it. Do not write Name
+// Op, Engine, Attrs, Pred and Pos may be written through it. Do not write Name
 // (use Rename, or call DropInstNameIndex before renaming in place), Args,
 // NIns or NOuts (use SetArgs), Block (use Append, InsertAt, SetBlockInsts,
 // Remove) or Deps (use AddDep, ClearDeps): a direct write leaves
@@ -649,7 +743,8 @@ func (f *Function) NewInstSym(op Opcode, name Sym, eng Engine, ins, outs []Opera
 }
 
 // Clone creates a copy of instruction i (operands, attributes, predicate,
-// engine; not dependencies, not loop bodies) under a new name, in no block.
+// engine, source position; not dependencies, not loop bodies) under a new
+// name, in no block.
 func (f *Function) Clone(i InstID, name Sym) InstID {
 	src := f.insts[i]
 	if src.Op.IsLoop() {

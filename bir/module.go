@@ -11,15 +11,33 @@
 //     slice indexed by a small integer id (TensorID, LocID, InstID, ...).
 //   - Instruction: opcode, engine, name, a contiguous range of operands
 //     (sources then destinations), an interned attribute set holding the
-//     opcode-specific fields, an optional affine predicate, dependencies, and
-//     for loops an axis and body blocks.
+//     opcode-specific fields, an optional affine predicate, dependencies,
+//     an interned source position, and for loops an axis and body blocks.
+//
+// # Source positions
+//
+// An instruction translated from an NKI kernel carries the kernel's source
+// position (file:line:col; Instruction.Pos, a PosID into the module's
+// position table, 0 when unknown). The position survives every pass: an
+// instruction a pass creates takes the position of the instruction it came
+// from. Function.Clone does that by itself; after NewInst, NewInstSym or
+// NewLoop write
+//
+//	f.InheritPos(newInst, origin) // newInst takes origin's source position
+//
+// Errors about an instruction carry its position (Function.Errorf,
+// Function.WrapErr, *PosError); errors about a tensor or location carry
+// the position of the first instruction that reaches it
+// (Function.TensorErrorf, TensorPos, LocPos). The text form writes a
+// position as loc("file":line:col), BIR-JSON as the "pos" extension key.
 //
 // Performance is a design input (post-unroll modules reach tens of millions
 // of instructions): Instruction and Operand are small pointer-free structs
 // held in slices, so the garbage collector never scans them; names live in
-// one byte arena; repeated access-pattern shapes, attribute sets and affine
-// expressions are interned once per module. An instruction with three
-// physical access patterns costs about 36 + 3*32 bytes plus its name.
+// one byte arena; repeated access-pattern shapes, attribute sets, affine
+// expressions, and source positions are interned once per module. An
+// instruction with three physical access patterns costs about 40 + 3*32
+// bytes plus its name.
 //
 // Mutation goes through Function methods that keep the invariants: unique
 // tensor and location names (name tables), tensor-id maps (Tensor.Locs),
@@ -46,6 +64,7 @@ import (
 	"strconv"
 
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/internal/checked"
 )
 
 // Sym names a string in the module's symbol arena. Sym 0 is "".
@@ -109,12 +128,15 @@ type AxisInfo struct {
 	Extra AttrSet
 }
 
-// TripCount returns the number of iterations of the axis.
+// TripCount returns the number of iterations of the axis (0 for a
+// non-positive stride), exact for every int64 bound: lb 0, ub 2^63-1,
+// stride 2^62 is two iterations, not the wrapped ceil((ub-lb)/stride)
+// formula's result.
 func (a *AxisInfo) TripCount() int64 {
-	if a.Stride <= 0 || a.Ub <= a.Lb {
+	if a.Stride <= 0 {
 		return 0
 	}
-	return (a.Ub - a.Lb + a.Stride - 1) / a.Stride
+	return checked.TripCount(a.Lb, a.Ub, a.Stride)
 }
 
 // APPair is one [step, num] pair of an access pattern.
@@ -192,6 +214,9 @@ type Module struct {
 	predIndex map[string]PredID
 
 	axes []AxisInfo
+
+	poss     []Pos // source positions; poss[0] is NoPos (nil until the first)
+	posIndex map[Pos]PosID
 
 	unknownOps     []string
 	unknownOpIndex map[string]Opcode
@@ -453,4 +478,21 @@ func (m *Module) NumInsts() int64 {
 		n += f.NumInsts()
 	}
 	return n
+}
+
+// FuncsMainFirst returns the module's functions in the seeds' BackendPass
+// visiting order: the entry (Main) first, then the others in module
+// order. The DMA passes and the unrollers walk functions in this order.
+func (m *Module) FuncsMainFirst() []*Function {
+	main := m.Main()
+	out := make([]*Function, 0, len(m.Funcs))
+	if main != nil {
+		out = append(out, main)
+	}
+	for _, f := range m.Funcs {
+		if f != main {
+			out = append(out, f)
+		}
+	}
+	return out
 }

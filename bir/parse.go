@@ -140,6 +140,7 @@ type parser struct {
 	axFuncs  []axisFunc
 	attrMemo map[string]AttrID
 	patMemo  map[string]PatternID
+	posMemo  map[string]PosID // loc(...) source text -> interned position
 
 	// Error context.
 	ctxInst Sym // the instruction being parsed, or -1
@@ -1673,6 +1674,9 @@ func (p *parser) instruction(name Sym, blk BlockID, depth int) {
 	if p.acceptWord("deps") {
 		p.depList(id)
 	}
+	if p.acceptWord("loc") {
+		f.insts[id].Pos = p.sourcePos()
+	}
 	f.Append(blk, id)
 	if !hasAxis {
 		p.eol()
@@ -1695,6 +1699,53 @@ func (p *parser) instruction(name Sym, blk BlockID, depth int) {
 	p.scope = p.scope[:len(p.scope)-1]
 	p.ctxInst = name
 	p.eol()
+}
+
+// sourcePos reads the rest of loc("FILE":LINE:COL [to ENDLINE:ENDCOL])
+// after the word loc and interns it. Positions repeat (every instruction
+// unrolled from one kernel statement has the same), so the source text is
+// memoized: a known position costs one map lookup and no allocation.
+func (p *parser) sourcePos() PosID {
+	p.sp()
+	start := p.pos
+	p.expect('(')
+	p.sp()
+	if p.peek() != '"' || p.eof() {
+		p.fail("expected a source file name (a \"string\"), found %s", p.found())
+	}
+	file := p.quoted() // p.str: valid until the next quoted string
+	p.expect(':')
+	line := p.posNumber("a source line", 1)
+	p.expect(':')
+	col := p.posNumber("a source column", 0)
+	var endLine, endCol int32
+	if p.acceptWord("to") {
+		endLine = p.posNumber("an end line", 0)
+		p.expect(':')
+		endCol = p.posNumber("an end column", 0)
+	}
+	p.expect(')')
+	key := p.src[start:p.pos]
+	if id, ok := p.posMemo[string(key)]; ok {
+		return id
+	}
+	id := p.m.InternPos(Pos{File: string(file), Line: line, Col: col, EndLine: endLine, EndCol: endCol})
+	if p.posMemo == nil {
+		p.posMemo = map[string]PosID{}
+	}
+	p.posMemo[string(key)] = id
+	return id
+}
+
+// posNumber reads a position number in [lo, 2^31).
+func (p *parser) posNumber(what string, lo int64) int32 {
+	p.sp()
+	start := p.pos
+	v := p.integer(what)
+	if v < lo || v > math.MaxInt32 {
+		p.failAt(start, "%s must be in [%d, %d], have %d", what, lo, math.MaxInt32, v)
+	}
+	return int32(v)
 }
 
 // axisAhead reports whether a loop header's axis (a name, an optional #k,

@@ -120,6 +120,7 @@ type printer struct {
 	predText map[PredID]string
 	attrText []string // by AttrID, "" = not formatted yet
 	patText  []string // by PatternID, "" = not formatted yet
+	posText  []string // by PosID, "" = not formatted yet
 
 	// Per function.
 	f       *Function
@@ -1019,7 +1020,7 @@ func (p *printer) function(f *Function) {
 // decls prints the tensors with their locations, then the registers; it
 // reports whether it printed anything.
 func (p *printer) decls(f *Function) bool {
-	mark := len(p.buf)
+	printed := false
 	p.declT = make([]bool, len(f.tensors))
 	p.declL = make([]bool, len(f.locs))
 	// Live locations that no live tensor lists are printed under the tensor
@@ -1052,6 +1053,7 @@ func (p *printer) decls(f *Function) bool {
 		}
 		p.declT[t] = true
 		p.tensorLine(ts)
+		printed = true
 		k := int64(0)
 		for _, list := range [][]LocID{ts.Locs, unlisted[TensorID(t)]} {
 			for _, l := range list {
@@ -1060,6 +1062,7 @@ func (p *printer) decls(f *Function) bool {
 				}
 				p.declL[l] = true
 				p.locLine(&f.locs[l], k)
+				p.maybeFlush() // a block tensor may have millions of locations
 				k++
 			}
 		}
@@ -1068,8 +1071,9 @@ func (p *printer) decls(f *Function) bool {
 		p.str("  reg $")
 		p.buf = appendName(p.buf, f.regs[r].Name)
 		p.nl()
+		printed = true
 	}
-	return len(p.buf) > mark
+	return printed
 }
 
 func (p *printer) tensorLine(ts *Tensor) {
@@ -1312,6 +1316,10 @@ func (p *printer) inst(f *Function, i InstID, ind int) {
 	if in.Deps >= 0 {
 		p.depList(f, i)
 	}
+	if in.Pos != NoPos {
+		p.str(" ")
+		p.str(p.posString(in.Pos))
+	}
 	if isLoop {
 		p.str(" {\n")
 		for _, b := range body {
@@ -1337,6 +1345,41 @@ func (p *printer) attrString(id AttrID) string {
 	}
 	p.attrText[id] = string(appendFields(nil, a))
 	return p.attrText[id]
+}
+
+// posString formats a source position as loc("FILE":LINE:COL) or, with a
+// known end, loc("FILE":LINE:COL to ENDLINE:ENDCOL); an id outside the
+// table prints as loc(?), which does not read back.
+func (p *printer) posString(id PosID) string {
+	if !p.m.ValidPos(id) {
+		return "loc(?)"
+	}
+	if int(id) >= len(p.posText) {
+		p.posText = append(p.posText, make([]string, len(p.m.poss)-len(p.posText))...)
+	}
+	if s := p.posText[id]; s != "" {
+		return s
+	}
+	p.posText[id] = string(AppendPosText(nil, p.m.poss[id]))
+	return p.posText[id]
+}
+
+// AppendPosText appends the text form of a position, loc("FILE":LINE:COL)
+// or loc("FILE":LINE:COL to ENDLINE:ENDCOL).
+func AppendPosText(b []byte, q Pos) []byte {
+	b = append(b, "loc("...)
+	b = appendQuotedText(b, q.File)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(q.Line), 10)
+	b = append(b, ':')
+	b = strconv.AppendInt(b, int64(q.Col), 10)
+	if q.EndLine != 0 || q.EndCol != 0 {
+		b = append(b, " to "...)
+		b = strconv.AppendInt(b, int64(q.EndLine), 10)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(q.EndCol), 10)
+	}
+	return append(b, ')')
 }
 
 func (p *printer) patString(id PatternID) string {

@@ -396,7 +396,7 @@ func (a AttrSet) Without(key string) AttrSet {
 }
 
 // Key returns the canonical interning key: the JSON object text, except
-// that non-finite floats get distinct spellings (text_support.go), so that
+// that non-finite floats get distinct spellings (attrkey.go), so that
 // Float(NaN) and String("nan") never intern to one set.
 func (a AttrSet) Key() string { return string(appendFieldsKey(nil, a)) }
 

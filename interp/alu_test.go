@@ -39,7 +39,7 @@ func TestTensorTensor_EveryAluOpFP32(t *testing.T) {
 	cases := []ttCase{
 		{"add", []float64{1.5, -1}, []float64{2.25, 1}, []float64{3.75, 0}},
 		{"subtract", []float64{1, 0}, []float64{3, 2}, []float64{-2, -2}}, // in0 - in1
-		{"mult", []float64{1.5, -0.0}, []float64{-2, 5}, []float64{-3, math.Copysign(0, -1)}},
+		{"mult", []float64{1.5, negZero}, []float64{-2, 5}, []float64{-3, math.Copysign(0, -1)}},
 		{"divide", []float64{1, 1, 0, -1}, []float64{4, 0, 0, 0}, []float64{0.25, inf, nan, ninf}},
 		{"max", []float64{1, nan, 1}, []float64{2, 1, nan}, []float64{2, nan, nan}},
 		{"min", []float64{-1, nan, 1}, []float64{2, 1, nan}, []float64{-1, nan, nan}},

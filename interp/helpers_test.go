@@ -6,6 +6,7 @@ package interp
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -80,10 +81,22 @@ func wantValues(t *testing.T, what string, got []float64, want ...float64) {
 		t.Fatalf("%s: %d values, want %d: %v", what, len(got), len(want), got)
 	}
 	for i := range got {
-		if got[i] != want[i] && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
-			t.Fatalf("%s: element %d = %v, want %v (all: %v)", what, i, got[i], want[i], got)
+		// Zeros compare with their sign: -0 and +0 are different results.
+		if (got[i] != want[i] || math.Signbit(got[i]) != math.Signbit(want[i])) && !(math.IsNaN(got[i]) && math.IsNaN(want[i])) {
+			t.Fatalf("%s: element %d = %v, want %v (all: %v)", what, i, signed(got[i]), signed(want[i]), got)
 		}
 	}
+}
+
+// negZero is -0 (the Go literal -0.0 is +0).
+var negZero = math.Copysign(0, -1)
+
+// signed formats a value so that -0 shows its sign.
+func signed(v float64) string {
+	if v == 0 && math.Signbit(v) {
+		return "-0"
+	}
+	return fmt.Sprint(v)
 }
 
 // wantErr asserts err is an *Error of the given kind whose message names

@@ -24,7 +24,7 @@ func TestDMA_CopyAndConvert(t *testing.T) {
 	if err := b.Err(); err != nil {
 		t.Fatal(err)
 	}
-	in := f32Tensor("x", []int64{2, 4}, 1, 1+1.0/256, 1+3.0/256, -2, 65536+256, 0.1, -0.0, 3)
+	in := f32Tensor("x", []int64{2, 4}, 1, 1+1.0/256, 1+3.0/256, -2, 65536+256, 0.1, negZero, 3)
 	out := mustRun(t, m, map[string]*Tensor{"x": in}, Options{})
 	wantValues(t, "bf16", values(out["z"]), 1, 1, 1+4.0/256, -2, 65536, float64(float32(0.10009765625)), math.Copysign(0, -1), 3)
 	wantValues(t, "strided", values(out["h"]), 1+1.0/256, -2, float64(float32(0.1)), 3)
@@ -289,7 +289,7 @@ func TestTensorReduce(t *testing.T) {
 		{"add", "XY", false, 1, []float64{21, -6}},
 		{"max", "X", false, 2, []float64{3, 6, -1, 2}},
 		{"min", "XY", true, 1, []float64{-1, 3}},
-		{"mult", "X", false, 2, []float64{6, 120, -6, 0}},
+		{"mult", "X", false, 2, []float64{6, 120, -6, negZero}}, // 2 * -2 * 0 = -0
 		{"average", "X", false, 2, []float64{2, 5, -2, 0}},
 	}
 	for _, c := range cases {

@@ -42,7 +42,9 @@
 //   - TensorRef's sbuf/psum/hbm variants (TensorSram, TensorHbm views) and
 //     AccessPattern.fixedAxis and NcDmaCopy.priority, whose exact 7ccd18c
 //     types are not given, are kept as Raw items. Compiled kernels only use
-//     TensorRef.abstract(Access.birPattern ...).
+//     TensorRef.abstract(Access.birPattern ...); the reader reads every
+//     Access form (simple, basic with Index.coord/slice, pattern,
+//     birPattern) and the code generator lowers each (docs/klr.md).
 package klr
 
 import "fmt"

@@ -22,9 +22,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 )
 
 // Main runs `narwhal alloc` with args (the arguments after "alloc").
@@ -103,7 +104,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s: %s\n", path, sol.Reason)
 	}
 	if *out != "" && sol.Status == StatusFit {
-		if err := writeFileAtomic(*out, func(w io.Writer) error { return table.Write(w, sol.Offsets) }); err != nil {
+		if err := outfile.Write(*out, outfile.Options{Stdout: stdout}, func(w io.Writer) error { return table.Write(w, sol.Offsets) }); err != nil {
 			fmt.Fprintln(stderr, "narwhal alloc:", err)
 			return 1
 		}
@@ -156,36 +157,4 @@ func reorderArgs(fs *flag.FlagSet, args []string) []string {
 		}
 	}
 	return append(flags, positional...)
-}
-
-// writeFileAtomic writes through a temporary file in the target's
-// directory and renames it over the target.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(name)
-		}
-	}()
-	if err := write(tmp); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		return err
-	}
-	ok = true
-	return nil
 }

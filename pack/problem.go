@@ -31,7 +31,6 @@ package pack
 import (
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 	"time"
 )
@@ -332,12 +331,4 @@ func conflictError(p Problem, offsets []int64, i, j int) error {
 	return fmt.Errorf("pack: buffers %d (id %d, [%d,%d) at [%d,%d)) and %d (id %d, [%d,%d) at [%d,%d)) overlap",
 		i, bi.ID, bi.Lower, bi.Upper, offsets[i], offsets[i]+bi.Size,
 		j, bj.ID, bj.Lower, bj.Upper, offsets[j], offsets[j]+bj.Size)
-}
-
-// saturatingAdd adds two non-negative int64 values, clamping at MaxInt64.
-func saturatingAdd(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
 }

@@ -51,28 +51,6 @@ func splitComponents(buffers []Buffer, idx []int) [][]int {
 	return comps
 }
 
-// sectionTimes returns the sorted distinct Lower/Upper instants of the
-// given buffers. Section k is [times[k], times[k+1]).
-func sectionTimes(buffers []Buffer, idx []int) []int64 {
-	times := make([]int64, 0, 2*len(idx))
-	for _, i := range idx {
-		times = append(times, buffers[i].Lower, buffers[i].Upper)
-	}
-	sort.Slice(times, func(a, b int) bool { return times[a] < times[b] })
-	out := times[:0]
-	for k, t := range times {
-		if k == 0 || t != times[k-1] {
-			out = append(out, t)
-		}
-	}
-	return out
-}
-
-// sectionOf returns the index k with times[k] == t (t must be present).
-func sectionOf(times []int64, t int64) int {
-	return sort.Search(len(times), func(k int) bool { return times[k] >= t })
-}
-
 // componentMaxLive is MaxLive restricted to the buffers in idx.
 func componentMaxLive(buffers []Buffer, idx []int) int64 {
 	sub := make([]Buffer, len(idx))

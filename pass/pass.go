@@ -31,6 +31,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/bug"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
 
@@ -237,10 +238,47 @@ type Context struct {
 	Pass   *Pass
 
 	opts     map[string]string
+	table    *Table
+	allOpts  map[string]map[string]string
+	runs     []*Pass // the passes of this run
 	result   *PassResult
 	produced verify.Stage
 	verbose  io.Writer
 	curFunc  string
+}
+
+// PeerOption returns the value of option name of pass peer in this run
+// (its declared default when unset), for a pass whose plan depends on how
+// a later pass is configured (sb_size_legalization leaves tensors to
+// vn_splitter and must apply its knobs). ok is false when peer does not
+// run in this run (then nothing can be left to it) or declares no option
+// name.
+func (c *Context) PeerOption(peer, name string) (value string, ok bool) {
+	if c.table == nil {
+		return "", false
+	}
+	p, found := c.table.Lookup(peer)
+	if !found || !slices.Contains(c.runs, p) {
+		return "", false
+	}
+	for _, o := range p.Options {
+		if o.Name == name {
+			if v, set := c.allOpts[peer][name]; set {
+				return v, true
+			}
+			return o.Default, true
+		}
+	}
+	return "", false
+}
+
+// PeerRuns reports whether pass peer runs in this run.
+func (c *Context) PeerRuns(peer string) bool {
+	if c.table == nil {
+		return false
+	}
+	p, found := c.table.Lookup(peer)
+	return found && slices.Contains(c.runs, p)
 }
 
 // Option returns the value of a declared option (its default when unset).
@@ -341,10 +379,21 @@ type Error struct {
 	Function string
 	Err      error
 	Panic    bool
+	// Pos is the NKI source position the failure is about (zero when
+	// unknown); it leads the message (see pos.go).
+	Pos bir.Pos
 }
 
 func (e *Error) Error() string {
 	var sb strings.Builder
+	inner := e.Err
+	if pe, ok := inner.(*bir.PosError); ok {
+		inner = pe.Err
+	}
+	if e.Pos.IsKnown() {
+		sb.WriteString(e.Pos.String())
+		sb.WriteString(": ")
+	}
 	sb.WriteString("pass ")
 	sb.WriteString(e.Pass)
 	if e.Function != "" {
@@ -356,11 +405,20 @@ func (e *Error) Error() string {
 	} else {
 		sb.WriteString(": ")
 	}
-	sb.WriteString(e.Err.Error())
+	msg := inner.Error()
+	if e.Pos.IsKnown() {
+		// A position the inner text carries already is not repeated.
+		msg = strings.Replace(msg, e.Pos.String()+": ", "", 1)
+	}
+	sb.WriteString(msg)
 	return sb.String()
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Is makes a recovered panic an internal error (bug.ErrInternal: exit
+// status 2).
+func (e *Error) Is(target error) bool { return e.Panic && target == bug.ErrInternal }
 
 // Select returns the passes a config runs, in table order, with the reason
 // for each skipped one.

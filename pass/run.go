@@ -3,6 +3,7 @@ package pass
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
 
@@ -78,7 +80,8 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 			stage |= missing
 		}
 		res := PassResult{Name: p.Name, Order: p.Order, InstsBefore: m.NumInsts()}
-		ctx := &Context{Module: m, Arch: model, Pass: p, opts: cfg.Options[p.Name], result: &res, verbose: cfg.Verbose, produced: p.Produces}
+		ctx := &Context{Module: m, Arch: model, Pass: p, opts: cfg.Options[p.Name], table: t, allOpts: cfg.Options, runs: run,
+			result: &res, verbose: cfg.Verbose, produced: p.Produces}
 		t0 := time.Now()
 		err := runProtected(ctx)
 		res.Wall = time.Since(t0)
@@ -174,39 +177,40 @@ func runProtected(ctx *Context) (err error) {
 		}
 	}()
 	if e := ctx.Pass.Run(ctx); e != nil {
-		if _, ok := e.(*Error); ok {
-			return e
+		perr, ok := e.(*Error)
+		if !ok {
+			perr = &Error{Pass: ctx.Pass.Name, Function: ctx.curFunc, Err: e}
 		}
-		return &Error{Pass: ctx.Pass.Name, Function: ctx.curFunc, Err: e}
+		if !perr.Pos.IsKnown() && !perr.Panic {
+			perr.Pos = bir.ErrorPos(perr.Err)
+			if !perr.Pos.IsKnown() {
+				perr.Pos = subjectPos(ctx.Module, perr.Function, perr.Err.Error())
+			}
+		}
+		return perr
 	}
 	return nil
 }
 
-// WriteFileAtomic writes data to path through a temporary file in the same
-// directory and a rename, so readers never see a partial file.
+// WriteFileAtomic writes data to path with narwhal's output rules
+// (internal/outfile: a temporary file in the same directory and a rename,
+// so readers never see a partial file; links followed, FIFOs and devices
+// written in place, an existing file's mode kept).
 func WriteFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
+	return WriteAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	})
+}
+
+// WriteAtomic writes path by streaming: write receives a buffered writer.
+// It is the one place that decides how narwhal's output files are created,
+// by calling internal/outfile: a regular file gets a temporary file in the
+// same directory renamed over path when write and the flush succeed (and
+// removed otherwise), so readers never see a partial file and the output
+// is never held whole in memory, and an existing file keeps its mode; a
+// link is written through to its target, a FIFO or device in place; "-"
+// and /dev/stdout are standard output. Encoders only write into w.
+func WriteAtomic(path string, write func(w io.Writer) error) error {
+	return outfile.Write(path, outfile.Options{}, write)
 }

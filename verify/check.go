@@ -3,7 +3,7 @@
 // rules are in operands.go, opcode and hardware rules in rules.go.
 //
 // The checker never indexes a bir table with an id it has not range-checked
-// against the table's size (bir/verify_support.go gives the sizes), so a
+// against the table's size (bir/bounds.go gives the sizes), so a
 // corrupt function produces diagnostics, not a panic. Scratch tables (visit
 // bitsets, axis ranges, name tables, the operand scratch) live on the
 // checker, which a sync.Pool recycles across verifications.
@@ -20,6 +20,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/internal/checked"
 )
 
 // cceCompletedAttr is the function attribute legalize_cce_dma sets
@@ -60,6 +61,12 @@ type checker struct {
 	// opInfos caches bir.Opcode.Info for narwhal's opcodes (index =
 	// opcode number), avoiding a map lookup per instruction.
 	opInfos [opCacheSize]*bir.OpInfo
+
+	// Source positions of tensor and location diagnostics (pos.go),
+	// built for function posFor on its first such diagnostic.
+	posFor *bir.Function
+	posTen []bir.PosID
+	posLoc []bir.PosID
 }
 
 // scratch are the tables a verification reuses across functions, and,
@@ -115,7 +122,7 @@ func (c *checker) opInfo(op bir.Opcode) (*bir.OpInfo, bool) {
 func newChecker(m *bir.Module, opt Options) *checker {
 	c := checkerPool.Get().(*checker)
 	c.m, c.opt, c.stage, c.arch, c.errs = m, opt, opt.Stage, nil, Error{}
-	c.f, c.fname = nil, ""
+	c.f, c.fname, c.posFor = nil, "", nil
 	c.nPats, c.nExprs, c.nPreds = m.NumPatterns(), m.NumExprs(), m.NumPreds()
 	c.nAttrs, c.nSyms, c.nAxes = m.NumAttrSets(), m.NumSyms(), m.NumAxes()
 	c.nUnknownOps = m.NumUnknownOpcodes()
@@ -182,12 +189,12 @@ func (c *checker) instName(i bir.InstID) string {
 }
 
 func (c *checker) instDiag(i bir.InstID, rule, format string, args ...any) {
-	c.add(Diag{Func: c.fname, Inst: c.instName(i), Op: c.m.OpName(c.f.Inst(i).Op), Rule: rule, Msg: fmt.Sprintf(format, args...)})
+	c.add(Diag{Func: c.fname, Inst: c.instName(i), Op: c.m.OpName(c.f.Inst(i).Op), Rule: rule, Msg: fmt.Sprintf(format, args...), Pos: c.instPos(i)})
 }
 
 // instLocDiag is an instruction diagnostic that also names a location.
 func (c *checker) instLocDiag(i bir.InstID, l bir.LocID, rule, format string, args ...any) {
-	d := Diag{Func: c.fname, Inst: c.instName(i), Op: c.m.OpName(c.f.Inst(i).Op), Rule: rule, Msg: fmt.Sprintf(format, args...)}
+	d := Diag{Func: c.fname, Inst: c.instName(i), Op: c.m.OpName(c.f.Inst(i).Op), Rule: rule, Msg: fmt.Sprintf(format, args...), Pos: c.instPos(i)}
 	if c.validLoc(l) {
 		d.Loc = c.f.Loc(l).Name
 	}
@@ -196,7 +203,7 @@ func (c *checker) instLocDiag(i bir.InstID, l bir.LocID, rule, format string, ar
 
 func (c *checker) locDiag(l bir.LocID, rule, format string, args ...any) {
 	lc := c.f.Loc(l)
-	d := Diag{Func: c.fname, Loc: lc.Name, Rule: rule, Msg: fmt.Sprintf(format, args...)}
+	d := Diag{Func: c.fname, Loc: lc.Name, Rule: rule, Msg: fmt.Sprintf(format, args...), Pos: c.locPos(l)}
 	if lc.Tensor >= 0 && int(lc.Tensor) < c.nTensors {
 		d.Tensor = c.f.Tensor(lc.Tensor).Name
 	}
@@ -204,7 +211,7 @@ func (c *checker) locDiag(l bir.LocID, rule, format string, args ...any) {
 }
 
 func (c *checker) tensorDiag(t bir.TensorID, rule, format string, args ...any) {
-	c.add(Diag{Func: c.fname, Tensor: c.f.Tensor(t).Name, Rule: rule, Msg: fmt.Sprintf(format, args...)})
+	c.add(Diag{Func: c.fname, Tensor: c.f.Tensor(t).Name, Rule: rule, Msg: fmt.Sprintf(format, args...), Pos: c.tensorPos(t)})
 }
 
 // ---- bitsets ----
@@ -351,10 +358,17 @@ func (c *checker) tensors() {
 		if ts.Class >= bir.NumTensorClasses {
 			c.tensorDiag(id, "tensor", "tensor class %d: want < %d", ts.Class, bir.NumTensorClasses)
 		}
+		positive := true
 		for d, n := range ts.Shape {
 			if n < 1 {
 				c.tensorDiag(id, "tensor", "shape %v: dimension %d is %d, want >= 1", ts.Shape, d, n)
+				positive = false
 				break
+			}
+		}
+		if positive && ts.Dtype.Valid() {
+			if n, ok := checked.Product(ts.Shape...); !ok || n >= limit/ts.Dtype.Size() {
+				c.tensorDiag(id, "tensor", "shape %v of %s: want fewer than 2^62 bytes, have an overflow", ts.Shape, ts.Dtype)
 			}
 		}
 		if len(ts.Shape) > 0 && (ts.PartitionDim < 0 || ts.PartitionDim >= int64(len(ts.Shape))) {
@@ -409,6 +423,8 @@ func (c *checker) locations() {
 			c.locDiag(l, "loc", "dims [%d, %d]: want non-negative partitions and bytes", lc.Partitions, lc.Bytes)
 		} else if lc.Type.IsOnChip() && lc.Partitions < 1 {
 			c.locDiag(l, "loc", "%s location with %d partitions: want >= 1", lc.Type, lc.Partitions)
+		} else if _, ok := mulLimit(lc.Partitions, lc.Bytes); !ok {
+			c.locDiag(l, "loc", "dims [%d, %d]: want fewer than 2^62 bytes, have an overflow", lc.Partitions, lc.Bytes)
 		}
 		if lc.Addr < 0 || lc.Base < 0 || lc.Bank < 0 {
 			c.locDiag(l, "loc", "placement (addr %d, base %d, bank %d): want non-negative values", lc.Addr, lc.Base, lc.Bank)
@@ -660,7 +676,7 @@ func (c *checker) loop(i bir.InstID) {
 		c.axisHi[ax] = ai.Lb
 		c.emptyLoops++
 	} else {
-		c.axisHi[ax] = ai.Lb + (trip-1)*ai.Stride
+		c.axisHi[ax], _ = checked.Last(ai.Lb, ai.Stride, trip) // in [lb, ub): fits
 	}
 	for _, bb := range li.Body {
 		c.walkBlock(bb, i)
@@ -777,6 +793,9 @@ func (c *checker) inst(i bir.InstID, b bir.BlockID) bool {
 		attrsOK = false
 	}
 
+	if !c.m.ValidPos(in.Pos) {
+		c.instDiag(i, "ref", "source position #%d: want an id < %d (the module's positions), have %d", in.Pos, c.m.NumPositions(), in.Pos)
+	}
 	if in.Pred != 0 {
 		c.predBound(i, in.Pred, "predicate")
 		if c.stage&StageUnrolled != 0 {

@@ -18,8 +18,8 @@
 //	                                                               opcodes or predicates, no carried deps
 //	StageIndirectLowered   lower_generic_indirect (passes/dma,     no GenericIndirectLoad/Save remain
 //	                       order 10, seed 001)
-//	StageCCELegal          legalize_cce_dma (passes/dma, order 19, every CCE DMACopy has arguments +
-//	                       seed 001); also implied per function    constants <= MaxCceDmaSource
+//	StageCCELegal          legalize_cce_dma (passes/dma, order 19, every CCE DMACopy has at most
+//	                       seed 001); also implied per function    MaxCceDmaSource source arguments
 //	                       by its stage_legalize_cce_dma_completed (checkCCEDMALegality)
 //	                       attribute
 //	StageSBLegal           SBSizeLegalization (passes/sbsize,      every used SB/PSUM location fits:
@@ -33,6 +33,8 @@
 //	                                                               one bank per partition; matmul tile
 //	                                                               positions match the operands' partitions
 //	StageEnginesAssigned   engine assignment (passes/sched)        no compute instruction is Unassigned
+//	StageStridedLegal      legalize_strided_dma (passes/dma,       every Load from DRAM has a partition-
+//	                       order 18, seed 001; gated)              contiguous source (arch.PartitionContiguous)
 //	StageScheduled         time_aware_scheduler (passes/sched,     every instruction scheduled; dependencies
 //	                       seed 002 §6.4)                          respected; no overlap on an engine, queue
 //	                                                               or NC-v2 shared port; blocks in start order
@@ -51,7 +53,7 @@
 //	module-arch        always         the module's arch string names a model (when Options.Arch is nil)
 //	ref                always         every id resolves: functions belong to the module; locations,
 //	                                  tensors, registers, patterns, expressions, predicates, attribute
-//	                                  sets, names, loop table entries, dependency targets; nothing
+//	                                  sets, names, source positions, loop table entries, dependency targets; nothing
 //	                                  referenced is dead; branch targets (CompareAndBranch on_true /
 //	                                  on_false, UnconditionalBranch target) name a block of the function
 //	name-unique        always         function names in the module; tensor, location, instruction and
@@ -99,6 +101,11 @@
 //	                                  elements per partition) and their free pattern stays in a partition
 //	matmul-limits      always         K <= partitions, M <= gemm_stationary_fmax, N <= the generation's
 //	                                  limit for the destination dtype
+//	matmul-dtype       always         fp32/tf32 inputs only with fp32/tf32 (semantics.md §4.7)
+//	free-size          always         compute-engine operands access <= 64K elements per partition in
+//	                                  SBUF, <= 4K in PSUM (hardware.md tile constants)
+//	act-reduce         always         Activation accumulating with reduce_op other than add needs a
+//	                                  generation with max/min (NC-v2: add only, semantics.md §4.6)
 //	tile-size          always         matmul tile_position/tile_size: isValidTileSize (seed 000), operands
 //	                                  fit the tile
 //	semaphore          always         EventSemaphore: <= 2 waits, <= 1 update (seed 002 §6.5)
@@ -114,6 +121,7 @@
 //	psum-bank          StageAllocated
 //	tile-position      StageAllocated  getLegalTilePosition (seed 000)
 //	engine-assigned    StageEnginesAssigned
+//	strided-load       StageStridedLegal  Loads from DRAM are partition-contiguous (seed 001 R2/R4 deferral)
 //	schedule           always          a schedule table (bir.Schedule) covers the function's instruction
 //	                                   slots with equal-length columns, queues within the arch's DMA
 //	                                   queues, DGE engines within its hardware DGE engines
@@ -161,6 +169,9 @@
 //     after the branch (the spec says only "presumably block names"). A
 //     null or absent target names no block and is accepted; "" and any
 //     other string no block has are reported.
+//   - Iota's destination is SBUF (semantics.md §4.11): Iota runs only on
+//     GpSimd (the opcode table), so gpsimd-psum reports a PSUM destination
+//     and onchip-operand a DRAM one; no separate rule.
 //   - Not checked: liveness overlap of allocations (two locations sharing
 //     SBUF bytes while both live). The NC-v2 engine-sharing restrictions,
 //     properties of the schedule rather than of one instruction, are
@@ -209,9 +220,9 @@ const (
 	// StageIndirectLowered: no GenericIndirectLoad/Save remain
 	// (lower_generic_indirect, seed 001, order 10).
 	StageIndirectLowered
-	// StageCCELegal: every CCE DMACopy has arguments + constants <=
-	// MaxCceDmaSource (legalize_cce_dma, seed 001, order 19;
-	// checkCCEDMALegality).
+	// StageCCELegal: every CCE DMACopy has at most MaxCceDmaSource source
+	// arguments (legalize_cce_dma, seed 001, order 19;
+	// checkCCEDMALegality's "I.num_arguments() <= MaxCceDmaSource").
 	StageCCELegal
 	// StageSBLegal: every used SB/PSUM location fits the generation's
 	// partitions and per-partition bytes (SBSizeLegalization, seed 000,
@@ -223,19 +234,23 @@ const (
 	StageAllocated
 	// StageEnginesAssigned: no compute instruction is Unassigned.
 	StageEnginesAssigned
+	// StageStridedLegal: every Load from DRAM has a partition-contiguous
+	// source (legalize_strided_dma, seed 001, order 18: the loads it
+	// leaves alone at R1/R2/R4 are "deferred to the verifier").
+	StageStridedLegal
 	// StageScheduled: every instruction has a schedule entry that
 	// respects its dependencies and its engine's or queue's other
 	// instructions, blocks in start order (passes/sched,
 	// time_aware_scheduler; schedule.go).
 	StageScheduled
 
-	numStages = 7
+	numStages = 8
 )
 
 // AllStages is every stage bit.
 const AllStages Stage = 1<<numStages - 1
 
-var stageNames = [numStages]string{"unrolled", "indirect-lowered", "cce-legal", "sb-legal", "allocated", "engines-assigned", "scheduled"}
+var stageNames = [numStages]string{"unrolled", "indirect-lowered", "cce-legal", "sb-legal", "allocated", "engines-assigned", "strided-legal", "scheduled"}
 
 // String returns the stage names joined by "|" ("none" for 0).
 func (s Stage) String() string {
@@ -305,13 +320,22 @@ type Diag struct {
 	Loc    string // location name, when about a location
 	Rule   string // rule name (see the package comment)
 	Msg    string // what is wrong: "want X, have Y"
+	// Pos is the source position (an NKI kernel's line) of the
+	// instruction, or of the first instruction that reaches the tensor or
+	// location; zero when there is none.
+	Pos bir.Pos
 }
 
-// String formats the diagnostic on one line:
+// String formats the diagnostic on one line, led by the source position
+// when there is one:
 //
-//	function main, instruction add_3 (TensorTensor): <msg> [rule]
+//	kernels.py:28:4: function main, instruction add_3 (TensorTensor): <msg> [rule]
 func (d Diag) String() string {
 	var b strings.Builder
+	if d.Pos.IsKnown() {
+		b.WriteString(d.Pos.String())
+		b.WriteString(": ")
+	}
 	if d.Func != "" {
 		b.WriteString("function ")
 		b.WriteString(d.Func)
@@ -363,6 +387,15 @@ func (e *Error) Error() string {
 		s += fmt.Sprintf(" (and %d more)", e.total-1)
 	}
 	return s
+}
+
+// SourcePos returns the source position of the first diagnostic (the zero
+// Pos when it has none), so that callers can lead their message with it.
+func (e *Error) SourcePos() bir.Pos {
+	if len(e.diags) == 0 {
+		return bir.Pos{}
+	}
+	return e.diags[0].Pos
 }
 
 // Diags returns the diagnostics kept (all of them unless Options.MaxDiags

@@ -138,13 +138,14 @@ const (
 	ikDeps
 	ikLoopAxis
 	ikBlocks
+	ikPos
 )
 
 // instSeq is the order narwhal and bir-json.md §7 write the common keys
 // in (the opcode-specific fields sit between engine and ins).
 var instSeq = []keyLit{{`"opcode":`, ikOpcode}, {`"name":`, ikName}, {`"engine":`, ikEngine}, {`"ins":`, ikIns}, {`"outs":`, ikOuts}}
 
-var instKeyNames = []string{"opcode", "name", "engine", "ins", "outs", "predicate", "deps", "LoopAxis", "blocks"}
+var instKeyNames = []string{"opcode", "name", "engine", "ins", "outs", "predicate", "deps", "LoopAxis", "blocks", "pos"}
 
 func instKeyBit(key []byte) uint {
 	switch string(key) {
@@ -166,6 +167,8 @@ func instKeyBit(key []byte) uint {
 		return ikLoopAxis
 	case "blocks":
 		return ikBlocks
+	case "pos":
+		return ikPos
 	}
 	return 0
 }
@@ -196,6 +199,7 @@ func (d *decoder) parseInst(b bir.BlockID, idx int) error {
 		axisSpan, blocksSpan     fieldSpan
 		opcodePos                int
 		insStart, outsStart, end int
+		srcPos                   bir.PosID
 	)
 	d.ins, d.outs, d.fields = d.ins[:0], d.outs[:0], d.fields[:0]
 	next := 0 // index into instSeq: the next predicted key
@@ -250,6 +254,8 @@ func (d *decoder) parseInst(b bir.BlockID, idx int) error {
 		case ikDeps:
 			depsPos = vpos
 			err = d.skip()
+		case ikPos:
+			srcPos, err = d.srcPos()
 		case ikLoopAxis:
 			err = d.skip()
 			axisSpan = fieldSpan{kpos, vpos, d.pos}
@@ -342,6 +348,7 @@ func (d *decoder) parseInst(b bir.BlockID, idx int) error {
 	if pred != 0 {
 		f.Inst(id).Pred = pred
 	}
+	f.Inst(id).Pos = srcPos
 	f.Append(b, id)
 	if d.fnInsts == 0 {
 		d.fnInstPos = start

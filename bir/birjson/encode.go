@@ -35,6 +35,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/internal/bug"
 )
 
 const flushAt = 64 << 10
@@ -57,6 +58,7 @@ type encoder struct {
 	exprAxes  [][]affine.Axis
 	exprDone  []bool
 	predText  []string
+	posText   []string // `,"pos":{...}` of each source position (pos.go)
 	predAxes  [][]affine.Axis
 	predDone  []bool
 
@@ -73,7 +75,13 @@ func newEncoder(m *bir.Module, w io.Writer) *encoder {
 type EncodeError struct {
 	Where string
 	Msg   string
+	// Internal marks a recovered panic of the encoder (a narwhal bug).
+	Internal bool
 }
+
+// Is makes a recovered panic an internal error (bug.ErrInternal: exit
+// status 2).
+func (e *EncodeError) Is(target error) bool { return e.Internal && target == bug.ErrInternal }
 
 func (e *EncodeError) Error() string {
 	if e.Where == "" {
@@ -512,11 +520,13 @@ func (e *encoder) memloc(id bir.LocID) error {
 		b = strconv.AppendInt(append(b, `,"output_kind":`...), l.OutputKind, 10)
 	}
 	e.b = b
-	if err := e.extra(x, "memory location "+l.Name, "Skind", "name"); err != nil {
-		return err
+	if len(x) > 0 { // the context string only when there is something to check
+		if err := e.extra(x, "memory location "+l.Name, "Skind", "name"); err != nil {
+			return err
+		}
 	}
 	e.b = append(e.b, '}')
-	return nil
+	return e.flush(false)
 }
 
 // ---- blocks and instructions ----
@@ -611,6 +621,14 @@ func (e *encoder) inst(i bir.InstID, depth int) error {
 			return err
 		}
 	}
+	if in.Pos != bir.NoPos {
+		t, err := e.posJSON(in.Pos)
+		if err != nil {
+			e.setWhere(i)
+			return err
+		}
+		e.b = append(e.b, t...)
+	}
 	if !isLoop || in.NIns > 0 {
 		e.b = append(e.b, `,"ins":[`...)
 		for k := range int(in.NIns) {
@@ -673,7 +691,7 @@ func (e *encoder) inst(i bir.InstID, depth int) error {
 }
 
 // instKeys are the instruction keys an attribute set may not hold.
-var instKeys = []string{"opcode", "name", "engine", "ins", "outs", "predicate", "deps"}
+var instKeys = []string{"opcode", "name", "engine", "ins", "outs", "predicate", "deps", "pos"}
 
 // attrs appends the attribute set id (built once per Encode).
 func (e *encoder) attrs(i bir.InstID, id bir.AttrID, isLoop bool) error {

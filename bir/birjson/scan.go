@@ -36,6 +36,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/bug"
 )
 
 // maxDepth bounds the nesting of JSON arrays/objects and of loops.
@@ -50,7 +51,13 @@ type Error struct {
 	Col   int
 	Where string
 	Msg   string
+	// Internal marks a recovered panic of the decoder (a narwhal bug).
+	Internal bool
 }
+
+// Is makes a recovered panic an internal error (bug.ErrInternal: exit
+// status 2).
+func (e *Error) Is(target error) bool { return e.Internal && target == bug.ErrInternal }
 
 func (e *Error) Error() string {
 	var b strings.Builder
@@ -648,7 +655,7 @@ func (s *scanner) value() (bir.Value, error) {
 		if isInt {
 			return bir.Int(i), nil
 		}
-		if lit := s.data[start:s.pos]; math.IsInf(f, 0) || bytes.IndexAny(lit, ".eE") < 0 {
+		if lit := s.data[start:s.pos]; math.IsInf(f, 0) || !bytes.ContainsAny(lit, ".eE") {
 			// An integer beyond int64 or a float beyond float64: keep the
 			// literal, not a rounding (bir.ValNumber).
 			return bir.Number(string(lit)), nil

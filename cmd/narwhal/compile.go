@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"sort"
@@ -18,10 +19,10 @@ import (
 func runCompile(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("compile", stderr)
 	out := fs.String("o", "", "write the result to `OUT` (BIR-JSON when it ends in .json, text otherwise)")
-	archName := fs.String("arch", "", "target `arch`: trn1, trn2, trn3 (default: the module's)")
+	archName := fs.String("arch", "", "target `arch`: inf1, trn1, trn2, trn3 (default: the module's; the module's arch.* options are kept)")
 	passes := fs.String("passes", "", "run exactly these passes (comma-separated), in the pass table's order")
 	var options multiFlag
-	fs.Var(&options, "option", "pass option `PASS.KEY=VALUE` (repeatable)")
+	fs.Var(&options, "option", "pass option `PASS.KEY=VALUE`, or machine parameter arch.NAME=VALUE (repeatable; `narwhal passes` lists both)")
 	report := fs.Bool("report", false, "print the pass report")
 	verifyEach := fs.Bool("verify-each", false, "verify the module before the first pass and after every pass")
 	var printAfter multiFlag
@@ -62,15 +63,6 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 		PrintOut:   stdout,
 		DumpDir:    *dumpDir,
 		Printer:    bir.Print,
-		Options:    map[string]map[string]string{},
-	}
-	if *archName != "" {
-		model, err := arch.Lookup(*archName)
-		if err != nil {
-			return err
-		}
-		m.Arch = *archName
-		cfg.Arch = model
 	}
 	if *verbose {
 		cfg.Verbose = stderr
@@ -78,16 +70,11 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	if *passes != "" {
 		cfg.Passes = strings.Split(*passes, ",")
 	}
-	for _, o := range options {
-		key, val, ok := strings.Cut(o, "=")
-		pname, k, ok2 := strings.Cut(key, ".")
-		if !ok || !ok2 || pname == "" || k == "" {
-			return fmt.Errorf("--option %q: want PASS.KEY=VALUE", o)
-		}
-		if cfg.Options[pname] == nil {
-			cfg.Options[pname] = map[string]string{}
-		}
-		cfg.Options[pname][k] = val
+	if cfg.Options, err = parseOptions(options); err != nil {
+		return err
+	}
+	if cfg.Arch, err = retarget(m, *archName, cfg.Options); err != nil {
+		return err
 	}
 	names := make([]string, 0, len(gates))
 	for g := range gates {
@@ -141,7 +128,7 @@ func runPrint(args []string, stdout, stderr io.Writer) error {
 	if !*noVerify {
 		// A module narwhal would reject is an error here too (exit 1), so
 		// that print, verify and compile agree on bad input.
-		model, err := modelFor(m, "")
+		model, err := arch.ForModule(m)
 		if err != nil {
 			return err
 		}
@@ -149,17 +136,18 @@ func runPrint(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s: %w (--no-verify prints it anyway)", pos[0], err)
 		}
 	}
-	data, err := driver.Encode(m, f)
-	if err != nil {
+	bw := bufio.NewWriterSize(stdout, 64<<10)
+	if err := driver.Write(bw, m, f); err != nil {
 		return err
 	}
-	_, err = stdout.Write(data)
-	return err
+	return bw.Flush()
 }
 
 func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("verify", stderr)
-	archName := fs.String("arch", "", "target `arch` (default: the module's)")
+	archName := fs.String("arch", "", "target `arch` (default: the module's; the module's arch.* options are kept)")
+	var options multiFlag
+	fs.Var(&options, "option", "machine parameter `arch.NAME=VALUE` (repeatable)")
 	all := fs.Bool("all", false, "print every diagnostic, not only the first")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -169,7 +157,11 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	model, err := modelFor(m, *archName)
+	params, err := archOnly(options)
+	if err != nil {
+		return err
+	}
+	model, err := arch.Retarget(m, *archName, params)
 	if err != nil {
 		return err
 	}
@@ -186,12 +178,46 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// modelFor returns the machine model named by --arch, or the module's.
-func modelFor(m *bir.Module, archName string) (*arch.Model, error) {
-	if archName != "" {
-		return arch.Lookup(archName)
+// parseOptions splits each --option PASS.KEY=VALUE into opts[PASS][KEY].
+func parseOptions(options []string) (map[string]map[string]string, error) {
+	opts := map[string]map[string]string{}
+	for _, o := range options {
+		key, val, ok := strings.Cut(o, "=")
+		pname, k, ok2 := strings.Cut(key, ".")
+		if !ok || !ok2 || pname == "" || k == "" {
+			return nil, fmt.Errorf("--option %q: want PASS.KEY=VALUE", o)
+		}
+		if opts[pname] == nil {
+			opts[pname] = map[string]string{}
+		}
+		opts[pname][k] = val
 	}
-	return arch.ForModule(m)
+	return opts, nil
+}
+
+// archOnly parses the --option flags of a command that runs no pass:
+// only machine parameters arch.NAME=VALUE are accepted.
+func archOnly(options []string) (map[string]string, error) {
+	opts, err := parseOptions(options)
+	if err != nil {
+		return nil, err
+	}
+	arch := strings.TrimSuffix(arch.OptionPrefix, ".")
+	for p := range opts {
+		if p != arch {
+			return nil, fmt.Errorf("--option %s.*: this command runs no pass; it accepts machine parameters %sNAME=VALUE only", p, arch+".")
+		}
+	}
+	return opts[arch], nil
+}
+
+// retarget applies --arch and the --option arch.NAME=VALUE entries of
+// opts (taken out of opts: they are machine parameters, not a pass's) to m
+// and returns the machine model (arch.Retarget: the precedence).
+func retarget(m *bir.Module, archName string, opts map[string]map[string]string) (*arch.Model, error) {
+	params := opts[strings.TrimSuffix(arch.OptionPrefix, ".")]
+	delete(opts, strings.TrimSuffix(arch.OptionPrefix, "."))
+	return arch.Retarget(m, archName, params)
 }
 
 // loadOne loads the single input file of print and verify.
@@ -217,6 +243,10 @@ func runPasses(args []string, stdout, stderr io.Writer) error {
 		for _, o := range p.Options {
 			fmt.Fprintf(stdout, "    --option %s.%s=%s  %s\n", p.Name, o.Name, o.Default, o.Doc)
 		}
+	}
+	fmt.Fprintf(stdout, "machine parameters (--option %sNAME=VALUE, or the module option %sNAME; the command line wins):\n", arch.OptionPrefix, arch.OptionPrefix)
+	for _, o := range arch.OptionNames() {
+		fmt.Fprintf(stdout, "    --option %s%s\n", arch.OptionPrefix, o)
 	}
 	for _, c := range pipeline.Table.Constraints {
 		fmt.Fprintf(stdout, "constraint: %s before %s: %s\n", c.Before, c.After, c.Why)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -160,5 +161,44 @@ func TestCompile_GenStrideDMAFlag(t *testing.T) {
 				t.Errorf("outputs of the compiled module %v, want the kernel's %v", got, want)
 			}
 		})
+	}
+}
+
+// TestCompile_CCEReduceSeedChunks: `narwhal compile
+// builtin:cce_reduce:sources=20 --passes legalize_cce_dma` gives seed 001's
+// chunks: the loop "while (count(I.sources) > archMax)" moves
+// MaxCceDmaSource = 16 sources (with their scales) into one clone, and the
+// remainder keeps 4 sources + the partial: two CCE DMACopys, verified
+// after the pass (--verify-each) and computing the kernel's reference.
+func TestCompile_CCEReduceSeedChunks(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "cce20.bir")
+	code, stdout, stderr := narwhal(t, "compile", "builtin:cce_reduce:sources=20", "--passes", "legalize_cce_dma", "--verify-each", "--report", "-o", out)
+	if code != 0 {
+		t.Fatalf("compile: exit %d: %s", code, stderr)
+	}
+	if !regexp.MustCompile(`(?s)\[legalize_cce_dma\]\s+cce_dma = 1\s+split = 1\s+partials = 1`).MatchString(stdout) {
+		t.Errorf("report lacks one split into one partial:\n%s", stdout)
+	}
+	m, err := driver.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.Main()
+	var got []string
+	f.Walk(func(i bir.InstID) bool {
+		if dma.IsCCEDMA(f, i) {
+			v, _ := f.Attrs(i).Get("constants")
+			got = append(got, fmt.Sprintf("%s:%d sources,%d constants", f.InstName(i), f.Inst(i).NIns, len(v.L)))
+		}
+		return true
+	})
+	want := []string{"cce_sum_imm_output_0:16 sources,16 constants", "cce_sum:5 sources,5 constants"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("CCE DMACopys %v, want the seed's %v", got, want)
+	}
+	code, run, stderr := narwhal(t, "run", out, "--check", "--outputs", filepath.Join(dir, "out"))
+	if code != 0 || !strings.Contains(run, "bit-exact") {
+		t.Fatalf("run --check: exit %d: %s%s", code, run, stderr)
 	}
 }

@@ -82,10 +82,13 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	inDir := fs.String("inputs", "", "read input X from `DIR`/X.npy (or array X of DIR.npz) when present; the others are random")
 	outDir := fs.String("outputs", defaultOutputs, "write each output tensor to `DIR`/NAME.npy (or into DIR.npz when the name ends in .npz)")
 	seed := fs.Int64("seed", 1, "seed of the random inputs")
-	archName := fs.String("arch", "", "target `arch` (default: the module's); sets the interpreter's SBUF/PSUM geometry")
+	archName := fs.String("arch", "", "target `arch` (default: the module's; its arch.* options are kept); sets the interpreter's SBUF/PSUM geometry")
+	var options multiFlag
+	fs.Var(&options, "option", "machine parameter `arch.NAME=VALUE` (repeatable)")
 	check := fs.Bool("check", false, "compare the outputs with the built-in kernel's Go reference")
 	coreID := fs.Int64("core-id", -1, "the module's neuron core `id` (selects one core's body of an LNC kernel; -1: as in the file)")
-	maxInsts := fs.Int64("max-instructions", 0, "stop with an error after executing `N` instructions (0: no limit)")
+	maxInsts := fs.Int64("max-instructions", interp.DefaultMaxInstructions, "stop with an error after executing `N` instructions (loop iterations count as one; -1: no limit)")
+	maxMem := sizeFlag(fs, "max-memory", interp.DefaultMaxMemory, "stop with an error before the interpreter's memory (storage, scratch, inputs, outputs) exceeds `SIZE` (bytes, or with KiB, MiB, GiB, TiB; -1: no limit)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -119,11 +122,12 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if *check && inst == nil {
 		return fmt.Errorf("--check compares with a built-in kernel's reference: want builtin:NAME or a module built from one (option %s), have %s", kernels.SpecOption, src)
 	}
-	if *archName != "" {
-		if _, err := arch.Lookup(*archName); err != nil {
-			return err
-		}
-		m.Arch = *archName
+	params, err := archOnly(options)
+	if err != nil {
+		return err
+	}
+	if _, err := arch.Retarget(m, *archName, params); err != nil {
+		return err
 	}
 	if *coreID >= 0 {
 		m.NeuronCoreID, m.HasCoreID = *coreID, true
@@ -153,11 +157,18 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if inst != nil {
 		k = inst.Kernel
 	}
+	if *maxInsts == 0 || *maxInsts < -1 {
+		return fmt.Errorf("--max-instructions %d: want N > 0, or -1 for no limit", *maxInsts)
+	}
+	iopt := interp.Options{MaxInstructions: *maxInsts, MaxMemory: int64(*maxMem)}
+	if err := interp.CheckInputs(m, iopt); err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
 	inputs, origin, err := loadInputs(m, k, *inDir, *seed, stderr)
 	if err != nil {
 		return err
 	}
-	outs, err := interp.Run(m, inputs, interp.Options{MaxInstructions: *maxInsts})
+	outs, err := interp.Run(m, inputs, iopt)
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)
 	}

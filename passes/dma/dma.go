@@ -57,14 +57,17 @@
 //     (GenericIndirectLoad): ..."); a violated seed assertion is an error,
 //     never a panic. Thresholds that make the seed leave an instruction
 //     alone (R2/R4 of the strided pass) are log lines and counters, not
-//     errors.
+//     errors of the pass; the verifier reports the loads left alone at
+//     the stage the strided pass produces (strided-load).
 //   - Verifier rules. The rules the passes promise are package verify's:
-//     cce-sources (checkCCEDMALegality: arguments + constants <=
+//     cce-sources (checkCCEDMALegality: num_arguments() <=
 //     MaxCceDmaSource under StageCCELegal or the completion attribute),
 //     indirect-shape (checkIndirectShape on GenericIndirectLoad/Save),
 //     tensor-indirection (checkTensorIndirection on IndirectLoad/Save's
-//     address AP) and indirect-lowered (StageIndirectLowered). The tests
-//     verify every result at the stage the pass produces.
+//     address AP), indirect-lowered (StageIndirectLowered) and
+//     strided-load (StageStridedLegal: Loads from DRAM are
+//     partition-contiguous, arch.PartitionContiguous). The tests verify
+//     every result at the stage the pass produces.
 //
 // Performance (BenchmarkPasses1M, a straight-line block of DMA
 // instructions of which one in eight is rewritten, on the 2-core shared
@@ -221,13 +224,14 @@ func (v *visitor) block(b bir.BlockID) error {
 // ---- dependencies and predicates ----
 
 // newInst creates an instruction that stands in for part of rewritten
-// instruction orig: it carries orig's predicate and, when orig has
-// dependencies (hasDeps, read before orig was changed), a copy of them
-// plus a FLOW dependency on prev (the previous step of the chain, or
-// bir.NoInst).
+// instruction orig: it carries orig's predicate and source position and,
+// when orig has dependencies (hasDeps, read before orig was changed), a
+// copy of them plus a FLOW dependency on prev (the previous step of the
+// chain, or bir.NoInst).
 func newInst(f *bir.Function, op bir.Opcode, name bir.Sym, eng bir.Engine, ins, outs []bir.Operand, attrs bir.AttrID, orig bir.InstID, deps []bir.Dep, prev bir.InstID) bir.InstID {
 	id := f.NewInstSym(op, name, eng, ins, outs, attrs)
 	f.Inst(id).Pred = f.Inst(orig).Pred
+	f.InheritPos(id, orig)
 	for _, d := range deps {
 		f.AddDep(id, d)
 	}

@@ -25,11 +25,11 @@ func owned(p *pass.Pass, m *bir.Module) int {
 					n++
 				}
 			case StridedName:
-				if f.Inst(i).Op == bir.OpLoad && f.Inst(i).NIns == 1 && !PartitionContiguous(m.Pattern(f.Ins(i)[0].Pattern)) {
+				if f.Inst(i).Op == bir.OpLoad && f.Inst(i).NIns == 1 && !arch.PartitionContiguous(m.Pattern(f.Ins(i)[0].Pattern)) {
 					n++
 				}
 			case CCEName:
-				if v, _ := f.Attrs(i).Get("constants"); IsCCEDMA(f, i) && int64(int(f.Inst(i).NIns)+len(v.L)) > model.MaxCceDmaSource {
+				if IsCCEDMA(f, i) && int64(f.Inst(i).NIns) > model.MaxCceDmaSource {
 					n++
 				}
 			}

@@ -62,7 +62,10 @@ func cceChain(m *bir.Module) []bir.InstID {
 	return out
 }
 
-// The thresholds: nSrc = arguments + constants against MaxCceDmaSource.
+// The thresholds, as seed 001 gives them: the entry test counts arguments
+// + constants, the split loop "while (count(I.sources) > archMax)" moves
+// archMax sources into each clone and appends one partial, and every piece
+// has num_arguments() <= MaxCceDmaSource.
 func TestLegalizeCCEDMA_Thresholds(t *testing.T) {
 	const max = 16
 	for _, tc := range []struct {
@@ -70,31 +73,44 @@ func TestLegalizeCCEDMA_Thresholds(t *testing.T) {
 		n         int
 		withConst bool
 		chain     int // CCE DMACopys after the pass
+		split     int // the "split" counter
 	}{
-		{"max, no constants", max, false, 1},
-		{"max+1, no constants", max + 1, false, 2},
-		{"3max+1, no constants", 3*max + 1, false, 4},
-		{"max with constants", max / 2, true, 1},
-		{"max+2 with constants", max/2 + 1, true, 2},
-		{"3max+2 with constants", 3*max/2 + 1, true, 4},
-		{"40 sources with constants", 40, true, 6},
+		{"max, no constants", max, false, 1, 0},
+		{"max+1, no constants", max + 1, false, 2, 1},
+		{"3max+1, no constants", 3*max + 1, false, 4, 1}, // 49 -> 34 -> 19 -> 4
+		{"max with constants", max, true, 1, 0},          // 16 + 16 > 16, but 16 arguments fit
+		{"half max with constants", max / 2, true, 1, 0},
+		{"max+1 with constants", max + 1, true, 2, 1},
+		{"20 sources with constants", 20, true, 2, 1}, // the seed's loop: 16 in the clone, 4 + 1 remain
+		{"40 sources with constants", 40, true, 3, 1}, // 40 -> 25 -> 10
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := trn2(t, func(a *arch.Model) { a.MaxCceDmaSource = max })
 			m := cceModule(t, tc.n, tc.withConst, bir.Float32)
-			passtest.Check(t, m, runCCE(a), passtest.Arch(a), passtest.InputsFunc(exactInputs), passtest.Stage(verify.StageCCELegal))
+			var st CCEStats
+			passtest.Check(t, m, func(m *bir.Module) error {
+				var err error
+				st, err = LegalizeCCEDMA(m, Options{Arch: a})
+				return err
+			}, passtest.Arch(a), passtest.InputsFunc(exactInputs), passtest.Stage(verify.StageCCELegal))
 			chain := cceChain(m)
 			if len(chain) != tc.chain {
 				t.Fatalf("%d CCE DMACopys, want %d:\n%s", len(chain), tc.chain, bir.Format(m))
 			}
+			if st.CCE != 1 || st.Split != tc.split || st.Partials != tc.chain-1 {
+				t.Fatalf("stats %+v: want 1 CCE copy, %d split, %d partials", st, tc.split, tc.chain-1)
+			}
 			f := m.Main()
 			for k, i := range chain {
-				nSrc := int(f.Inst(i).NIns)
-				if tc.withConst {
-					nSrc += len(mustConstants(t, f, i))
+				nArgs := int(f.Inst(i).NIns)
+				if nArgs > max {
+					t.Fatalf("%s: %d arguments > %d", f.InstName(i), nArgs, max)
 				}
-				if nSrc > max {
-					t.Fatalf("%s: %d sources + constants > %d", f.InstName(i), nSrc, max)
+				if tc.withConst && len(mustConstants(t, f, i)) != nArgs {
+					t.Fatalf("%s: %d constants for %d arguments", f.InstName(i), len(mustConstants(t, f, i)), nArgs)
+				}
+				if k < len(chain)-1 && nArgs != max {
+					t.Fatalf("clone %s takes %d sources, want MaxCceDmaSource = %d", f.InstName(i), nArgs, max)
 				}
 				want := "cce"
 				if k < len(chain)-1 {
@@ -132,7 +148,7 @@ func mustConstants(t testing.TB, f *bir.Function, i bir.InstID) []float64 {
 // The scale vector is split in lockstep with the sources; partials carry
 // scale 1.0 on the remainder.
 func TestLegalizeCCEDMA_ScalesLockstep(t *testing.T) {
-	a := trn2(t, func(a *arch.Model) { a.MaxCceDmaSource = 8 }) // 4 sources with their scales per piece
+	a := trn2(t, func(a *arch.Model) { a.MaxCceDmaSource = 4 }) // 4 sources with their scales per piece
 	m := cceModule(t, 10, true, bir.Float32)
 	f := m.Main()
 	orig := f.Ins(inst(t, m, "cce"))
@@ -202,8 +218,8 @@ func TestLegalizeCCEDMA_Errors(t *testing.T) {
 	})
 	t.Run("arch too small", func(t *testing.T) {
 		m := cceModule(t, 3, true, bir.Float32)
-		_, err := LegalizeCCEDMA(m, Options{Arch: trn2(t, func(a *arch.Model) { a.MaxCceDmaSource = 3 })})
-		wantError(t, err, "3 arguments + 3 constants = 6 exceed MaxCceDmaSource = 3", "the split needs MaxCceDmaSource >= 4")
+		_, err := LegalizeCCEDMA(m, Options{Arch: trn2(t, func(a *arch.Model) { a.MaxCceDmaSource = 1 })})
+		wantError(t, err, "3 arguments exceed MaxCceDmaSource = 1", "the split needs MaxCceDmaSource >= 2")
 	})
 	t.Run("constants count", func(t *testing.T) {
 		m := cceModule(t, 6, true, bir.Float32)

@@ -187,7 +187,6 @@ type indirectLowerer struct {
 	f     *bir.Function
 	buf   []byte
 	base  []byte
-	locs  []bir.LocID
 
 	attrMult, attrAcc, attrAdd bir.AttrID
 	valueList                  int32

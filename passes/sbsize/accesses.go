@@ -13,6 +13,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/footprint"
 )
 
 // access is one operand reaching a tensor.
@@ -31,6 +32,11 @@ type access struct {
 	// could not be enumerated (offs is then empty).
 	offs  []int64
 	known bool
+	// units are, per offset, the location FullUnroll will make of the
+	// tensor for that instance (its block index; 0 for a tensor of one
+	// location), -1 when it cannot be told (a physical access to a block
+	// tensor's template location).
+	units []int64
 	// dynamic names the DynamicForLoop/DoWhile enclosing a symbolic access
 	// (FullUnroll cannot unroll it), "" when none.
 	dynamic string
@@ -65,8 +71,16 @@ func (fs *funcState) accesses(t bir.TensorID) []access {
 		switch o.Kind {
 		case bir.OpdPhysAP:
 			a.offs, a.known = []int64{o.Offset}, true
+			unit := int64(0)
+			switch {
+			case len(ts.Locs) > 1:
+				unit = f.Loc(loc).TensorIdx
+			case ts.IsBlock && ts.NBlocks > 1:
+				unit = -1 // the template named physically: which block is not said
+			}
+			a.units = []int64{unit}
 		case bir.OpdSymAP:
-			fs.enumerate(&a, o, ts.Shape)
+			fs.enumerate(&a, o, ts)
 		}
 		out = append(out, a)
 	}
@@ -91,10 +105,10 @@ func (fs *funcState) accesses(t bir.TensorID) []access {
 }
 
 // flatten is the seed's flatten for the function: the program-order index
-// of every instruction (Function.Flatten), computed on first use.
+// of every instruction (footprint.Flatten), computed on first use.
 func (fs *funcState) flatten() []int32 {
 	if fs.pos == nil {
-		fs.pos, _ = fs.f.Flatten(nil)
+		fs.pos, _ = footprint.Flatten(fs.f, nil)
 	}
 	return fs.pos
 }
@@ -103,9 +117,12 @@ func (fs *funcState) flatten() []int32 {
 // evaluated at every iteration of the enclosing loops whose axes it (or
 // its instruction's predicate) names, skipping the iterations where the
 // predicate is false.
-func (fs *funcState) enumerate(a *access, o bir.Operand, shape []int64) {
+func (fs *funcState) enumerate(a *access, o bir.Operand, ts *bir.Tensor) {
 	f, m := fs.f, fs.m
+	shape := ts.Shape
 	expr := m.Expr(o.OffsetExpr())
+	blockExpr := m.Expr(o.BlockExpr())
+	blocks := ts.IsBlock && ts.NBlocks > 1
 	pred := m.Pred(f.Inst(a.inst).Pred)
 	a.indexed = indexedDims(expr, shape)
 	for _, l := range f.Loopnest(a.inst) {
@@ -114,6 +131,9 @@ func (fs *funcState) enumerate(a *access, o bir.Operand, shape []int64) {
 		}
 	}
 	axes := expr.Axes(nil)
+	if blocks {
+		axes = blockExpr.Axes(axes)
+	}
 	for _, c := range pred.Cons {
 		axes = c.Expr.Axes(axes)
 	}
@@ -151,6 +171,7 @@ func (fs *funcState) enumerate(a *access, o bir.Operand, shape []int64) {
 		env.Bind(rs[k].ax, rs[k].lb)
 	}
 	offs := make([]int64, 0, total)
+	units := make([]int64, 0, total)
 	for {
 		run := true
 		if !pred.IsTrue() {
@@ -164,6 +185,13 @@ func (fs *funcState) enumerate(a *access, o bir.Operand, shape []int64) {
 				return
 			}
 			offs = append(offs, v)
+			unit := int64(0)
+			if blocks {
+				if unit, err = blockExpr.Eval(&env); err != nil || unit < 0 || unit >= ts.NBlocks {
+					unit = -1
+				}
+			}
+			units = append(units, unit)
 		}
 		// Odometer over the axes, innermost last.
 		k := len(rs) - 1
@@ -180,7 +208,7 @@ func (fs *funcState) enumerate(a *access, o bir.Operand, shape []int64) {
 			break
 		}
 	}
-	a.offs, a.known = offs, true
+	a.offs, a.units, a.known = offs, units, true
 }
 
 // indexedDims returns the dims of a row-major shape that some plain axis

@@ -16,12 +16,8 @@ import (
 	"slices"
 
 	"github.com/narwhal-compiler/narwhal/bir"
-	"github.com/narwhal-compiler/narwhal/passes/unroll"
+	"github.com/narwhal-compiler/narwhal/footprint"
 )
-
-// NeedUnrollAttr is the function attribute that makes FullUnroll level 1
-// unroll a whole function.
-const NeedUnrollAttr = "need_unroll"
 
 // repairable reports whether the tensor is repaired by a later pass.
 func (ti *tensorInfo) repairable() bool {
@@ -30,7 +26,7 @@ func (ti *tensorInfo) repairable() bool {
 
 // loopMarked reports whether loop l is marked for FullUnroll.
 func (fs *funcState) loopMarked(l bir.InstID) bool {
-	return fs.f.HasAttribute(NeedUnrollAttr) || fs.f.Attrs(l).Bool(unroll.HeuristicAttr, false)
+	return fs.f.HasAttribute(footprint.NeedUnrollAttr) || fs.f.Attrs(l).Bool(footprint.HeuristicAttr, false)
 }
 
 // pending returns, for each symbolic access of t not fully forced, the
@@ -44,7 +40,7 @@ func (fs *funcState) pending(t bir.TensorID) (loops []bir.InstID, function bool)
 		}
 		nest := f.Loopnest(a.inst)
 		if len(nest) == 0 {
-			if !f.HasAttribute(NeedUnrollAttr) {
+			if !f.HasAttribute(footprint.NeedUnrollAttr) {
 				function = true
 			}
 			continue
@@ -131,13 +127,13 @@ func (lz *legalizer) forceUnrollUpdate() int {
 			from := fs.factor(tid)
 			for _, l := range loops {
 				if !fs.loopMarked(l) {
-					f.SetAttr(l, unroll.HeuristicAttr, bir.Bool(true))
+					f.SetAttr(l, footprint.HeuristicAttr, bir.Bool(true))
 					lz.st.LoopsForced++
 					lz.st.TripCountUnrolled += fs.m.Axis(f.Loop(l).Axis).TripCount()
 				}
 			}
-			if fn && !f.HasAttribute(NeedUnrollAttr) {
-				f.AddAttribute(NeedUnrollAttr)
+			if fn && !f.HasAttribute(footprint.NeedUnrollAttr) {
+				f.AddAttribute(footprint.NeedUnrollAttr)
 				lz.st.FunctionsForced++
 			}
 			to := fs.factor(tid)

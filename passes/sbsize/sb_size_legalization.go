@@ -22,7 +22,8 @@
 // Tensor.SplitShape, a bool per dim, and FullUnroll::tensorSplit
 // (passes/unroll/split.go) performs the cut — the split lives in exactly
 // one place. set_splitShape asks the unroller's own geometry
-// (unroll.PlanCut) what a mask would do, so it only marks cuts the
+// (footprint.Cut, shared with the unroller) what a mask would do, so it
+// only marks cuts the
 // unroller can perform.
 //
 // Pre-conditions: a module the verifier accepts (any stage; the pass is
@@ -43,7 +44,7 @@
 //     the later phases can reason across nested loop bodies. narwhal's use
 //     index is already in program order within one location and within one
 //     tensor's symbolic accesses, and its loop nests are explicit
-//     (Function.Loopnest), so the numbering (Function.Flatten) has one job
+//     (Function.Loopnest), so the numbering (footprint.Flatten) has one job
 //     here: an illegal tensor's accesses, gathered location by location and
 //     then tensor-level, are merged into program order (accesses.go). The
 //     access a reject message names ("instruction X reinterprets it", "...
@@ -77,7 +78,7 @@
 //     else shrink_ml's trimmed extent. The accesses are evaluated at
 //     every iteration of their loops to decide.
 //   - MX data: vn_splitter and shrink_ml keep MX (block-scaled) locations
-//     as declared (seed 004's isMx pre-filter, IsMx), so the plan never
+//     as declared (seed 004's isMx pre-filter, footprint.IsMx), so the plan never
 //     leaves an MX tensor to them (their prediction, layouts in
 //     split_shape.go, applies the same rule). The cut is FullUnroll's;
 //     seeds 000 and 003 give it no MX rule, and the pass still marks one.
@@ -102,10 +103,12 @@ package sbsize
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/footprint"
 	"github.com/narwhal-compiler/narwhal/pass"
 )
 
@@ -114,6 +117,16 @@ const (
 	CounterCanSplit   = "backend::CanSplitSbNodesCount"
 	CounterShrunk     = "backend::ShrunkNodesCount"
 	CounterTotalSplit = "backend::TotalSplitSbNodesCount"
+)
+
+// narwhal's counters of the plan (reported when not 0): force_unroll_update
+// rounds, loops marked for FullUnroll, tensors left to vn_splitter and to
+// shrink_ml.
+const (
+	CounterForceRounds  = "sb_size_legalization.force_rounds"
+	CounterLoopsForced  = "sb_size_legalization.loops_forced"
+	CounterLeftToVN     = "sb_size_legalization.left_to_vn_splitter"
+	CounterLeftToShrink = "sb_size_legalization.left_to_shrink_ml"
 )
 
 // ReportTitle is the title of the statistic block.
@@ -155,6 +168,51 @@ type Options struct {
 	// sets it to pass.Context.Function, so that a panic is reported
 	// against the function it happened in.
 	OnFunction func(name string)
+	// Later says which of the passes that repair what this pass plans run
+	// after it, and how (nil: DefaultLater, the default pipeline). The
+	// pass table entry reads them from the run (pass.Context.PeerOption).
+	Later *Later
+}
+
+// Later describes the passes after sb_size_legalization whose repairs its
+// plan relies on, so that it leaves a tensor only to a pass that will run
+// and, as configured, will repair it.
+type Later struct {
+	// UnrollLevel is full_unroll's unrollLevel (-1: "auto", chosen per
+	// function; the cut and the forced unrolling happen at levels 1, 2 and
+	// auto); Unroll is false when full_unroll does not run.
+	Unroll      bool
+	UnrollLevel int
+	// VN is vn_splitter's configuration, nil when it does not run.
+	VN *footprint.VNOptions
+	// Shrink says whether shrink_ml runs.
+	Shrink bool
+}
+
+// DefaultLater is the default pipeline's: full_unroll at level auto,
+// vn_splitter with its defaults, shrink_ml.
+func DefaultLater() *Later {
+	vn := footprint.DefaultVNOptions()
+	return &Later{Unroll: true, UnrollLevel: -1, VN: &vn, Shrink: true}
+}
+
+// later is Later as the plan reads it.
+type later struct {
+	cut, unrolls bool
+	unrollWhy    string // why full_unroll neither cuts nor unrolls
+	vn           *footprint.VNOptions
+	shrink       bool
+}
+
+func (l *Later) resolve() later {
+	r := later{vn: l.VN, shrink: l.Shrink, cut: true, unrolls: true}
+	switch {
+	case !l.Unroll:
+		r.cut, r.unrolls, r.unrollWhy = false, false, "does not run"
+	case l.UnrollLevel == 0:
+		r.cut, r.unrolls, r.unrollWhy = false, false, "runs at unrollLevel=0 (memloc generation only)"
+	}
+	return r
 }
 
 // Stats are the pass's results (the statistic block and the counters).
@@ -200,7 +258,10 @@ func SBSizeLegalization(m *bir.Module, model *arch.Model, opt Options) (Stats, e
 	if opt.MaxLivenessSteps <= 0 {
 		opt.MaxLivenessSteps = DefaultMaxLivenessSteps
 	}
-	lz := &legalizer{m: m, opt: opt, st: &st}
+	if opt.Later == nil {
+		opt.Later = DefaultLater()
+	}
+	lz := &legalizer{m: m, opt: opt, st: &st, later: opt.Later.resolve()}
 	// ---- the arch gate ----
 	st.Gate = arch.SBSizeLegalizationGate(model.ArchLevel)
 	switch st.Gate {
@@ -211,7 +272,7 @@ func SBSizeLegalization(m *bir.Module, model *arch.Model, opt Options) (Stats, e
 	case arch.SBGateSpecial:
 		lz.logf("SBSizeLegalization: ArchLevel %d (%s): special path, full legalization", model.ArchLevel, model.Name)
 	}
-	geo, err := GeometryFor(model)
+	geo, err := footprint.GeometryFor(model)
 	if err != nil {
 		return st, fmt.Errorf("sb_size_legalization: %w", err)
 	}
@@ -250,7 +311,8 @@ func SBSizeLegalization(m *bir.Module, model *arch.Model, opt Options) (Stats, e
 
 type legalizer struct {
 	m     *bir.Module
-	geo   Geometry
+	later later
+	geo   footprint.Geometry
 	opt   Options
 	st    *Stats
 	funcs []*funcState
@@ -325,7 +387,11 @@ func runSBSizeLegalization(ctx *pass.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := SBSizeLegalization(ctx.Module, ctx.Arch, Options{MaxAccessPoints: pts, MaxLivenessSteps: steps, Logf: ctx.Logf, OnFunction: ctx.Function})
+	lt, err := laterOf(ctx)
+	if err != nil {
+		return err
+	}
+	st, err := SBSizeLegalization(ctx.Module, ctx.Arch, Options{MaxAccessPoints: pts, MaxLivenessSteps: steps, Logf: ctx.Logf, OnFunction: ctx.Function, Later: lt})
 	// A returned error keeps its own wording (it names its function where
 	// it has one); only a panic, which skips this line, is reported
 	// against the function recorded by OnFunction.
@@ -334,7 +400,43 @@ func runSBSizeLegalization(ctx *pass.Context) error {
 		ctx.Count(CounterCanSplit, int64(st.CanSplit))
 		ctx.Count(CounterShrunk, int64(st.Shrunk))
 		ctx.Count(CounterTotalSplit, int64(st.Marked))
+		for _, c := range []struct {
+			name string
+			v    int
+		}{{CounterForceRounds, st.ForceRounds}, {CounterLoopsForced, st.LoopsForced}, {CounterLeftToVN, st.LeftToVN}, {CounterLeftToShrink, st.LeftToShrink}} {
+			if c.v != 0 {
+				ctx.Count(c.name, int64(c.v))
+			}
+		}
 		ctx.AddReport(ReportTitle, st.StatisticText())
 	}
 	return err
+}
+
+// laterOf reads the configuration of the passes after this one from the
+// run: full_unroll's level, vn_splitter's options (parsed as vn_splitter
+// parses them), whether shrink_ml runs.
+func laterOf(ctx *pass.Context) (*Later, error) {
+	lt := &Later{Shrink: ctx.PeerRuns("shrink_ml"), UnrollLevel: -1}
+	if v, ok := ctx.PeerOption("full_unroll", "unrollLevel"); ok {
+		lt.Unroll = true
+		if v != "" && v != "auto" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return nil, fmt.Errorf("pass sb_size_legalization: full_unroll's unrollLevel=%q: want 0, 1, 2 or auto", v)
+			}
+			lt.UnrollLevel = n
+		}
+	}
+	if ctx.PeerRuns("vn_splitter") {
+		vn, err := footprint.ParseVNOptions(func(name string) string {
+			v, _ := ctx.PeerOption("vn_splitter", name)
+			return v
+		})
+		if err != nil {
+			return nil, err
+		}
+		lt.VN = &vn
+	}
+	return lt, nil
 }

@@ -10,9 +10,9 @@ import (
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/footprint"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/passes/sbsize"
-	"github.com/narwhal-compiler/narwhal/passes/unroll"
 	"github.com/narwhal-compiler/narwhal/passtest"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -27,7 +27,7 @@ func trn2(t *testing.T) *arch.Model {
 }
 
 func TestGeometry_IsLegalTensor(t *testing.T) {
-	geo, err := sbsize.GeometryFor(trn2(t))
+	geo, err := footprint.GeometryFor(trn2(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestGeometry_IsLegalTensor(t *testing.T) {
 	}
 	f := b.F
 	free := func(x bir.T) bool {
-		return geo.IsLegalTensor(f, sbsize.Storage{Kind: sbsize.StorageFreeDim, Loc: x.Loc}, x.Dtype.Size())
+		return geo.IsLegalTensor(f, footprint.Storage{Kind: footprint.StorageFreeDim, Loc: x.Loc}, x.Dtype.Size())
 	}
 	for _, c := range []struct {
 		name string
@@ -62,19 +62,19 @@ func TestGeometry_IsLegalTensor(t *testing.T) {
 		{"PSUM over its own budget", free(ps), false},
 		{"DRAM always legal", free(dram), true},
 		// arg2 of the set case is a piece count: partitions >= N.
-		{"set: 128 pieces", geo.IsLegalTensor(f, sbsize.Storage{Kind: sbsize.StorageSet, Tensor: wide.ID}, 128), true},
-		{"set: 129 pieces", geo.IsLegalTensor(f, sbsize.Storage{Kind: sbsize.StorageSet, Tensor: wide.ID}, 129), false},
+		{"set: 128 pieces", geo.IsLegalTensor(f, footprint.Storage{Kind: footprint.StorageSet, Tensor: wide.ID}, 128), true},
+		{"set: 129 pieces", geo.IsLegalTensor(f, footprint.Storage{Kind: footprint.StorageSet, Tensor: wide.ID}, 129), false},
 		// The same location, free dim with element size 1 versus 4.
-		{"arg2 is the element size", geo.IsLegalTensor(f, sbsize.Storage{Kind: sbsize.StorageFreeDim, Loc: half.Loc}, 1), true},
+		{"arg2 is the element size", geo.IsLegalTensor(f, footprint.Storage{Kind: footprint.StorageFreeDim, Loc: half.Loc}, 1), true},
 		{"declared size too big", free(half), false},
-		{"partition dim: bytes the accesses reach", geo.IsLegalTensor(f, sbsize.Storage{Kind: sbsize.StoragePartitionDim, Loc: half.Loc}, 0), true},
-		{"bad id", geo.IsLegalTensor(f, sbsize.Storage{Kind: sbsize.StorageFreeDim, Loc: 999}, 4), false},
+		{"partition dim: bytes the accesses reach", geo.IsLegalTensor(f, footprint.Storage{Kind: footprint.StoragePartitionDim, Loc: half.Loc}, 0), true},
+		{"bad id", geo.IsLegalTensor(f, footprint.Storage{Kind: footprint.StorageFreeDim, Loc: 999}, 4), false},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: %t, want %t", c.name, c.got, c.want)
 		}
 	}
-	if n := sbsize.MaxAccessBytes(f, half.Loc); n != 4000 {
+	if n := footprint.MaxAccessBytes(f, half.Loc); n != 4000 {
 		t.Errorf("MaxAccessBytes(half) = %d, want 4000", n)
 	}
 	ok, why := geo.LocLegal(f, wide.Loc)
@@ -85,7 +85,7 @@ func TestGeometry_IsLegalTensor(t *testing.T) {
 	if ok || !strings.Contains(why, "213024 bytes per partition (53249 elements rounded up to 53256, x 4 bytes), want <= 212992") {
 		t.Errorf("LocLegal(over) = %t, %q", ok, why)
 	}
-	if sbsize.RoundUp8(0) != 0 || sbsize.RoundUp8(1) != 8 || sbsize.RoundUp8(16) != 16 || sbsize.RoundUp8(17) != 24 {
+	if footprint.RoundUp8(0) != 0 || footprint.RoundUp8(1) != 8 || footprint.RoundUp8(16) != 16 || footprint.RoundUp8(17) != 24 {
 		t.Errorf("RoundUp8 wrong")
 	}
 }
@@ -95,7 +95,7 @@ func TestGeometryFor_Unpublished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := sbsize.GeometryFor(inf1); err == nil || !strings.Contains(err.Error(), "arch.sbuf-bytes-per-partition") {
+	if _, err := footprint.GeometryFor(inf1); err == nil || !strings.Contains(err.Error(), "arch.sbuf-bytes-per-partition") {
 		t.Errorf("inf1 without SBUF size: %v, want an error naming the override", err)
 	}
 }
@@ -104,7 +104,7 @@ func TestLiveNFor(t *testing.T) {
 	for _, c := range []struct{ nb, live, liveN, factor int64 }{
 		{4, 1, 1, 4}, {4, 4, 4, 1}, {6, 4, 6, 1}, {6, 2, 2, 3}, {7, 2, 2, 3}, {7, 3, 3, 2}, {4, 0, 0, 0}, {4, 5, 0, 0},
 	} {
-		liveN, factor := sbsize.LiveNFor(c.nb, c.live)
+		liveN, factor := footprint.LiveNFor(c.nb, c.live)
 		if liveN != c.liveN || factor != c.factor {
 			t.Errorf("LiveNFor(%d, %d) = %d, %d; want %d, %d", c.nb, c.live, liveN, factor, c.liveN, c.factor)
 		}
@@ -221,7 +221,7 @@ func TestSBSizeLegalization_ForceUnrollNested(t *testing.T) {
 	}
 	f := b.F
 	for _, l := range []bir.InstID{outer, inner} {
-		if !f.Attrs(l).Bool(unroll.HeuristicAttr, false) {
+		if !f.Attrs(l).Bool(footprint.HeuristicAttr, false) {
 			t.Errorf("loop %s is not marked for FullUnroll", f.InstName(l))
 		}
 	}
@@ -418,12 +418,12 @@ func TestSBSizeLegalization_ShrinkWindow(t *testing.T) {
 	if err := b.Err(); err != nil {
 		t.Fatal(err)
 	}
-	geo, err := sbsize.GeometryFor(trn2(t))
+	geo, err := footprint.GeometryFor(trn2(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if geo.IsLegalTensor(b.F, sbsize.Storage{Kind: sbsize.StoragePartitionDim, Loc: big.Loc}, 0) {
-		t.Fatalf("the partition-dim case passes: MaxAccessBytes = %d", sbsize.MaxAccessBytes(b.F, big.Loc))
+	if geo.IsLegalTensor(b.F, footprint.Storage{Kind: footprint.StoragePartitionDim, Loc: big.Loc}, 0) {
+		t.Fatalf("the partition-dim case passes: MaxAccessBytes = %d", footprint.MaxAccessBytes(b.F, big.Loc))
 	}
 	var rep *pass.Report
 	passtest.Check(t, m, func(m *bir.Module) error { return runTable(footprintTable(1), m, &rep) }, passtest.Stage(verify.StageSBLegal))
@@ -451,7 +451,7 @@ func TestSBSizeLegalization_ShrinkWindow(t *testing.T) {
 // the plan never leaves an MX tensor to them.
 func TestSBSizeLegalization_Mx(t *testing.T) {
 	mx := bir.Float8E5M2x4
-	if !sbsize.IsMx(mx) || !sbsize.IsMx(bir.Float8E4M3FNx4) || !sbsize.IsMx(bir.Float4E2M1FNx4) || sbsize.IsMx(bir.Float8E4M3FN) || sbsize.IsMx(bir.Uint32) {
+	if !footprint.IsMx(mx) || !footprint.IsMx(bir.Float8E4M3FNx4) || !footprint.IsMx(bir.Float4E2M1FNx4) || footprint.IsMx(bir.Float8E4M3FN) || footprint.IsMx(bir.Uint32) {
 		t.Fatal("IsMx: want exactly the three x4-packed dtypes")
 	}
 	// A 256-partition MX tile used in two halves of 128 partitions, each

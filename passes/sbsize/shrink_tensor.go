@@ -1,6 +1,6 @@
 // shrink_tensor (seed 000): the set-level footprint record. For every
 // on-chip block tensor, count how many of its blocks are live at once
-// (bir.Function.BlockLiveness: the loop structure executed abstractly,
+// (footprint.BlockLiveness: the loop structure executed abstractly,
 // each block live from its first access to its last) and record
 //
 //	shrink factor = nBlocks / live     (integer division, the seed's divisor)
@@ -29,44 +29,25 @@
 //     block count.
 package sbsize
 
-import "github.com/narwhal-compiler/narwhal/bir"
-
-// ShrinkDimOf returns the dim shrink_tensor records for tensor ts: its
-// outermost free dim, or its partition dim when it has no free dim.
-func ShrinkDimOf(ts *bir.Tensor) int64 {
-	for d := range ts.Shape {
-		if int64(d) != ts.PartitionDim {
-			return int64(d)
-		}
-	}
-	return ts.PartitionDim
-}
-
-// LiveNFor is the seed's liveN for a tensor of nBlocks blocks of which
-// live are live at once: nBlocks / (nBlocks / live). It returns 0 when
-// live is not in 1..nBlocks.
-func LiveNFor(nBlocks, live int64) (liveN, factor int64) {
-	if live < 1 || live > nBlocks {
-		return 0, 0
-	}
-	factor = nBlocks / live
-	return nBlocks / factor, factor
-}
+import (
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/footprint"
+)
 
 // shrinkTensor is shrink_tensor for one function.
 func (fs *funcState) shrinkTensor() {
 	f, lz := fs.f, fs.lz
-	live := f.BlockLiveness(lz.opt.MaxLivenessSteps)
+	live := footprint.BlockLiveness(f, lz.opt.MaxLivenessSteps)
 	for t := range live {
 		r := live[t]
 		if r.NBlocks == 0 {
 			continue
 		}
 		ts := f.Tensor(bir.TensorID(t))
-		if !OnChip(f, ts) {
+		if !footprint.OnChip(f, ts) {
 			continue
 		}
-		liveN, factor := LiveNFor(r.NBlocks, r.MaxLive)
+		liveN, factor := footprint.LiveNFor(r.NBlocks, r.MaxLive)
 		if liveN == 0 {
 			if r.Why != "" {
 				lz.logf("%s: no liveN record: %s", ts.Name, r.Why)
@@ -74,7 +55,7 @@ func (fs *funcState) shrinkTensor() {
 			ts.LiveN, ts.ShrinkDim = 0, 0
 			continue
 		}
-		dim := ShrinkDimOf(ts)
+		dim := footprint.ShrinkDimOf(ts)
 		ts.LiveN, ts.ShrinkDim = liveN, dim
 		lz.logf("%s tensor shape: %v partition_dim %d dimension_idx %d blocks %d alive ones %d shrink factor %d",
 			ts.Name, ts.Shape, ts.PartitionDim, dim, r.NBlocks, r.MaxLive, factor)
@@ -82,15 +63,4 @@ func (fs *funcState) shrinkTensor() {
 			lz.st.Shrunk++
 		}
 	}
-}
-
-// OnChip reports whether ts's first live location is in SBUF or PSUM (a
-// set's locations share their memory).
-func OnChip(f *bir.Function, ts *bir.Tensor) bool {
-	for _, l := range ts.Locs {
-		if lc := f.Loc(l); !lc.Dead {
-			return lc.Type.IsOnChip()
-		}
-	}
-	return false
 }

@@ -29,7 +29,7 @@
 //   - isMx (analyze's pre-filter; the seed's "special / skip" is not
 //     traced): MX (block-scaled) locations are left as declared — a
 //     tensor of an x4-packed dtype, or a location some access reads or
-//     writes as one (sbsize.IsMx, the rule vn_splitter and
+//     writes as one (footprint.IsMx, the rule vn_splitter and
 //     sb_size_legalization's prediction share). narwhal's IR has no MX
 //     instruction whose layout rules it could check (packed data is only
 //     copied raw or set to 0) and does not link MX data to its scales (a
@@ -42,9 +42,9 @@
 //     symbolically or through registers, tensors marked with a splitShape
 //     (FullUnroll's cut needs the declared layout), locations read as
 //     another element size (reinterpret casts), and locations accessed by
-//     opcodes whose effect narwhal does not follow (indirect DMA,
-//     collectives, calls, DMA descriptors, DMACopy modes other than
-//     Copy/CCE, opcodes kept verbatim).
+//     opcodes whose effect narwhal does not follow (footprint.ReachOf:
+//     indirect DMA, collectives, calls, DMA descriptors, DMACopy modes
+//     other than Copy, CCE and the 2-D Transpose, opcodes kept verbatim).
 //   - updateDimensions: the location's bytes per partition become the
 //     window's; the tensor's shape becomes [partitions, window] when every
 //     live location of the tensor shrank (the largest window among them),
@@ -56,7 +56,7 @@ import (
 	"slices"
 
 	"github.com/narwhal-compiler/narwhal/bir"
-	"github.com/narwhal-compiler/narwhal/passes/sbsize"
+	"github.com/narwhal-compiler/narwhal/footprint"
 )
 
 // shrinkDN is ShrinkDN for one function. It works in two sweeps over the
@@ -73,9 +73,7 @@ type shrinkDN struct {
 	win     []window // per location
 	symUse  []int32  // per tensor: first symbolic or register use + 1
 	reasons []string // skip reasons found by the sweep
-	opWhy   []int16  // per opcode: 0 unknown, 1 followed, else index into opText + 2
-	opText  []string
-	lc      bir.LayoutCache
+	lc      footprint.LayoutCache
 }
 
 // window is ShrinkDN's state for one location.
@@ -179,7 +177,7 @@ func (s *shrinkDN) prefilter(l bir.LocID) {
 		s.prefilterf(l, "a %s tensor (kernel interface)", ts.Kind)
 	case lc.Allocated || lc.Pinned:
 		s.prefilterf(l, "already allocated")
-	case sbsize.IsMx(ts.Dtype):
+	case footprint.IsMx(ts.Dtype):
 		s.prefilterf(l, "MX (block-scaled) data (a %s tensor)", ts.Dtype)
 	case lc.RawDims != nil:
 		s.prefilterf(l, "dims %v are not [partitions, bytes]", lc.RawDims)
@@ -196,31 +194,10 @@ func (s *shrinkDN) prefilter(l bir.LocID) {
 }
 
 // opReason returns why the effect of instruction i on its access patterns
-// is not one ShrinkDN follows ("" when it is), cached per opcode (except
-// DMACopy, whose mode decides).
+// is not one ShrinkDN follows ("" when it is): footprint.ReachOf, the
+// description the footprint passes share.
 func (s *shrinkDN) opReason(i bir.InstID) string {
-	op := s.f.Inst(i).Op
-	if op == bir.OpDMACopy {
-		return opaque(s.f, i)
-	}
-	if int(op) >= len(s.opWhy) {
-		s.opWhy = append(s.opWhy, make([]int16, int(op)+1-len(s.opWhy))...)
-	}
-	switch c := s.opWhy[op]; c {
-	case 0:
-	case 1:
-		return ""
-	default:
-		return s.opText[c-2]
-	}
-	why := opaque(s.f, i)
-	if why == "" {
-		s.opWhy[op] = 1
-	} else {
-		s.opText = append(s.opText, why)
-		s.opWhy[op] = int16(len(s.opText) + 1)
-	}
-	return why
+	return footprint.ReachOf(s.f, i).Why(s.f, i)
 }
 
 func (s *shrinkDN) bad(w *window, format string, args ...any) {
@@ -269,7 +246,7 @@ func (s *shrinkDN) sweep() {
 				s.bad(w, "instruction %s (%s) %s", f.InstName(i), f.OpName(i), opWhy)
 				continue
 			}
-			if sbsize.IsMx(o.Dtype) {
+			if footprint.IsMx(o.Dtype) {
 				s.bad(w, "MX (block-scaled) data (instruction %s accesses it as %s)", f.InstName(i), o.Dtype)
 				continue
 			}
@@ -279,8 +256,8 @@ func (s *shrinkDN) sweep() {
 			}
 			lay := s.lc.Layout(m, o.Offset, o.Pattern, w.e)
 			switch lay.Class {
-			case bir.APContiguous:
-			case bir.APShifted:
+			case footprint.APContiguous:
+			case footprint.APShifted:
 				s.bad(w, "instruction %s, operand %d: a shifted-partition access", f.InstName(i), k)
 				continue
 			default:
@@ -347,29 +324,6 @@ func markedForCut(ts *bir.Tensor) bool {
 		}
 	}
 	return false
-}
-
-// opaque says why instruction i's effect on its access patterns is not
-// one ShrinkDN can follow ("" when it can).
-func opaque(f *bir.Function, i bir.InstID) string {
-	op := f.Inst(i).Op
-	info := op.Info()
-	switch {
-	case !op.Known() || info.Has(bir.FlagNoSemantics):
-		return "is kept verbatim (no modelled semantics)"
-	case info.Has(bir.FlagCall), info.Has(bir.FlagCollective), info.Has(bir.FlagDescriptor):
-		return "is a call, collective or DMA descriptor"
-	}
-	switch op {
-	case bir.OpGenericIndirectLoad, bir.OpGenericIndirectSave, bir.OpIndirectLoad, bir.OpIndirectSave,
-		bir.OpIndirectSaveAccumulate, bir.OpReadVarAddr:
-		return "is an indirect access"
-	case bir.OpDMACopy:
-		if mode := f.Attrs(i).Str("mode", "Copy"); mode != "Copy" && mode != "CCE" {
-			return "moves data in mode " + mode
-		}
-	}
-	return ""
 }
 
 // updateChannelStep re-packs an access's offset for partitions of ne

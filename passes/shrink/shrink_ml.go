@@ -9,7 +9,7 @@
 // (sb_size_legalization, full_unroll's cut, vn_splitter, shrink_ml), so it
 // also checks their common post-condition, and produces
 // verify.StageSBLegal: every live SB and PSUM location passes
-// is_legal_tensor (passes/sbsize: its partitions within the array, its
+// is_legal_tensor (footprint.LocLegal: its partitions within the array, its
 // elements per partition, rounded up to 8, within the usable SBUF or the
 // PSUM per partition). A location that does not is an error naming the
 // function, tensor and location, its bytes per partition and the budget.
@@ -30,8 +30,8 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/footprint"
 	"github.com/narwhal-compiler/narwhal/pass"
-	"github.com/narwhal-compiler/narwhal/passes/sbsize"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
 
@@ -62,7 +62,7 @@ type Stats struct {
 // IllegalError lists the SB/PSUM locations that fail is_legal_tensor after
 // the footprint passes.
 type IllegalError struct {
-	Locations []sbsize.IllegalLocation
+	Locations []footprint.IllegalLocation
 }
 
 func (e *IllegalError) Error() string {
@@ -95,7 +95,7 @@ func ShrinkML(m *bir.Module, model *arch.Model, opt Options) (Stats, error) {
 		opt.Logf("INFO (ShrinkDN): %d of %d SB/PSUM locations shrunk (%d bytes saved), %d left as declared; shrinkTensor: %d block tensors recorded, %d with liveN below their blocks",
 			st.Shrunk, st.Examined, st.BytesSaved, st.Skipped, st.SetsRecorded, st.SetsShrunk)
 	}
-	geo, err := sbsize.GeometryFor(model)
+	geo, err := footprint.GeometryFor(model)
 	if err != nil {
 		return st, fmt.Errorf("shrink_ml: %w", err)
 	}

@@ -8,7 +8,7 @@
 //	MemoryLocationSet::setShrinkDim(dim); MemoryLocationSet::setLiveN(n)
 //
 // with the same conventions as SBSizeLegalization's shrink_tensor (seed
-// 000; both use bir.Function.BlockLiveness): liveN = nBlocks / (nBlocks /
+// 000; both use footprint.BlockLiveness): liveN = nBlocks / (nBlocks /
 // live), never below the blocks actually live; the shrink dim is the
 // outermost free dim of the block shape (narwhal's Shape is one block's
 // shape, and a set's blocks stack along the free bytes of its
@@ -23,24 +23,24 @@ package shrink
 
 import (
 	"github.com/narwhal-compiler/narwhal/bir"
-	"github.com/narwhal-compiler/narwhal/passes/sbsize"
+	"github.com/narwhal-compiler/narwhal/footprint"
 )
 
 // shrinkTensor is shrinkTensor(bir::Function&). The liveN rule, the shrink
-// dim and the on-chip test are shrink_tensor's own (sbsize.LiveNFor,
-// sbsize.ShrinkDimOf, sbsize.OnChip), so the two records always agree.
+// dim and the on-chip test are shrink_tensor's own (footprint.LiveNFor,
+// footprint.ShrinkDimOf, footprint.OnChip), so the two records always agree.
 func shrinkTensor(f *bir.Function, maxSteps int64, st *Stats, log func(string, ...any)) {
-	live := f.BlockLiveness(maxSteps)
+	live := footprint.BlockLiveness(f, maxSteps)
 	for t := range live {
 		r := live[t]
 		if r.NBlocks == 0 {
 			continue
 		}
 		ts := f.Tensor(bir.TensorID(t))
-		if !sbsize.OnChip(f, ts) {
+		if !footprint.OnChip(f, ts) {
 			continue
 		}
-		liveN, _ := sbsize.LiveNFor(r.NBlocks, r.MaxLive)
+		liveN, _ := footprint.LiveNFor(r.NBlocks, r.MaxLive)
 		if liveN == 0 {
 			if ts.LiveN != 0 && log != nil {
 				why := r.Why
@@ -53,7 +53,7 @@ func shrinkTensor(f *bir.Function, maxSteps int64, st *Stats, log func(string, .
 			continue
 		}
 		ts.LiveN = liveN
-		ts.ShrinkDim = sbsize.ShrinkDimOf(ts)
+		ts.ShrinkDim = footprint.ShrinkDimOf(ts)
 		st.SetsRecorded++
 		if ts.LiveN < r.NBlocks {
 			st.SetsShrunk++

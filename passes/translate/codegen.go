@@ -27,8 +27,11 @@
 // offset), dtype = dtypeOverride or the tensor's. Access.simple is the whole
 // tensor row-major; Access.basic indexing becomes offset + pairs over the
 // row-major strides (a coordinate on a free dimension drops the dimension,
-// the partition pair always stays). Access.pattern (pre-BIR patterns with
-// fixedAxis), dynamic offsets (scalarOffset/vectorOffset) and non-abstract
+// the partition pair always stays). Access.pattern is lowered as KLR's
+// BirAccessPattern.fromAccessPattern does (codegen.pattern). On-chip
+// simple, basic and pattern accesses must start on a partition quadrant,
+// as KLR's Access.lowerAccessPattern requires ("Invalid partition start
+// offset"). Dynamic offsets (scalarOffset/vectorOffset) and non-abstract
 // TensorRefs are rejected with their source position. Every AP is checked
 // to stay inside its tensor.
 //
@@ -62,9 +65,10 @@
 // Engines map by name (act -> Activation, pe -> PE, dve -> DVE, pool ->
 // Pool, sp -> SP, dma -> DMA, unassigned -> Unassigned) and must be allowed
 // for the opcode. Operator dtype fields are not used: every AP carries the
-// dtype the engine converts to or from. Source positions are kept in the
-// attribute "klr_pos" (file:line:col), so later diagnostics can point at
-// the NKI source. Instruction names are the statement's name when it has
+// dtype the engine converts to or from. Every instruction carries its
+// statement's source position (Instruction.Pos: file, line, column and the
+// range end when KLR gives it), so every later diagnostic, dump and report
+// can point at the NKI source. Instruction names are the statement's name when it has
 // one, else "<operator>_<k>" (k counts the body's statements), made unique.
 //
 // Anything else - an operator narwhal does not lower, a field value with no
@@ -77,7 +81,9 @@ package translate
 
 import (
 	"fmt"
+	"os"
 	"strconv"
+	"strings"
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/klr"
@@ -86,9 +92,16 @@ import (
 // lowerFromKLR is path A: read the KLR file, pick this core's body, run the
 // code generator.
 func (tr *translator) lowerFromKLR(f *bir.Function, i bir.InstID, path string) (*kernelFunc, error) {
-	file, err := klr.ReadFile(path)
-	if err != nil {
+	if err := checkVersionMatch(f, i); err != nil {
 		return nil, err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("fail to locate KLIR artifact %s: %w", path, err)
+	}
+	file, err := klr.Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	k := file.Contents.AsLnc()
 	core, ok, err := tr.selectCore(len(k.Bodies))
@@ -100,6 +113,31 @@ func (tr *translator) lowerFromKLR(f *bir.Function, i bir.InstID, path string) (
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &kernelFunc{fn: fn, inputs: ioParams(fn, false), outputs: ioParams(fn, true)}, nil
+}
+
+// checkVersionMatch is seed 003's gate of path A: the placeholder's
+// "klir_version" (when present) must be "M.m.p" = KLIRVersion.
+func checkVersionMatch(f *bir.Function, i bir.InstID) error {
+	v, ok := f.Attrs(i).Get(AttrKLIRVersion)
+	if !ok || v.Kind == bir.ValNull {
+		return nil
+	}
+	if v.Kind != bir.ValString {
+		return fmt.Errorf("%s: want a version string \"M.m.p\", have %s", AttrKLIRVersion, v.JSON())
+	}
+	parts := strings.Split(v.S, ".")
+	if len(parts) != 3 {
+		return fmt.Errorf("%s %q: want \"M.m.p\" (three numbers)", AttrKLIRVersion, v.S)
+	}
+	for _, p := range parts {
+		if _, err := strconv.ParseUint(p, 10, 32); err != nil {
+			return fmt.Errorf("%s %q: want \"M.m.p\" (three numbers)", AttrKLIRVersion, v.S)
+		}
+	}
+	if v.S != KLIRVersion {
+		return fmt.Errorf("KLIR version mismatch: the kernel is KLIR %s, narwhal lowers KLIR %s (checkVersionMatch)", v.S, KLIRVersion)
+	}
+	return nil
 }
 
 // CodegenLncKernel generates the BIR function name in m for body core of
@@ -415,8 +453,19 @@ func (cg *codegen) ap(field string, r *klr.TensorRef) (bir.Operand, *cgTensor, e
 		if offset, pairs, err = cg.basic(field, ct, a.Basic); err != nil {
 			return bir.Operand{}, nil, err
 		}
+	case klr.AccessKindPattern:
+		if offset, pairs, err = cg.pattern(field, ct, a.Pattern); err != nil {
+			return bir.Operand{}, nil, err
+		}
 	default:
-		return bir.Operand{}, nil, cg.errf("%s: Access.%s of %s is not supported (compiled kernels use Access.birPattern)", field, a.KindName(), ct.tn.Name)
+		return bir.Operand{}, nil, cg.errf("%s: Access.%s of %s is not supported", field, a.KindName(), ct.tn.Name)
+	}
+	if a.Kind != klr.AccessKindBirPattern && ct.mem != bir.MemDRAM && ct.mem != bir.MemInput && ct.mem != bir.MemOutput {
+		// KLR's own lowering of these forms (Access.lowerAccessPattern)
+		// refuses an on-chip partition start off the quadrants.
+		if ps := offset / ct.row; offset >= 0 && ps%32 != 0 {
+			return bir.Operand{}, nil, cg.errf("%s: Invalid partition start offset %d for non-HBM memory. Valid offsets are: 0, 32, 64, 96 (Access.%s of %s)", field, ps, a.KindName(), ct.tn.Name)
+		}
 	}
 	if len(pairs) == 0 {
 		return bir.Operand{}, nil, cg.errf("%s: empty access pattern of %s", field, ct.tn.Name)
@@ -442,6 +491,38 @@ func (cg *codegen) ap(field string, r *klr.TensorRef) (bir.Operand, *cgTensor, e
 		return bir.Operand{}, nil, cg.errf("%s: access pattern %v at offset %d of %s reaches elements %d..%d, the tensor holds %d %s elements", field, pairs, offset, ct.tn.Name, lo, hi, limit, dt)
 	}
 	return bir.PhysAP(ct.loc, dt, offset, cg.m.InternPattern(pairs)), ct, nil
+}
+
+// pattern lowers an Access.pattern the way KLR's
+// BirAccessPattern.fromAccessPattern does: element offset = rowLen *
+// parOffset + freeOffset, pairs = [rowLen, parNum] followed by the
+// pattern's [step, num] pairs, where rowLen is the tensor's free elements
+// (the row-major layout every KLR access assumes). The pairs' own offset
+// fields are per-dimension starts: either all zero, or already folded into
+// freeOffset (sum offset*step = freeOffset, as in birPattern); anything
+// else is ambiguous and refused. fixedAxis must be Option.none.
+func (cg *codegen) pattern(field string, ct *cgTensor, p *klr.AccessPattern) (int64, bir.Pattern, error) {
+	if fa := p.FixedAxis; !(fa.Kind == klr.RawCtor && fa.Type == 0xff && fa.Ctor == 0) {
+		return 0, nil, cg.errf("%s: Access.pattern of %s has a fixedAxis (CBOR item at byte %d): narwhal lowers patterns without one (Option.none)", field, ct.tn.Name, fa.Offset)
+	}
+	if p.ParNum > uint64(maxElems) || p.ParOffset > uint64(maxElems) || p.FreeOffset > uint64(maxElems) {
+		return 0, nil, cg.errf("%s: Access.pattern of %s: parNum %d, parOffset %d, freeOffset %d out of range", field, ct.tn.Name, p.ParNum, p.ParOffset, p.FreeOffset)
+	}
+	pairs := bir.Pattern{{Step: ct.row, Num: int64(p.ParNum)}}
+	var folded int64
+	starts := false
+	for _, q := range p.Pattern {
+		if q.Num > uint64(maxElems) || q.Step < -maxElems || q.Step > maxElems || q.Offset < -maxElems || q.Offset > maxElems {
+			return 0, nil, cg.errf("%s: Access.pattern of %s: pair [step %d, num %d, offset %d] out of range", field, ct.tn.Name, q.Step, q.Num, q.Offset)
+		}
+		pairs = append(pairs, bir.APPair{Step: q.Step, Num: int64(q.Num)})
+		folded += q.Offset * q.Step
+		starts = starts || q.Offset != 0
+	}
+	if starts && folded != int64(p.FreeOffset) {
+		return 0, nil, cg.errf("%s: Access.pattern of %s: the pairs' starts give free offset %d but freeOffset is %d", field, ct.tn.Name, folded, p.FreeOffset)
+	}
+	return int64(p.ParOffset)*ct.row + int64(p.FreeOffset), pairs, nil
 }
 
 // basic lowers basic indexing over the tensor's row-major layout.
@@ -527,9 +608,24 @@ func (cg *codegen) emitInst(op bir.Opcode, eng bir.Engine, ins, outs []bir.Opera
 		}
 	}
 	cg.names[name] = true
-	attrs = append(attrs, bir.Field{Key: "klr_pos", Val: bir.String(cg.stmt.Pos.String())})
 	id := cg.f.NewInst(op, name, eng, ins, outs, attrs)
+	cg.f.SetPos(id, sourcePos(cg.stmt.Pos))
 	cg.f.Append(cg.blk, id)
+}
+
+// sourcePos converts a KLR statement position to bir's.
+func sourcePos(p klr.Pos) bir.Pos {
+	q := bir.Pos{Line: bir.ClampPosInt(p.Line), Col: bir.ClampPosInt(p.Column)}
+	if p.Filename.Valid {
+		q.File = p.Filename.V
+	}
+	if p.LineEnd.Valid {
+		q.EndLine = bir.ClampPosInt(p.LineEnd.V)
+	}
+	if p.ColumnEnd.Valid {
+		q.EndCol = bir.ClampPosInt(p.ColumnEnd.V)
+	}
+	return q
 }
 
 func immValue(x *klr.Immediate) (bir.Value, bool) {

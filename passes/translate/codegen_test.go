@@ -189,8 +189,11 @@ func TestCodegen_TensorReduceAndActivation(t *testing.T) {
 		}
 		return true
 	})
-	if act == bir.NoInst || f.Attrs(act).Str("func", "") != "Relu" || f.Attrs(act).Str("klr_pos", "") != "k.py:13:4" {
+	if act == bir.NoInst || f.Attrs(act).Str("func", "") != "Relu" {
 		t.Errorf("activation instruction attrs wrong")
+	}
+	if act != bir.NoInst && f.InstPos(act).String() != "k.py:13:4" {
+		t.Errorf("activation position %q, want k.py:13:4", f.InstPos(act).String())
 	}
 }
 
@@ -413,6 +416,11 @@ func TestCodegen_Errors(t *testing.T) {
 	dyn := whole(ta)
 	dyn.Access.Bir.ScalarOffset = klr.Some(klr.ScalarOffset{Kind: klr.ScalarOffsetReg, Reg: "r0"})
 	pat := klr.TensorRef{Kind: klr.RefAbstract, Access: &klr.Access{Kind: klr.AccessKindPattern, Pattern: &klr.AccessPattern{Tensor: a}}}
+	none := klr.Raw{Kind: klr.RawCtor, Type: 0xff}
+	patStarts := klr.TensorRef{Kind: klr.RefAbstract, Access: &klr.Access{Kind: klr.AccessKindPattern, Pattern: &klr.AccessPattern{Tensor: a,
+		ParNum: 128, Pattern: []klr.APPair{{Step: 1, Num: 59, Offset: 5}}, FixedAxis: none}}}
+	patOnChip := klr.TensorRef{Kind: klr.RefAbstract, Access: &klr.Access{Kind: klr.AccessKindPattern, Pattern: &klr.AccessPattern{Tensor: ta,
+		ParNum: 64, ParOffset: 5, Pattern: []klr.APPair{{Step: 1, Num: 64}}, FixedAxis: none}}}
 	cases := []struct {
 		name string
 		ops  []klr.Operator
@@ -432,7 +440,9 @@ func TestCodegen_Errors(t *testing.T) {
 			"matMul without a preceding loadStationary at k.py:10:4"},
 		{"dynamic offset", []klr.Operator{dma(dyn, whole(a))}, "dst: dynamic access of ta (scalarOffset/vectorOffset) is not supported"},
 		{"sbuf view", []klr.Operator{dma(klr.TensorRef{Kind: klr.RefSbuf}, whole(a))}, "dst: TensorRef.sbuf is not supported"},
-		{"pattern access", []klr.Operator{dma(whole(ta), pat)}, "src: Access.pattern of a is not supported"},
+		{"pattern fixedAxis", []klr.Operator{dma(whole(ta), pat)}, "src: Access.pattern of a has a fixedAxis"},
+		{"pattern starts", []klr.Operator{dma(whole(ta), patStarts)}, "src: Access.pattern of a: the pairs' starts give free offset 5 but freeOffset is 0"},
+		{"pattern partition start", []klr.Operator{dma(patOnChip, whole(a))}, "dst: Invalid partition start offset 5 for non-HBM memory. Valid offsets are: 0, 32, 64, 96 (Access.pattern of ta)"},
 		{"activation func", []klr.Operator{&klr.NcActivate{Dst: whole(ta), Src: whole(ta), ActivationFunc: 24, Scale: fimm(1)}},
 			"activation function gelu_apprx_sigmoid_dx has no BIR counterpart"},
 		{"copy opDim", []klr.Operator{dma(whole(ta), whole(a)), &klr.Copy{Dst: whole(ta), Src: whole(ta), OpDim: klr.Some(klr.TensorSubDim(1))}},

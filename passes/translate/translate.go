@@ -16,6 +16,8 @@
 //	               "format"       "bir" for BIR-JSON; anything else is KLR
 //	               "input_names"  the kernel parameter each of ins binds,
 //	               "output_names" and each of outs (lists of strings)
+//	               "klir_version" optional: the KLIR version "M.m.p" the
+//	                              kernel was written for (checkVersionMatch)
 //
 // The replacement, at the placeholder's position (same name, engine,
 // predicate and dependencies; instructions that depended on the placeholder
@@ -52,6 +54,23 @@
 // "NKI Kernel file <path> does not exist, either in full path or in
 // compiler artifacts directory". The resolved file is staged (copied) into
 // the module's artifact directory when one is set.
+//
+// # Path A's checks (lowerKernelInst)
+//
+// In the seed's order: checkVersionMatch(node) gates "M.m.p" against
+// "1.0.0"; then fopen of the kernel file, whose failure is "fail to locate
+// KLIR artifact"; then the reader's "Wrong KLR version" (header patch 12)
+// and "Wrong KLIR content type". The seed names checkVersionMatch, its
+// operand format and the constant, not the comparison nor where the node
+// keeps the version: narwhal reads it from the placeholder's optional
+// "klir_version" attribute and requires M.m.p to equal 1.0.0 exactly (a
+// version string that does not parse is an error too); a placeholder
+// without the attribute (the driver's wrapper of a lone .klr file, a
+// BIR-JSON module that does not record it) passes, the file's own header
+// being checked next. The open failure can only follow a successful
+// existence check when the file vanishes or cannot be read in between
+// (the seed's two steps are separate too); its message names the path and
+// the operating system's cause.
 //
 // # LNC (logical neuron cores)
 //
@@ -110,6 +129,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/verify"
 )
 
 // Attribute keys of the placeholder and the call site.
@@ -122,7 +142,12 @@ const (
 	AttrScratchpad  = "scratchpad"
 	AttrSBBufShape  = "sb_buf_shape"
 	AttrPSUMBuf     = "psum_buf_shape"
+	AttrKLIRVersion = "klir_version"
 )
+
+// KLIRVersion is the KLIR version checkVersionMatch accepts (seed 003:
+// "gate "M.m.p" against "1.0.0"").
+const KLIRVersion = "1.0.0"
 
 // FormatBIR is the placeholder format of BIR-JSON kernels.
 const FormatBIR = "bir"
@@ -312,6 +337,13 @@ func (tr *translator) lowerKernelInst(f *bir.Function, i bir.InstID) (bool, erro
 	if err := tr.copyConstFileToArtifact(k.fn, path); err != nil {
 		tr.m.RemoveFunction(k.fn)
 		return false, err
+	}
+	// The kernel is the user's input: a mistake in it (a matmul writing
+	// SBUF, an access outside its tile) is reported here, at its NKI
+	// source line, not as a failure deep in a later pass.
+	if err := verify.Function(k.fn, verify.Options{Arch: tr.model}); err != nil {
+		tr.m.RemoveFunction(k.fn)
+		return false, fmt.Errorf("%s: the kernel does not verify: %w", path, err)
 	}
 	if err := tr.insertCall(f, i, k); err != nil {
 		tr.m.RemoveFunction(k.fn)
@@ -543,12 +575,29 @@ func (tr *translator) insertCall(f *bir.Function, i bir.InstID, k *kernelFunc) e
 	in := *f.Inst(i)
 	call := f.NewInst(bir.OpNKIKernel, name, in.Engine, ins, outs, callAttrs)
 	f.Inst(call).Pred = in.Pred
+	f.InheritPos(call, i)
+	if f.Inst(call).Pos == bir.NoPos {
+		// A placeholder without a position (a KLR file compiled directly):
+		// the call points at the kernel's first statement.
+		f.Inst(call).Pos = firstPos(k.fn)
+	}
 	for _, d := range f.Deps(i) {
 		f.AddDep(call, d)
 	}
 	f.InsertBefore(i, call)
 	tr.calls[i] = call
 	return nil
+}
+
+// firstPos returns the source position of f's first instruction that has
+// one, in program order.
+func firstPos(f *bir.Function) bir.PosID {
+	pos := bir.NoPos
+	f.Walk(func(i bir.InstID) bool {
+		pos = f.Inst(i).Pos
+		return pos == bir.NoPos
+	})
+	return pos
 }
 
 // retargetDeps makes instructions that depended on an expanded placeholder

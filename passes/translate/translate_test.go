@@ -56,6 +56,7 @@ type sidecar struct {
 	Statements []struct {
 		Core int    `json:"core"`
 		Op   string `json:"op"`
+		Line int32  `json:"line"`
 	} `json:"statements"`
 }
 
@@ -183,10 +184,21 @@ func TestTranslate_Fixtures(t *testing.T) {
 					t.Fatalf("callee %q: want an NKI function named %s", main.Attrs(ks[0]).Str(AttrFunc, ""), sc.KernelName)
 				}
 				nstmt := 0
+				var lines []int32
 				for _, s := range sc.Statements {
 					if s.Core == core {
 						nstmt++
+						lines = append(lines, s.Line)
 					}
+				}
+				// Every instruction carries its statement's source line.
+				var got []int32
+				kf.Walk(func(i bir.InstID) bool {
+					got = append(got, kf.InstPos(i).Line)
+					return true
+				})
+				if !slices.Equal(got, lines) {
+					t.Errorf("kernel instructions at source lines %v, the sidecar's statements at %v", got, lines)
 				}
 				if n := kf.NumInsts(); n != int64(nstmt) {
 					t.Errorf("kernel function has %d instructions, the sidecar lists %d statements for core %d", n, nstmt, core)

@@ -69,6 +69,7 @@ type lowerer struct {
 	loops   int
 	insts   int
 	opAttrs map[string]bir.AttrID
+	origin  bir.InstID // the loop whose register code move and alu emit: its source position
 }
 
 // LowerDynamicExprs rewrites every DynamicForLoop and DoWhile of f into
@@ -137,8 +138,10 @@ func (lw *lowerer) uniqueName(base string) string {
 
 func (lw *lowerer) move(name string, dst bir.RegID, src bir.Operand) bir.InstID {
 	lw.insts++
-	return lw.f.NewInst(bir.OpRegisterMove, lw.uniqueName(name), bir.EngUnassigned,
+	id := lw.f.NewInst(bir.OpRegisterMove, lw.uniqueName(name), bir.EngUnassigned,
 		[]bir.Operand{src}, []bir.Operand{bir.RegOpd(dst, bir.Int32)}, nil)
+	lw.f.InheritPos(id, lw.origin)
+	return id
 }
 
 func (lw *lowerer) alu(name, op string, dst bir.RegID, a, b bir.Operand) bir.InstID {
@@ -146,6 +149,7 @@ func (lw *lowerer) alu(name, op string, dst bir.RegID, a, b bir.Operand) bir.Ins
 	id := lw.f.NewInst(bir.OpRegisterAlu, lw.uniqueName(name), bir.EngUnassigned,
 		[]bir.Operand{a, b}, []bir.Operand{bir.RegOpd(dst, bir.Int32)}, nil)
 	lw.f.Inst(id).Attrs = lw.attrs(op)
+	lw.f.InheritPos(id, lw.origin)
 	return id
 }
 
@@ -195,6 +199,7 @@ func (lw *lowerer) loop(i bir.InstID) ([]bir.InstID, error) {
 	ax := lw.m.Axis(lp.Axis)
 	ctx := &dynCtx{loop: i, name: name, axis: lp.Axis, exprs: map[string]bir.RegID{}}
 	ctx.iv = lw.newReg(name + "_iv")
+	lw.origin = i
 	var pre []bir.InstID
 	var step bir.Operand
 	ins := f.Ins(i)
@@ -242,6 +247,7 @@ func (lw *lowerer) loop(i bir.InstID) ([]bir.InstID, error) {
 	}
 	lists[0] = append(append([]bir.InstID(nil), ctx.prolog...), lists[0]...)
 	last := len(lists) - 1
+	lw.origin = i
 	lists[last] = append(lists[last], lw.alu(name+"_iv_next", "add", ctx.iv, bir.RegOpd(ctx.iv, bir.Int32), step))
 	for k, bb := range body {
 		lw.replace = append(lw.replace, blockReplace{bb, lists[k]})
@@ -293,6 +299,7 @@ func (lw *lowerer) exprReg(e affine.Expr) bir.RegID {
 	}
 	r := lw.newReg(ctx.name + "_e" + strconv.Itoa(len(ctx.exprs)))
 	ctx.exprs[key] = r
+	lw.origin = ctx.loop
 	base := lw.f.Reg(r).Name
 	var tmp bir.RegID = -1
 	for k, t := range e.Terms {

@@ -60,222 +60,12 @@ import (
 	"strconv"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/footprint"
 )
-
-// MaxFactor is getLargestFactorWithThreshold's threshold.
-const MaxFactor = 16
-
-// GetLargestFactorWithThreshold returns the largest divisor of n that is
-// at most maxFactor: the number of pieces a marked dim of size n is cut
-// into.
-func GetLargestFactorWithThreshold(n, maxFactor int64) (int64, error) {
-	if maxFactor <= 0 {
-		return 0, fmt.Errorf("MaxFactor > 0: have MaxFactor=%d", maxFactor)
-	}
-	if n <= 0 {
-		return 0, fmt.Errorf("getLargestFactorWithThreshold: dimension %d, want > 0", n)
-	}
-	for k := min(maxFactor, n); k > 1; k-- {
-		if n%k == 0 {
-			return k, nil
-		}
-	}
-	return 1, nil
-}
 
 type splitStats struct {
 	tensors, locs, insts int
 	kept                 []string // tensors left whole, with the reason
-}
-
-// geom is the layout of a marked tensor and its pieces.
-type geom struct {
-	shape, stride   []int64
-	pieces, psize   []int64
-	pstride, pradix []int64
-	total, npieces  int64
-	marked          []bool
-}
-
-func newGeom(shape []int64, mask []bool) (*geom, error) {
-	n := len(shape)
-	g := &geom{shape: shape, stride: make([]int64, n), pieces: make([]int64, n), psize: make([]int64, n),
-		pstride: make([]int64, n), pradix: make([]int64, n), marked: make([]bool, n)}
-	s, ps := int64(1), int64(1)
-	for d := n - 1; d >= 0; d-- {
-		if shape[d] <= 0 {
-			return nil, fmt.Errorf("dim %d has size %d", d, shape[d])
-		}
-		g.pieces[d] = 1
-		if mask[d] {
-			k, err := GetLargestFactorWithThreshold(shape[d], MaxFactor)
-			if err != nil {
-				return nil, err
-			}
-			g.pieces[d] = k
-			g.marked[d] = k > 1
-		}
-		g.psize[d] = shape[d] / g.pieces[d]
-		g.stride[d], g.pstride[d] = s, ps
-		s *= shape[d]
-		ps *= g.psize[d]
-	}
-	g.total = s
-	r := int64(1)
-	for d := n - 1; d >= 0; d-- {
-		g.pradix[d] = r
-		r *= g.pieces[d]
-	}
-	g.npieces = r
-	return g, nil
-}
-
-// mapResult is the outcome of mapping one access pattern.
-type mapResult struct {
-	piece    int64
-	off      int64
-	pat      bir.Pattern
-	straddle int // dim the access straddles, -1
-	pair     int // the only pair moving along that dim, -1 if several
-}
-
-// digits decomposes a non-negative linear index over the dims.
-func (g *geom) digits(x int64, out []int64) {
-	for d := range g.shape {
-		out[d] = (x / g.stride[d]) % g.shape[d]
-	}
-}
-
-// mapAP maps an access (offset, pattern) of the whole tensor onto pieces.
-func (g *geom) mapAP(off int64, pat bir.Pattern) (mapResult, error) {
-	n := len(g.shape)
-	res := mapResult{straddle: -1, pair: -1}
-	if off < 0 || off >= g.total {
-		return res, fmt.Errorf("offset %d outside the tensor's %d elements", off, g.total)
-	}
-	od := make([]int64, n)
-	g.digits(off, od)
-	lo := slices.Clone(od)
-	hi := slices.Clone(od)
-	deltas := make([][]int64, len(pat))
-	for i, q := range pat {
-		if q.Num <= 1 {
-			continue
-		}
-		a := q.Step
-		if a < 0 {
-			a = -a
-		}
-		if a >= g.total {
-			return res, fmt.Errorf("pair %d step %d is not smaller than the tensor's %d elements", i, q.Step, g.total)
-		}
-		dl := make([]int64, n)
-		g.digits(a, dl)
-		if q.Step < 0 {
-			for d := range dl {
-				dl[d] = -dl[d]
-			}
-		}
-		deltas[i] = dl
-		for d := range dl {
-			v := dl[d] * (q.Num - 1)
-			if v < 0 {
-				lo[d] += v
-			} else {
-				hi[d] += v
-			}
-		}
-	}
-	for d := 0; d < n; d++ {
-		if lo[d] < 0 || hi[d] >= g.shape[d] {
-			return res, fmt.Errorf("the access does not decompose over the tensor's dims (dim %d would range over [%d, %d] of %d)", d, lo[d], hi[d], g.shape[d])
-		}
-	}
-	for d := 0; d < n; d++ {
-		if !g.marked[d] {
-			continue
-		}
-		if lo[d]/g.psize[d] != hi[d]/g.psize[d] {
-			res.straddle = d
-			for i := range pat {
-				if deltas[i] != nil && deltas[i][d] != 0 {
-					if res.pair >= 0 {
-						res.pair = -1
-						return res, nil
-					}
-					res.pair = i
-				}
-			}
-			return res, nil
-		}
-	}
-	var piece, noff int64
-	for d := 0; d < n; d++ {
-		j := lo[d] / g.psize[d]
-		if !g.marked[d] {
-			j = 0
-		}
-		piece += j * g.pradix[d]
-		noff += (od[d] - j*g.psize[d]) * g.pstride[d]
-	}
-	np := make(bir.Pattern, len(pat))
-	for i, q := range pat {
-		np[i] = q
-		if deltas[i] == nil {
-			continue
-		}
-		var s int64
-		for d := 0; d < n; d++ {
-			s += deltas[i][d] * g.pstride[d]
-		}
-		np[i].Step = s
-	}
-	res.piece, res.off, res.pat = piece, noff, np
-	return res, nil
-}
-
-// chunks returns the sub-ranges [t0, t1) of pair res.pair over which the
-// access stays in one piece along dim res.straddle.
-func (g *geom) chunks(off int64, pat bir.Pattern, res mapResult) [][2]int64 {
-	od := make([]int64, len(g.shape))
-	g.digits(off, od)
-	q := pat[res.pair]
-	a := q.Step
-	if a < 0 {
-		a = -a
-	}
-	dl := make([]int64, len(g.shape))
-	g.digits(a, dl)
-	delta := dl[res.straddle]
-	if q.Step < 0 {
-		delta = -delta
-	}
-	d := res.straddle
-	var out [][2]int64
-	start := int64(0)
-	cur := od[d] / g.psize[d]
-	for t := int64(1); t < q.Num; t++ {
-		p := (od[d] + t*delta) / g.psize[d]
-		if p != cur {
-			out = append(out, [2]int64{start, t})
-			start, cur = t, p
-		}
-	}
-	return append(out, [2]int64{start, q.Num})
-}
-
-// splittable reports whether instruction i may be cut into per-piece parts.
-func splittable(f *bir.Function, i bir.InstID) bool {
-	switch f.Inst(i).Op {
-	case bir.OpLoad, bir.OpSave, bir.OpDMA, bir.OpTensorCopy, bir.OpTensorTensor, bir.OpTensorScalar, bir.OpMemset:
-		return true
-	case bir.OpDMACopy:
-		mode := f.Attrs(i).Str("mode", "Copy")
-		return mode == "Copy" || mode == "CCE"
-	case bir.OpActivation:
-		return f.Attrs(i).Str("acc", "Idle") == "Idle"
-	}
-	return false
 }
 
 // splitter cuts the marked tensors of one function.
@@ -320,12 +110,12 @@ func (s *splitter) tensor(t bir.TensorID) error {
 		s.st.kept = append(s.st.kept, fmt.Sprintf("%s (still accessed symbolically by %s, in a loop that was not unrolled)", name, f.InstName(u[0].Inst)))
 		return nil
 	}
-	g, err := newGeom(ts.Shape, ts.SplitShape)
+	g, err := footprint.NewCut(ts.Shape, ts.SplitShape)
 	if err != nil {
 		return fmt.Errorf("function %s, tensor %s: %v", f.Name, name, err)
 	}
-	if g.npieces == 1 {
-		s.st.kept = append(s.st.kept, fmt.Sprintf("%s (no marked dim has a divisor between 2 and %d)", name, MaxFactor))
+	if g.NumPieces == 1 {
+		s.st.kept = append(s.st.kept, fmt.Sprintf("%s (no marked dim has a divisor between 2 and %d)", name, footprint.MaxFactor))
 		return nil
 	}
 	dt := ts.Dtype
@@ -375,21 +165,21 @@ func (s *splitter) tensor(t bir.TensorID) error {
 }
 
 // location creates the pieces of one location of tensor t.
-func (s *splitter) location(t bir.TensorID, l bir.LocID, g *geom, dt bir.Dtype) ([]bir.LocID, error) {
+func (s *splitter) location(t bir.TensorID, l bir.LocID, g *footprint.Cut, dt bir.Dtype) ([]bir.LocID, error) {
 	f := s.f
 	ts := *f.Tensor(t)
 	lc := *f.Loc(l)
-	if lc.RawDims != nil || lc.Partitions*lc.Bytes != g.total*dt.Size() || (lc.Type.IsOnChip() && lc.Partitions != g.shape[0]) {
+	if lc.RawDims != nil || lc.Partitions*lc.Bytes != g.Total*dt.Size() || (lc.Type.IsOnChip() && lc.Partitions != g.Shape[0]) {
 		return nil, fmt.Errorf("function %s, tensor %s, location %s: its dims (%d x %d bytes) are not laid out as the tensor's shape %v of %s; cannot cut it",
 			f.Name, ts.Name, lc.Name, lc.Partitions, lc.Bytes, ts.Shape, dt)
 	}
-	pieceLoc := make([]bir.LocID, g.npieces)
-	for p := int64(0); p < g.npieces; p++ {
-		j := make([]int64, len(g.shape))
-		shape := make([]int64, len(g.shape))
-		for d := range g.shape {
-			j[d] = (p / g.pradix[d]) % g.pieces[d]
-			shape[d] = g.psize[d]
+	pieceLoc := make([]bir.LocID, g.NumPieces)
+	for p := int64(0); p < g.NumPieces; p++ {
+		j := make([]int64, len(g.Shape))
+		shape := make([]int64, len(g.Shape))
+		for d := range g.Shape {
+			j[d] = (p / g.PieceRadix[d]) % g.Pieces[d]
+			shape[d] = g.PieceSize[d]
 		}
 		locName := f.UniqueLocName(lc.Name + "_split" + strconv.FormatInt(p, 10))
 		nt := bir.Tensor{Name: f.UniqueTensorName(locName + "_set"), Kind: ts.Kind, Class: ts.Class, AddrSpace: ts.AddrSpace,
@@ -428,12 +218,12 @@ func (s *splitter) location(t bir.TensorID, l bir.LocID, g *geom, dt bir.Dtype) 
 
 // placement returns the base-partition and byte-address shift of piece j
 // when its bytes are contiguous in the original location.
-func placement(g *geom, j []int64, dt bir.Dtype) (base, addr int64, ok bool) {
-	n := len(g.shape)
-	base = j[0] * g.psize[0]
+func placement(g *footprint.Cut, j []int64, dt bir.Dtype) (base, addr int64, ok bool) {
+	n := len(g.Shape)
+	base = j[0] * g.PieceSize[0]
 	firstFree := -1
 	for d := 1; d < n; d++ {
-		if g.marked[d] {
+		if g.Marked[d] {
 			if firstFree >= 0 {
 				return 0, 0, false // two cut free dims: strided
 			}
@@ -444,17 +234,17 @@ func placement(g *geom, j []int64, dt bir.Dtype) (base, addr int64, ok bool) {
 		return base, 0, true
 	}
 	for d := 1; d < firstFree; d++ {
-		if g.shape[d] != 1 {
+		if g.Shape[d] != 1 {
 			return 0, 0, false
 		}
 	}
-	return base, j[firstFree] * g.psize[firstFree] * g.stride[firstFree] * dt.Size(), true
+	return base, j[firstFree] * g.PieceSize[firstFree] * g.Stride[firstFree] * dt.Size(), true
 }
 
 // repoint maps instruction i's accesses to the cut locations onto their
 // pieces; it returns the parts when i had to be split (to be processed in
 // turn).
-func (s *splitter) repoint(i bir.InstID, pieces map[bir.LocID][]bir.LocID, g *geom, tname string) ([]bir.InstID, error) {
+func (s *splitter) repoint(i bir.InstID, pieces map[bir.LocID][]bir.LocID, g *footprint.Cut, tname string) ([]bir.InstID, error) {
 	f, m := s.f, s.m
 	n := len(f.Operands(i))
 	for k := 0; k < n; k++ {
@@ -469,32 +259,32 @@ func (s *splitter) repoint(i bir.InstID, pieces map[bir.LocID][]bir.LocID, g *ge
 		if o.Dtype.Size() != f.Tensor(f.Loc(o.Loc()).Tensor).Dtype.Size() {
 			return nil, fmt.Errorf("function %s, instruction %s (%s): operand %d reinterprets tensor %s as %s; cannot cut it", f.Name, f.InstName(i), f.OpName(i), k, tname, o.Dtype)
 		}
-		res, err := g.mapAP(o.Offset, m.Pattern(o.Pattern))
+		res, err := g.Map(o.Offset, m.Pattern(o.Pattern))
 		if err != nil {
 			return nil, fmt.Errorf("function %s, instruction %s (%s): operand %d on %s: %v", f.Name, f.InstName(i), f.OpName(i), k, tname, err)
 		}
-		if res.straddle >= 0 {
+		if res.Straddle >= 0 {
 			return s.splitInst(i, k, o, res, g, tname)
 		}
-		o.Ref = int32(pl[res.piece])
-		o.Offset = res.off
-		o.Pattern = m.InternPattern(res.pat)
+		o.Ref = int32(pl[res.Piece])
+		o.Offset = res.Off
+		o.Pattern = m.InternPattern(res.Pat)
 		f.SetOperand(i, k, o)
 	}
 	return nil, nil
 }
 
 // splitInst cuts instruction i into parts along the straddling pair.
-func (s *splitter) splitInst(i bir.InstID, k int, o bir.Operand, res mapResult, g *geom, tname string) ([]bir.InstID, error) {
+func (s *splitter) splitInst(i bir.InstID, k int, o bir.Operand, res footprint.CutAccess, g *footprint.Cut, tname string) ([]bir.InstID, error) {
 	f, m := s.f, s.m
 	refuse := func(why string) error {
 		return fmt.Errorf("function %s, instruction %s (%s): tensorSplit of %s: dim %d is cut into %d pieces of %d and operand %d accesses several of them; the instruction cannot be split: %s",
-			f.Name, f.InstName(i), f.OpName(i), tname, res.straddle, g.pieces[res.straddle], g.psize[res.straddle], k, why)
+			f.Name, f.InstName(i), f.OpName(i), tname, res.Straddle, g.Pieces[res.Straddle], g.PieceSize[res.Straddle], k, why)
 	}
-	if res.pair < 0 {
+	if res.Pair < 0 {
 		return nil, refuse("more than one [step, num] pair moves along that dim")
 	}
-	if !splittable(f, i) {
+	if !footprint.ElementWise(f, i) {
 		return nil, refuse("its opcode is not an element-wise one")
 	}
 	nums := m.Pattern(o.Pattern).Shape()
@@ -509,7 +299,7 @@ func (s *splitter) splitInst(i bir.InstID, k int, o bir.Operand, res mapResult, 
 			return nil, refuse(fmt.Sprintf("operand %d has shape %v, operand %d has %v: they are not walked in lockstep by the same pairs", kk, m.Pattern(x.Pattern).Shape(), k, nums))
 		}
 	}
-	chunks := g.chunks(o.Offset, m.Pattern(o.Pattern), res)
+	chunks := g.Chunks(o.Offset, m.Pattern(o.Pattern), res)
 	base := f.InstName(i)
 	deps := f.Deps(i)
 	parts := make([]bir.InstID, 0, len(chunks))
@@ -520,8 +310,8 @@ func (s *splitter) splitInst(i bir.InstID, k int, o bir.Operand, res mapResult, 
 				continue
 			}
 			pat := slices.Clone(m.Pattern(x.Pattern))
-			x.Offset += ch[0] * pat[res.pair].Step
-			pat[res.pair].Num = ch[1] - ch[0]
+			x.Offset += ch[0] * pat[res.Pair].Step
+			pat[res.Pair].Num = ch[1] - ch[0]
 			x.Pattern = m.InternPattern(pat)
 			f.SetOperand(p, kk, x)
 		}

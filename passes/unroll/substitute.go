@@ -254,7 +254,7 @@ func (c *cloner) keptLoop(i bir.InstID, li int32, out []bir.InstID) ([]bir.InstI
 	c.m.Axis(nax).Extra = extra
 	src := f.Inst(i)
 	dst := f.Inst(nl)
-	dst.Engine, dst.Attrs, dst.Pred = src.Engine, src.Attrs, newPred
+	dst.Engine, dst.Attrs, dst.Pred, dst.Pos = src.Engine, src.Attrs, newPred, src.Pos
 	ins := append([]bir.Operand(nil), f.Ins(i)...)
 	outs := append([]bir.Operand(nil), f.Outs(i)...)
 	f.SetArgs(nl, ins, outs)

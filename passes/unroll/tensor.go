@@ -40,7 +40,9 @@ package unroll
 
 import (
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
@@ -83,6 +85,19 @@ func (bm *blockMap) locFor(t bir.TensorID, b int64) (bir.LocID, error) {
 
 // subName is the seeds' per-block location name: set.name + "_sub" + b.
 func subName(set string, b int64) string { return set + "_sub" + strconv.FormatInt(b, 10) }
+
+// isSubName reports whether name == subName(set, b), without building it.
+func isSubName(name, set string, b int64) bool {
+	rest, ok := strings.CutPrefix(name, set)
+	if !ok {
+		return false
+	}
+	if rest, ok = strings.CutPrefix(rest, "_sub"); !ok {
+		return false
+	}
+	var num [20]byte
+	return rest == string(strconv.AppendInt(num[:0], b, 10))
+}
 
 // tensorUnroll builds Unroll's grid for every live block tensor of f except
 // those in inPlace (symbolic or register accesses that survive the pass
@@ -182,7 +197,7 @@ func resetAndGenerateMemlocs(f *bir.Function, t bir.TensorID) ([2]bir.LocID, err
 		done := true
 		for k, l := range ts.Locs {
 			lc := f.Loc(l)
-			if lc.TensorIdx != int64(k) || lc.Name != subName(ts.Name, int64(k)) {
+			if lc.TensorIdx != int64(k) || !isSubName(lc.Name, ts.Name, int64(k)) {
 				done = false
 				break
 			}
@@ -196,20 +211,18 @@ func resetAndGenerateMemlocs(f *bir.Function, t bir.TensorID) ([2]bir.LocID, err
 	}
 	tmpl := ts.Locs[0]
 	src := *f.Loc(tmpl)
-	setName := ts.Name
-	holder := bir.NoLoc
-	for b := int64(0); b < nb; b++ {
-		nl := src
-		nl.Name = f.UniqueLocName(subName(setName, b))
-		nl.TensorIdx = b
-		nl.RawDims = append([]int64(nil), src.RawDims...)
-		id, err := f.AddLoc(t, nl)
-		if err != nil {
-			return none, fmt.Errorf("function %s, tensor %s, block %d: %v", f.Name, setName, b, err)
-		}
-		if b == src.TensorIdx || (holder == bir.NoLoc && b == nb-1) {
-			holder = id
-		}
+	// One call for the nb locations: names <set>_sub<b> made unique as
+	// UniqueLocName does, tensor ids 0..nb-1, in block order (AddLocSeries
+	// grows the tables once and keeps the names in one string).
+	first, err := f.AddLocSeries(t, src, ts.Name+"_sub", nb)
+	if err != nil {
+		return none, fmt.Errorf("function %s, tensor %s: %v", f.Name, ts.Name, err)
+	}
+	// The holder of a physical access to the template: the location of the
+	// template's own block, else the last one.
+	holder := first + bir.LocID(nb-1)
+	if src.TensorIdx >= 0 && src.TensorIdx < nb {
+		holder = first + bir.LocID(src.TensorIdx)
 	}
 	f.RemoveLoc(tmpl)
 	return [2]bir.LocID{tmpl, holder}, nil
@@ -222,6 +235,16 @@ func memlocsGeneration(f *bir.Function) (int, error) {
 	remap := map[bir.LocID]bir.LocID{}
 	generated := 0
 	n := f.NumTensors()
+	// Reserve the location and name tables for every series at once.
+	var total int64
+	for t := bir.TensorID(0); int(t) < n; t++ {
+		if ts := f.Tensor(t); !ts.Dead && ts.IsBlock && len(ts.Locs) == 1 {
+			total += max(ts.NBlocks, 1)
+		}
+	}
+	if total > 0 && total <= math.MaxInt32 {
+		f.ReserveTensors(0, int(total))
+	}
 	for t := bir.TensorID(0); int(t) < n; t++ {
 		if f.Tensor(t).Dead {
 			continue

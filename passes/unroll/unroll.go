@@ -80,6 +80,8 @@ import (
 	"time"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/bug"
+	"github.com/narwhal-compiler/narwhal/internal/checked"
 	"github.com/narwhal-compiler/narwhal/pass"
 )
 
@@ -113,6 +115,7 @@ type Stats struct {
 	RegisterInsts      int   // RegisterMove / RegisterAlu created by the lowering
 	DeadRemoved        int   // instructions removed by dce (FullUnroll)
 	TensorsSplit       int   // tensors cut by their splitShape mask (FullUnroll)
+	FunctionsAtLevel2  int   // functions FullUnroll unrolled at level 2 (every loop, dependencies erased)
 	SubLocations       int   // locations created by the splitShape cut
 	InstructionsSplit  int   // instructions split into per-piece instructions
 	TotalCount         int64 // instructions in the module afterwards
@@ -144,6 +147,10 @@ type InternalError struct {
 	Function string // the function being processed; "" outside per-function work
 	Value    any    // what the unroller panicked with
 }
+
+// Is makes an InternalError an internal error (bug.ErrInternal: exit
+// status 2): whatever the module, an unroller must not panic.
+func (e *InternalError) Is(target error) bool { return target == bug.ErrInternal }
 
 // internalHint says what an InternalError most likely means.
 const internalHint = "the module may be malformed; run narwhal verify on it"
@@ -227,7 +234,7 @@ func Unroll(m *bir.Module, opt UnrollOptions) (st Stats, err error) {
 		}
 		proj := c.project(nil)
 		if done+proj.lower > limit {
-			return st, &BudgetError{TotalCount: satAdd(done, proj.lower), Limit: limit, Projected: true, Where: "function " + f.Name}
+			return st, &BudgetError{TotalCount: checked.SatAdd(done, proj.lower), Limit: limit, Projected: true, Where: "function " + f.Name}
 		}
 		// Block tensors still indexed by a kept (dynamic) loop keep their
 		// identity; all others get the grid.
@@ -345,7 +352,7 @@ func (c *cloner) clonesLower() int64 {
 			continue
 		}
 		if c.f.Inst(bir.InstID(i)).Pred == 0 && !c.predicatedAncestor(p.loop) {
-			n = satAdd(n, c.nests[p.nest].size)
+			n = checked.SatAdd(n, c.nests[p.nest].size)
 		}
 	}
 	return n

@@ -305,7 +305,7 @@ Block1:
 		m := parse(t, src)
 		f := m.Main()
 		var st Stats
-		err := fullUnrollFunction(f, modeWhole, FullUnrollOptions{Level: 2}, tc.others, &st)
+		err := fullUnrollFunction(f, modeWhole, 2, FullUnrollOptions{Level: 2}, tc.others, &st)
 		if !tc.fail {
 			if err != nil || st.Clones != 10 {
 				t.Errorf("others=%d: %v, %d clones; want 10 clones and no error", tc.others, err, st.Clones)
@@ -440,26 +440,6 @@ func TestFullUnroll_Level1Decisions(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(log, "\n"), "No unrolling needed, running hhir pass") {
 		t.Errorf("log %q", log)
-	}
-}
-
-func TestGetLargestFactorWithThreshold(t *testing.T) {
-	for _, tc := range []struct{ n, want int64 }{
-		{128, 16}, {2048, 16}, {100, 10}, {96, 16}, {24, 12}, {12, 12}, {7, 7}, {17, 1}, {34, 2}, {1, 1},
-	} {
-		got, err := GetLargestFactorWithThreshold(tc.n, MaxFactor)
-		if err != nil || got != tc.want {
-			t.Errorf("GetLargestFactorWithThreshold(%d, 16) = %d, %v; want %d", tc.n, got, err, tc.want)
-		}
-		if tc.n%got != 0 || got > MaxFactor {
-			t.Errorf("%d pieces for %d", got, tc.n)
-		}
-	}
-	if _, err := GetLargestFactorWithThreshold(64, 0); err == nil || !strings.Contains(err.Error(), "MaxFactor > 0") {
-		t.Errorf("MaxFactor 0: %v", err)
-	}
-	if _, err := GetLargestFactorWithThreshold(0, 16); err == nil {
-		t.Errorf("dimension 0 accepted")
 	}
 }
 

@@ -53,6 +53,7 @@ import (
 	"sort"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/footprint"
 )
 
 // maxFoldSweeps bounds the sweeps (each is linear in the function).
@@ -119,7 +120,7 @@ func (v *folder) sweep() int {
 	if len(copies) == 0 {
 		return 0
 	}
-	v.pos, _ = f.Flatten(v.pos)
+	v.pos, _ = footprint.Flatten(f, v.pos)
 	ss := &sweepState{uses: f.Uses(), folded: map[bir.InstID]bir.InstID{}, producer: map[bir.InstID]bool{},
 		deadX: map[bir.LocID]bool{}, writtenY: map[bir.LocID][]int32{}}
 	var folds []fold
@@ -175,7 +176,7 @@ func (v *folder) producerOp(p bir.InstID) (ok, dma bool) {
 	case bir.OpLoad, bir.OpSave, bir.OpDMA:
 		return true, true
 	case bir.OpDMACopy:
-		return copyMode(f, p), true
+		return footprint.ReachOf(f, p).Followed(), true
 	case bir.OpTensorTensor, bir.OpTensorScalar, bir.OpTensorScalarPtr, bir.OpTensorCopy, bir.OpMemset:
 		return true, false
 	case bir.OpActivation:

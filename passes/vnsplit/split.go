@@ -21,7 +21,8 @@
 //	  "(SplitSB) total_sb_nodes = ..., can_sb_nodes = ..., total dead nodes = ..., ..."
 //
 // Reject reasons (the seed's strings, logged as "VNSplitter: not splitting
-// <name> due to ..."):
+// <name> due to ..."); which opcodes are followed is footprint.ReachOf,
+// the description sb_size_legalization's plan and shrink_ml read too:
 //
 //	due to non-contiguous AP.                an access pair moves across partitions by a
 //	                                         step that is not a whole number of them
@@ -32,11 +33,13 @@
 //	                                         (hasCrossChannelAccess)
 //	due to reintepret_cast.                  an access reads the location as another
 //	                                         element size
-//	due to partial copy (node size = ...)    a DMACopy in a mode other than Copy/CCE
-//	                                         (Transpose, Replicate, Dynamic...) or a DMA
-//	                                         descriptor: it moves the node by its byte
-//	                                         layout, so which part it copies is not an
-//	                                         access pattern narwhal can rebase
+//	due to partial copy (node size = ...)    a DMACopy in a mode footprint.ReachOf does not
+//	                                         follow (Replicate, Dynamic, a 3-D or 4-D
+//	                                         transpose) or a DMA descriptor: it moves the
+//	                                         node by its byte layout, so which part it
+//	                                         copies is not an access pattern narwhal can
+//	                                         rebase (Copy, CCE and the 2-D Transpose are
+//	                                         followed)
 //	due to CollectiveCompute access or       collectives, calls (BIRKernel, NKIKernel,
 //	  BIRKernel access or indirect access.   CustomOp, Call), generic indirect DMA,
 //	                                         ReadVarAddr, IndirectCopy, the dynamic
@@ -46,7 +49,7 @@
 //	                                         addresses are read from a tensor
 //	due to MX (block-scaled) data (...)      the tensor's dtype, or an access's, is an
 //	                                         x4-packed MX dtype (the seed's isMx
-//	                                         pre-filter; sbsize.IsMx)
+//	                                         pre-filter; footprint.IsMx)
 //	due to symbolic access (...)             a symbolic or register access to the tensor
 //	                                         (run full_unroll first)
 //	due to fixed placement (...)             the location is already allocated
@@ -66,7 +69,7 @@
 //     renumbered from partition 0, keeps the layout its consumers expect.
 //     A location is MX when its tensor's dtype is one of the x4-packed
 //     dtypes, or when an access reads or writes it as one (a same-size
-//     reinterpretation); sbsize.IsMx, shared with shrink_ml and
+//     reinterpretation); footprint.IsMx, shared with shrink_ml and
 //     sb_size_legalization's prediction.
 //   - TensorIndirect AP: the seed does not say which accesses it means.
 //     narwhal has no access-pattern kind whose offsets come from a tensor;
@@ -133,9 +136,8 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
-	"github.com/narwhal-compiler/narwhal/passes/sbsize"
+	"github.com/narwhal-compiler/narwhal/footprint"
 )
 
 // The analysis runs as sweeps over the instruction stream, in program
@@ -199,6 +201,7 @@ type rejection struct {
 	opd  int
 	pair int
 	dt   bir.Dtype
+	out  bool // the operand is a destination (the instruction writes the location)
 }
 
 // apGroup is the seed's ApGroup: the accesses of one future sub-location.
@@ -256,13 +259,12 @@ type splitter struct {
 	m    *bir.Module
 	opt  *Options
 	st   *Stats
-	geo  geometry
+	geo  footprint.Geometry
 	skip map[string]bool
 
 	nodes   []nodeState
 	rejects []rejection
 	symUse  []int32 // per tensor: first symbolic/register use + 1
-	opClass []int8  // per opcode: 0 unknown yet, 1 followed, 2 opaque
 	plans   []*nodePlan
 	planOf  map[bir.LocID]*nodePlan
 	// keepInst marks instructions another instruction depends on (built
@@ -279,7 +281,7 @@ type splitter struct {
 	used []bool
 	// deadBefore is Stats.DeadInsts when the function's split began.
 	deadBefore int
-	lc         bir.LayoutCache
+	lc         footprint.LayoutCache
 }
 
 // addIval merges the partition interval a into location l's intervals.
@@ -327,33 +329,6 @@ func (s *splitter) locf(l bir.LocID, format string, args ...any) {
 		s.locLog = map[bir.LocID][]string{}
 	}
 	s.locLog[l] = append(s.locLog[l], fmt.Sprintf(format, args...))
-}
-
-// geometry is the SBModel VNSplitter caches (sbBytesPerPartition,
-// sbPartitionCount) plus the PSUM budget.
-type geometry struct {
-	partitions int64
-	sbBytes    int64
-	psumBytes  int64
-}
-
-func geometryFor(m *arch.Model) (geometry, error) {
-	sb, err := m.SBUFBudget()
-	if err != nil {
-		return geometry{}, err
-	}
-	ps, err := m.PSUMBudget()
-	if err != nil {
-		return geometry{}, err
-	}
-	return geometry{partitions: m.Partitions, sbBytes: sb, psumBytes: ps}, nil
-}
-
-func (g geometry) budget(t bir.MemoryType) int64 {
-	if t == bir.MemPSUM {
-		return g.psumBytes
-	}
-	return g.sbBytes
 }
 
 func (s *splitter) logf(format string, args ...any) {
@@ -474,7 +449,7 @@ func (s *splitter) prefilter(l bir.LocID) {
 		why = fmt.Sprintf("due to kernel interface (a %s tensor).", ts.Kind)
 	case lc.Allocated || lc.Pinned:
 		why = fmt.Sprintf("due to fixed placement (allocated at partition %d, byte %d).", lc.Base, lc.Addr)
-	case sbsize.IsMx(ts.Dtype):
+	case footprint.IsMx(ts.Dtype):
 		why = fmt.Sprintf("due to MX (block-scaled) data (a %s tensor; MX locations are kept as declared).", ts.Dtype)
 	case lc.RawDims != nil:
 		why = fmt.Sprintf("due to its dims %v (not [partitions, bytes]).", lc.RawDims)
@@ -501,37 +476,6 @@ func (s *splitter) prefilterWhy(l bir.LocID, why string) {
 	s.prefiltered[l] = why
 }
 
-// opaque reports whether opcode op moves data in a way the splitter does
-// not follow (cached per opcode).
-func (s *splitter) opaque(op bir.Opcode) bool {
-	if int(op) >= len(s.opClass) {
-		s.opClass = append(s.opClass, make([]int8, int(op)+1-len(s.opClass))...)
-	}
-	if c := s.opClass[op]; c != 0 {
-		return c == 2 || c == 4
-	}
-	info := op.Info()
-	bad := isIndirect(op) || info.Has(bir.FlagCollective) || info.Has(bir.FlagCall) || info.Has(bir.FlagNoSemantics) || !op.Known()
-	s.opClass[op] = 1
-	switch {
-	case tensorIndirect(op):
-		s.opClass[op] = 4
-	case bad:
-		s.opClass[op] = 2
-	case info.Has(bir.FlagDescriptor):
-		s.opClass[op] = 3
-	}
-	return bad
-}
-
-// tensorIndirectOp reports whether op is a tensor-indirect DMA (after
-// opaque classified it).
-func (s *splitter) tensorIndirectOp(op bir.Opcode) bool { return s.opClass[op] == 4 }
-
-// descriptor reports whether op is a DMA descriptor opcode (after opaque
-// classified it).
-func (s *splitter) descriptor(op bir.Opcode) bool { return s.opClass[op] == 3 }
-
 func (s *splitter) rejectAt(ns *nodeState, r rejection) {
 	if ns.rej == 0 {
 		s.rejects = append(s.rejects, r)
@@ -548,7 +492,7 @@ func (s *splitter) sweepLegality() {
 		if in.Op.IsLoop() {
 			return true
 		}
-		opaqueOp := -1 // unknown yet
+		reached, reach := false, footprint.ReachAddressed // the instruction's class, computed on first need
 		for k, o := range f.Operands(i) {
 			switch o.Kind {
 			case bir.OpdSymAP, bir.OpdRegAP:
@@ -573,43 +517,35 @@ func (s *splitter) sweepLegality() {
 			if ns.rej != 0 {
 				continue
 			}
-			if opaqueOp < 0 {
-				opaqueOp = 0
-				if s.opaque(in.Op) {
-					opaqueOp = 1
-					if s.tensorIndirectOp(in.Op) {
-						opaqueOp = 3
-					}
-				} else if (in.Op == bir.OpDMACopy && !copyMode(f, i)) || s.descriptor(in.Op) {
-					opaqueOp = 2
-				}
+			if !reached {
+				reached, reach = true, footprint.ReachOf(f, i)
 			}
 			switch {
-			case opaqueOp == 1:
-				s.rejectAt(ns, rejection{kind: rejOpaque, inst: i})
-				continue
-			case opaqueOp == 2:
-				s.rejectAt(ns, rejection{kind: rejPartialCopy, inst: i})
-				continue
-			case opaqueOp == 3:
+			case reach == footprint.ReachTensorIndirect:
 				s.rejectAt(ns, rejection{kind: rejTensorIndirect, inst: i})
 				continue
-			case sbsize.IsMx(o.Dtype):
+			case reach == footprint.ReachPartialCopy || reach == footprint.ReachDescriptor:
+				s.rejectAt(ns, rejection{kind: rejPartialCopy, inst: i})
+				continue
+			case !reach.Followed():
+				s.rejectAt(ns, rejection{kind: rejOpaque, inst: i})
+				continue
+			case footprint.IsMx(o.Dtype):
 				s.rejectAt(ns, rejection{kind: rejMx, inst: i, dt: o.Dtype})
 				continue
 			case o.Dtype.Size() != int64(ns.ds):
-				s.rejectAt(ns, rejection{kind: rejReinterpret, inst: i, dt: o.Dtype})
+				s.rejectAt(ns, rejection{kind: rejReinterpret, inst: i, opd: k, dt: o.Dtype, out: k >= int(in.NIns)})
 				continue
 			case ns.flags&nsWhole != 0:
 				continue // it cannot split: its later accesses change nothing
 			}
 			lay := s.lc.Layout(m, o.Offset, o.Pattern, ns.e)
 			switch lay.Class {
-			case bir.APContiguous:
-			case bir.APTranspose:
+			case footprint.APContiguous:
+			case footprint.APTranspose:
 				s.rejectAt(ns, rejection{kind: rejTranspose, inst: i, opd: k, pair: lay.BadPair})
 				continue
-			case bir.APCrossChannel:
+			case footprint.APCrossChannel:
 				s.rejectAt(ns, rejection{kind: rejCrossChannel, inst: i, opd: k})
 				continue
 			default:
@@ -679,7 +615,11 @@ func (s *splitter) logReject(l bir.LocID, r rejection) {
 	case rejPartialCopy:
 		s.locf(l, "VNSplitter: not splitting %s due to partial copy (node size = %d bytes; instruction %s moves it in mode %s, by its byte layout).", lc.Name, lc.Partitions*lc.Bytes, name, f.Attrs(r.inst).Str("mode", f.OpName(r.inst)))
 	case rejReinterpret:
-		s.locf(l, "VNSplitter: not splitting %s due to reintepret_cast. (instruction %s reads it as %s)", lc.Name, name, r.dt)
+		verb := "reads"
+		if r.out {
+			verb = "writes"
+		}
+		s.locf(l, "VNSplitter: not splitting %s due to reintepret_cast. (instruction %s %s it as %s, operand %d)", lc.Name, name, verb, r.dt, r.opd)
 	case rejShifted:
 		s.locf(l, "VNSplitter: not splitting %s due to non-contiguous AP. (instruction %s, operand %d)", lc.Name, name, r.opd)
 	case rejTranspose:
@@ -755,7 +695,7 @@ func (s *splitter) sweepUnions() {
 	for _, p := range strided {
 		byLoc[p.loc] = p
 	}
-	s.eachAccess(byLoc, func(p *nodePlan, ns *nodeState, i bir.InstID, k int, out bool, lay *bir.APLayout) {
+	s.eachAccess(byLoc, func(p *nodePlan, ns *nodeState, i bir.InstID, k int, out bool, lay *footprint.APLayout) {
 		p.uf.addProgression(lay)
 	})
 	for _, p := range strided {
@@ -763,7 +703,7 @@ func (s *splitter) sweepUnions() {
 	}
 	// Groups are numbered in order of their lowest partition (a root is
 	// the lowest partition of its set).
-	s.eachAccess(byLoc, func(p *nodePlan, ns *nodeState, i bir.InstID, k int, out bool, lay *bir.APLayout) {
+	s.eachAccess(byLoc, func(p *nodePlan, ns *nodeState, i bir.InstID, k int, out bool, lay *footprint.APLayout) {
 		r := p.uf.find(int(lay.PartFirst))
 		if _, ok := p.rootG[r]; !ok {
 			p.rootG[r] = -1
@@ -784,7 +724,7 @@ func (s *splitter) sweepUnions() {
 
 // eachAccess calls fn for every partition-contiguous physical access of
 // the planned locations, in program order.
-func (s *splitter) eachAccess(plans map[bir.LocID]*nodePlan, fn func(p *nodePlan, ns *nodeState, i bir.InstID, k int, out bool, lay *bir.APLayout)) {
+func (s *splitter) eachAccess(plans map[bir.LocID]*nodePlan, fn func(p *nodePlan, ns *nodeState, i bir.InstID, k int, out bool, lay *footprint.APLayout)) {
 	f, m := s.f, s.m
 	f.Walk(func(i bir.InstID) bool {
 		in := f.Inst(i)
@@ -816,7 +756,7 @@ func (s *splitter) sweepStats() {
 	for _, p := range s.plans {
 		byLoc[p.loc] = p
 	}
-	s.eachAccess(byLoc, func(p *nodePlan, ns *nodeState, i bir.InstID, k int, out bool, lay *bir.APLayout) {
+	s.eachAccess(byLoc, func(p *nodePlan, ns *nodeState, i bir.InstID, k int, out bool, lay *footprint.APLayout) {
 		g := p.groups[p.groupOf(ns, lay.PartFirst)]
 		if g.pmin < 0 {
 			g.pmin, g.pmax, g.ref, g.hi = lay.PartMin(), lay.PartMax(), lay.PartFirst, lay.ElemHi
@@ -867,7 +807,7 @@ func (s *splitter) finish(p *nodePlan) bool {
 	default:
 		return false // one group over every partition: nothing to carve
 	}
-	if lim := s.opt.PerSplitLimit; lim > 0 && int64(len(p.groups)) > lim {
+	if lim := s.opt.PerSplitLimit; s.opt.TooManyPieces(int64(len(p.groups))) {
 		s.locf(l, "VNSplitter: not splitting %s Do not split the vn if this would result in any of the splits having to be placed in DRAM (due to perSplitLimit exceeded): %d pieces, perSplitLimit = %d", lc.Name, len(p.groups), lim)
 		return false
 	}
@@ -879,7 +819,11 @@ func (s *splitter) finish(p *nodePlan) bool {
 	for _, g := range p.groups {
 		ok, why := s.isValidForSB(l, g, mt, int64(ns.ds))
 		if !ok {
-			s.locf(l, "apGroup id %d : isValidForSB = false; exceed vn limit = 0 v.s. limit=%d", g.id, s.opt.VNLimit)
+			// The seed's line also carries the running node count against
+			// vn_limit ("exceed vn limit = <n> v.s. limit=<lim>"); that
+			// count is known only when the pieces are made (PASS B, which
+			// prints it), so this line says only what failed.
+			s.locf(l, "apGroup id %d : isValidForSB = false", g.id)
 			s.locf(l, "VNSplitter: not splitting %s because group %d %s", lc.Name, g.id, why)
 			return false
 		}
@@ -889,7 +833,7 @@ func (s *splitter) finish(p *nodePlan) bool {
 	if len(p.groups) > 1 {
 		s.locf(l, "%s: %d groups, elts/partition duplicated (%.2f x)", lc.Name, len(p.groups), dup)
 	}
-	if s.opt.Ratio > 0 && dup > s.opt.Ratio {
+	if s.opt.RatioExceeded(dup) {
 		s.locf(l, "VNSplitter: not splitting %s because elts/partition duplicated (%.2f x) exceeds ratio %.2f", lc.Name, dup, s.opt.Ratio)
 		return false
 	}
@@ -917,14 +861,12 @@ func (s *splitter) finish(p *nodePlan) bool {
 // (count > partitions fails): a piece of exactly 128 partitions fits the
 // array, and rejecting it would leave every full-height group unsplittable.
 func (s *splitter) isValidForSB(l bir.LocID, g *apGroup, mt bir.MemoryType, ds int64) (bool, string) {
-	if g.count() > s.geo.partitions {
-		s.locf(l, "ERR: channel count > %d channels.", s.geo.partitions)
-		return false, fmt.Sprintf("spans %d partitions (partitions %d..%d step %d), more than %d", g.count(), g.pmin, g.pmax, g.stride, s.geo.partitions)
+	ok, parts, why := s.geo.IsValidForSB(g.count(), g.hi, ds, mt)
+	if !ok && parts {
+		s.locf(l, "ERR: channel count > %d channels.", s.geo.Partitions)
+		why = fmt.Sprintf("spans %d partitions (partitions %d..%d step %d), more than %d", g.count(), g.pmin, g.pmax, g.stride, s.geo.Partitions)
 	}
-	if b := (g.hi + 1) * ds; b > s.geo.budget(mt) {
-		return false, fmt.Sprintf("needs %d bytes per partition, more than %d (%s)", b, s.geo.budget(mt), mt)
-	}
-	return true, ""
+	return ok, why
 }
 
 // removable reports whether instruction i may be deleted when its only
@@ -944,7 +886,7 @@ func (s *splitter) removable(i bir.InstID) bool {
 			return false
 		}
 	case bir.OpDMACopy:
-		if !copyMode(f, i) {
+		if !footprint.ReachOf(f, i).Followed() {
 			return false
 		}
 	default:
@@ -1150,27 +1092,6 @@ func (s *splitter) removeUnused() {
 	}
 }
 
-func copyMode(f *bir.Function, i bir.InstID) bool {
-	mode := f.Attrs(i).Str("mode", "Copy")
-	return mode == "Copy" || mode == "CCE"
-}
-
-// tensorIndirect reports whether op is a tensor-indirect DMA (the seed's
-// TensorIndirect AP, read as seed 001's tensor indirection): its
-// addresses are read from a tensor at run time.
-func tensorIndirect(op bir.Opcode) bool {
-	return op == bir.OpIndirectLoad || op == bir.OpIndirectSave || op == bir.OpIndirectSaveAccumulate
-}
-
-func isIndirect(op bir.Opcode) bool {
-	switch op {
-	case bir.OpGenericIndirectLoad, bir.OpGenericIndirectSave, bir.OpIndirectLoad, bir.OpIndirectSave,
-		bir.OpIndirectSaveAccumulate, bir.OpReadVarAddr, bir.OpIndirectCopy, bir.OpTensorCopyDynamicSrc, bir.OpTensorCopyDynamicDst:
-		return true
-	}
-	return false
-}
-
 func gcd(a, b int64) int64 {
 	if a < 0 {
 		a = -a
@@ -1240,7 +1161,7 @@ func (u *partUF) skip(x int) int {
 }
 
 // addProgression merges the partitions an access walks.
-func (u *partUF) addProgression(l *bir.APLayout) {
+func (u *partUF) addProgression(l *footprint.APLayout) {
 	if l.PartCount <= 1 {
 		return
 	}

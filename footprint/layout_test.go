@@ -1,8 +1,9 @@
-package bir
+package footprint
 
 import (
 	"testing"
 
+	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
 )
 
@@ -11,7 +12,7 @@ func TestOnChipLayout_Classes(t *testing.T) {
 	cases := []struct {
 		name  string
 		off   int64
-		pat   Pattern
+		pat   bir.Pattern
 		class APClass
 		first int64
 		step  int64
@@ -19,19 +20,19 @@ func TestOnChipLayout_Classes(t *testing.T) {
 		lo    int64
 		hi    int64
 	}{
-		{"whole", 0, Pattern{{64, 128}, {1, 64}}, APContiguous, 0, 1, 128, 0, 63},
-		{"window", 3*64 + 8, Pattern{{64, 4}, {1, 16}}, APContiguous, 3, 1, 4, 8, 23},
-		{"every other partition", 64, Pattern{{128, 8}, {1, 64}}, APContiguous, 1, 2, 8, 0, 63},
-		{"downward partitions", 10*64 + 5, Pattern{{-64, 3}, {2, 4}}, APContiguous, 10, -1, 3, 5, 11},
-		{"single partition", 5*64 + 32, Pattern{{1, 32}}, APContiguous, 5, 0, 1, 32, 63},
-		{"num-1 and step-0 pairs ignored", 0, Pattern{{7, 1}, {0, 9}, {64, 2}, {1, 8}}, APContiguous, 0, 1, 2, 0, 7},
-		{"negative in-partition step", 63, Pattern{{64, 2}, {-1, 64}}, APContiguous, 0, 1, 2, 0, 63},
-		{"shifted partition", 0, Pattern{{65, 4}, {1, 8}}, APShifted, 0, 0, 1, 0, 0},
-		{"transposed", 0, Pattern{{1, 8}, {64, 8}}, APTranspose, 0, 0, 1, 0, 0},
-		{"two partition steps", 0, Pattern{{128, 2}, {64, 2}, {1, 4}}, APTranspose, 0, 0, 1, 0, 0},
-		{"across channels", 60, Pattern{{64, 2}, {1, 8}}, APCrossChannel, 0, 1, 2, 60, 67},
-		{"flat over partitions", 0, Pattern{{1, 128 * 64}}, APCrossChannel, 0, 0, 1, 0, 128*64 - 1},
-		{"negative offset", -1, Pattern{{1, 1}}, APInvalid, 0, 0, 1, 0, 0},
+		{"whole", 0, pat(64, 128, 1, 64), APContiguous, 0, 1, 128, 0, 63},
+		{"window", 3*64 + 8, pat(64, 4, 1, 16), APContiguous, 3, 1, 4, 8, 23},
+		{"every other partition", 64, pat(128, 8, 1, 64), APContiguous, 1, 2, 8, 0, 63},
+		{"downward partitions", 10*64 + 5, pat(-64, 3, 2, 4), APContiguous, 10, -1, 3, 5, 11},
+		{"single partition", 5*64 + 32, pat(1, 32), APContiguous, 5, 0, 1, 32, 63},
+		{"num-1 and step-0 pairs ignored", 0, pat(7, 1, 0, 9, 64, 2, 1, 8), APContiguous, 0, 1, 2, 0, 7},
+		{"negative in-partition step", 63, pat(64, 2, -1, 64), APContiguous, 0, 1, 2, 0, 63},
+		{"shifted partition", 0, pat(65, 4, 1, 8), APShifted, 0, 0, 1, 0, 0},
+		{"transposed", 0, pat(1, 8, 64, 8), APTranspose, 0, 0, 1, 0, 0},
+		{"two partition steps", 0, pat(128, 2, 64, 2, 1, 4), APTranspose, 0, 0, 1, 0, 0},
+		{"across channels", 60, pat(64, 2, 1, 8), APCrossChannel, 0, 1, 2, 60, 67},
+		{"flat over partitions", 0, pat(1, 128*64), APCrossChannel, 0, 0, 1, 0, 128*64 - 1},
+		{"negative offset", -1, pat(1, 1), APInvalid, 0, 0, 1, 0, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -47,10 +48,10 @@ func TestOnChipLayout_Classes(t *testing.T) {
 			}
 		})
 	}
-	if l := OnChipLayout(0, Pattern{{1, 4}}, 0); l.Class != APInvalid {
+	if l := OnChipLayout(0, pat(1, 4), 0); l.Class != APInvalid {
 		t.Errorf("0 elements per partition: class %v, want invalid", l.Class)
 	}
-	l := OnChipLayout(10*64, Pattern{{-64, 3}, {1, 4}}, e)
+	l := OnChipLayout(10*64, pat(-64, 3, 1, 4), e)
 	if l.PartMin() != 8 || l.PartMax() != 10 {
 		t.Errorf("downward walk: partitions %d..%d, want 8..10", l.PartMin(), l.PartMax())
 	}
@@ -63,12 +64,12 @@ func TestOnChipLayout_MatchesAddressing(t *testing.T) {
 	const e = 16
 	pats := []struct {
 		off int64
-		pat Pattern
+		pat bir.Pattern
 	}{
-		{0, Pattern{{16, 8}, {1, 16}}},
-		{16*3 + 2, Pattern{{32, 3}, {4, 3}, {1, 2}}},
-		{16*7 + 15, Pattern{{-16, 4}, {-3, 5}}},
-		{5, Pattern{{0, 3}, {2, 5}}},
+		{0, pat(16, 8, 1, 16)},
+		{16*3 + 2, pat(32, 3, 4, 3, 1, 2)},
+		{16*7 + 15, pat(-16, 4, -3, 5)},
+		{5, pat(0, 3, 2, 5)},
 	}
 	for _, p := range pats {
 		l := OnChipLayout(p.off, p.pat, e)
@@ -102,50 +103,50 @@ func TestOnChipLayout_MatchesAddressing(t *testing.T) {
 	}
 }
 
-func TestFunction_Flatten(t *testing.T) {
-	m := NewModule("trn2")
-	b := NewBuilder(m, "main")
-	x := b.SBUF("x", Float32, 128, 4)
-	a := b.Memset("a", EngDVE, x.All(), 0)
-	var in1, in2 InstID
+func TestFlatten(t *testing.T) {
+	m := bir.NewModule("trn2")
+	b := bir.NewBuilder(m, "main")
+	x := b.SBUF("x", bir.Float32, 128, 4)
+	a := b.Memset("a", bir.EngDVE, x.All(), 0)
+	var in1, in2 bir.InstID
 	lp := b.Loop("i", 0, 2, 1, func(i affine.Expr) {
-		in1 = b.Memset("b", EngDVE, x.All(), 1)
-		in2 = b.Memset("c", EngDVE, x.All(), 2)
+		in1 = b.Memset("b", bir.EngDVE, x.All(), 1)
+		in2 = b.Memset("c", bir.EngDVE, x.All(), 2)
 	})
-	d := b.Memset("d", EngDVE, x.All(), 3)
+	d := b.Memset("d", bir.EngDVE, x.All(), 3)
 	if err := b.Err(); err != nil {
 		t.Fatal(err)
 	}
-	pos, n := b.F.Flatten(nil)
+	pos, n := Flatten(b.F, nil)
 	if n != 5 {
 		t.Fatalf("%d instructions numbered, want 5", n)
 	}
-	want := map[InstID]int32{a: 0, lp: 1, in1: 2, in2: 3, d: 4}
+	want := map[bir.InstID]int32{a: 0, lp: 1, in1: 2, in2: 3, d: 4}
 	for i, p := range want {
 		if pos[i] != p {
 			t.Errorf("%s at %d, want %d", b.F.InstName(i), pos[i], p)
 		}
 	}
 	b.F.Remove(in2)
-	pos, n = b.F.Flatten(pos)
+	pos, n = Flatten(b.F, pos)
 	if n != 4 || pos[in2] != -1 || pos[d] != 3 {
 		t.Errorf("after removing c: n=%d pos[c]=%d pos[d]=%d, want 4, -1, 3", n, pos[in2], pos[d])
 	}
 }
 
-func TestFunction_BlockLiveness(t *testing.T) {
-	m := NewModule("trn2")
-	b := NewBuilder(m, "main")
-	in := b.Input("in", Float32, 512, 64)
-	out := b.Output("out", Float32, 512, 64)
+func TestBlockLiveness(t *testing.T) {
+	m := bir.NewModule("trn2")
+	b := bir.NewBuilder(m, "main")
+	in := b.Input("in", bir.Float32, 512, 64)
+	out := b.Output("out", bir.Float32, 512, 64)
 	tile := [][2]int64{{64, 128}, {1, 64}}
 	// perIter: written and read in one iteration; allLive: written by one
 	// loop, read by the next; pred: block 0 is read by an instruction
 	// predicated to run only at i == 0, so it dies then (were the
 	// predicate ignored, it would live until i == 3, next to block i).
-	perIter := b.BlockTensor("per_iter", MemSB, Float32, 4, 128, 64)
-	allLive := b.BlockTensor("all_live", MemSB, Float32, 4, 128, 64)
-	pred := b.BlockTensor("pred", MemSB, Float32, 4, 128, 64)
+	perIter := b.BlockTensor("per_iter", bir.MemSB, bir.Float32, 4, 128, 64)
+	allLive := b.BlockTensor("all_live", bir.MemSB, bir.Float32, 4, 128, 64)
+	pred := b.BlockTensor("pred", bir.MemSB, bir.Float32, 4, 128, 64)
 	zero := affine.Const(0)
 	b.Loop("i", 0, 4, 1, func(i affine.Expr) {
 		off := affine.Scale(i, 128*64)
@@ -162,8 +163,8 @@ func TestFunction_BlockLiveness(t *testing.T) {
 	if err := b.Err(); err != nil {
 		t.Fatal(err)
 	}
-	res := b.F.BlockLiveness(0)
-	check := func(tn T, maxLive, touched int64) {
+	res := BlockLiveness(b.F, 0)
+	check := func(tn bir.T, maxLive, touched int64) {
 		t.Helper()
 		r := res[tn.ID]
 		if r.NBlocks != 4 || r.MaxLive != maxLive || r.Touched != touched || r.Why != "" {
@@ -177,34 +178,34 @@ func TestFunction_BlockLiveness(t *testing.T) {
 		t.Errorf("input: %+v, want no analysis", r)
 	}
 	// A budget smaller than the work makes every result unknown.
-	for _, r := range b.F.BlockLiveness(5) {
+	for _, r := range BlockLiveness(b.F, 5) {
 		if r.NBlocks != 0 && (r.MaxLive != 0 || r.Why == "") {
 			t.Errorf("budget 5: %+v, want unknown", r)
 		}
 	}
 }
 
-func TestFunction_BlockLivenessUnknown(t *testing.T) {
-	m := NewModule("trn2")
-	b := NewBuilder(m, "main")
-	in := b.Input("in", Float32, 128, 64)
-	tpl := b.BlockTensor("tpl", MemSB, Float32, 4, 128, 64)
-	dyn := b.BlockTensor("dyn", MemSB, Float32, 4, 128, 64)
+func TestBlockLiveness_Unknown(t *testing.T) {
+	m := bir.NewModule("trn2")
+	b := bir.NewBuilder(m, "main")
+	in := b.Input("in", bir.Float32, 128, 64)
+	tpl := b.BlockTensor("tpl", bir.MemSB, bir.Float32, 4, 128, 64)
+	dyn := b.BlockTensor("dyn", bir.MemSB, bir.Float32, 4, 128, 64)
 	b.Load("phys", tpl.All(), in.All()) // the template named physically
 	if err := b.Err(); err != nil {
 		t.Fatal(err)
 	}
-	l, ax := b.F.NewLoop(OpDynamicForLoop, "dl", "d", 0, 4, 1)
+	l, ax := b.F.NewLoop(bir.OpDynamicForLoop, "dl", "d", 0, 4, 1)
 	b.F.Append(b.Block(), l)
 	body := b.F.NewBlock("body", l)
-	bb := BuilderFor(b.F, body)
+	bb := bir.BuilderFor(b.F, body)
 	zero := affine.Const(0)
 	bb.Load("ldd", dyn.Sym(affine.Var(ax), zero, [2]int64{64, 128}, [2]int64{1, 64}), in.All())
 	if err := bb.Err(); err != nil {
 		t.Fatal(err)
 	}
-	res := b.F.BlockLiveness(0)
-	for _, tn := range []T{tpl, dyn} {
+	res := BlockLiveness(b.F, 0)
+	for _, tn := range []bir.T{tpl, dyn} {
 		if r := res[tn.ID]; r.MaxLive != 0 || r.Why == "" {
 			t.Errorf("%s: %+v, want unknown with a reason", b.F.Tensor(tn.ID).Name, r)
 		}
@@ -212,10 +213,10 @@ func TestFunction_BlockLivenessUnknown(t *testing.T) {
 }
 
 func TestLayoutCache_MatchesOnChipLayout(t *testing.T) {
-	m := NewModule("trn2")
-	pats := []Pattern{
-		{{64, 128}, {1, 64}}, {{64, 4}, {1, 16}}, {{128, 8}, {1, 64}}, {{-64, 3}, {2, 4}},
-		{{1, 32}}, {{65, 4}, {1, 8}}, {{1, 8}, {64, 8}}, {{64, 2}, {1, 8}}, {{0, 3}, {1, 5}},
+	m := bir.NewModule("trn2")
+	pats := []bir.Pattern{
+		pat(64, 128, 1, 64), pat(64, 4, 1, 16), pat(128, 8, 1, 64), pat(-64, 3, 2, 4),
+		pat(1, 32), pat(65, 4, 1, 8), pat(1, 8, 64, 8), pat(64, 2, 1, 8), pat(0, 3, 1, 5),
 	}
 	var c LayoutCache
 	for _, e := range []int64{64, 16, 64, 1} { // the partition size changes and comes back
@@ -229,28 +230,16 @@ func TestLayoutCache_MatchesOnChipLayout(t *testing.T) {
 			}
 		}
 	}
-	if l := c.Layout(m, 0, PatternID(9999), 64); l.Class != APInvalid {
+	if l := c.Layout(m, 0, bir.PatternID(9999), 64); l.Class != APInvalid {
 		t.Errorf("an unknown pattern id: %v", l.Class)
 	}
 }
 
-func TestFunction_UniqueNames(t *testing.T) {
-	m := NewModule("trn2")
-	b := NewBuilder(m, "main")
-	b.SBUF("t", Float32, 128, 64)
-	b.SBUF("t_1", Float32, 128, 64)
-	if err := b.Err(); err != nil {
-		t.Fatal(err)
+// pat builds a pattern from [step, num] pairs given flat.
+func pat(sn ...int64) bir.Pattern {
+	p := make(bir.Pattern, 0, len(sn)/2)
+	for k := 0; k+1 < len(sn); k += 2 {
+		p = append(p, bir.APPair{Step: sn[k], Num: sn[k+1]})
 	}
-	f := b.F
-	for _, c := range []struct{ got, want string }{
-		{f.UniqueLocName("u"), "u"},
-		{f.UniqueLocName("t"), "t_2"},
-		{f.UniqueTensorName("t_set"), "t_set_1"},
-		{f.UniqueTensorName("t"), "t"},
-	} {
-		if c.got != c.want {
-			t.Errorf("have %q, want %q", c.got, c.want)
-		}
-	}
+	return p
 }

@@ -1,5 +1,5 @@
-// Support for the text form (print.go, parse.go) in the bir core: an
-// injective interning key for attribute sets.
+// The interning key of an attribute set: injective, so that the text form
+// (print.go, parse.go) can keep apart what BIR-JSON spells alike.
 //
 // AttrSet.Key used to be the set's JSON text, in which a float NaN or
 // infinity and the strings "nan", "inf", "-inf" are spelled alike (BIR-JSON

@@ -1,11 +1,11 @@
-// Copying a function between modules, for TranslateNKIASTToBIR's BIR-JSON
-// path (passes/translate): a kernel's BIR-JSON file is loaded as a module
+// Copying a function between modules (CopyFunction), as TranslateNKIASTToBIR's
+// BIR-JSON path (passes/translate) does: a kernel's BIR-JSON file is loaded as a module
 // of its own, and the function for this core must move into the module
 // being compiled. A function's tables hold function-local ids (tensors,
 // locations, instructions, blocks, loops, registers, dependency links),
 // which stay valid as they are, and module-level ids (symbols, interned
 // patterns, attribute sets, affine expressions and predicates, loop axes,
-// module-local unknown opcodes), which belong to the source module's intern
+// module-local unknown opcodes, source positions), which belong to the source module's intern
 // tables and are re-interned in the destination.
 //
 // The copy keeps every id of the function (dead entries included), so
@@ -15,8 +15,6 @@
 // predicates are rewritten onto them. An axis an expression names that no
 // loop of the function owns (a free symbolic variable) is copied once as
 // well.
-//
-// Additive: nothing here changes existing behaviour.
 package bir
 
 import (
@@ -81,6 +79,7 @@ func CopyFunction(dst *Module, src *Function, name string) (*Function, error) {
 		in.Name = dst.NewSymBytes(sm.StrBytes(in.Name))
 		in.Attrs = c.attr(in.Attrs)
 		in.Pred = c.pred(in.Pred)
+		in.Pos = dst.InternPos(sm.Pos(in.Pos))
 		if in.Op >= FirstUnknownOpcode {
 			in.Op = dst.UnknownOpcode(sm.OpName(in.Op))
 		}

@@ -1,9 +1,8 @@
-// Read-only accessors for the verifier (package verify): table sizes it
-// range-checks ids against before dereferencing them, and an
-// allocation-free, corruption-tolerant view of dependency lists. The
-// verifier must not panic on a malformed function, so it never indexes a
-// table with an id it has not checked; these accessors give it the bounds.
-
+// Table bounds and raw dependency records: the sizes of the intern and
+// function tables, to range-check an id before dereferencing it, and an
+// allocation-free, corruption-tolerant view of dependency lists. Readers
+// of possibly malformed IR (the verifier, which must not panic) never
+// index a table with an id they have not checked; these give the bounds.
 package bir
 
 // NumExprs returns the number of interned affine expressions.

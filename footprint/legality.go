@@ -18,21 +18,21 @@
 //     location is legal (LocLegal) when its partition count passes the
 //     set case and its elements per partition pass the free-dim case —
 //     the declared size, which bounds every access. These two cases are
-//     the pass's tests: LocLegal on each location (classify), the same
-//     two cases on the piece each repair would leave (pieceLegal in
-//     split_shape.go: a cut's pieces, vn_splitter's groups, shrink_ml's
-//     trimmed extent); shrink_ml's final check is LocLegal.
+//     sb_size_legalization's tests: LocLegal on each location, the same
+//     two cases on the piece each repair would leave (PieceLegal: a cut's
+//     pieces, vn_splitter's groups, shrink_ml's trimmed extent);
+//     shrink_ml's final check is LocLegal.
 //   - The partition-dim case is kept as the seed states it, over a
-//     location's current physical accesses (MaxAccessBytes), but the pass
-//     does not call it: it cannot tell whether shrink_ml will legalize a
-//     tensor. The pass decides that before full_unroll, on accesses that
+//     location's current physical accesses (MaxAccessBytes), but no pass
+//     calls it: it cannot tell whether shrink_ml will legalize a tensor.
+//     sb_size_legalization decides that before full_unroll, on accesses that
 //     are still symbolic (MaxAccessBytes counts those as the whole
 //     location); and a maximum per access pattern is not the extent
 //     shrink_ml leaves, one window from the lowest to the highest element
 //     any access reaches, moved to the start of the partition (counting
 //     from element 0, as MaxAccessBytes does, overstates a window that
 //     starts late; a per-pattern extent would understate two small
-//     accesses far apart). So planShrink (split_shape.go) evaluates every
+//     accesses far apart). So sb_size_legalization's plan evaluates every
 //     access at every iteration, takes that window, and applies the set
 //     and free-dim cases to the trimmed piece [partitions, window
 //     elements]: exactly what shrink_ml's final LocLegal check will see.
@@ -50,7 +50,7 @@
 //     (the seed's `and 0x7`) before multiplying by the element size, so it
 //     is stricter than the verifier's byte compare: a legal location always
 //     passes sb-fit.
-package sbsize
+package footprint
 
 import (
 	"fmt"
@@ -117,7 +117,7 @@ const (
 	StorageSet StorageKind = iota
 	// StoragePartitionDim is a MemoryLocation checked on its partition
 	// dim: the bytes per partition its access patterns reach
-	// (MaxAccessBytes). The pass does not use it (see the file comment).
+	// (MaxAccessBytes). No pass uses it (see the file comment).
 	StoragePartitionDim
 	// StorageFreeDim is a MemoryLocation checked on its free dim; arg2 is
 	// the element size in bytes.
@@ -131,21 +131,8 @@ type Storage struct {
 	Loc    bir.LocID    // StoragePartitionDim, StorageFreeDim
 }
 
-// setOf names tensor t as a StorageSet.
-func setOf(t bir.TensorID) Storage { return Storage{Kind: StorageSet, Tensor: t} }
-
-// IsMx reports whether dt is an MX (block-scaled) data type: the x4-packed
-// dtypes, four fp8 or fp4 values per element (nki.isa.quantize_mx writes
-// them, with their scales in a separate tensor). It is the seed's isMx
-// pre-filter (seed 004: VNSplitter::analyze, ShrinkDN::analyze), shared by
-// vn_splitter, shrink_ml and this pass's prediction of them.
-func IsMx(dt bir.Dtype) bool {
-	switch dt {
-	case bir.Float8E5M2x4, bir.Float8E4M3FNx4, bir.Float4E2M1FNx4:
-		return true
-	}
-	return false
-}
+// SetOf names tensor t as a StorageSet.
+func SetOf(t bir.TensorID) Storage { return Storage{Kind: StorageSet, Tensor: t} }
 
 // RoundUp8 rounds x up to a multiple of 8 (the seed's free-dim rounding).
 func RoundUp8(x int64) int64 {
@@ -216,8 +203,8 @@ func elemSize(f *bir.Function, l bir.LocID) int64 {
 // as the bytes from the start of the partition). An access that is not
 // partition-contiguous, and any symbolic or register access to l's
 // tensor, count as the whole location. It measures the location as it
-// stands; it is not what shrink_ml trims the location to (planShrink in
-// split_shape.go measures that).
+// stands; it is not what shrink_ml trims the location to
+// (sb_size_legalization's plan measures that).
 func MaxAccessBytes(f *bir.Function, l bir.LocID) int64 {
 	lc := f.Loc(l)
 	m := f.Module()
@@ -233,8 +220,8 @@ func MaxAccessBytes(f *bir.Function, l bir.LocID) int64 {
 		if ds == 0 || ds != elemSize(f, l) {
 			return whole
 		}
-		lay := bir.OnChipLayout(o.Offset, m.Pattern(o.Pattern), e)
-		if lay.Class != bir.APContiguous {
+		lay := OnChipLayout(o.Offset, m.Pattern(o.Pattern), e)
+		if lay.Class != APContiguous {
 			return whole
 		}
 		best = max(best, (lay.ElemHi+1)*ds)
