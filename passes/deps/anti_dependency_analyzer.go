@@ -1,96 +1,33 @@
-// Package deps computes the dependencies between a function's instructions
-// from the bytes they read and write: seed 002 §6.3's AntiDependencyAnalyzer
-// and §6.4's build_flow_deps (constructBIRGraph, make_accumulation_sequence),
-// as the pass anti_dependency_analyzer.
+// Package deps holds the pass anti_dependency_analyzer (seed 002 §6.3:
+// AntiDependencyAnalyzer-SB, AntiDependencyAnalyzer-PSUM, and narwhal's
+// -DRAM and engine-state instances; §6.4: build_flow_deps'
+// make_accumulation_sequence).
 //
-// # The pass: anti_dependency_analyzer
-//
-// What it does. For every function, in program order, each instruction's
-// accesses (access.go: which operands it reads and writes, with the
-// interpreter's operand roles) are turned into byte footprints (ranges.go:
-// collectAccessPatternRanges, a partition range times byte runs) and
-// looked up in interval maps (imap.go), one set of address spaces per
-// memory class: the seed's AntiDependencyAnalyzer-SB and
-// AntiDependencyAnalyzer-PSUM, narwhal's -DRAM, and the engine state
-// (registers, the Scalar engine's accumulators). Every earlier access that
-// overlaps a later one, one of them a write, is a hazard and a candidate
-// edge: FLOW (read after write), ANTI (write after read), OUTPUT (write
-// after write) or ORDERED (no data: the accumulation-group chain of
-// make_accumulation_sequence, barriers). The candidate edges of an
-// instruction are transitively reduced (reduce in finish: a candidate
-// reachable from another kept candidate is dropped) and stored as the IR's
-// dependencies (bir.Dep), replacing what the instruction had.
-//
-// Pre-conditions: straight-line code (StageUnrolled: no loops, no symbolic
-// access patterns); existing dependencies point backwards in program order
-// (the verifier's dep rule). Post-conditions: every pair of instructions
-// whose byte footprints conflict is ordered by the transitive closure of
-// the dependencies (TestAnalyze_Oracle checks it against a brute-force
-// enumeration of every element on every built-in kernel and on random
-// modules); dependencies point backwards; the instructions and their order
-// are unchanged. Existing dependencies are kept as constraints (reduced
-// with the rest), so running the pass twice gives the same edges.
-//
-// Addresses. In the default physical mode an allocated SB or PSUM
-// location lives at its placement in the one shared SBUF or PSUM (base
-// partition, byte address, PSUM bank * bank bytes + address), so locations
-// that the allocator made share bytes get WAR/WAW edges that the locations
-// alone do not show (design.md: "Hazards are computed on physical byte
-// ranges ... after allocation"); an unallocated location is an address
-// space of its own, as the interpreter gives it private storage, so the
-// pass runs before allocation too. The logical mode (option mode=logical,
-// and Analyze with Options{Mode: Logical}) makes every location its own
-// space: the dependencies with unlimited memory, which the scheduler's
-// report prices the allocation's reuse against, and which the memory
-// planner's pre-schedule can order by.
-//
-// Accumulation groups (design.md: "A matmul that starts an accumulation
-// group clears its whole PSUM bank: the group (start to stop) owns the
-// bank, for the allocator and for dependency analysis alike"): a
-// start_tensor_calc matmul writes every byte of the banks of its
-// destination partitions, and every matmul writes a one-byte-per-bank
-// accumulation-state pseudo space, so a group's matmuls are chained in
-// program order by ORDERED edges where no data edge already orders them.
-//
-// Barriers. An instruction whose memory effects narwhal does not model
-// (calls, custom ops, synchronization and control-flow opcodes, opcodes
-// kept verbatim) is ordered after every instruction before it (an ORDERED
-// edge from each instruction since the previous barrier that has no
-// successor yet) and before every instruction after it; the interval maps
-// are cleared at a barrier.
-//
-// Reduction. The candidates of an instruction are visited from the
-// latest: a candidate that a kept candidate already reaches (through kept
-// edges, searched backwards no lower than the earliest candidate) is
-// redundant. The search visits at most MaxReduceVisits instructions per
-// instruction (option max-reduce-visits); past that the remaining
-// candidates are kept, so the result is always sound and, in the rare
-// case of a long search, possibly not minimal (Stats.Unreduced counts
-// those; the oracle test reports redundant edges left). Locations whose
-// tensor or location carries the too_many_spills attribute keep their
-// conservative edges (the seed's "Avoided Dependency Reduction due to
+// What it does: for every function, the dependence graph of package
+// depgraph (byte footprints per memory class in interval maps, FLOW / ANTI
+// / OUTPUT / ORDERED edges, transitively reduced; see its package comment
+// for the algorithm and the decisions) replaces the instructions'
+// dependencies in the IR. It reports the edges by kind, the candidates
+// found and removed by the reduction, and each memory class's hazards
+// ("AntiDependencyAnalyzer-SB: N hazards"), and logs the seed's strings
+// ("Added ordered dependency from ", "Avoided Dependency Reduction due to
 // too_many_spills attribute").
 //
-// Kinds. When two reasons order the same pair, the edge gets the first of
-// FLOW, ANTI, OUTPUT, ORDERED. For synchronization (issue 14) every edge is
-// an ordering constraint; the kind says why: FLOW carries data, ANTI and
-// OUTPUT protect reused bytes (with allocation: reuse), ORDERED orders
-// accumulation groups and barriers.
+// Pre-conditions: none beyond the verifier's; a function that still has
+// loops (FullUnroll level 0 or 1 keeps dynamic loops) is left as it is,
+// with the log line "function F keeps loops: dependencies not analyzed"
+// (the analysis is for straight-line code; the seed's loop machinery,
+// carried dependencies, is the unrollers'). Post-conditions: in every
+// straight-line function, every pair of instructions whose byte footprints
+// conflict is ordered by the transitive closure of the dependencies, which
+// all point backwards in program order (depgraph's oracle test checks it
+// on every built-in kernel and on random modules); instructions, operands
+// and order are unchanged.
 //
-// Log. The seed's strings: "Added ordered dependency from A to B" for each
-// ORDERED edge and "Avoided Dependency Reduction due to too_many_spills
-// attribute" (at most MaxLogLines lines per function).
-//
-// Decisions where the seed is silent: the interval structure (a
-// split_interval_set over partitions, each segment with a sorted byte map;
-// readers as persistent lists), the barrier rule, the search bound of the
-// reduction, the operand roles of access.go, and the REG/accumulator state
-// class.
-//
-// Cost: linear in the accesses times the interval-map lookups (log of the
-// live ranges in a space) plus the bounded reduction; per-location spaces
-// are released after their last use. Measured by BenchmarkAnalyze (see
-// the README's speed table).
+// Options: mode (physical, the default: allocated locations at their
+// placement, so reused bytes give WAR/WAW edges; logical: every location
+// its own space) and max-reduce-visits (the transitive reduction's search
+// bound).
 package deps
 
 import (
@@ -99,25 +36,24 @@ import (
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/depgraph"
 	"github.com/narwhal-compiler/narwhal/pass"
-	"github.com/narwhal-compiler/narwhal/verify"
 )
 
 // AntiDependencyAnalyzerPass is the pass table entry.
 var AntiDependencyAnalyzerPass = pass.Pass{
-	Name:     "anti_dependency_analyzer",
-	Default:  true,
-	Requires: verify.StageUnrolled,
+	Name:    "anti_dependency_analyzer",
+	Default: true,
 	Options: []pass.Option{
 		{Name: "mode", Default: "physical", Doc: "physical (allocated locations at their placement) or logical (every location its own space)"},
-		{Name: "max-reduce-visits", Default: strconv.Itoa(DefaultMaxReduceVisits), Doc: "instructions the transitive reduction visits per instruction"},
+		{Name: "max-reduce-visits", Default: strconv.Itoa(depgraph.DefaultMaxReduceVisits), Doc: "instructions the transitive reduction visits per instruction"},
 	},
 	Doc: "dependencies from physical byte footprints: FLOW/ANTI/OUTPUT/ORDERED, transitively reduced (seed 002 §6.3 AntiDependencyAnalyzer)",
 	Run: runPass,
 }
 
 func runPass(ctx *pass.Context) error {
-	opt := Options{
+	opt := depgraph.Options{
 		Partitions:    ctx.Arch.Partitions,
 		PSUMBankBytes: ctx.Arch.PSUMBankBytes,
 		Log:           func(s string) { ctx.Logf("%s", s) },
@@ -125,7 +61,7 @@ func runPass(ctx *pass.Context) error {
 	switch v := ctx.Option("mode"); v {
 	case "physical":
 	case "logical":
-		opt.Mode = Logical
+		opt.Mode = depgraph.Logical
 	default:
 		return fmt.Errorf("option mode=%q: want physical or logical", v)
 	}
@@ -137,14 +73,19 @@ func runPass(ctx *pass.Context) error {
 		return fmt.Errorf("option max-reduce-visits=%d: want a positive number", n)
 	}
 	opt.MaxReduceVisits = int(n)
-	var total Stats
+	var total depgraph.Stats
 	err = ctx.ForEachFunction(func(f *bir.Function) error {
-		g, err := Analyze(f, opt)
+		if depgraph.HasLoops(f) {
+			ctx.Logf("function %s keeps loops: dependencies not analyzed", f.Name)
+			ctx.Count("functions_with_loops", 1)
+			return nil
+		}
+		g, err := depgraph.Analyze(f, opt)
 		if err != nil {
 			return err
 		}
 		g.Write(f)
-		total.add(&g.Stats)
+		add(&total, &g.Stats)
 		return nil
 	})
 	if err != nil {
@@ -158,14 +99,14 @@ func runPass(ctx *pass.Context) error {
 	ctx.Count("unreduced_instructions", total.Unreduced)
 	ctx.Count("barriers", int64(total.Barriers))
 	var sb strings.Builder
-	for c := Class(0); c < NumClasses; c++ {
+	for c := depgraph.Class(0); c < depgraph.NumClasses; c++ {
 		fmt.Fprintf(&sb, "AntiDependencyAnalyzer-%s: %d hazards\n", c, total.Hazards[c])
 	}
 	ctx.AddReport("", sb.String())
 	return nil
 }
 
-func (s *Stats) add(o *Stats) {
+func add(s, o *depgraph.Stats) {
 	s.Insts += o.Insts
 	s.Barriers += o.Barriers
 	s.Candidates += o.Candidates

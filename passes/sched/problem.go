@@ -5,7 +5,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
-	"github.com/narwhal-compiler/narwhal/passes/deps"
+	"github.com/narwhal-compiler/narwhal/depgraph"
 )
 
 // Resources. An instruction occupies one resource for its duration: its
@@ -187,7 +187,7 @@ func (p *problem) graphFromIR() error {
 
 // withGraph returns a copy of p whose dependencies are g's (a graph of the
 // same function, positions in the same program order).
-func (p *problem) withGraph(g *deps.Graph) *problem {
+func (p *problem) withGraph(g *depgraph.Graph) *problem {
 	q := *p
 	q.predStart = g.PredStart
 	q.pred = g.Pred

@@ -1,4 +1,4 @@
-package deps_test
+package depgraph_test
 
 // The dependency oracle: a brute-force statement of what the analysis must
 // guarantee, written independently of its interval machinery. Every
@@ -19,8 +19,8 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/depgraph"
 	"github.com/narwhal-compiler/narwhal/internal/schedtest"
-	"github.com/narwhal-compiler/narwhal/passes/deps"
 	"github.com/narwhal-compiler/narwhal/passtest"
 )
 
@@ -35,7 +35,7 @@ type ival struct {
 
 type oracle struct {
 	f        *bir.Function
-	mode     deps.Mode
+	mode     depgraph.Mode
 	bb       int64
 	acc      [][]ival // per position, as collected
 	rd, wr   [][]ival // per position: reads and writes, sorted, merged
@@ -44,7 +44,7 @@ type oracle struct {
 	dramWrit []bool
 }
 
-func newOracle(f *bir.Function, g *deps.Graph, mode deps.Mode, bb int64) *oracle {
+func newOracle(f *bir.Function, g *depgraph.Graph, mode depgraph.Mode, bb int64) *oracle {
 	o := &oracle{f: f, mode: mode, bb: bb}
 	o.acc = make([][]ival, len(g.Insts))
 	o.barrier = make([]bool, len(g.Insts))
@@ -177,7 +177,7 @@ func (o *oracle) instruction(p int, i bir.InstID) {
 func (o *oracle) where(l bir.LocID) (space string, row0, col0 int64, onChip bool) {
 	lc := o.f.Loc(l)
 	onChip = lc.Type.IsOnChip()
-	if o.mode == deps.Physical && onChip && lc.Allocated {
+	if o.mode == depgraph.Physical && onChip && lc.Allocated {
 		if lc.Type == bir.MemSB {
 			return "SB", lc.Base, lc.Addr, true
 		}
@@ -309,7 +309,7 @@ func (o *oracle) conflict(a, b int) (data, order bool) {
 // redundant edges and of edges no conflict justifies (the analysis's
 // documented over-approximations: a partition-strided pattern's row hull,
 // more than MaxRuns runs, patterns that leave their row).
-func checkOracle(t *testing.T, f *bir.Function, g *deps.Graph, mode deps.Mode, bb int64) (redundant, unjustified int) {
+func checkOracle(t *testing.T, f *bir.Function, g *depgraph.Graph, mode depgraph.Mode, bb int64) (redundant, unjustified int) {
 	t.Helper()
 	o := newOracle(f, g, mode, bb)
 	n := len(g.Insts)
@@ -370,7 +370,7 @@ func checkOracle(t *testing.T, f *bir.Function, g *deps.Graph, mode deps.Mode, b
 func TestAnalyze_OracleKernels(t *testing.T) {
 	model, _ := arch.Lookup("trn2")
 	passtest.ForEachKernel(t, func(t *testing.T, name string, m *bir.Module) {
-		if _, err := schedtest.Lower(m, deps.AntiDependencyAnalyzerPass.Name); err != nil {
+		if _, err := schedtest.Lower(m, "anti_dependency_analyzer"); err != nil {
 			t.Fatal(err)
 		}
 		for _, st := range []struct {
@@ -383,9 +383,9 @@ func TestAnalyze_OracleKernels(t *testing.T) {
 				mm = cloneModule(t, m)
 				schedtest.Place(mm, model, st.style, 7)
 			}
-			for _, mode := range []deps.Mode{deps.Physical, deps.Logical} {
+			for _, mode := range []depgraph.Mode{depgraph.Physical, depgraph.Logical} {
 				for _, f := range mm.Funcs {
-					g, err := deps.Analyze(f, deps.Options{Mode: mode, Partitions: model.Partitions, PSUMBankBytes: model.PSUMBankBytes})
+					g, err := depgraph.Analyze(f, depgraph.Options{Mode: mode, Partitions: model.Partitions, PSUMBankBytes: model.PSUMBankBytes})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -416,9 +416,9 @@ func TestAnalyze_OracleRandom(t *testing.T) {
 	for seed := uint64(1); seed <= 60; seed++ {
 		m := randomModule(seed, model)
 		f := m.Funcs[0]
-		for _, mode := range []deps.Mode{deps.Physical, deps.Logical} {
+		for _, mode := range []depgraph.Mode{depgraph.Physical, depgraph.Logical} {
 			for _, visits := range []int{0, 3} {
-				g, err := deps.Analyze(f, deps.Options{Mode: mode, MaxReduceVisits: visits})
+				g, err := depgraph.Analyze(f, depgraph.Options{Mode: mode, MaxReduceVisits: visits})
 				if err != nil {
 					t.Fatalf("seed %d: %v", seed, err)
 				}

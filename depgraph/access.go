@@ -1,4 +1,4 @@
-package deps
+package depgraph
 
 import (
 	"github.com/narwhal-compiler/narwhal/bir"

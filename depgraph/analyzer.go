@@ -1,4 +1,4 @@
-package deps
+package depgraph
 
 import (
 	"fmt"
@@ -720,4 +720,15 @@ func (a *analyzer) logf(format string, args ...any) {
 	}
 	a.logLines++
 	a.opt.Log(fmt.Sprintf(format, args...))
+}
+
+// HasLoops reports whether f has a loop instruction (the analysis needs
+// straight-line code).
+func HasLoops(f *bir.Function) bool {
+	found := false
+	f.Walk(func(i bir.InstID) bool {
+		found = f.Inst(i).Op.IsLoop()
+		return !found
+	})
+	return found
 }
