@@ -42,9 +42,10 @@ const (
 	// fit (SBUF: one byte cursor at partition 0; PSUM: one bank or more
 	// each), and falls back to RoundRobin when they do not.
 	Distinct Style = iota
-	// RoundRobin reuses a few slots in turn (SBUF: slots of the largest
-	// location's size; PSUM: banks modulo the bank count), as a modulo
-	// allocator would: later locations share bytes with earlier ones.
+	// RoundRobin reuses two slots in turn (SBUF: two slots of the largest
+	// location's size; PSUM: two banks' worth), as a double-buffering
+	// modulo allocator would: every other location shares bytes with the
+	// one before it, so reuse adds WAR/WAW edges.
 	RoundRobin
 	// Random places each location at a random legal-looking spot inside a
 	// small arena, so that many share bytes in irregular ways (for the
@@ -95,7 +96,7 @@ func Place(m *bir.Module, model *arch.Model, style Style, seed uint64) {
 			st = RoundRobin
 		}
 		cursor := sbFloor
-		slots := max((sbCap-sbFloor)/max(sbMax, 1), 1)
+		slots := min(max((sbCap-sbFloor)/max(sbMax, 1), 1), 2)
 		for k, l := range sbs {
 			lc := f.Loc(l)
 			lc.Allocated, lc.Base = true, 0
@@ -129,7 +130,11 @@ func Place(m *bir.Module, model *arch.Model, style Style, seed uint64) {
 				lc.Bank = rng.Int64N(nb)
 				lc.Addr = rng.Int64N((bb-lc.Bytes)/4+1) * 4
 			default:
-				if bank+need > nb {
+				limit := nb
+				if style == RoundRobin {
+					limit = min(nb, 2*need)
+				}
+				if bank+need > limit {
 					bank = 0
 				}
 				lc.Bank = bank

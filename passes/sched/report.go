@@ -53,6 +53,7 @@ type Report struct {
 	Unlimited    int64
 	PEClockGHz   float64
 	Queues       int
+	Reordered    int // instructions whose position in their block changed
 	Util         []Util
 	Stalls       []Stall
 }

@@ -128,6 +128,7 @@ func runScheduler(ctx *pass.Context) error {
 			continue
 		}
 		total += int64(rep.Insts)
+		ctx.Count("reordered", int64(rep.Reordered))
 		ctx.AddReport(fmt.Sprintf("Schedule of function %s:", f.Name), rep.String())
 		if f == ctx.Module.Main() || len(ctx.Module.Funcs) == 1 {
 			ctx.Count("makespan_ns", rep.Makespan/1000)
@@ -191,7 +192,7 @@ func Schedule(f *bir.Function, model *arch.Model, opt Options) (*Report, error) 
 		tu, _ := q.schedule(opt.Window)
 		rep.Unlimited = tu.makespan
 	}
-	p.commit(t)
+	rep.Reordered = p.commit(t)
 	return rep, nil
 }
 
@@ -202,8 +203,9 @@ func (p *problem) schedule(window int) (*timeline, *priority) {
 	return p.simulate(list, window), pr
 }
 
-// commit writes the schedule into f.Sched and reorders the blocks.
-func (p *problem) commit(t *timeline) {
+// commit writes the schedule into f.Sched and reorders the blocks; it
+// returns how many instructions changed position.
+func (p *problem) commit(t *timeline) int {
 	f := p.f
 	tab := table(f)
 	lin := p.linear(t)
@@ -225,7 +227,7 @@ func (p *problem) commit(t *timeline) {
 	}
 	// Reorder each top-level block (positions of one block are contiguous
 	// in lin, blocks in order).
-	at := 0
+	at, moved := 0, 0
 	for bi, b := range f.Top {
 		n := 0
 		for at+n < len(lin) && p.block[lin[at+n]] == int32(bi) {
@@ -234,10 +236,14 @@ func (p *problem) commit(t *timeline) {
 		list := make([]bir.InstID, n)
 		for j := range n {
 			list[j] = p.insts[lin[at+j]]
+			if lin[at+j] != int32(at+j) {
+				moved++
+			}
 		}
 		if n > 0 || len(f.Block(b).Insts) == 0 {
 			f.ReplaceBlockInsts(b, list)
 		}
 		at += n
 	}
+	return moved
 }
