@@ -127,4 +127,3 @@ func (p *problem) optimum(upper int64, maxNodes int) (int64, bool) {
 	}
 	return best, true
 }
-
