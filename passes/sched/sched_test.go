@@ -8,6 +8,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/bir/birjson"
 	"github.com/narwhal-compiler/narwhal/depgraph"
 	"github.com/narwhal-compiler/narwhal/internal/schedtest"
 	"github.com/narwhal-compiler/narwhal/interp"
@@ -235,4 +236,64 @@ func TestSchedule_ReportLines(t *testing.T) {
 		}
 	}
 	_ = sched.CheckpointName
+}
+
+// TestSchedule_BIRJSONRoundTrip: a scheduled module written as BIR-JSON
+// and read back has the same schedule table (the "schedule" extension
+// fields), verifies at StageScheduled, and is written back byte for byte.
+func TestSchedule_BIRJSONRoundTrip(t *testing.T) {
+	for _, spec := range []string{"attention", "embedding", "matmul:m=128,k=256,n=128,tile_n=128"} {
+		inst, err := kernels.Instantiate(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := inst.Module
+		if _, err := pipeline.Table.Run(m, pass.Config{}); err != nil {
+			t.Fatal(err)
+		}
+		data, err := birjson.Encode(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		back, err := birjson.Decode(data, spec+".json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, f := range m.Funcs {
+			g := back.Funcs[k]
+			if f.Sched == nil || g.Sched == nil {
+				t.Fatalf("%s %s: schedule table %v before, %v after", spec, f.Name, f.Sched != nil, g.Sched != nil)
+			}
+			n := 0
+			f.Walk(func(i bir.InstID) bool {
+				j, ok := g.InstByName(f.InstName(i))
+				if !ok {
+					t.Fatalf("%s: instruction %s lost", spec, f.InstName(i))
+				}
+				a, b := f.Sched, g.Sched
+				if a.Start[i] != b.Start[j] || a.End[i] != b.End[j] || a.Queue[i] != b.Queue[j] || a.DGE[i] != b.DGE[j] || a.Order[i] != b.Order[j] {
+					t.Errorf("%s %s: entry (%d %d %d %d %d) read back as (%d %d %d %d %d)", spec, f.InstName(i),
+						a.Start[i], a.End[i], a.Queue[i], a.DGE[i], a.Order[i], b.Start[j], b.End[j], b.Queue[j], b.DGE[j], b.Order[j])
+				}
+				n++
+				return true
+			})
+			if n == 0 {
+				t.Errorf("%s %s: no instruction compared", spec, f.Name)
+			}
+		}
+		if err := verify.Module(back, verify.Options{Stage: verify.StageUnrolled | verify.StageScheduled}); err != nil {
+			t.Errorf("%s: read back: %v", spec, err)
+		}
+		again, err := birjson.Encode(back)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(again) != string(data) {
+			t.Errorf("%s: written again, the file differs", spec)
+		}
+		if !strings.Contains(string(data), `"schedule":{"start_ps":`) {
+			t.Errorf("%s: no schedule field written", spec)
+		}
+	}
 }
