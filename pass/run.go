@@ -151,15 +151,12 @@ func dump(m *bir.Module, cfg *Config, idx int, name string) error {
 
 // checkpoint writes the module as BIR-JSON to DumpDir/name.
 func checkpoint(m *bir.Module, cfg *Config, name string) error {
-	var buf bytes.Buffer
-	if err := cfg.Checkpointer(&buf, m); err != nil {
-		return fmt.Errorf("--dump-dir: checkpoint %s: %w", name, err)
-	}
 	if err := os.MkdirAll(cfg.DumpDir, 0o755); err != nil {
 		return fmt.Errorf("--dump-dir: %w", err)
 	}
-	if err := WriteFileAtomic(filepath.Join(cfg.DumpDir, name), buf.Bytes()); err != nil {
-		return fmt.Errorf("--dump-dir: %w", err)
+	path := filepath.Join(cfg.DumpDir, name)
+	if err := outfile.Write(path, outfile.Options{}, func(w io.Writer) error { return cfg.Checkpointer(w, m) }); err != nil {
+		return fmt.Errorf("--dump-dir: checkpoint %s: %w", name, err)
 	}
 	return nil
 }

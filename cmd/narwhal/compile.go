@@ -9,9 +9,11 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/bir/birjson"
 	"github.com/narwhal-compiler/narwhal/driver"
 	"github.com/narwhal-compiler/narwhal/kernels"
 	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/passes/sched"
 	"github.com/narwhal-compiler/narwhal/pipeline"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -30,6 +32,7 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	dumpDir := fs.String("dump-dir", "", "also write the --print-after dumps into `DIR` as NN-PASS.bir (without --print-after: a dump after every pass, into DIR only)")
 	verbose := fs.Bool("v", false, "print pass log lines as they happen")
 	coreID := fs.Int64("core-id", -1, "the module's neuron core `id` (selects one core's body of an LNC kernel; -1: as in the file)")
+	trace := fs.String("trace", "", "write the schedule as Chrome trace-event JSON (Perfetto) to `FILE.json`")
 	// Gates of the original compiler are flags of the same name.
 	gates := map[string]*bool{}
 	for _, p := range pipeline.Table.Passes {
@@ -58,11 +61,12 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 		m.NeuronCoreID, m.HasCoreID = *coreID, true
 	}
 	cfg := pass.Config{
-		VerifyEach: *verifyEach,
-		PrintAfter: printAfter,
-		PrintOut:   stdout,
-		DumpDir:    *dumpDir,
-		Printer:    bir.Print,
+		VerifyEach:   *verifyEach,
+		PrintAfter:   printAfter,
+		PrintOut:     stdout,
+		DumpDir:      *dumpDir,
+		Printer:      bir.Print,
+		Checkpointer: birjson.Write,
 	}
 	if *verbose {
 		cfg.Verbose = stderr
@@ -101,7 +105,21 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if *trace != "" {
+		return writeTrace(*trace, stdout, m, cfg.Arch)
+	}
 	return nil
+}
+
+// writeTrace writes the Perfetto timeline of a compiled module.
+func writeTrace(path string, stdout io.Writer, m *bir.Module, model *arch.Model) error {
+	if model == nil {
+		var err error
+		if model, err = arch.ForModule(m); err != nil {
+			return err
+		}
+	}
+	return driver.WriteOutput(path, stdout, func(w io.Writer) error { return sched.WriteTrace(w, m, model) })
 }
 
 func runPrint(args []string, stdout, stderr io.Writer) error {
