@@ -206,6 +206,10 @@ type geometry struct {
 	psumBankSize int64
 	archName     string
 	gen          int // ArchLevel (20 = NC-v2, ...); 0 when unknown
+	// peSpansBanks: a Tensor-engine (matmul) destination row may span
+	// PSUM banks, because the generation's N limit is wider than a bank
+	// (semantics.md §4.7: N <= 4096 fp32 / 8192 bf16 on NC-v4).
+	peSpansBanks bool
 }
 
 func geometryFor(m *bir.Module, opt Options) (geometry, error) {
@@ -218,6 +222,7 @@ func geometryFor(m *bir.Module, opt Options) (geometry, error) {
 		return g, nil
 	}
 	g.gen = model.ArchLevel
+	g.peSpansBanks = model.MatmulSpansBanks()
 	if g.partitions == 0 {
 		g.partitions = model.Partitions
 	}

@@ -31,24 +31,25 @@ import (
 // Main runs `narwhal alloc` with args (the arguments after "alloc").
 func Main(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("narwhal alloc", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	// The flag package prints a parse error and then the usage; narwhal
+	// prints one line for the error, and the usage only for -h.
+	fs.SetOutput(io.Discard)
 	capacity := fs.Int64("capacity", 0, "capacity in bytes (required unless --minimize)")
 	out := fs.String("o", "", "write the placement to this CSV file")
 	timeout := fs.Duration("timeout", time.Minute, "give up after this long (0 = never)")
 	minimize := fs.Bool("minimize", false, "minimize the peak instead of fitting the capacity")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: narwhal alloc FILE.csv --capacity=N [-o OUT.csv] [--timeout=D] [--minimize]")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(reorderArgs(fs, args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, "usage: narwhal alloc FILE.csv --capacity=N [-o OUT.csv] [--timeout=D] [--minimize]")
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
 			return 0
 		}
+		fmt.Fprintf(stderr, "narwhal alloc: %v (narwhal alloc -h lists the flags)\n", err)
 		return 1
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "narwhal alloc: want exactly one input file")
-		fs.Usage()
+		fmt.Fprintf(stderr, "narwhal alloc: want exactly one input file, have %d (usage: narwhal alloc FILE.csv --capacity=N [-o OUT.csv] [--timeout=D] [--minimize])\n", fs.NArg())
 		return 1
 	}
 	path := fs.Arg(0)
@@ -110,6 +111,13 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if sol.Status != StatusFit {
+		// The outcome is on stdout with the figures; the exit status 1
+		// gets its one-line cause on stderr, as every failure does.
+		why := "the buffers do not fit"
+		if sol.Reason != "" {
+			why += ": " + sol.Reason
+		}
+		fmt.Fprintf(stderr, "narwhal alloc: %s: %s (%s)\n", path, verdict, why)
 		return 1
 	}
 	return 0

@@ -100,8 +100,8 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 			if eng || pe {
 				c.freeSize(i, x)
 			}
-			if psum && x.mem == bir.MemPSUM {
-				c.psumBank(i, x)
+			if psum && x.mem == bir.MemPSUM && !(pe && x.out && c.arch.MatmulSpansBanks()) {
+				c.psumBank(i, x) // a matmul row may span banks where N exceeds a bank (NC-v4)
 			}
 		}
 	}

@@ -32,6 +32,7 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	dumpDir := fs.String("dump-dir", "", "also write the --print-after dumps into `DIR` as NN-PASS.bir (without --print-after: a dump after every pass, into DIR only)")
 	verbose := fs.Bool("v", false, "print pass log lines as they happen")
 	coreID := fs.Int64("core-id", -1, "the module's neuron core `id` (selects one core's body of an LNC kernel; -1: as in the file)")
+	inPlace := fs.Bool("in-place", false, "allow -o to name the input file (replaced atomically once the compile succeeds)")
 	trace := fs.String("trace", "", "write the schedule as Chrome trace-event JSON (Perfetto) to `FILE.json`")
 	// Gates of the original compiler are flags of the same name.
 	gates := map[string]*bool{}
@@ -52,6 +53,15 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 		input = pos[0]
 	} else {
 		*report = true
+	}
+	if err := emptyFlags(fs, "passes", "o", "dump-dir", "arch"); err != nil {
+		return err
+	}
+	if err := checkCoreID(*coreID); err != nil {
+		return err
+	}
+	if err := checkOutputNotInput(input, *out, *inPlace); err != nil {
+		return err
 	}
 	m, err := driver.Load(input)
 	if err != nil {
@@ -100,13 +110,23 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	if runErr != nil {
 		return fmt.Errorf("%s: %w", input, runErr)
 	}
-	if *out != "" {
-		if err := driver.Save(*out, m); err != nil {
+	if *trace != "" {
+		if err := writeTrace(*trace, stdout, m, cfg.Arch); err != nil {
 			return err
 		}
 	}
-	if *trace != "" {
-		return writeTrace(*trace, stdout, m, cfg.Arch)
+	if *out != "" {
+		return driver.SaveTo(*out, stdout, m)
+	}
+	if !*report && len(printAfter) == 0 && *dumpDir == "" && *trace == "" {
+		// Nothing asked to be shown or written: say what happened.
+		ran := 0
+		for _, p := range rep.Passes {
+			if p.Skipped == "" {
+				ran++
+			}
+		}
+		fmt.Fprintf(stdout, "%s: compiled (%d passes, %d instructions); nothing written: -o OUT saves the result, --report prints the pass report\n", input, ran, m.NumInsts())
 	}
 	return nil
 }

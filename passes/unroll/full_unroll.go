@@ -279,16 +279,28 @@ type fullUnrollPlan struct {
 // It fails, with nothing cloned, when the projection already breaks the
 // ceiling.
 func planFullUnroll(f *bir.Function, mode fnMode, level int, others int64, st *Stats) (*fullUnrollPlan, error) {
+	expand := func(f *bir.Function, l bir.InstID) bool { return true }
+	if mode == modeSelected {
+		expand = func(f *bir.Function, l bir.InstID) bool { return f.Attrs(l).Bool(HeuristicAttr, false) }
+	}
+	// The ceiling on the projected lower bound comes first, before memloc
+	// generation creates a location per block (14M per tile tensor of a
+	// 65536^3 matmul): a dry analysis (read-only; dead-code candidates
+	// are already outside the lower bound) that the real one below
+	// repeats once the locations exist.
+	dry := newCloner(f, clonerConfig{expand: expand})
+	if err := dry.analyze(); err != nil {
+		return nil, err
+	}
+	if total := checked.SatAdd(others, dry.project(removableFunc(f)).lower); exceedsCeiling(total) {
+		return nil, &CeilingError{TotalCount: total, Projected: true, Where: "function " + f.Name}
+	}
 	n, err := memlocsGeneration(f)
 	if err != nil {
 		return nil, err
 	}
 	st.BlockTensors += n
 	st.DeadRemoved += DCE(f)
-	expand := func(f *bir.Function, l bir.InstID) bool { return true }
-	if mode == modeSelected {
-		expand = func(f *bir.Function, l bir.InstID) bool { return f.Attrs(l).Bool(HeuristicAttr, false) }
-	}
 	c := newCloner(f, clonerConfig{expand: expand, remapDeps: level != 2})
 	if err := c.analyze(); err != nil {
 		return nil, err

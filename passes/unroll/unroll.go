@@ -233,12 +233,15 @@ func Unroll(m *bir.Module, opt UnrollOptions) (st Stats, err error) {
 			return st, err
 		}
 		proj := c.project(nil)
-		if done+proj.lower > limit {
+		if checked.SatAdd(done, proj.lower) > limit {
 			return st, &BudgetError{TotalCount: checked.SatAdd(done, proj.lower), Limit: limit, Projected: true, Where: "function " + f.Name}
 		}
 		// Block tensors still indexed by a kept (dynamic) loop keep their
 		// identity; all others get the grid.
 		inPlace := c.residualBlockTensors()
+		if _, err := checkBlockCount(f, true); err != nil {
+			return st, err
+		}
 		bm := newBlockMap(f)
 		remove, err := tensorUnroll(f, bm, inPlace, opt.Realloc)
 		if err != nil {
@@ -249,7 +252,7 @@ func Unroll(m *bir.Module, opt UnrollOptions) (st Stats, err error) {
 		var created int64
 		c.cfg.count = func(bool) error {
 			created++
-			if done+keptLower+created > limit {
+			if checked.SatAdd(done, keptLower+created) > limit {
 				return &BudgetError{TotalCount: done + keptLower + created, Limit: limit, Counting: true}
 			}
 			return nil
