@@ -42,7 +42,6 @@ type cons struct {
 type space struct {
 	cuts []int64 // segment k covers rows [cuts[k], cuts[k+1]); the last ends at the space's rows
 	segs []imap
-	used bool
 }
 
 func (s *space) reset() {
