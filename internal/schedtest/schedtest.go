@@ -42,10 +42,12 @@ const (
 	// fit (SBUF: one byte cursor at partition 0; PSUM: one bank or more
 	// each), and falls back to RoundRobin when they do not.
 	Distinct Style = iota
-	// RoundRobin reuses two slots in turn (SBUF: two slots of the largest
-	// location's size; PSUM: two banks' worth), as a double-buffering
-	// modulo allocator would: every other location shares bytes with the
-	// one before it, so reuse adds WAR/WAW edges.
+	// RoundRobin reuses bytes as soon as the program allows: in program
+	// order, a location takes the slot (SBUF: a slot of the largest
+	// location's size; PSUM: a bank) freed most recently by a location
+	// whose last access precedes its first, so the placement is legal
+	// (no two locations live at once share bytes) and reuse adds as many
+	// WAR/WAW edges as it can.
 	RoundRobin
 	// Random places each location at a random legal-looking spot inside a
 	// small arena, so that many share bytes in irregular ways (for the
@@ -96,8 +98,10 @@ func Place(m *bir.Module, model *arch.Model, style Style, seed uint64) {
 			st = RoundRobin
 		}
 		cursor := sbFloor
-		slots := min(max((sbCap-sbFloor)/max(sbMax, 1), 1), 2)
-		for k, l := range sbs {
+		span := liveSpans(f)
+		sbSlots := &slotSet{}
+		psumSlots := &slotSet{}
+		for _, l := range sbs {
 			lc := f.Loc(l)
 			lc.Allocated, lc.Base = true, 0
 			switch st {
@@ -105,7 +109,7 @@ func Place(m *bir.Module, model *arch.Model, style Style, seed uint64) {
 				lc.Addr = cursor
 				cursor += align(lc.Bytes)
 			case RoundRobin:
-				lc.Addr = sbFloor + int64(k)%slots*sbMax
+				lc.Addr = sbFloor + sbSlots.take(span[l])*sbMax
 			case Random:
 				arena := max(4*sbMax, lc.Bytes)
 				if sbFloor+arena > sbCap {
@@ -129,12 +133,10 @@ func Place(m *bir.Module, model *arch.Model, style Style, seed uint64) {
 			case style == Random && need == 1:
 				lc.Bank = rng.Int64N(nb)
 				lc.Addr = rng.Int64N((bb-lc.Bytes)/4+1) * 4
+			case style == RoundRobin && need == 1:
+				lc.Bank = psumSlots.take(span[l]) % nb
 			default:
-				limit := nb
-				if style == RoundRobin {
-					limit = min(nb, 2*need)
-				}
-				if bank+need > limit {
+				if bank+need > nb {
 					bank = 0
 				}
 				lc.Bank = bank
@@ -145,3 +147,47 @@ func Place(m *bir.Module, model *arch.Model, style Style, seed uint64) {
 }
 
 func align(b int64) int64 { return (b + 63) / 64 * 64 }
+
+// liveSpans returns each location's first and last access position in
+// program order ([-1, -1] when unused).
+func liveSpans(f *bir.Function) map[bir.LocID][2]int {
+	out := map[bir.LocID][2]int{}
+	pos := 0
+	f.Walk(func(i bir.InstID) bool {
+		for _, o := range f.Operands(i) {
+			if o.Kind != bir.OpdPhysAP {
+				continue
+			}
+			sp, ok := out[o.Loc()]
+			if !ok {
+				sp[0] = pos
+			}
+			sp[1] = pos
+			out[o.Loc()] = sp
+		}
+		pos++
+		return true
+	})
+	return out
+}
+
+// slotSet hands out reusable slots: the one freed most recently (its last
+// occupant's last access before the new location's first), else a new one.
+type slotSet struct {
+	lastEnd []int // per slot: the last access of its latest occupant
+}
+
+func (s *slotSet) take(span [2]int) int64 {
+	best := -1
+	for k, e := range s.lastEnd {
+		if e < span[0] && (best < 0 || e > s.lastEnd[best]) {
+			best = k
+		}
+	}
+	if best < 0 {
+		best = len(s.lastEnd)
+		s.lastEnd = append(s.lastEnd, 0)
+	}
+	s.lastEnd[best] = span[1]
+	return int64(best)
+}
