@@ -62,7 +62,10 @@ type Tensor struct {
 	SplitShape []bool
 	// ShrinkDim and LiveN are shrink_tensor's record (seed 000, seed 004):
 	// the dim along which only LiveN blocks are live at once. LiveN == 0
-	// means there is no record (ShrinkDim is then meaningless).
+	// means there is no record (ShrinkDim is then meaningless). A block
+	// tensor with a record may be stored as LiveN slots of one block each,
+	// block b in slot b mod LiveN (no two blocks live at once share a
+	// slot); see passes/sbsize/shrink_tensor.go for who writes and reads it.
 	ShrinkDim int64
 	LiveN     int64
 
