@@ -187,9 +187,14 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	var options multiFlag
 	fs.Var(&options, "option", "machine parameter `arch.NAME=VALUE` (repeatable)")
 	all := fs.Bool("all", false, "print every diagnostic, not only the first")
+	stageText := fs.String("stage", "", "also check the rules of verifier stage `NAME` (unrolled, indirect-lowered, cce-legal, sb-legal, allocated, engines-assigned; several joined by ',')")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
+	}
+	stage, err := verify.ParseStage(*stageText)
+	if err != nil {
+		return fmt.Errorf("--stage: %w", err)
 	}
 	m, err := loadOne(pos)
 	if err != nil {
@@ -203,7 +208,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := verify.Module(m, verify.Options{Arch: model}); err != nil {
+	if err := verify.Module(m, verify.Options{Arch: model, Stage: stage}); err != nil {
 		if ve, ok := err.(*verify.Error); ok && *all {
 			for _, d := range ve.Diags() {
 				fmt.Fprintln(stderr, d.String())
@@ -212,7 +217,11 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		}
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	fmt.Fprintf(stdout, "%s: ok (%d functions, %d instructions)\n", pos[0], len(m.Funcs), m.NumInsts())
+	at := ""
+	if stage != 0 {
+		at = " at stage " + stage.String()
+	}
+	fmt.Fprintf(stdout, "%s: ok%s (%d functions, %d instructions)\n", pos[0], at, len(m.Funcs), m.NumInsts())
 	return nil
 }
 
