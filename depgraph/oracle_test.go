@@ -366,23 +366,18 @@ func checkOracle(t *testing.T, f *bir.Function, g *depgraph.Graph, mode depgraph
 }
 
 // TestAnalyze_OracleKernels checks every built-in kernel, lowered to
-// straight-line code, in both modes, unplaced and with three placements.
+// straight-line code, in both modes, with every placement of
+// schedtest.Prepare (the memory planner's among them) and a random,
+// irregular one.
 func TestAnalyze_OracleKernels(t *testing.T) {
 	model, _ := arch.Lookup("trn2")
 	passtest.ForEachKernel(t, func(t *testing.T, name string, m *bir.Module) {
-		if _, err := schedtest.Lower(m, "anti_dependency_analyzer"); err != nil {
-			t.Fatal(err)
-		}
-		for _, st := range []struct {
-			name  string
-			place bool
-			style schedtest.Style
-		}{{"unplaced", false, 0}, {"distinct", true, schedtest.Distinct}, {"roundrobin", true, schedtest.RoundRobin}, {"random", true, schedtest.Random}} {
-			mm := m
-			if st.place {
-				mm = cloneModule(t, m)
-				schedtest.Place(mm, model, st.style, 7)
+		for _, place := range append(schedtest.Placements, "random") {
+			mm := cloneModule(t, m)
+			if err := schedtest.Prepare(mm, model, place, 7); err != nil {
+				t.Fatal(err)
 			}
+			st := struct{ name string }{place}
 			for _, mode := range []depgraph.Mode{depgraph.Physical, depgraph.Logical} {
 				for _, f := range mm.Funcs {
 					g, err := depgraph.Analyze(f, depgraph.Options{Mode: mode, Partitions: model.Partitions, PSUMBankBytes: model.PSUMBankBytes})

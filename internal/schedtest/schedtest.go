@@ -6,6 +6,7 @@
 package schedtest
 
 import (
+	"fmt"
 	"math/rand/v2"
 
 	"github.com/narwhal-compiler/narwhal/arch"
@@ -34,13 +35,45 @@ func Lower(m *bir.Module, name string) (*pass.Report, error) {
 	return pipeline.Table.Run(m, pass.Config{Passes: Before(name)})
 }
 
+// Placements Prepare offers.
+var Placements = []string{"planner", "unplaced", "distinct", "roundrobin"}
+
+// Prepare lowers a kernel to the code the dependency analysis sees, with
+// its locations placed as placement says: "planner" runs the default
+// pipeline up to the analysis (the memory planner's allocation); the
+// others stop before the planner (pass alloc) and leave the locations
+// unplaced ("unplaced") or place them with Place (Distinct, RoundRobin,
+// Random for "distinct", "roundrobin", "random").
+func Prepare(m *bir.Module, model *arch.Model, placement string, seed uint64) error {
+	if placement == "planner" {
+		_, err := Lower(m, "anti_dependency_analyzer")
+		return err
+	}
+	if _, err := Lower(m, "alloc"); err != nil {
+		return err
+	}
+	switch placement {
+	case "unplaced":
+	case "distinct":
+		Place(m, model, Distinct, seed)
+	case "roundrobin":
+		Place(m, model, RoundRobin, seed)
+	case "random":
+		Place(m, model, Random, seed)
+	default:
+		return fmt.Errorf("schedtest: unknown placement %q", placement)
+	}
+	return nil
+}
+
 // Style is how Place lays locations out.
 type Style uint8
 
 const (
-	// Distinct gives every on-chip location its own bytes when they all
-	// fit (SBUF: one byte cursor at partition 0; PSUM: one bank or more
-	// each), and falls back to RoundRobin when they do not.
+	// Distinct gives every SB location its own bytes when they all fit
+	// (one byte cursor at partition 0; RoundRobin when they do not) and
+	// every PSUM location a bank of its own while banks last, then the
+	// bank freed longest ago.
 	Distinct Style = iota
 	// RoundRobin reuses bytes as soon as the program allows: in program
 	// order, a location takes the slot (SBUF: a slot of the largest
@@ -99,8 +132,8 @@ func Place(m *bir.Module, model *arch.Model, style Style, seed uint64) {
 		}
 		cursor := sbFloor
 		span := liveSpans(f)
-		sbSlots := &slotSet{}
-		psumSlots := &slotSet{}
+		sbSlots := &slotSet{recent: true}
+		psumSlots := &slotSet{recent: style == RoundRobin}
 		for _, l := range sbs {
 			lc := f.Loc(l)
 			lc.Allocated, lc.Base = true, 0
@@ -133,7 +166,7 @@ func Place(m *bir.Module, model *arch.Model, style Style, seed uint64) {
 			case style == Random && need == 1:
 				lc.Bank = rng.Int64N(nb)
 				lc.Addr = rng.Int64N((bb-lc.Bytes)/4+1) * 4
-			case style == RoundRobin && need == 1:
+			case style != Random && need == 1:
 				lc.Bank = psumSlots.take(span[l]) % nb
 			default:
 				if bank+need > nb {
@@ -171,16 +204,18 @@ func liveSpans(f *bir.Function) map[bir.LocID][2]int {
 	return out
 }
 
-// slotSet hands out reusable slots: the one freed most recently (its last
-// occupant's last access before the new location's first), else a new one.
+// slotSet hands out reusable slots: among the slots whose last occupant's
+// last access precedes the new location's first, the one freed most
+// recently (recent) or longest ago; else a new one.
 type slotSet struct {
 	lastEnd []int // per slot: the last access of its latest occupant
+	recent  bool
 }
 
 func (s *slotSet) take(span [2]int) int64 {
 	best := -1
 	for k, e := range s.lastEnd {
-		if e < span[0] && (best < 0 || e > s.lastEnd[best]) {
+		if e < span[0] && (best < 0 || s.recent && e > s.lastEnd[best] || !s.recent && e < s.lastEnd[best]) {
 			best = k
 		}
 	}

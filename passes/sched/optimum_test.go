@@ -30,7 +30,8 @@ var smallKernels = []string{
 
 // TestSchedule_ExhaustiveOptimum compares the scheduler with the optimum
 // found by exhaustive search on every built-in kernel at a size of at
-// most 15 instructions, unplaced and with locations reusing bytes: the
+// most 15 instructions, allocated by the memory planner and with
+// locations reusing bytes as soon as they can (placed=true): the
 // schedule is never shorter than the optimum (which would be a bug in one
 // of them) nor than the lower bound, and the test reports the ratio.
 func TestSchedule_ExhaustiveOptimum(t *testing.T) {
@@ -42,11 +43,12 @@ func TestSchedule_ExhaustiveOptimum(t *testing.T) {
 				t.Fatal(err)
 			}
 			m := inst.Module
-			if _, err := schedtest.Lower(m, "anti_dependency_analyzer"); err != nil {
-				t.Fatal(err)
-			}
+			placement := "planner"
 			if place {
-				schedtest.Place(m, model, schedtest.RoundRobin, 1)
+				placement = "roundrobin"
+			}
+			if err := schedtest.Prepare(m, model, placement, 1); err != nil {
+				t.Fatal(err)
 			}
 			if _, err := pipeline.Table.Run(m, pass.Config{Passes: []string{"anti_dependency_analyzer", "assign_engines", "assign_hwdge_engine", "alloc_queues"}}); err != nil {
 				t.Fatal(err)

@@ -40,8 +40,9 @@ func runOurs(m *bir.Module) (*pass.Report, error) {
 }
 
 // TestSchedule_Kernels is the translation validation of the scheduled
-// order: every built-in kernel, lowered, placed three ways (unplaced, each
-// location its own bytes, locations reusing bytes round robin), is
+// order: every built-in kernel, lowered, placed four ways (the memory
+// planner's allocation, unplaced, each location its own bytes, locations
+// reusing bytes as soon as they can: schedtest.Placements), is
 // verified, interpreted, run through dependency analysis and scheduling,
 // verified at StageScheduled and interpreted again in the scheduled
 // order: the outputs must be bit-identical. The scheduler must have
@@ -50,22 +51,18 @@ func TestSchedule_Kernels(t *testing.T) {
 	model, _ := arch.Lookup("trn2")
 	reordered := 0
 	passtest.ForEachKernel(t, func(t *testing.T, name string, m *bir.Module) {
-		if _, err := schedtest.Lower(m, ours[0]); err != nil {
-			t.Fatal(err)
-		}
-		st := afterLowering(m)
-		if st&verify.StageUnrolled == 0 {
-			t.Skip("the kernel keeps loops: not scheduled")
-		}
-		for _, place := range []string{"unplaced", "distinct", "roundrobin"} {
+		for _, place := range schedtest.Placements {
 			t.Run(place, func(t *testing.T) {
 				mm := cloneModule(t, m)
-				if place != "unplaced" {
-					style := schedtest.Distinct
-					if place == "roundrobin" {
-						style = schedtest.RoundRobin
-					}
-					schedtest.Place(mm, model, style, 1)
+				if err := schedtest.Prepare(mm, model, place, 1); err != nil {
+					t.Fatal(err)
+				}
+				st := afterLowering(mm)
+				if st&verify.StageUnrolled == 0 {
+					t.Skip("the kernel keeps loops: not scheduled")
+				}
+				if place == "planner" {
+					st |= verify.StageAllocated
 				}
 				var rep *pass.Report
 				passtest.Check(t, mm, func(m *bir.Module) error {
@@ -117,13 +114,12 @@ func cloneModule(t *testing.T, m *bir.Module) *bir.Module {
 func TestDependencies_RandomTopologicalOrders(t *testing.T) {
 	model, _ := arch.Lookup("trn2")
 	passtest.ForEachKernel(t, func(t *testing.T, name string, m *bir.Module) {
-		if _, err := schedtest.Lower(m, ours[0]); err != nil {
+		if err := schedtest.Prepare(m, model, "roundrobin", 3); err != nil {
 			t.Fatal(err)
 		}
 		if afterLowering(m)&verify.StageUnrolled == 0 {
 			t.Skip("the kernel keeps loops")
 		}
-		schedtest.Place(m, model, schedtest.RoundRobin, 3)
 		f := m.Main()
 		for _, g := range m.Funcs {
 			if g.NumInsts() > f.NumInsts() {

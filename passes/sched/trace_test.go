@@ -172,10 +172,9 @@ func TestWriteTrace_Kernels(t *testing.T) {
 				t.Fatal(err)
 			}
 			m := inst.Module
-			if _, err := schedtest.Lower(m, "anti_dependency_analyzer"); err != nil {
+			if err := schedtest.Prepare(m, model, "roundrobin", 1); err != nil {
 				t.Fatal(err)
 			}
-			schedtest.Place(m, model, schedtest.RoundRobin, 1)
 			if _, err := pipeline.Table.Run(m, pass.Config{Passes: ours}); err != nil {
 				t.Fatal(err)
 			}
