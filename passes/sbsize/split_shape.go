@@ -102,6 +102,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/bir/affine"
 	"github.com/narwhal-compiler/narwhal/footprint"
 )
 
@@ -790,9 +791,9 @@ func (fs *funcState) planVN(t bir.TensorID) (ok bool, groups int64, why string) 
 			g.pmin = min(g.pmin, x.lay.PartMin())
 			g.pmax = max(g.pmax, x.lay.PartMax())
 			g.hi = max(g.hi, x.lay.ElemHi)
-			g.stride = gcd(g.stride, x.lay.PartFirst-g.ref)
+			g.stride = affine.GCD(g.stride, x.lay.PartFirst-g.ref)
 			if x.lay.PartCount > 1 {
-				g.stride = gcd(g.stride, x.lay.PartStep)
+				g.stride = affine.GCD(g.stride, x.lay.PartStep)
 			}
 		}
 		count := func(g *grp) int64 {
@@ -911,19 +912,6 @@ func satAdd(a, b int64) int64 {
 		return math.MaxInt64
 	}
 	return a + b
-}
-
-func gcd(a, b int64) int64 {
-	if a < 0 {
-		a = -a
-	}
-	if b < 0 {
-		b = -b
-	}
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
 }
 
 // unionFind is a small disjoint-set forest over partitions.
