@@ -31,6 +31,7 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&printAfter, "print-after", "print the module after `PASS` (repeatable; 'all' for every pass)")
 	dumpDir := fs.String("dump-dir", "", "also write the --print-after dumps into `DIR` as NN-PASS.bir (without --print-after: a dump after every pass, into DIR only)")
 	verbose := fs.Bool("v", false, "print pass log lines as they happen")
+	statsPath := fs.String("stats", "", "write what each phase cost (wall, CPU, memory) as JSON to `FILE` (for narwhal bench)")
 	coreID := fs.Int64("core-id", -1, "the module's neuron core `id` (selects one core's body of an LNC kernel; -1: as in the file)")
 	inPlace := fs.Bool("in-place", false, "allow -o to name the input file (replaced atomically once the compile succeeds)")
 	trace := fs.String("trace", "", "write the schedule as Chrome trace-event JSON (Perfetto) to `FILE.json`")
@@ -63,8 +64,9 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutputNotInput(input, *out, *inPlace); err != nil {
 		return err
 	}
-	m, err := driver.Load(input)
-	if err != nil {
+	st := newStats(*statsPath, "compile", input)
+	var m *bir.Module
+	if err := st.phase("load", instsOf(&m), func() (err error) { m, err = driver.Load(input); return err }); err != nil {
 		return err
 	}
 	if *coreID >= 0 {
@@ -77,6 +79,7 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 		DumpDir:      *dumpDir,
 		Printer:      bir.Print,
 		Checkpointer: birjson.Write,
+		Stats:        st != nil,
 	}
 	if *verbose {
 		cfg.Verbose = stderr
@@ -101,6 +104,7 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	rep, runErr := pipeline.Table.Run(m, cfg)
+	st.passes(rep)
 	if *report && rep != nil {
 		fmt.Fprintf(stdout, "input: %s\n", input)
 		if err := rep.Write(stdout); err != nil {
@@ -116,7 +120,10 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *out != "" {
-		return driver.SaveTo(*out, stdout, m)
+		if err := st.phase("save", instsOf(&m), func() error { return driver.SaveTo(*out, stdout, m) }); err != nil {
+			return err
+		}
+		return st.write(m)
 	}
 	if !*report && len(printAfter) == 0 && *dumpDir == "" && *trace == "" {
 		// Nothing asked to be shown or written: say what happened.
@@ -128,7 +135,7 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "%s: compiled (%d passes, %d instructions); nothing written: -o OUT saves the result, --report prints the pass report\n", input, ran, m.NumInsts())
 	}
-	return nil
+	return st.write(m)
 }
 
 // writeTrace writes the Perfetto timeline of a compiled module.
