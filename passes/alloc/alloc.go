@@ -65,6 +65,9 @@ type Options struct {
 	// Memmap and DumpProblem name files to write (report.go): the memory
 	// map (.svg or .csv) and the allocation problem (MiniMalloc CSV).
 	Memmap, DumpProblem string
+	// Interleave is ModuloAllocation's factor: 0 chooses (at most 2), a
+	// positive number asks for exactly that many PSUM slots per loop.
+	Interleave int
 	// OnFunction is told the function being worked on ("" when done).
 	OnFunction func(string)
 }
@@ -90,6 +93,7 @@ type Stats struct {
 	Functions int
 	Blocks    blockStats
 	Spills    SpillStats
+	Modulo    ModuloStats
 }
 
 // Allocate places every on-chip location of m.
@@ -161,6 +165,16 @@ func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline 
 	for round := 0; ; round++ {
 		md := newModel(f)
 		md.intervals()
+		if round == 0 && md.loops && !md.control {
+			changed, err := moduloAllocation(f, md, g, opt.Interleave, &st.Modulo)
+			if err != nil {
+				return err
+			}
+			if changed {
+				md = newModel(f)
+				md.intervals()
+			}
+		}
 		items := buildItems(md, g)
 		var res [numMems]solveResult
 		var fail *FitError
@@ -479,6 +493,7 @@ var AllocPass = pass.Pass{
 		{Name: "exact_nodes", Default: fmt.Sprint(DefaultExactNodes), Doc: "node budget of pack's exact search per time component"},
 		{Name: "baseline", Default: "true", Doc: "also run the other allocator and report its peak beside the one used"},
 		{Name: "reuse", Default: "oldest-freed", Doc: "pack's sweep: among free regions that fit, the one freed longest ago (oldest-freed: fewer reuse hazards for the scheduler) or the smallest (best-fit)"},
+		{Name: "psum_interleave", Default: "auto", Doc: "ModuloAllocation: PSUM slots a parallel loop's local PSUM tensors rotate over (auto: up to 2 where the banks allow; a number: exactly that, or the seed's \"exceeded PSUM bank limit\" error)"},
 		{Name: "memmap", Default: "", Doc: "write the memory map to this .svg or .csv file (narwhal compile --memmap)"},
 		{Name: "dump_problem", Default: "", Doc: "write the allocation problem to this MiniMalloc CSV file, PSUM to FILE-psum.csv (narwhal compile --dump-alloc-problem)"},
 		{Name: "slack", Default: fmt.Sprint(DefaultSlack), Doc: "a sweep placement within max-live x (1 + slack) is kept; beyond it pack's solver minimizes the peak"},
@@ -500,6 +515,14 @@ func runAlloc(ctx *pass.Context) error {
 	if err != nil {
 		return err
 	}
+	interleave := 0
+	if v := ctx.Option("psum_interleave"); v != "auto" {
+		n, err := ctx.IntOption("psum_interleave")
+		if err != nil || n < 1 {
+			return fmt.Errorf("option psum_interleave=%q: want auto or a factor >= 1", v)
+		}
+		interleave = int(n)
+	}
 	var reuse pack.ReusePolicy
 	switch r := ctx.Option("reuse"); r {
 	case "oldest-freed":
@@ -509,7 +532,7 @@ func runAlloc(ctx *pass.Context) error {
 	default:
 		return fmt.Errorf("option reuse=%q: want oldest-freed or best-fit", r)
 	}
-	st, err := Allocate(ctx.Module, ctx.Arch, Options{Allocator: ctx.Option("allocator"), ExactNodes: nodes, Baseline: base, Reuse: reuse, Slack: slack,
+	st, err := Allocate(ctx.Module, ctx.Arch, Options{Allocator: ctx.Option("allocator"), ExactNodes: nodes, Baseline: base, Reuse: reuse, Slack: slack, Interleave: interleave,
 		Memmap: ctx.Option("memmap"), DumpProblem: ctx.Option("dump_problem"), OnFunction: ctx.Function})
 	if _, isFit := err.(*FitError); isFit || err == nil {
 		ctx.Function("")
@@ -528,6 +551,11 @@ func runAlloc(ctx *pass.Context) error {
 		ctx.Count("MaxLiveSpiller.bytes", sp.SBBytes)
 		ctx.Count("SpillPSum.spills", int64(sp.PSUMSpills))
 		ctx.Count("SpillPSum.bytes", sp.PSUMBytes)
+	}
+	if mo := st.Modulo; mo.Tensors > 0 {
+		ctx.Count("ModuloAllocation.loops", int64(mo.Loops))
+		ctx.Count("ModuloAllocation.tensors", int64(mo.Tensors))
+		ctx.Count("ModuloAllocation.extra_banks", int64(mo.Banks))
 	}
 	if b := st.Blocks; b.Folded+b.Split > 0 {
 		ctx.Count("createLocalTensors.folded", int64(b.Folded))

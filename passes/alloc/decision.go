@@ -170,3 +170,26 @@ func (m *model) writesWhole(o *bir.Operand, l bir.LocID) bool {
 	}
 	return n*o.Dtype.Size() == lc.Partitions*lc.Bytes
 }
+
+// parallelLoop is the seed's block_is_parallel_loop: no dependency of an
+// instruction of L's body is carried by L's axis.
+func (m *model) parallelLoop(L bir.InstID) bool {
+	f := m.f
+	ax := f.Loop(L).Axis
+	par := true
+	for _, b := range f.Loop(L).Body {
+		f.WalkBlock(b, func(i bir.InstID) bool {
+			for _, d := range f.Deps(i) {
+				if d.CarryAxis == ax {
+					par = false
+					return false
+				}
+			}
+			return true
+		})
+		if !par {
+			break
+		}
+	}
+	return par
+}

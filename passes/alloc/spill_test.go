@@ -125,3 +125,44 @@ func TestSpillPSum(t *testing.T) {
 		t.Fatal("no SpillPSum copy: nine one-bank results were placed in eight banks?")
 	}
 }
+
+// TestModuloAllocation: in loop code (FullUnroll level 1), a parallel
+// loop's local PSUM tensors rotate over two slots (the iterations use
+// alternate banks); the outputs are unchanged; asking for more slots than
+// the banks hold fails with the seed's message.
+func TestModuloAllocation(t *testing.T) {
+	for _, spec := range []string{"attention:seq=256,d=32", "matmul:m=128,k=256,n=1024,tile_n=512"} {
+		t.Run(spec, func(t *testing.T) {
+			m := buildSpec(t, spec)
+			prefix(t, m, 1, "alloc")
+			passtest.CheckPass(t, m, lookup(t, "alloc"))
+			rotated := 0
+			f := m.Main()
+			for tid := 0; tid < f.NumTensors(); tid++ {
+				ts := f.Tensor(bir.TensorID(tid))
+				if ts.Dead || len(ts.Locs) < 2 || f.Loc(ts.Locs[0]).Type != bir.MemPSUM {
+					continue
+				}
+				if strings.Contains(f.Loc(ts.Locs[1]).Name, "_bank") {
+					rotated++
+					// Slots never share bytes (a matmul accumulator's
+					// slots are whole banks, so they sit in different
+					// banks).
+					a, b := f.Loc(ts.Locs[0]), f.Loc(ts.Locs[1])
+					if a.Bank == b.Bank && a.Addr < b.Addr+b.Bytes && b.Addr < a.Addr+a.Bytes {
+						t.Errorf("tensor %s: slots %s and %s share bytes of bank %d", ts.Name, a.Name, b.Name, a.Bank)
+					}
+				}
+			}
+			if rotated == 0 {
+				t.Fatal("no PSUM tensor rotated")
+			}
+		})
+	}
+	m := buildSpec(t, "attention:seq=256,d=32")
+	prefix(t, m, 1, "alloc")
+	_, err := alloc.Allocate(m, trn2(t), alloc.Options{Interleave: 8})
+	if err == nil || !strings.Contains(err.Error(), ") exceeded PSUM bank limit 8") {
+		t.Fatalf("interleave 8: error %v, want the seed's \") exceeded PSUM bank limit \"", err)
+	}
+}
