@@ -13,6 +13,13 @@ import (
 // row tiles loads one tile of x and of y into SBUF (block tensors: one SBUF
 // block per iteration, as the NKI allocator gives a tile inside a loop),
 // adds them on the Vector engine and stores the sum.
+//
+// order=staged writes the same computation as three loops (load every
+// tile, then add every pair, then store every sum), the phase-by-phase
+// order a naive kernel has: every tile is live at once in that order, and
+// the memory planner's pre-schedule interleaves the phases again when they
+// do not fit (e.g. rows=2048,cols=4096: 48 tiles of 16 KiB against 208
+// KiB of SBUF).
 func init() {
 	Register(&Kernel{
 		Name: "tensor_add",
@@ -21,11 +28,12 @@ func init() {
 			{Name: "rows", Default: "512", Doc: "rows (multiple of 128)"},
 			{Name: "cols", Default: "2048", Doc: "columns"},
 			{Name: "dtype", Default: "float32", Doc: "element type"},
+			{Name: "order", Default: "tiled", Doc: "tiled (load, add, store per tile) or staged (all loads, then all adds, then all stores)"},
 			archParam,
 		},
 		Build:     buildTensorAdd,
 		Reference: refTensorAdd,
-		Tests:     []string{"rows=256,cols=512", "rows=128,cols=96,dtype=bfloat16"},
+		Tests:     []string{"rows=256,cols=512", "rows=128,cols=96,dtype=bfloat16", "rows=512,cols=64,order=staged"},
 	})
 }
 
@@ -62,14 +70,28 @@ func buildTensorAdd(p Params) (*bir.Module, error) {
 	yt := b.BlockTensor("y_tile", bir.MemSB, dt, tiles, P, cols)
 	zt := b.BlockTensor("z_tile", bir.MemSB, dt, tiles, P, cols)
 	tile := [][2]int64{{cols, P}, {1, cols}}
-	b.Loop("i", 0, tiles, 1, func(i affine.Expr) {
+	zero := affine.Const(0)
+	load := func(i affine.Expr) {
 		dram := affine.Scale(i, P*cols) // element offset of row tile i
-		zero := affine.Const(0)
 		b.Load("load_x", xt.Sym(i, zero, tile...), x.Sym(zero, dram, tile...))
 		b.Load("load_y", yt.Sym(i, zero, tile...), y.Sym(zero, dram, tile...))
+	}
+	add := func(i affine.Expr) {
 		b.TensorTensor("add", bir.EngDVE, "add", zt.Sym(i, zero, tile...), xt.Sym(i, zero, tile...), yt.Sym(i, zero, tile...))
-		b.Save("store_z", z.Sym(zero, dram, tile...), zt.Sym(i, zero, tile...))
-	})
+	}
+	store := func(i affine.Expr) {
+		b.Save("store_z", z.Sym(zero, affine.Scale(i, P*cols), tile...), zt.Sym(i, zero, tile...))
+	}
+	switch p.Str("order") {
+	case "tiled":
+		b.Loop("i", 0, tiles, 1, func(i affine.Expr) { load(i); add(i); store(i) })
+	case "staged":
+		b.Loop("i", 0, tiles, 1, load)
+		b.Loop("j", 0, tiles, 1, add)
+		b.Loop("k", 0, tiles, 1, store)
+	default:
+		return nil, fmt.Errorf("order=%s: want tiled or staged", p.Str("order"))
+	}
 	if err := b.Err(); err != nil {
 		return nil, err
 	}

@@ -7,9 +7,10 @@
 // per start, as in the exact model) and, for each, the free regions of the
 // byte range common to the lanes it covers, at the lowest legal offset of
 // the region (alignment, the PSUM bank rule, and the fixed tensors live at
-// any instant of its interval). Among the regions that fit below the
-// current peak (the highest byte any placed tensor reaches, over all
-// lanes), the policy chooses:
+// any instant of its interval); under ReuseOldestFreed also at the start
+// and end of every stretch of the region freed at one time. Among the
+// positions that fit below the current peak (the highest byte any placed
+// tensor reaches, over all lanes), the policy chooses:
 //
 //   - ReuseOldestFreed (default): the region whose previous occupants were
 //     freed longest ago (never-used bytes first). Reusing an address
@@ -19,6 +20,11 @@
 //     a schedule.
 //   - ReuseBestFit: the smallest region (a classic best-fit free list),
 //     which packs tightest.
+//   - ReuseSpread: next fit on a ring over the capacity (placeNextFit):
+//     memory is handed out in address order and reused in the order it
+//     was handed out, so nothing is reused before the whole capacity was
+//     used once, and then the bytes handed out (in the common case freed)
+//     longest ago come first: fewest reuse hazards, highest peak.
 //
 // Ties go to the lower offset, then the lower start partition. When no
 // region fits below the peak, the tensor goes where it raises the peak
@@ -46,11 +52,18 @@ const (
 	ReuseOldestFreed ReusePolicy = iota
 	// ReuseBestFit prefers the smallest region.
 	ReuseBestFit
+	// ReuseSpread is ReuseOldestFreed with the capacity in place of the
+	// current peak: never-used bytes up to the capacity come first, so the
+	// peak grows toward the capacity and reuse waits until memory runs out.
+	ReuseSpread
 )
 
 func (r ReusePolicy) String() string {
-	if r == ReuseBestFit {
+	switch r {
+	case ReuseBestFit:
 		return "best-fit"
+	case ReuseSpread:
+		return "spread"
 	}
 	return "oldest-freed"
 }
@@ -81,6 +94,7 @@ type sweepState struct {
 	freed  [numQuadrants][]freePiece // free-time map per lane, by offset
 	merged []laneEntry               // scratch: occupied intervals of a lane run
 	peak   int64
+	ring   int64 // ReuseSpread: where the next-fit search starts
 }
 
 // Sweep2D places every tensor of p with the time-ordered sweep (see the
@@ -296,23 +310,49 @@ func (s *sweepState) place(i int, future []int32) Placement2D {
 	t := s.p.Tensors[i]
 	align := max(t.Align, 1)
 	bank := s.p.BankSize
+	if s.policy == ReuseSpread {
+		if pl, ok := s.placeNextFit(i, future); ok {
+			return pl
+		}
+	}
 	var best candidate
 	have := false
+	top := s.peak // positions at or below top are free choices
 	for _, sp := range QuadrantStarts(t.Partitions) {
 		q0, q1 := laneRun(sp, t.Partitions)
 		occ := s.mergeLanes(q0, q1, future, t.Upper)
 		cursor := int64(0)
-		consider := func(lo, hi int64) {
-			y := legalOffset(lo, t.Size, align, bank)
+		try := func(y, lo, hi int64) {
+			y = legalOffset(y, t.Size, align, bank)
 			if y+t.Size > hi {
 				return
 			}
-			c := candidate{sp: sp, off: y, gap: hi - lo, belowTop: y+t.Size <= s.peak}
-			if c.belowTop && s.policy == ReuseOldestFreed {
+			c := candidate{sp: sp, off: y, gap: hi - lo, belowTop: y+t.Size <= top}
+			if c.belowTop && s.policy != ReuseBestFit {
 				c.freedAt = s.lastFreed(q0, q1, y, y+t.Size)
 			}
 			if !have || s.better(c, best) {
 				best, have = c, true
+			}
+		}
+		consider := func(lo, hi int64) {
+			try(lo, lo, hi)
+			if s.policy == ReuseBestFit {
+				return
+			}
+			// Inside a free region, the bytes freed at different times
+			// are the free-time map's pieces: each piece's start (and
+			// the never-used bytes above the last piece) is a candidate.
+			for q := q0; q < q1; q++ {
+				m := s.freed[q]
+				for k, n := firstEndingAfter(m, lo), 0; k < len(m) && m[k].lo < min(hi, top) && n < maxPieceCandidates; k, n = k+1, n+1 {
+					if m[k].lo > lo {
+						try(m[k].lo, lo, hi)
+					}
+					if m[k].hi < hi {
+						try(m[k].hi, lo, hi)
+					}
+				}
 			}
 		}
 		for _, o := range occ {
@@ -324,6 +364,71 @@ func (s *sweepState) place(i int, future []int32) Placement2D {
 		consider(cursor, math.MaxInt64/4)
 	}
 	return Placement2D{StartPartition: best.sp, Offset: best.off}
+}
+
+// maxPieceCandidates bounds the free-time pieces of one free region
+// examined as positions (ReuseOldestFreed): the lowest ones, so a region
+// freed piece by piece over a long time does not make a placement scan
+// all of its history.
+const maxPieceCandidates = 16
+
+// placeNextFit is ReuseSpread: next fit on a ring over [0, capacity). From
+// the ring position (where the previous tensor ended) the first legal free
+// position that fits below the capacity, wrapping to 0 once: memory is
+// reused in the order it was handed out, so the bytes reused are those
+// handed out (and so, in the common case, freed) longest ago, and never
+// before the whole capacity was used once. When nothing fits below the
+// capacity it reports false (the caller places the tensor as the compact
+// policy would, raising the peak past the capacity).
+func (s *sweepState) placeNextFit(i int, future []int32) (Placement2D, bool) {
+	t := s.p.Tensors[i]
+	align := max(t.Align, 1)
+	bank := s.p.BankSize
+	limit := s.p.Capacity
+	ring := s.ring
+	bestDist, found := int64(math.MaxInt64), false
+	var best Placement2D
+	for _, sp := range QuadrantStarts(t.Partitions) {
+		q0, q1 := laneRun(sp, t.Partitions)
+		occ := s.mergeLanes(q0, q1, future, t.Upper)
+		// The first fit at or after from, below the capacity.
+		first := func(from int64) (int64, bool) {
+			cursor := int64(0)
+			for k := 0; k <= len(occ); k++ {
+				hi := limit
+				if k < len(occ) {
+					hi = min(occ[k].off, limit)
+				}
+				if lo := max(cursor, from); hi > lo {
+					if y := legalOffset(lo, t.Size, align, bank); y+t.Size <= hi {
+						return y, true
+					}
+				}
+				if k < len(occ) {
+					cursor = max(cursor, occ[k].end)
+				}
+			}
+			return 0, false
+		}
+		y, ok := first(ring)
+		dist := y - ring
+		if !ok {
+			if y, ok = first(0); !ok {
+				continue
+			}
+			dist = limit - ring + y
+		}
+		if dist < bestDist {
+			bestDist, best, found = dist, Placement2D{StartPartition: sp, Offset: y}, true
+		}
+	}
+	if found {
+		s.ring = best.Offset + t.Size
+		if s.ring >= limit {
+			s.ring = 0
+		}
+	}
+	return best, found
 }
 
 // legalOffset is the lowest offset >= x that is aligned and keeps the

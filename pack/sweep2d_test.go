@@ -45,7 +45,7 @@ func TestSweep2D_Valid(t *testing.T) {
 		if Verify2D(fixedOnly, fpl) != nil {
 			continue
 		}
-		for _, pol := range []ReusePolicy{ReuseOldestFreed, ReuseBestFit} {
+		for _, pol := range []ReusePolicy{ReuseOldestFreed, ReuseBestFit, ReuseSpread} {
 			res, err := Sweep2D(p, pol)
 			if err != nil {
 				t.Fatalf("trial %d %v: %v", trial, pol, err)

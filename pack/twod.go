@@ -305,7 +305,7 @@ func lowerBound2D(p Problem2D) int64 {
 type liveBound struct {
 	full, restArea, rest3, best int64
 	dead                        []bool
-	heap                        sizeHeap // live tensors of the rest, by size (lazy deletion)
+	heap                        endHeap // live tensors of the rest, by -size: the largest on top (lazy deletion)
 }
 
 func (b *liveBound) init(n int) { b.dead = make([]bool, n) }
@@ -321,14 +321,14 @@ func (b *liveBound) start(t Tensor, i int32) {
 		if t.Partitions > 2*QuadrantPartitions {
 			b.rest3 += t.Size
 		}
-		b.heap.push(t.Size, i)
+		b.heap.push(int(i), -t.Size)
 	}
-	for b.heap.len() > 0 && b.dead[b.heap.top()] {
+	for b.heap.Len() > 0 && b.dead[b.heap.index[0]] {
 		b.heap.pop()
 	}
 	var largest int64
-	if b.heap.len() > 0 {
-		largest = b.heap.size[0]
+	if b.heap.Len() > 0 {
+		largest = -b.heap.minUpper()
 	}
 	b.best = max(b.best, b.full+max((b.restArea+numQuadrants-1)/numQuadrants, largest, b.rest3))
 }
@@ -346,53 +346,6 @@ func (b *liveBound) end(t Tensor, i int32) {
 		b.rest3 -= t.Size
 	}
 	b.dead[i] = true
-}
-
-// sizeHeap is a max-heap of (size, tensor index).
-type sizeHeap struct {
-	size []int64
-	idx  []int32
-}
-
-func (h *sizeHeap) len() int           { return len(h.idx) }
-func (h *sizeHeap) top() int32         { return h.idx[0] }
-func (h *sizeHeap) less(i, j int) bool { return h.size[i] > h.size[j] }
-func (h *sizeHeap) swap(i, j int) {
-	h.size[i], h.size[j] = h.size[j], h.size[i]
-	h.idx[i], h.idx[j] = h.idx[j], h.idx[i]
-}
-
-func (h *sizeHeap) push(size int64, i int32) {
-	h.size = append(h.size, size)
-	h.idx = append(h.idx, i)
-	for k := len(h.idx) - 1; k > 0; {
-		p := (k - 1) / 2
-		if !h.less(k, p) {
-			break
-		}
-		h.swap(k, p)
-		k = p
-	}
-}
-
-func (h *sizeHeap) pop() {
-	last := len(h.idx) - 1
-	h.swap(0, last)
-	h.size, h.idx = h.size[:last], h.idx[:last]
-	for k := 0; ; {
-		l, r, m := 2*k+1, 2*k+2, k
-		if l < last && h.less(l, m) {
-			m = l
-		}
-		if r < last && h.less(r, m) {
-			m = r
-		}
-		if m == k {
-			return
-		}
-		h.swap(k, m)
-		k = m
-	}
 }
 
 // MaxLive2D is the 2-D max-live: a lower bound on the peak (bytes per

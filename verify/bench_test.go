@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/cputime"
 )
 
 // allocatedStraightLine returns bir.GenStraightLine(n) with its SBUF tiles
@@ -53,13 +54,13 @@ func BenchmarkVerify1M(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	c0, cpuOK := cpuTime()
+	c0, cpuOK := cputime.Now()
 	for b.Loop() {
 		if err := Module(m, opt); err != nil {
 			b.Fatal(err)
 		}
 	}
-	c1, _ := cpuTime()
+	c1, _ := cputime.Now()
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/inst")
 	if cpuOK {
 		// The verifier is single-threaded; CPU time also counts the GC's
@@ -84,13 +85,13 @@ func BenchmarkVerify1MCachedTables(b *testing.B) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	c0, cpuOK := cpuTime()
+	c0, cpuOK := cputime.Now()
 	for b.Loop() {
 		if err := Module(m, opt); err != nil {
 			b.Fatal(err)
 		}
 	}
-	c1, _ := cpuTime()
+	c1, _ := cputime.Now()
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/inst")
 	if cpuOK {
 		b.ReportMetric(float64((c1-c0).Nanoseconds())/float64(b.N)/n, "cpu-ns/inst")
@@ -107,7 +108,7 @@ func BenchmarkWalk1M(b *testing.B) {
 	f := m.Main()
 	var sink int64
 	b.ResetTimer()
-	c0, cpuOK := cpuTime()
+	c0, cpuOK := cputime.Now()
 	for b.Loop() {
 		f.Walk(func(i bir.InstID) bool {
 			for _, o := range f.Operands(i) {
@@ -117,7 +118,7 @@ func BenchmarkWalk1M(b *testing.B) {
 			return true
 		})
 	}
-	c1, _ := cpuTime()
+	c1, _ := cputime.Now()
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/inst")
 	if cpuOK {
 		b.ReportMetric(float64((c1-c0).Nanoseconds())/float64(b.N)/n, "cpu-ns/inst")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/cputime"
 )
 
 // The 1M-instruction benchmarks run on bir.GenStraightLine (loads,
@@ -49,7 +50,7 @@ func BenchmarkRead1M(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
 	b.ResetTimer()
-	c0, cpuOK := cpuTime()
+	c0, cpuOK := cputime.Now()
 	var m *bir.Module
 	for range b.N {
 		var err error
@@ -57,7 +58,7 @@ func BenchmarkRead1M(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	c1, _ := cpuTime()
+	c1, _ := cputime.Now()
 	b.StopTimer()
 	n := float64(m.NumInsts())
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/inst")
@@ -78,13 +79,13 @@ func BenchmarkWrite1M(b *testing.B) {
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
 	b.ResetTimer()
-	c0, cpuOK := cpuTime()
+	c0, cpuOK := cputime.Now()
 	for range b.N {
 		if err := Write(io.Discard, m); err != nil {
 			b.Fatal(err)
 		}
 	}
-	c1, _ := cpuTime()
+	c1, _ := cputime.Now()
 	b.StopTimer()
 	n := float64(m.NumInsts())
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/inst")
@@ -160,7 +161,7 @@ func BenchmarkRead1M3AP(b *testing.B) {
 	})
 	b.SetBytes(int64(len(addsText)))
 	b.ResetTimer()
-	c0, cpuOK := cpuTime()
+	c0, cpuOK := cputime.Now()
 	var m *bir.Module
 	for range b.N {
 		var err error
@@ -168,7 +169,7 @@ func BenchmarkRead1M3AP(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	c1, _ := cpuTime()
+	c1, _ := cputime.Now()
 	b.StopTimer()
 	n := float64(m.NumInsts())
 	reportCPU(b, c1-c0, cpuOK, n, len(addsText))

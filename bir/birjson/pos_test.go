@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/cputime"
 )
 
 // TestDecode_Pos reads the "pos" extension: every form round-trips to the
@@ -117,26 +118,26 @@ func BenchmarkReadWrite1MPos(b *testing.B) {
 	b.Run("read", func(b *testing.B) {
 		b.SetBytes(int64(len(text)))
 		b.ReportAllocs()
-		c0, cpuOK := cpuTime()
+		c0, cpuOK := cputime.Now()
 		for range b.N {
 			if _, err := Decode(text, "pos.json"); err != nil {
 				b.Fatal(err)
 			}
 		}
-		c1, _ := cpuTime()
+		c1, _ := cputime.Now()
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/inst")
 		reportCPU(b, c1-c0, cpuOK, n, len(text))
 	})
 	b.Run("write", func(b *testing.B) {
 		b.SetBytes(int64(len(text)))
 		b.ReportAllocs()
-		c0, cpuOK := cpuTime()
+		c0, cpuOK := cputime.Now()
 		for range b.N {
 			if err := Write(io.Discard, m); err != nil {
 				b.Fatal(err)
 			}
 		}
-		c1, _ := cpuTime()
+		c1, _ := cputime.Now()
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/inst")
 		reportCPU(b, c1-c0, cpuOK, n, len(text))
 	})

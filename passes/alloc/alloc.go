@@ -56,8 +56,8 @@ type Options struct {
 	// Baseline also runs the allocator not chosen, for the report's
 	// comparison (its placement is discarded).
 	Baseline bool
-	// Reuse is the sweep's policy among free regions that fit
-	// (pack.ReuseOldestFreed by default).
+	// Reuse is the sweep's policy among free regions that fit (the pass's
+	// default is pack.ReuseSpread; the zero value is ReuseOldestFreed).
 	Reuse pack.ReusePolicy
 	// Slack: a sweep placement whose peak is within max-live x (1+Slack)
 	// is kept; beyond it pack's solver minimizes the peak (default 0.02).
@@ -77,7 +77,9 @@ type Options struct {
 type MemStats struct {
 	Locations    int   // locations placed (fixed obstacles excluded)
 	Fixed        int   // fixed obstacles
-	Peak         int64 // highest byte used per partition
+	Peak         int64 // highest byte used per partition by the placement
+	PackPeak     int64 // the compact placement's peak (the packing quality)
+	PackUnknown  bool  // some function's compact placement was not computed
 	MaxLive      int64 // the 2-D max-live lower bound on the peak
 	Budget       int64 // capacity per partition
 	BaselinePeak int64 // the other allocator's peak (0: not run)
@@ -213,17 +215,32 @@ func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline 
 			fail.Tried = append(tried, fmt.Sprintf("spilling: gave up after %d rounds", round))
 			return fail
 		}
-		next := [numMems]float64{2, 2} // memories that fit do not spill
+		// Per memory that does not fit: spill until the live area fits
+		// the capacity; where it already does (the packing fragments),
+		// spill below it, deeper each round. Memories that fit do not
+		// spill.
+		next := [numMems]float64{2, 2}
+		frag := false
 		for mem := range res {
-			if len(items[mem]) > 0 && !res[mem].fits {
-				next[mem] = target[mem]
-				if round > 0 {
-					next[mem] = target[mem] - 0.04 // the packing needs room: spill deeper
-				}
+			if len(items[mem]) == 0 || res[mem].fits {
+				continue
+			}
+			next[mem] = 1
+			if res[mem].maxLive <= g[mem].capacity {
+				next[mem] = min(target[mem], 1) - 0.04
+				frag = true
 			}
 		}
 		target = next
 		n, err := spillFunc(f, g, target, &st.Spills)
+		for n == 0 && err == nil && frag && minTarget(target) > 0.5 {
+			for mem := range target {
+				if target[mem] < 1 {
+					target[mem] -= 0.04
+				}
+			}
+			n, err = spillFunc(f, g, target, &st.Spills)
+		}
 		if err != nil {
 			return err
 		}
@@ -235,6 +252,9 @@ func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline 
 		tried = append(tried, fmt.Sprintf("%s round %d: %d location(s) spilled (target %.2f of the capacity)", spillerName(fail.Mem), round+1, n, target[memOfName(fail.Mem)]))
 	}
 }
+
+// minTarget is the lowest spill target of the memories that spill.
+func minTarget(t [numMems]float64) float64 { return min(t[0], t[1]) }
 
 func spillerName(mem string) string {
 	if mem == memNames[memPSUM] {
@@ -271,7 +291,14 @@ func record(f *bir.Function, items [numMems][]item, res [numMems]solveResult, g 
 		ms := &st.Mem[mem]
 		if baseline != "" {
 			cp := append([]item(nil), its...)
-			if b, err := solve(baseline, cp, g[mem], opt); err == nil {
+			var b solveResult
+			var err error
+			if baseline == AllocLinearScan {
+				b, err = solveLinearScan(cp, g[mem], false)
+			} else {
+				b, err = solve(baseline, cp, g[mem], opt)
+			}
+			if err == nil {
 				ms.BaselinePeak = max(ms.BaselinePeak, b.peak)
 			}
 		}
@@ -285,6 +312,14 @@ func record(f *bir.Function, items [numMems][]item, res [numMems]solveResult, g 
 		}
 		r := res[mem]
 		ms.Peak = max(ms.Peak, r.peak)
+		switch {
+		case r.packPeak > 0:
+			ms.PackPeak = max(ms.PackPeak, r.packPeak)
+		case r.method != "sweep(spread)":
+			ms.PackPeak = max(ms.PackPeak, r.peak) // the placement is the compact one
+		default:
+			ms.PackUnknown = true // large problem placed by the spread sweep alone
+		}
 		ms.MaxLive = max(ms.MaxLive, r.maxLive)
 		if ms.Method == "" || r.method != ms.Method {
 			ms.Method = r.method
@@ -297,7 +332,7 @@ func record(f *bir.Function, items [numMems][]item, res [numMems]solveResult, g 
 
 func solve(allocator string, items []item, g geometry, opt Options) (solveResult, error) {
 	if allocator == AllocLinearScan {
-		return solveLinearScan(items, g)
+		return solveLinearScan(items, g, true)
 	}
 	return solvePack(items, g, opt.ExactNodes, opt.Reuse, opt.Slack)
 }
@@ -338,6 +373,7 @@ type LiveLoc struct {
 	Partitions  int64
 	Bytes       int64  // bytes per partition as placed
 	First, Last string // instructions of the live interval's ends
+	Pos         string // source position of the first access (file:line:col), "" when unknown
 }
 
 func (e *FitError) Error() string {
@@ -353,6 +389,9 @@ func (e *FitError) Error() string {
 		b.WriteString("; live at the worst instant:")
 		for _, l := range e.Live {
 			fmt.Fprintf(&b, "\n  %s (tensor %s): %d partitions x %d bytes, live %s..%s", l.Name, l.Tensor, l.Partitions, l.Bytes, l.First, l.Last)
+			if l.Pos != "" {
+				fmt.Fprintf(&b, " (%s)", l.Pos)
+			}
 		}
 	}
 	for _, t := range e.Tried {
@@ -396,8 +435,15 @@ func liveSet(md *model, items []item) []LiveLoc {
 	for _, it := range items {
 		if it.lo <= at && at <= it.hi {
 			lc := f.Loc(it.loc)
-			out = append(out, LiveLoc{Name: lc.Name, Tensor: f.Tensor(lc.Tensor).Name, Partitions: int64(it.parts), Bytes: it.size,
-				First: f.InstName(md.firstInst[it.loc]), Last: f.InstName(md.lastInst[it.loc])})
+			ll := LiveLoc{Name: lc.Name, Tensor: f.Tensor(lc.Tensor).Name, Partitions: int64(it.parts), Bytes: it.size}
+			if md.flags[it.loc]&lfUsed != 0 {
+				first := md.firstInst[it.loc]
+				ll.First, ll.Last = f.InstName(first), f.InstName(md.lastInst[it.loc])
+				if p := f.Inst(first).Pos; p != bir.NoPos {
+					ll.Pos = f.Module().Pos(p).String()
+				}
+			}
+			out = append(out, ll)
 		}
 	}
 	slices.SortFunc(out, func(a, b LiveLoc) int {
@@ -492,7 +538,7 @@ var AllocPass = pass.Pass{
 		{Name: "allocator", Default: AllocPack, Doc: "pack (the 2-D solver: greedy, exact search, best-fit) or linear-scan (the seed's LinearScanStackAllocator)"},
 		{Name: "exact_nodes", Default: fmt.Sprint(DefaultExactNodes), Doc: "node budget of pack's exact search per time component"},
 		{Name: "baseline", Default: "true", Doc: "also run the other allocator and report its peak beside the one used"},
-		{Name: "reuse", Default: "oldest-freed", Doc: "pack's sweep: among free regions that fit, the one freed longest ago (oldest-freed: fewer reuse hazards for the scheduler) or the smallest (best-fit)"},
+		{Name: "reuse", Default: "spread", Doc: "pack's sweep: among free regions below the peak, the one freed longest ago (oldest-freed: fewer reuse hazards for the scheduler), the smallest (best-fit), or oldest-freed up to the capacity (spread: reuse only when memory runs out)"},
 		{Name: "psum_interleave", Default: "auto", Doc: "ModuloAllocation: PSUM slots a parallel loop's local PSUM tensors rotate over (auto: up to 2 where the banks allow; a number: exactly that, or the seed's \"exceeded PSUM bank limit\" error)"},
 		{Name: "memmap", Default: "", Doc: "write the memory map to this .svg or .csv file (narwhal compile --memmap)"},
 		{Name: "dump_problem", Default: "", Doc: "write the allocation problem to this MiniMalloc CSV file, PSUM to FILE-psum.csv (narwhal compile --dump-alloc-problem)"},
@@ -529,8 +575,10 @@ func runAlloc(ctx *pass.Context) error {
 		reuse = pack.ReuseOldestFreed
 	case "best-fit":
 		reuse = pack.ReuseBestFit
+	case "spread":
+		reuse = pack.ReuseSpread
 	default:
-		return fmt.Errorf("option reuse=%q: want oldest-freed or best-fit", r)
+		return fmt.Errorf("option reuse=%q: want oldest-freed, best-fit or spread", r)
 	}
 	st, err := Allocate(ctx.Module, ctx.Arch, Options{Allocator: ctx.Option("allocator"), ExactNodes: nodes, Baseline: base, Reuse: reuse, Slack: slack, Interleave: interleave,
 		Memmap: ctx.Option("memmap"), DumpProblem: ctx.Option("dump_problem"), OnFunction: ctx.Function})
@@ -544,7 +592,11 @@ func runAlloc(ctx *pass.Context) error {
 		name := strings.ToLower(memNames[mem])
 		ctx.Count(name+"_locations", int64(ms.Locations))
 		ctx.Count(name+"_peak", ms.Peak)
+		ctx.Count(name+"_packed_peak", ms.PackPeak)
 		ctx.Count(name+"_max_live", ms.MaxLive)
+		if st.Baseline != "" {
+			ctx.Count(name+"_baseline_peak", ms.BaselinePeak)
+		}
 	}
 	if sp := st.Spills; sp.SBSpills+sp.PSUMSpills > 0 {
 		ctx.Count("MaxLiveSpiller.spills", int64(sp.SBSpills))
@@ -569,17 +621,24 @@ func runAlloc(ctx *pass.Context) error {
 func reportText(st Stats) string {
 	var b strings.Builder
 	for mem, ms := range st.Mem {
-		ratio := "-"
-		if ms.MaxLive > 0 {
-			ratio = fmt.Sprintf("%.3f", float64(ms.Peak)/float64(ms.MaxLive))
+		ratio := func(x int64) string {
+			if ms.MaxLive == 0 {
+				return "-"
+			}
+			return fmt.Sprintf("%.3f", float64(x)/float64(ms.MaxLive))
 		}
-		fmt.Fprintf(&b, " %-4s %s: peak %d of %d bytes per partition (%.1f%%), max-live %d, peak/max-live %s, %d locations",
-			memNames[mem], st.Allocator, ms.Peak, ms.Budget, 100*float64(ms.Peak)/float64(max(ms.Budget, 1)), ms.MaxLive, ratio, ms.Locations)
-		if ms.Fixed > 0 {
-			fmt.Fprintf(&b, " + %d fixed", ms.Fixed)
+		if ms.PackUnknown {
+			fmt.Fprintf(&b, " %-4s %s: max-live %d, packed peak not computed (more than %d locations placed by the spread sweep alone)", memNames[mem], st.Allocator, ms.MaxLive, packModelLimit)
+		} else {
+			fmt.Fprintf(&b, " %-4s %s: max-live %d, packed peak %d (peak/max-live %s)", memNames[mem], st.Allocator, ms.MaxLive, ms.PackPeak, ratio(ms.PackPeak))
 		}
 		if st.Baseline != "" {
-			fmt.Fprintf(&b, "; %s peak %d", st.Baseline, ms.BaselinePeak)
+			fmt.Fprintf(&b, ", %s peak %d (%s)", st.Baseline, ms.BaselinePeak, ratio(ms.BaselinePeak))
+		}
+		fmt.Fprintf(&b, "; placed up to %d of %d bytes per partition (%.1f%%, %s), %d locations",
+			ms.Peak, ms.Budget, 100*float64(ms.Peak)/float64(max(ms.Budget, 1)), ms.Method, ms.Locations)
+		if ms.Fixed > 0 {
+			fmt.Fprintf(&b, " + %d fixed", ms.Fixed)
 		}
 		if mem == memPSUM {
 			fmt.Fprintf(&b, "; %d banks used", ms.BanksUsed)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/schedtest"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/passes/alloc"
 	"github.com/narwhal-compiler/narwhal/passtest"
@@ -21,16 +22,7 @@ import (
 // skipped (their error says why); at level 2 every kernel must get there.
 func prefix(t testing.TB, m *bir.Module, level int, last string) *pass.Report {
 	t.Helper()
-	var names []string
-	for _, p := range pipeline.Table.Passes {
-		if p.Name == last {
-			break
-		}
-		if p.Default && p.Gate == "" {
-			names = append(names, p.Name)
-		}
-	}
-	cfg := pass.Config{Passes: names, VerifyEach: true, Options: map[string]map[string]string{"full_unroll": {"unrollLevel": fmt.Sprint(level)}}}
+	cfg := pass.Config{Passes: schedtest.Before(last), VerifyEach: true, Options: map[string]map[string]string{"full_unroll": {"unrollLevel": fmt.Sprint(level)}}}
 	rep, err := pipeline.Table.Run(m, cfg)
 	if err != nil && level < 2 && strings.Contains(err.Error(), "pass sb_size_legalization") {
 		t.Skipf("the footprint passes do not fit this kernel at unroll level %d: %v", level, err)

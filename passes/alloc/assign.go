@@ -27,16 +27,45 @@
 //
 // Allocators (option allocator):
 //
-//   - pack (default): package pack's 2-D solver (Solve2D): independent
-//     time components, greedy-by-size, then the exact search where the
-//     greedy placement does not fit; components too large for its model
-//     fall back to best-fit. The exact search runs under the option
-//     exact_nodes (a node budget per component: deterministic).
+//   - pack (default): package pack. The compact placement first, the
+//     measure of packing quality reported as "packed peak": pack.Sweep2D
+//     (time-ordered, O(n log n), near linear on unrolled kernels) with the
+//     reuse policy oldest-freed below the current peak; where its peak is
+//     more than slack (2%) above max-live and the problem has at most
+//     packModelLimit locations, pack.Solve2D (greedy-by-size, then the
+//     exact search under the node budget exact_nodes) minimizes the peak
+//     by bisection; where it exceeds the capacity, Solve2D fits it. Then,
+//     under the default reuse policy spread, the placement used is
+//     Sweep2D's spread sweep when it fits the capacity, else the compact
+//     one.
 //   - linear-scan: the seed's LinearScanStackAllocator, for comparison:
 //     assign_sb_addr's byte cursor (pack.LinearScan: intervals by start,
 //     expire_intervals pops the stack, a hole below a live tensor is never
 //     reused) with every start partition the first the quadrant rule allows
 //     (quadrant_base); assign_psum_addr's bank cursor (psumLinearScan).
+//
+// The reuse policy (option reuse; issue: "when several free regions fit,
+// prefer the one freed longest ago, so that reuse adds as few WAR/WAW
+// edges as possible for the scheduler"). Reusing an address makes the new
+// tensor's first write wait for the old occupant's last access (issue 13's
+// physical dependency analysis adds the edge). Three policies of
+// pack.Sweep2D:
+//
+//   - spread (default): the region freed longest ago, never-used bytes
+//     first, up to the capacity: no reuse at all until memory runs out,
+//     then the oldest region. This is the issue's policy read literally
+//     (memory never used was freed longest ago).
+//   - oldest-freed: the same, but only below the current peak (the peak
+//     grows only when nothing fits): the compact placement's policy.
+//   - best-fit: the smallest region that fits (a classic free list).
+//
+// Measured with issue 13's scheduler (makespan in ns, default sizes,
+// trn2): tensor_add 110113 spread / 248684 oldest-freed / 248684 best-fit
+// / 248684 linear-scan; matmul 51170 / 145450 / 145450 / 145450; softmax
+// 50990 / 75878 / 99273 / 74618; rmsnorm 53083 / 100807 / 100807 / 83397;
+// attention 28295 / 39286 / 41806 / 54456; residual 123580 / 167470 /
+// 213661 / 169770. Spread costs address space (its peak grows toward the
+// capacity), never fit: a spread placement that does not fit is not used.
 package alloc
 
 import (
@@ -149,11 +178,12 @@ func buildItems(m *model, g [numMems]geometry) [numMems][]item {
 
 // solveResult is the outcome of one memory's assignment.
 type solveResult struct {
-	peak    int64
-	maxLive int64
-	method  string
-	fits    bool
-	reason  string
+	peak     int64 // the placement's highest byte
+	packPeak int64 // the compact placement's (pack only; the peak otherwise)
+	maxLive  int64
+	method   string
+	fits     bool
+	reason   string
 }
 
 // toPack converts items to pack's 2-D tensors.
@@ -173,24 +203,63 @@ func toPack(items []item) []pack.Tensor {
 // sweep's peak is not within the slack of max-live.
 const packModelLimit = 20_000
 
-// solvePack places items with package pack: Sweep2D under the reuse
-// policy; where its peak exceeds max-live by more than slack (a fraction)
-// and the problem is small enough, Solve2D minimizes the peak and wins if
-// lower; where the peak exceeds the capacity, Solve2D fits the capacity
-// (greedy, then the exact search within the node budget).
+// solvePack places items with package pack, in two steps:
+//
+//  1. The compact placement, the measure of packing quality: Sweep2D
+//     with ReuseOldestFreed (or ReuseBestFit when that is the policy);
+//     where its peak exceeds max-live by more than slack (a fraction) and
+//     the problem is small enough for pack's model, Solve2D minimizes the
+//     peak and wins if lower; where the peak exceeds the capacity,
+//     Solve2D fits the capacity (greedy, then the exact search within
+//     the node budget).
+//  2. Under ReuseSpread (the default), Sweep2D again with reuse put off
+//     until the capacity: its placement is used when it fits, else the
+//     compact one. Past packModelLimit locations the spread sweep runs
+//     first and, when it fits, alone (the packed peak is then not
+//     reported): one sweep instead of two on the largest modules.
+//
+// The result's peak is the placement's, packPeak the compact one's.
 func solvePack(items []item, g geometry, nodes int64, policy pack.ReusePolicy, slack float64) (solveResult, error) {
 	ts := toPack(items)
 	p := pack.Problem2D{Tensors: ts, Capacity: g.capacity, BankSize: g.bank}
-	sw, err := pack.Sweep2D(p, policy)
+	if policy == pack.ReuseSpread && len(items) > packModelLimit {
+		// Large problems: the spread placement alone when it fits (the
+		// compact one is then not computed: packPeak 0).
+		sp, err := pack.Sweep2D(p, pack.ReuseSpread)
+		if err != nil {
+			return solveResult{}, err
+		}
+		if sp.Peak <= g.capacity {
+			for k := range items {
+				items[k].base, items[k].off = sp.Placements[k].StartPartition, sp.Placements[k].Offset
+			}
+			return solveResult{peak: sp.Peak, maxLive: sp.MaxLive, method: "sweep(spread)", fits: true}, nil
+		}
+	}
+	compact := policy
+	if compact == pack.ReuseSpread {
+		compact = pack.ReuseOldestFreed
+	}
+	sw, err := pack.Sweep2D(p, compact)
 	if err != nil {
 		return solveResult{}, err
 	}
-	res := solveResult{maxLive: sw.MaxLive, peak: sw.Peak, method: "sweep(" + policy.String() + ")"}
+	res := solveResult{maxLive: sw.MaxLive, peak: sw.Peak, method: "sweep(" + compact.String() + ")"}
 	best := sw.Placements
 	tight := float64(sw.Peak) <= float64(sw.MaxLive)*(1+slack)
 	if !tight && len(items) <= packModelLimit || sw.Peak > g.capacity {
 		if pl, peak, method, ok := minimizePeak(p, min(sw.Peak, g.capacity), sw.MaxLive, nodes); ok && peak < res.peak {
 			best, res.peak, res.method = pl, peak, method
+		}
+	}
+	res.packPeak = res.peak
+	if policy == pack.ReuseSpread && res.peak <= g.capacity {
+		sp, err := pack.Sweep2D(p, pack.ReuseSpread)
+		if err != nil {
+			return solveResult{}, err
+		}
+		if sp.Peak <= g.capacity {
+			best, res.peak, res.method = sp.Placements, sp.Peak, "sweep(spread)"
 		}
 	}
 	for k := range items {
@@ -239,9 +308,13 @@ func minimizePeak(p pack.Problem2D, hi, lo, nodes int64) ([]pack.Placement2D, in
 	return best, bestPeak, method, true
 }
 
-// solveLinearScan is the seed's LinearScanStackAllocator.
-func solveLinearScan(items []item, g geometry) (solveResult, error) {
-	res := solveResult{maxLive: pack.MaxLive2D(toPack(items)), method: "linear-scan"}
+// solveLinearScan is the seed's LinearScanStackAllocator. The max-live
+// bound is computed only when asked (not for the report's baseline run).
+func solveLinearScan(items []item, g geometry, needMaxLive bool) (solveResult, error) {
+	res := solveResult{method: "linear-scan"}
+	if needMaxLive {
+		res.maxLive = pack.MaxLive2D(toPack(items))
+	}
 	if g.bank > 0 {
 		return psumLinearScan(items, g, res)
 	}

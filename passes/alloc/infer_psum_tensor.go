@@ -80,18 +80,19 @@ type InferStats struct {
 	OpenTensors int // tensors with an OnChip location
 }
 
-// placement is what the accesses of one tensor require.
+// placement is what the accesses of one tensor require. The accesses
+// that decide are kept as uses; their text is built only for an error.
 type placement struct {
-	needPSUM   bool   // written by the Tensor engine
-	needPSUMBy string // the access that needs PSUM
-	noPSUM     bool   // an access forbids PSUM
-	noPSUMMsg  string // the seed's string (or narwhal's reason) for it
-	noPSUMBy   string // the access that forbids it
-	actWritten bool   // written by an Activation instruction
-	fitsBank   bool   // every OnChip location fits one PSUM bank
-	fitsPSUM   bool   // every OnChip location fits the PSUM of a partition
-	chosen     bool   // in PSUM by choice (an Activation result)
-	psum       bool   // the decision
+	needPSUM   bool    // written by the Tensor engine
+	needPSUMBy bir.Use // the access that needs PSUM
+	noPSUM     bool    // an access forbids PSUM
+	noPSUMWhy  forbid  // why
+	noPSUMBy   bir.Use // the access that forbids it
+	actWritten bool    // written by an Activation instruction
+	fitsBank   bool    // every OnChip location fits one PSUM bank
+	fitsPSUM   bool    // every OnChip location fits the PSUM of a partition
+	chosen     bool    // in PSUM by choice (an Activation result)
+	psum       bool    // the decision
 }
 
 // InferPSumTensor decides SB or PSUM for every OnChip location of m.
@@ -149,9 +150,10 @@ func inferFunction(f *bir.Function, bank, total int64, opt InferOptions, st *Inf
 		name := f.Tensor(t).Name
 		switch {
 		case p.needPSUM && p.noPSUM:
-			return fmt.Errorf("function %s, tensor %s: %s (%s needs it in PSUM; %s)", f.Name, name, p.noPSUMMsg, p.needPSUMBy, p.noPSUMBy)
+			return fmt.Errorf("function %s, tensor %s: %s (%s needs it in PSUM: the Tensor engine writes only PSUM; %s)",
+				f.Name, name, forbidText(f, p.noPSUMWhy, p.noPSUMBy), useText(f, p.needPSUMBy), useText(f, p.noPSUMBy))
 		case p.needPSUM && !p.fitsPSUM:
-			return fmt.Errorf("function %s, tensor %s: %s writes it, so it must be in PSUM, but a location of it is larger than the %d PSUM bytes per partition", f.Name, name, p.needPSUMBy, total)
+			return fmt.Errorf("function %s, tensor %s: %s writes it, so it must be in PSUM, but a location of it is larger than the %d PSUM bytes per partition", f.Name, name, useText(f, p.needPSUMBy), total)
 		case p.needPSUM:
 			p.psum = true
 		case !p.noPSUM && p.actWritten && opt.ActToPSUM && p.fitsBank:
@@ -227,39 +229,81 @@ func inferFunction(f *bir.Function, bank, total int64, opt InferOptions, st *Inf
 	return nil
 }
 
-// note records what access u requires of its tensor.
+// forbid is why an access keeps a tensor out of PSUM.
+type forbid uint8
+
+const (
+	forbidCustomArgs forbid = iota
+	forbidCustomOuts
+	forbidGpSimdInst
+	forbidGpSimdOnly
+	forbidPERead
+	forbidTranspose
+	forbidOther
+)
+
+// useText names an access for messages.
+func useText(f *bir.Function, u bir.Use) string {
+	role := "source"
+	if u.Out {
+		role = "destination"
+	}
+	return fmt.Sprintf("instruction %s (%s, %s)", f.InstName(u.Inst), f.OpName(u.Inst), role)
+}
+
+// forbidText is the message of a forbid: the seed's verifier strings
+// verbatim where it has one.
+func forbidText(f *bir.Function, why forbid, u bir.Use) string {
+	switch why {
+	case forbidCustomArgs:
+		return MsgCustomOpArgs
+	case forbidCustomOuts:
+		return MsgCustomOpOuts
+	case forbidGpSimdInst:
+		return MsgGpSimdInstPSUM
+	case forbidGpSimdOnly:
+		return MsgGpSimdPSUM
+	case forbidPERead:
+		return useText(f, u) + " reads it: the Tensor engine reads only SBUF"
+	case forbidTranspose:
+		return useText(f, u) + " writes it: an Unassigned Transpose runs as the Vector form unless its destination is in PSUM"
+	}
+	return useText(f, u) + " cannot access PSUM"
+}
+
+// note records what access u requires of its tensor (no allocation: the
+// hot path of a module with many placement-open tensors).
 func (p *placement) note(f *bir.Function, u bir.Use) {
 	in := f.Inst(u.Inst)
 	op := in.Op
 	info := op.Info()
-	what := fmt.Sprintf("instruction %s (%s, %s)", f.InstName(u.Inst), f.OpName(u.Inst), map[bool]string{true: "destination", false: "source"}[u.Out])
-	forbid := func(msg string) {
+	deny := func(why forbid) {
 		if !p.noPSUM {
-			p.noPSUM, p.noPSUMMsg, p.noPSUMBy = true, msg, what
+			p.noPSUM, p.noPSUMWhy, p.noPSUMBy = true, why, u
 		}
 	}
 	pe := op.IsMatmul() || op == bir.OpTranspose && in.Engine == bir.EngPE
 	switch {
 	case op == bir.OpCustomOp:
 		if u.Out {
-			forbid(MsgCustomOpOuts)
+			deny(forbidCustomOuts)
 		} else {
-			forbid(MsgCustomOpArgs)
+			deny(forbidCustomArgs)
 		}
 	case in.Engine == bir.EngPool:
-		forbid(MsgGpSimdInstPSUM)
+		deny(forbidGpSimdInst)
 	case in.Engine == bir.EngUnassigned && poolOnly(info):
-		forbid(MsgGpSimdPSUM)
+		deny(forbidGpSimdOnly)
 	case pe && u.Out:
 		if !p.needPSUM {
-			p.needPSUM, p.needPSUMBy = true, what+": the Tensor engine writes only PSUM"
+			p.needPSUM, p.needPSUMBy = true, u
 		}
 	case pe:
-		forbid(what + " reads it: the Tensor engine reads only SBUF")
+		deny(forbidPERead)
 	case op == bir.OpTranspose && in.Engine == bir.EngUnassigned && u.Out:
-		forbid(what + " writes it: an Unassigned Transpose runs as the Vector form unless its destination is in PSUM")
+		deny(forbidTranspose)
 	case !canTouchPSUM(info, in.Engine):
-		forbid(what + " cannot access PSUM")
+		deny(forbidOther)
 	case u.Out && in.Engine == bir.EngAct:
 		p.actWritten = true
 	}

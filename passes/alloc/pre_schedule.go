@@ -24,16 +24,13 @@
 //     first; when none does, the original order decides (the allocator
 //     then spills). The result is a valid order of the same instructions.
 //
-// Dependencies are location-level (locationDeps, kept small and in one
-// function): two instructions are ordered when they touch the same
-// location (any memory, DRAM included) and one writes it, as in the
-// program; explicit dependencies are kept; instructions the interpreter
-// cannot reorder freely (control, sync, calls, registers, collectives,
-// descriptors, unmodelled opcodes) are barriers. Location granularity is
-// coarser than the physical-address analysis the dependency pass (issue
-// 13's passes/deps, logical mode) will give: two writes to disjoint
-// halves of one tile stay ordered. The pre-schedule will switch to that
-// analyzer once both exist.
+// Dependencies (locationDeps) come from package depgraph in logical mode:
+// every location its own address space, so the order keeps exactly the
+// program's own dependencies (byte ranges within a location, not whole
+// locations: two writes to disjoint halves of a tile may swap), plus the
+// accumulation-group chains and the barriers depgraph puts around
+// instructions whose effects it does not model; explicit dependencies are
+// kept.
 //
 // Post-condition: the block's instruction order is the pre-schedule order;
 // the allocator's live intervals, the verifier's overlap rule and the
@@ -43,8 +40,12 @@
 package alloc
 
 import (
+	"container/heap"
+	"fmt"
+
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/depgraph"
 )
 
 // PreOptions configure PreSchedule.
@@ -86,7 +87,9 @@ func PreSchedule(m *bir.Module, a *arch.Model, opt PreOptions) (PreStats, error)
 		if len(f.Top) != 1 || hasLoops(f) {
 			continue
 		}
-		preScheduleFunc(f, g, opt, &st)
+		if err := preScheduleFunc(f, g, a.Partitions, opt, &st); err != nil {
+			return st, err
+		}
 	}
 	if opt.OnFunction != nil {
 		opt.OnFunction("")
@@ -131,12 +134,12 @@ func newPressure(f *bir.Function, g [numMems]geometry) *pressure {
 	return p
 }
 
-func preScheduleFunc(f *bir.Function, g [numMems]geometry, opt PreOptions, st *PreStats) {
+func preScheduleFunc(f *bir.Function, g [numMems]geometry, partitions int64, opt PreOptions, st *PreStats) error {
 	blk := f.Top[0]
 	insts := f.Block(blk).Insts
 	for _, i := range insts {
 		if op := f.Inst(i).Op; op == bir.OpCompareAndBranch || op == bir.OpUnconditionalBranch {
-			return
+			return nil
 		}
 	}
 	st.Functions++
@@ -150,9 +153,12 @@ func preScheduleFunc(f *bir.Function, g [numMems]geometry, opt PreOptions, st *P
 	if !opt.Force && before[memSB] <= limit[memSB] && before[memPSUM] <= limit[memPSUM] {
 		st.Kept++
 		st.PeakAfter = max(st.PeakAfter, before[memSB]/4)
-		return
+		return nil
 	}
-	order := listSchedule(f, insts, pr, limit)
+	order, err := listSchedule(f, insts, pr, limit, partitions, g[memPSUM].bank)
+	if err != nil {
+		return err
+	}
 	moved := 0
 	for k := range order {
 		if order[k] != insts[k] {
@@ -163,11 +169,12 @@ func preScheduleFunc(f *bir.Function, g [numMems]geometry, opt PreOptions, st *P
 	st.PeakAfter = max(st.PeakAfter, after[memSB]/4)
 	if moved == 0 {
 		st.Kept++
-		return
+		return nil
 	}
 	st.Reordered++
 	st.Moved += moved
 	f.ReplaceBlockInsts(blk, order)
+	return nil
 }
 
 // orderPressure returns, per memory, the largest live area of an order
@@ -215,141 +222,60 @@ type depGraph struct {
 	indeg []int32
 }
 
-// barrierOp reports whether an instruction is a barrier for the
-// pre-schedule (see the file comment).
-func barrierOp(op bir.Opcode) bool {
-	info := op.Info()
-	const not = bir.FlagControl | bir.FlagSync | bir.FlagCall | bir.FlagRegister | bir.FlagCollective |
-		bir.FlagDescriptor | bir.FlagNoSemantics
-	return info.Flags&not != 0 || !op.Known()
-}
-
-// locationDeps computes the location-level dependencies of a block's
-// instructions in program order (nodes are positions in insts): a read
-// after the last write of a location (RAW), a write after the reads since
-// the last write (WAR) and after the last write (WAW); registers count as
-// locations; a barrier writes a pseudo-location every instruction reads;
-// explicit dependencies are kept. This is the pre-schedule's only source
-// of ordering: it switches to the dependency pass's logical mode once that
-// exists.
-func locationDeps(f *bir.Function, insts []bir.InstID) depGraph {
+// locationDeps is the pre-schedule's dependency graph of a block's
+// instructions (nodes are positions in insts): package depgraph's analysis
+// in logical mode (every location its own address space, so no address
+// reuse orders anything: the program's own dependencies, byte-exact,
+// transitively reduced; accumulation groups chained; instructions with
+// unmodelled effects as barriers), turned into successor lists.
+func locationDeps(f *bir.Function, insts []bir.InstID, partitions, bank int64) (depGraph, error) {
+	dg, err := depgraph.Analyze(f, depgraph.Options{Mode: depgraph.Logical, Partitions: partitions, PSUMBankBytes: bank})
+	if err != nil {
+		return depGraph{}, err
+	}
 	n := len(insts)
-	nl, nr := f.NumLocs(), f.NumRegs()
-	barrier := nl + nr // the pseudo-location
-	keys := nl + nr + 1
-	lastW := make([]int32, keys)
-	for k := range lastW {
-		lastW[k] = -1
-	}
-	// Readers since the last write: a linked list per key in flat arrays.
-	head := make([]int32, keys)
-	for k := range head {
-		head[k] = -1
-	}
-	var rNode, rNext []int32
-	var from, to []int32
-	edge := func(a, b int32) {
-		if a >= 0 && a != b {
-			from, to = append(from, a), append(to, b)
-		}
-	}
-	pos := make(map[bir.InstID]int32, 0)
-	hasDeps := false
-	for _, i := range insts {
-		if f.HasDeps(i) {
-			hasDeps = true
-			break
-		}
-	}
-	if hasDeps {
-		for k, i := range insts {
-			pos[i] = int32(k)
-		}
-	}
-	read := func(key int, node int32) {
-		edge(lastW[key], node)
-		rNode, rNext = append(rNode, node), append(rNext, head[key])
-		head[key] = int32(len(rNode) - 1)
-	}
-	write := func(key int, node int32) {
-		edge(lastW[key], node)
-		for r := head[key]; r >= 0; r = rNext[r] {
-			edge(rNode[r], node)
-		}
-		head[key] = -1
-		lastW[key] = node
-	}
-	keyOf := func(o *bir.Operand) int {
-		switch o.Kind {
-		case bir.OpdPhysAP:
-			return int(o.Loc())
-		case bir.OpdRegister:
-			return nl + int(o.Ref)
-		case bir.OpdRegAP:
-			return nl + int(o.Expr) // the offset register; the tensor's locations below
-		}
-		return -1
-	}
-	for k, i := range insts {
-		node := int32(k)
-		in := f.Inst(i)
-		if barrierOp(in.Op) {
-			write(barrier, node)
-		} else {
-			read(barrier, node)
-		}
-		if hasDeps {
-			for _, d := range f.Deps(i) {
-				if p, ok := pos[d.On]; ok && d.CarryAxis == bir.NoAxis {
-					edge(p, node)
-				}
-			}
-		}
-		nIn := int(in.NIns)
-		for j, o := range f.Operands(i) {
-			key := keyOf(&o)
-			if key < 0 {
-				continue
-			}
-			if o.Kind == bir.OpdRegAP {
-				read(key, node) // the offset register is read
-				for _, l := range f.Tensor(o.TensorRef()).Locs {
-					if j < nIn {
-						read(int(l), node)
-					} else {
-						write(int(l), node)
-					}
-				}
-				continue
-			}
-			if j < nIn {
-				read(key, node)
-			} else {
-				write(key, node)
-			}
-		}
+	if len(dg.Insts) != n {
+		return depGraph{}, fmt.Errorf("function %s: the dependency graph has %d instructions, the block %d", f.Name, len(dg.Insts), n)
 	}
 	g := depGraph{start: make([]int32, n+1), indeg: make([]int32, n)}
-	for k := range from {
-		g.start[from[k]+1]++
-		g.indeg[to[k]]++
+	node := make([]int32, n) // graph position -> position in insts
+	for k, i := range insts {
+		p := dg.Pos[i]
+		if p < 0 || int(p) >= n {
+			return depGraph{}, fmt.Errorf("function %s: instruction %s is not in the dependency graph", f.Name, f.InstName(i))
+		}
+		node[p] = int32(k)
+	}
+	for p := 0; p < n; p++ {
+		preds, _ := dg.Preds(p)
+		for _, q := range preds {
+			g.start[node[q]+1]++
+			g.indeg[node[p]]++
+		}
 	}
 	for k := 1; k <= n; k++ {
 		g.start[k] += g.start[k-1]
 	}
-	g.succ = make([]int32, len(from))
+	g.succ = make([]int32, dg.NumEdges())
 	fill := append([]int32(nil), g.start[:n]...)
-	for k := range from {
-		g.succ[fill[from[k]]] = to[k]
-		fill[from[k]]++
+	for p := 0; p < n; p++ {
+		preds, _ := dg.Preds(p)
+		for _, q := range preds {
+			from := node[q]
+			g.succ[fill[from]] = node[p]
+			fill[from]++
+		}
 	}
-	return g
+	return g, nil
 }
 
 // listSchedule orders insts by the rules of the file comment.
-func listSchedule(f *bir.Function, insts []bir.InstID, pr *pressure, limit [numMems]int64) []bir.InstID {
+func listSchedule(f *bir.Function, insts []bir.InstID, pr *pressure, limit [numMems]int64, partitions, bank int64) ([]bir.InstID, error) {
 	n := len(insts)
-	g := locationDeps(f, insts)
+	g, err := locationDeps(f, insts, partitions, bank)
+	if err != nil {
+		return nil, err
+	}
 	nl := f.NumLocs()
 	// Per location: touches not yet scheduled, and the sum of their
 	// nodes (when one is left, the sum names it).
@@ -480,43 +406,22 @@ func listSchedule(f *bir.Function, insts []bir.InstID, pr *pressure, limit [numM
 		}
 		run(chosen) // stays in the heaps; popped lazily as done
 	}
-	return order
+	return order, nil
 }
 
-// nodeHeap is a min-heap of node numbers.
+// nodeHeap is a min-heap of node numbers (container/heap).
 type nodeHeap struct{ a []int32 }
 
-func (h *nodeHeap) len() int   { return len(h.a) }
-func (h *nodeHeap) top() int32 { return h.a[0] }
-func (h *nodeHeap) push(x int32) {
-	h.a = append(h.a, x)
-	for k := len(h.a) - 1; k > 0; {
-		p := (k - 1) / 2
-		if h.a[p] <= h.a[k] {
-			break
-		}
-		h.a[p], h.a[k] = h.a[k], h.a[p]
-		k = p
-	}
+func (h *nodeHeap) Len() int           { return len(h.a) }
+func (h *nodeHeap) Less(i, j int) bool { return h.a[i] < h.a[j] }
+func (h *nodeHeap) Swap(i, j int)      { h.a[i], h.a[j] = h.a[j], h.a[i] }
+func (h *nodeHeap) Push(x any)         { h.a = append(h.a, x.(int32)) }
+func (h *nodeHeap) Pop() any {
+	x := h.a[len(h.a)-1]
+	h.a = h.a[:len(h.a)-1]
+	return x
 }
-
-func (h *nodeHeap) pop() int32 {
-	x := h.a[0]
-	last := len(h.a) - 1
-	h.a[0] = h.a[last]
-	h.a = h.a[:last]
-	for k := 0; ; {
-		l, r, m := 2*k+1, 2*k+2, k
-		if l < last && h.a[l] < h.a[m] {
-			m = l
-		}
-		if r < last && h.a[r] < h.a[m] {
-			m = r
-		}
-		if m == k {
-			return x
-		}
-		h.a[k], h.a[m] = h.a[m], h.a[k]
-		k = m
-	}
-}
+func (h *nodeHeap) len() int     { return len(h.a) }
+func (h *nodeHeap) top() int32   { return h.a[0] }
+func (h *nodeHeap) push(x int32) { heap.Push(h, x) }
+func (h *nodeHeap) pop() int32   { return heap.Pop(h).(int32) }

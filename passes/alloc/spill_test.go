@@ -76,6 +76,11 @@ func TestMaxLiveSpiller_NoSpill(t *testing.T) {
 		t.Fatal("no x_tile_set")
 	}
 	f.Tensor(tid).NoSpill = true
+	ld, ok := f.InstByName("load_x.0")
+	if !ok {
+		t.Fatal("no load_x.0")
+	}
+	f.SetPos(ld, bir.Pos{File: "residual.py", Line: 12, Col: 8})
 	_, err := alloc.Allocate(m, trn2(t), alloc.Options{})
 	var fe *alloc.FitError
 	if !errors.As(err, &fe) {
@@ -83,7 +88,7 @@ func TestMaxLiveSpiller_NoSpill(t *testing.T) {
 	}
 	msg := err.Error()
 	for _, want := range []string{"SBUF does not fit", "212992 bytes per partition available", "max-live 262144",
-		"live at the worst instant", "x_tile_set_sub0 (tensor x_tile_set): 128 partitions x 65536 bytes, live load_x", "tried: MaxLiveSpiller", "NoSpill"} {
+		"live at the worst instant", "x_tile_set_sub0 (tensor x_tile_set): 128 partitions x 65536 bytes, live load_x.0..residual.0 (residual.py:12:8)", "tried: MaxLiveSpiller", "NoSpill"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error does not contain %q:\n%s", want, msg)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/cputime"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
 
@@ -142,11 +143,11 @@ func BenchmarkPasses1M(b *testing.B) {
 					runtime.GC()
 					b.StartTimer()
 					t0 := time.Now()
-					c0, ok := cpuTime()
+					c0, ok := cputime.Now()
 					if err := r.run(m); err != nil {
 						b.Fatal(err)
 					}
-					c1, _ := cpuTime()
+					c1, _ := cputime.Now()
 					total += time.Since(t0)
 					cpu += c1 - c0
 					cpuOK = cpuOK && ok

@@ -7,6 +7,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/cputime"
 	"github.com/narwhal-compiler/narwhal/kernels"
 	"github.com/narwhal-compiler/narwhal/passes/unroll"
 )
@@ -67,7 +68,7 @@ func Bench(b *testing.B, m *bir.Module, insts int64, run func(m *bir.Module, mod
 	n0, l0 := m.NumInsts(), m.Main().NumLocs()
 	b.ReportAllocs()
 	b.ResetTimer()
-	c0, cpuOK := cpuTime()
+	c0, cpuOK := cputime.Now()
 	t0 := time.Now()
 	iters := 0
 	for b.Loop() {
@@ -77,7 +78,7 @@ func Bench(b *testing.B, m *bir.Module, insts int64, run func(m *bir.Module, mod
 		iters++
 	}
 	wall := time.Since(t0)
-	c1, _ := cpuTime()
+	c1, _ := cputime.Now()
 	b.StopTimer()
 	if m.NumInsts() != n0 || m.Main().NumLocs() != l0 {
 		b.Fatalf("the pass changed the module between runs")
