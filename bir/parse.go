@@ -46,6 +46,7 @@ package bir
 import (
 	"bytes"
 	"fmt"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"math"
 	"slices"
 	"strconv"
@@ -66,6 +67,9 @@ type TextError struct {
 func (e *TextError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 }
+
+// ErrorCode is diag.BadText.
+func (e *TextError) ErrorCode() string { return diag.BadText }
 
 // Parse reads a module in the text form. name is used in error messages.
 func Parse(name string, src []byte) (m *Module, err error) {

@@ -9,6 +9,7 @@ package driver
 import (
 	"bytes"
 	"fmt"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"io"
 	"os"
 	"path/filepath"
@@ -78,14 +79,15 @@ var KLRLoader func(path string, data []byte) (*bir.Module, error)
 // arch-less module from, what is almost always a truncated or wrong file.
 func Load(path string) (*bir.Module, error) {
 	if spec, ok := strings.CutPrefix(path, BuiltinPrefix); ok {
-		return kernels.Build(spec)
+		m, err := kernels.Build(spec)
+		return m, diag.Wrap(diag.Builtin, err)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	if isBlank(data) {
-		return nil, fmt.Errorf("%s: empty input", path)
+		return nil, diag.Errorf(diag.ReadInput, "%s: empty input", path)
 	}
 	switch DetectFormat(data) {
 	case FormatKLR:

@@ -28,6 +28,7 @@ package klr
 
 import (
 	"fmt"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"math"
 	"strings"
 	"unicode/utf8"
@@ -47,6 +48,9 @@ type Error struct {
 	Msg    string
 	Path   []string
 }
+
+// ErrorCode is diag.BadKLR.
+func (e *Error) ErrorCode() string { return diag.BadKLR }
 
 func (e *Error) Error() string {
 	var sb strings.Builder

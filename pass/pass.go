@@ -22,6 +22,7 @@ package pass
 
 import (
 	"fmt"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"io"
 	"slices"
 	"sort"
@@ -369,6 +370,28 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// ErrorCode is diag.Internal for a panic (narwhal's fault); otherwise the
+// code of the error inside decides (diag.CodeOf looks further).
+func (e *Error) ErrorCode() string {
+	if e.Panic {
+		return diag.Internal
+	}
+	return ""
+}
+
+// VerifierError is a module the verifier rejects after a pass that
+// accepted a verified input: the pass broke the IR, which is narwhal's
+// fault, not the user's (a mistake in the input is caught before the
+// first pass, or by the pass that translates it).
+type VerifierError struct {
+	Pass string
+	Err  error // the *verify.Error
+}
+
+func (e *VerifierError) Error() string     { return "verifier after pass " + e.Pass + ": " + e.Err.Error() }
+func (e *VerifierError) Unwrap() error     { return e.Err }
+func (e *VerifierError) ErrorCode() string { return diag.Internal }
+
 // Select returns the passes a config runs, in table order, with the reason
 // for each skipped one.
 func (t *Table) Select(m *bir.Module, cfg *Config) (run []*Pass, skipped map[string]string, err error) {
@@ -377,7 +400,7 @@ func (t *Table) Select(m *bir.Module, cfg *Config) (run []*Pass, skipped map[str
 		want := map[string]bool{}
 		for _, n := range cfg.Passes {
 			if _, ok := t.Lookup(n); !ok {
-				return nil, nil, fmt.Errorf("unknown pass %q (known: %s)", n, strings.Join(t.Names(), ", "))
+				return nil, nil, diag.Errorf(diag.PassOption, "unknown pass %q (known: %s)", n, strings.Join(t.Names(), ", "))
 			}
 			want[n] = true
 		}
@@ -421,7 +444,7 @@ func (t *Table) checkOptions(opts map[string]map[string]string) error {
 	for _, n := range names {
 		p, ok := t.Lookup(n)
 		if !ok {
-			return fmt.Errorf("--option %s.*: unknown pass %q", n, n)
+			return diag.Errorf(diag.PassOption, "--option %s.*: unknown pass %q", n, n)
 		}
 		for k := range opts[n] {
 			if !slices.ContainsFunc(p.Options, func(o Option) bool { return o.Name == k }) {
@@ -430,9 +453,9 @@ func (t *Table) checkOptions(opts map[string]map[string]string) error {
 					known = append(known, o.Name)
 				}
 				if len(known) == 0 {
-					return fmt.Errorf("--option %s.%s: pass %s takes no options", n, k, n)
+					return diag.Errorf(diag.PassOption, "--option %s.%s: pass %s takes no options", n, k, n)
 				}
-				return fmt.Errorf("--option %s.%s: pass %s has no option %q (known: %s)", n, k, n, k, strings.Join(known, ", "))
+				return diag.Errorf(diag.PassOption, "--option %s.%s: pass %s has no option %q (known: %s)", n, k, n, k, strings.Join(known, ", "))
 			}
 		}
 	}

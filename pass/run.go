@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"io"
 	"os"
 	"path/filepath"
@@ -40,7 +41,7 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 	}
 	for _, n := range cfg.PrintAfter {
 		if _, ok := t.Lookup(n); !ok && n != "all" {
-			return rep, fmt.Errorf("--print-after %s: unknown pass (want all or one of %s)", n, strings.Join(t.Names(), ", "))
+			return rep, diag.Errorf(diag.PassOption, "--print-after %s: unknown pass (want all or one of %s)", n, strings.Join(t.Names(), ", "))
 		}
 	}
 	printList := cfg.PrintAfter
@@ -74,7 +75,7 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 			if !cfg.NoVerify {
 				if err := verify.Module(m, verify.Options{Arch: model, Stage: stage | missing}); err != nil {
 					rep.Total = time.Since(start)
-					return rep, fmt.Errorf("pass %s requires stage %v, which no earlier pass of this run produced and the module does not satisfy: %w", p.Name, missing, err)
+					return rep, diag.Errorf(diag.PassOption, "pass %s requires stage %v, which no earlier pass of this run produced and the module does not satisfy: %w", p.Name, missing, err)
 				}
 			}
 			stage |= missing
@@ -98,7 +99,7 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 			if verr != nil {
 				rep.Passes = append(rep.Passes, res)
 				rep.Total = time.Since(start)
-				return rep, fmt.Errorf("verifier after pass %s: %w", p.Name, verr)
+				return rep, &VerifierError{Pass: p.Name, Err: verr}
 			}
 		}
 		rep.Passes = append(rep.Passes, res)

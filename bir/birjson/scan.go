@@ -29,6 +29,7 @@ package birjson
 import (
 	"bytes"
 	"fmt"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"math"
 	"strconv"
 	"strings"
@@ -66,6 +67,9 @@ func (e *Error) Error() string {
 	b.WriteString(e.Msg)
 	return b.String()
 }
+
+// ErrorCode is diag.BadJSON.
+func (e *Error) ErrorCode() string { return diag.BadJSON }
 
 // lineCol converts a byte offset into a 1-based line and column (in bytes).
 func lineCol(data []byte, pos int) (int, int) {

@@ -103,6 +103,7 @@ package sbsize
 
 import (
 	"fmt"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/arch"
@@ -180,6 +181,9 @@ type Stats struct {
 	IllegalLocations  int   // SB/PSUM locations nothing will legalize
 	Unfittable        []string
 }
+
+// ErrorCode is diag.DoesNotFit.
+func (e *UnfittableError) ErrorCode() string { return diag.DoesNotFit }
 
 // UnfittableError reports the tensors no transformation can make fit.
 type UnfittableError struct {

@@ -26,6 +26,7 @@ package shrink
 
 import (
 	"fmt"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/arch"
@@ -58,6 +59,9 @@ type Stats struct {
 	SetsRecorded int   // block tensors given a (shrinkDim, liveN) record
 	SetsShrunk   int   // of those, with liveN below their block count
 }
+
+// ErrorCode is diag.DoesNotFit.
+func (e *IllegalError) ErrorCode() string { return diag.DoesNotFit }
 
 // IllegalError lists the SB/PSUM locations that fail is_legal_tensor after
 // the footprint passes.

@@ -127,7 +127,10 @@ func TestTranslate_AccessFormFiles(t *testing.T) {
 			name: "birPattern",
 			kernel: func() *klr.LncKernel {
 				o := hbmT("out", "float32", 64, 32)
-				ta := chipT("ta", "float32", klr.MemSBUF, 64, 32, 32, 0)
+				// At partition 64: 64 partitions may start at 0 or 64 only
+				// (the partition-start rule translate holds allocated
+				// kernels to).
+				ta := chipT("ta", "float32", klr.MemSBUF, 64, 32, 64, 0)
 				return lncKernel("bir", []klr.TensorName{a2}, []klr.TensorName{o},
 					dma(whole(ta), tile(a2, 32, 64, 8, 32)),
 					&klr.TensorScalar{Dst: whole(ta), Src: whole(ta), Imm0: fimm(2), Op0: aluOp("mult"), Engine: klr.EngDVE},

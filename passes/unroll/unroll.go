@@ -75,6 +75,7 @@ package unroll
 import (
 	"errors"
 	"fmt"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"os"
 	"strconv"
 	"time"
@@ -144,6 +145,11 @@ type InternalError struct {
 	Function string // the function being processed; "" outside per-function work
 	Value    any    // what the unroller panicked with
 }
+
+// ErrorCode is diag.Internal: a panic is narwhal's fault, whatever the
+// input (the hint asks the user to check it, since a malformed module is
+// the likeliest trigger).
+func (e *InternalError) ErrorCode() string { return diag.Internal }
 
 // internalHint says what an InternalError most likely means.
 const internalHint = "the module may be malformed; run narwhal verify on it"
