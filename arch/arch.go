@@ -65,12 +65,12 @@ package arch
 
 import (
 	"fmt"
-	"github.com/narwhal-compiler/narwhal/diag"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // Byte-size helpers.
@@ -156,6 +156,11 @@ type Model struct {
 	// PSUM at the same time. NC-v3 lifts both.
 	DVEPoolShareSBUF bool // false: DVE and Pool must not access SBUF concurrently
 	DVEActSharePSUM  bool // false: DVE and Act must not access PSUM concurrently
+
+	// ActReduceMaxMin: the Activation accumulator also reduces with max
+	// and min (semantics.md §4.6: "add only on v2; activate2 adds
+	// max/min"); false: add only.
+	ActReduceMaxMin bool
 
 	// Notes records the [inferred] and unpublished figures of this model,
 	// for reports.
@@ -418,6 +423,32 @@ func Retarget(m *bir.Module, name string, opts map[string]string) (*Model, error
 	return model, nil
 }
 
+// ---- DMA descriptors (seed 001) ----
+
+// PartitionContiguous is the DMA descriptor rule behind seed 001's
+// isPartitionContiguous, for the source pattern of a Load (whose
+// destination's pair 0 walks partitions): it holds iff the free pairs
+// (1..) walk consecutive elements, so each partition's data is one
+// contiguous run. After dropping pairs of num 1, the innermost pair has
+// step 1 and each outer pair's step is the product of the nums inside it;
+// a pattern with no free pair qualifies. legalize_strided_dma (R0) and
+// the verifier's strided-load rule read it; passes/dma's file comment
+// argues the reading.
+func PartitionContiguous(p bir.Pattern) bool {
+	run := int64(1)
+	for d := len(p) - 1; d >= 1; d-- {
+		q := p[d]
+		if q.Num == 1 {
+			continue
+		}
+		if q.Step != run {
+			return false
+		}
+		run *= q.Num
+	}
+	return true
+}
+
 // ---- SBSizeLegalization gate (seed 000) ----
 
 // SBGate is what SBSizeLegalization does on an ArchLevel.
@@ -508,6 +539,7 @@ var options = append([]option{
 	{name: "transpose-free-min", doc: "cost model: the 64 of max(P, min(64, F))", ptr: func(m *Model) any { return &m.Cost.TransposeFreeMin }},
 	{name: "dve-pool-share-sbuf", doc: "Vector and GpSimd may access SBUF concurrently", ptr: func(m *Model) any { return &m.DVEPoolShareSBUF }},
 	{name: "dve-act-share-psum", doc: "Vector and Scalar may access PSUM concurrently", ptr: func(m *Model) any { return &m.DVEActSharePSUM }},
+	{name: "act-reduce-max-min", doc: "the Activation accumulator reduces with max/min too (false: add only, NC-v2)", ptr: func(m *Model) any { return &m.ActReduceMaxMin }},
 }, engineOptions()...)
 
 // engineOptionNames are the option-name prefixes of the engines.

@@ -427,3 +427,26 @@ func TestModel_NotesAndFinite(t *testing.T) {
 		}
 	}
 }
+
+// TestPartitionContiguous: the DMA descriptor rule of R0 (passes/dma's
+// file comment argues it): each partition's data is one contiguous run.
+func TestPartitionContiguous(t *testing.T) {
+	for _, tc := range []struct {
+		p    bir.Pattern
+		want bool
+	}{
+		{bir.Pattern{{Step: 1024, Num: 128}, {Step: 1, Num: 512}}, true},  // rows apart, each row contiguous: left alone
+		{bir.Pattern{{Step: 1024, Num: 128}, {Step: 2, Num: 512}}, false}, // every other element: rewritten
+		{bir.Pattern{{Step: 1, Num: 128}, {Step: 128, Num: 128}}, false},  // the transposing load
+		{bir.Pattern{{Step: 512, Num: 128}, {Step: 64, Num: 8}, {Step: 1, Num: 64}}, true},
+		{bir.Pattern{{Step: 512, Num: 128}, {Step: 65, Num: 8}, {Step: 1, Num: 64}}, false},
+		{bir.Pattern{{Step: 512, Num: 128}, {Step: 7, Num: 1}, {Step: 1, Num: 64}}, true}, // num 1 pairs are ignored
+		{bir.Pattern{{Step: 512, Num: 128}, {Step: -1, Num: 4}}, false},
+		{bir.Pattern{{Step: 3, Num: 128}}, true},
+		{nil, true},
+	} {
+		if got := PartitionContiguous(tc.p); got != tc.want {
+			t.Errorf("PartitionContiguous(%v) = %v, want %v", tc.p, got, tc.want)
+		}
+	}
+}

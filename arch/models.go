@@ -98,6 +98,7 @@ func trn1() *Model {
 
 		DVEPoolShareSBUF: false, // hw rules: NC-v2 only, Vector and GpSimd cannot use SBUF at the same time
 		DVEActSharePSUM:  false, // hw rules: NC-v2 only, Vector and Scalar cannot use PSUM at the same time
+		ActReduceMaxMin:  false, // sem §4.6: the Activation accumulator's reduction is "add only on v2"
 	}
 	encoding(m)
 	m.Engines[bir.EngPE] = EngineInfo{Present: true, ClockGHz: 2.8, Lanes: 128}   // hw Tensor engine: 2.8 GHz, 128x128 array
@@ -145,6 +146,7 @@ func trn2() *Model {
 
 		DVEPoolShareSBUF: true, // hw rules: NC-v3 lifts the NC-v2 restriction
 		DVEActSharePSUM:  true, // hw rules: Vector and Scalar may share PSUM in different banks
+		ActReduceMaxMin:  true, // sem §4.6: "activate2 adds max/min" beyond v2's add [inferred: activate2 from NC-v3 on]
 	}
 	encoding(m)
 	m.Engines[bir.EngPE] = EngineInfo{Present: true, ClockGHz: 2.4, Lanes: 128}   // hw Tensor engine: 2.4 GHz (128x128 [inferred] unchanged)
@@ -192,6 +194,7 @@ func trn3() *Model {
 
 		DVEPoolShareSBUF: true, // [inferred] NC-v3 lifted the restriction; assumed kept
 		DVEActSharePSUM:  true, // [inferred] as above
+		ActReduceMaxMin:  true, // [inferred] as NC-v3
 	}
 	encoding(m)
 	m.Engines[bir.EngPE] = EngineInfo{Present: true, ClockGHz: 2.4, Lanes: 128}   // hw Tensor engine: 2.4 GHz
@@ -245,6 +248,7 @@ func inf1() *Model {
 
 		DVEPoolShareSBUF: true,  // no GpSimd engine: nothing to share with
 		DVEActSharePSUM:  false, // [inferred] the NC-v2 restriction (the more restrictive reading)
+		ActReduceMaxMin:  false, // [inferred] NC-v2's add-only accumulator (the more restrictive reading)
 	}
 	encoding(m)
 	// aws-v1: the engines are Tensor, Vector and Scalar. Clocks are not

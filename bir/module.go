@@ -64,6 +64,7 @@ import (
 	"strconv"
 
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/internal/checked"
 )
 
 // Sym names a string in the module's symbol arena. Sym 0 is "".
@@ -127,12 +128,15 @@ type AxisInfo struct {
 	Extra AttrSet
 }
 
-// TripCount returns the number of iterations of the axis.
+// TripCount returns the number of iterations of the axis (0 for a
+// non-positive stride), exact for every int64 bound: lb 0, ub 2^63-1,
+// stride 2^62 is two iterations, not the wrapped ceil((ub-lb)/stride)
+// formula's result.
 func (a *AxisInfo) TripCount() int64 {
-	if a.Stride <= 0 || a.Ub <= a.Lb {
+	if a.Stride <= 0 {
 		return 0
 	}
-	return (a.Ub - a.Lb + a.Stride - 1) / a.Stride
+	return checked.TripCount(a.Lb, a.Ub, a.Stride)
 }
 
 // APPair is one [step, num] pair of an access pattern.

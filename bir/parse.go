@@ -46,7 +46,6 @@ package bir
 import (
 	"bytes"
 	"fmt"
-	"github.com/narwhal-compiler/narwhal/diag"
 	"math"
 	"slices"
 	"strconv"
@@ -54,6 +53,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // TextError is an error of Parse, positioned in the input.

@@ -13,7 +13,8 @@
 // wrapping with fmt.Errorf("...: %w", err) keeps it.
 //
 // The package depends on nothing but the standard library (and
-// internal/textdiff), so every package can use it. Adding a kind of mistake: a constant, an Entry in
+// internal/textdiff and internal/bug, whose ErrInternal marks narwhal's
+// faults), so every package can use it. Adding a kind of mistake: a constant, an Entry in
 // Registry with an example that triggers it and its fix (the test in
 // cmd/narwhal runs both), then `go test ./diag -update` regenerates
 // docs/errors.md.
@@ -23,6 +24,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+
+	"github.com/narwhal-compiler/narwhal/internal/bug"
 )
 
 // The codes. NW1xx: the command line and the input files; NW2xx: input
@@ -51,6 +54,7 @@ const (
 	IndirectShape = "NW310" // an indirect DMA's shapes disagree
 	PartStart     = "NW311" // the partition-start rule
 	PSUMBank      = "NW312" // an access crosses a PSUM bank
+	Stage         = "NW313" // the module claims or needs a stage it does not satisfy
 
 	TooManyInsts   = "NW401" // unrolling makes too many instructions
 	DoesNotFit     = "NW402" // a tensor cannot be made to fit on-chip memory
@@ -90,10 +94,18 @@ func Errorf(code, format string, args ...any) error {
 	return &Error{Code: code, Err: fmt.Errorf(format, args...)}
 }
 
-// CodeOf returns the first code along err's chain (depth first through
+// CodeOf returns err's code: Internal when err is narwhal's fault
+// (errors.Is(err, bug.ErrInternal): a recovered panic, a pass that broke
+// the IR), else the first code along err's chain (depth first through
 // joined errors), "" when there is none. An *fs.PathError with no code
 // around it is ReadInput.
 func CodeOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	if errors.Is(err, bug.ErrInternal) {
+		return Internal
+	}
 	if c := codeOf(err, 0); c != "" {
 		return c
 	}

@@ -23,6 +23,9 @@ type Example struct {
 	// runs; a file with Built set is made by the test (a binary KLR
 	// file), and Text shows what it holds in the documentation.
 	Files []File
+	// Note says what the documentation cannot show (how a built file is
+	// made).
+	Note string
 }
 
 // File is an input of an example.
@@ -63,6 +66,9 @@ func @main {
 const ldT = `  ld = Load %x[ap=[[512,128],[1,512]]] f32 -> %t[ap=[[512,128],[1,512]]] f32
 `
 
+// cce3 sums x three times with one collective-compute DMA.
+const cce3 = "  red = DMACopy %x[ap=[[512,128],[1,512]]] f32, %x[ap=[[512,128],[1,512]]] f32, %x[ap=[[512,128],[1,512]]] f32 -> %out[ap=[[512,128],[1,512]]] f32 {mode=\"CCE\", constants=[1.0, 1.0, 1.0], cce_op=\"add\"}\n"
+
 const stT = `  st = Save %t[ap=[[512,128],[1,512]]] f32 -> %out[ap=[[512,128],[1,512]]] f32
 `
 
@@ -85,7 +91,8 @@ func cmd(args ...string) Example { return Example{Args: args} }
 // klrKernel is an example whose input is a KLR file the test writes from
 // the NKI kernel shown.
 func klrKernel(nki string) Example {
-	return Example{Args: []string{"compile", "kernel.klr"}, Files: []File{{Name: "kernel.klr", Text: nki, Lang: "python", Built: true}}}
+	return Example{Args: []string{"compile", "kernel.klr"}, Files: []File{{Name: "kernel.klr", Text: nki, Lang: "python", Built: true}},
+		Note: "kernel.klr is this NKI kernel serialized by the KLR toolchain (the test writes the same KLR with klrtest; its statements sit at lines 10 to 13 of k.py)."}
 }
 
 // Registry is every code, in code order.
@@ -93,7 +100,7 @@ var Registry = []Entry{
 	{
 		Code: Usage, Title: "unknown flag or bad command line",
 		ExplainText: "A flag narwhal does not know, a flag value of the wrong type, or the wrong number of " +
-			"input files. The usage of the command is printed with the error. Flags can also come from " +
+			"input files. `narwhal COMMAND -h` lists the flags. Flags can also come from " +
 			"the NEURON_CC_FLAGS environment variable (docs/cli.md): a wrong flag there is reported the same way.",
 		Example: cmd("compile", "--optlvl", "2"),
 		Fix:     cmd("compile", "--optlevel", "2"),
@@ -306,6 +313,21 @@ def kernel(a):
 		FixText: "Start a 2 KiB PSUM tile at a bank boundary (or use a tile that fits in what is left of the bank).",
 	},
 	{
+		Code: Stage, Title: "the module claims or needs a stage it does not satisfy",
+		ExplainText: "Some rules hold only once a pass has established them: no loops after FullUnroll, no " +
+			"GenericIndirectLoad after lower_generic_indirect, CCE DMAs within MaxCceDmaSource after " +
+			"legalize_cce_dma, engines assigned. A module can claim a stage (the function attribute " +
+			"stage_legalize_cce_dma_completed), and then must satisfy it on the target: a module legalized " +
+			"for one MaxCceDmaSource checked against a smaller one fails here. (After a pass of a run, a " +
+			"broken stage rule is the pass's fault: NW900.) Rules unrolled, indirect-lowered, cce-sources, " +
+			"engine-assigned.",
+		Example: Example{Args: []string{"verify", "kernel.bir", "--option", "arch.max-cce-dma-source=2"}, Files: []File{{Name: "kernel.bir", Lang: "bir",
+			Text: strings.Replace(mod("", cce3), "func @main {", "func @main attributes=[stage_legalize_cce_dma_completed] {", 1)}}},
+		Fix: Example{Args: []string{"verify", "kernel.bir", "--option", "arch.max-cce-dma-source=2"}, Files: []File{{Name: "kernel.bir", Lang: "bir",
+			Text: mod("", cce3)}}},
+		FixText: "Drop the claim and let legalize_cce_dma split the DMA for the target (`narwhal compile`), or check against the MaxCceDmaSource the module was legalized for.",
+	},
+	{
 		Code: TooManyInsts, Title: "unrolling makes too many instructions",
 		ExplainText: "FullUnroll refuses to make 25,000,000 instructions or more (the seeds' ceiling, neuronx-cc's " +
 			"\"Compiler generated too many instructions\"), and Unroll refuses more than its budget " +
@@ -384,7 +406,8 @@ def kernel(a, b):
 			ReportURL + " with a reproducer: the input file and the command line narwhal prints " +
 			"(NARWHAL_TRACEBACK=1 adds the stack; --dump-dir DIR keeps the module after every pass, so the " +
 			"dump before the failing pass is the smallest reproducer).",
-		Example: cmd("compile", "builtin:tensor_add", "--passes", "a pass that panics"),
+		Example: Example{Args: []string{"compile", "builtin:tensor_add", "--passes", "test_panic"},
+			Note: "test_panic is a pass that panics, which the test adds to the pass table: there is no known way to make narwhal fail on its own."},
 		FixText: "None on your side: report it.",
 	},
 }

@@ -15,41 +15,44 @@ const (
 	ExitInternal = 2 // narwhal's fault
 )
 
-// Report prints err for command cmd ("compile", ...) on w and returns the
-// exit status. A user error is one line, led by its code, with a pointer
-// to `narwhal explain`:
+// Report prints err for command cmd ("compile", ...) on w, on one line,
+// and returns the exit status. A user error is led by its code and ends
+// with hint, or by default a pointer to `narwhal explain`:
 //
 //	narwhal compile: error[NW306]: kernels.py:28:4: ... (narwhal explain NW306)
 //
 // An internal error says it is narwhal's fault and how to report it, with
-// the command line that reproduces it (argv, the arguments after the
+// the command line that reproduces it (argv: the arguments after the
 // program name).
-func Report(w io.Writer, cmd string, err error, argv []string) int {
+func Report(w io.Writer, cmd string, err error, argv []string, hint string) int {
 	code := CodeOf(err)
 	msg := OneLine(err.Error())
 	if code == Internal {
-		fmt.Fprintf(w, "narwhal %s: internal error[%s]: %s\n", cmd, code, msg)
-		fmt.Fprint(w, InternalHelp(argv))
+		fmt.Fprintf(w, "narwhal %s: internal error[%s], %s: %s; %s\n", cmd, code, InternalText, msg, InternalHelp(argv))
 		return ExitInternal
 	}
+	if hint == "" && code != "" {
+		hint = "narwhal explain " + code
+	}
+	if hint != "" {
+		hint = " (" + hint + ")"
+	}
 	if code == "" {
-		fmt.Fprintf(w, "narwhal %s: %s\n", cmd, msg)
+		fmt.Fprintf(w, "narwhal %s: %s%s\n", cmd, msg, hint)
 		return ExitError
 	}
-	fmt.Fprintf(w, "narwhal %s: error[%s]: %s (narwhal explain %s)\n", cmd, code, msg, code)
+	fmt.Fprintf(w, "narwhal %s: error[%s]: %s%s\n", cmd, code, msg, hint)
 	return ExitError
 }
 
-// InternalHelp is what follows an internal error's line: whose fault it
-// is and how to report it with a reproducer.
+// InternalText says whose fault an internal error is.
+const InternalText = "a bug in narwhal and not in your input"
+
+// InternalHelp says how to report an internal error with a reproducer
+// (one line).
 func InternalHelp(argv []string) string {
-	var sb strings.Builder
-	sb.WriteString("This is a bug in narwhal, not a mistake in your input. Please report it at\n")
-	sb.WriteString(ReportURL + " with a reproducer: the input file(s) and this command:\n")
-	sb.WriteString("    narwhal " + ShellQuote(argv) + "\n")
-	sb.WriteString("NARWHAL_TRACEBACK=1 adds a stack trace; --dump-dir DIR keeps the module after every pass\n")
-	sb.WriteString("(the dump before the failing pass is the smallest reproducer).\n")
-	return sb.String()
+	return "please report it at " + ReportURL + " with the input file(s) and the command `narwhal " + ShellQuote(argv) +
+		"` (NARWHAL_TRACEBACK=1 adds a stack trace; --dump-dir DIR keeps the module after each pass: the dump before the failing pass is the smallest reproducer)"
 }
 
 // OneLine keeps a message on one line (a long verifier report prints its
@@ -99,14 +102,12 @@ func (e *Entry) Explain(out string) string {
 }
 
 func writeExample(sb *strings.Builder, what string, ex Example) {
-	fmt.Fprintf(sb, "%s: `narwhal %s`", what, ShellQuote(ex.Args))
-	if len(ex.Files) == 0 {
-		sb.WriteString("\n\n")
-		return
+	fmt.Fprintf(sb, "%s: `narwhal %s`\n\n", what, ShellQuote(ex.Args))
+	if ex.Note != "" {
+		sb.WriteString(ex.Note + "\n\n")
 	}
-	sb.WriteString(" with\n\n")
 	for _, f := range ex.Files {
-		fmt.Fprintf(sb, "```%s\n# %s\n%s\n```\n\n", f.Lang, f.Name, strings.TrimRight(f.Text, "\n"))
+		fmt.Fprintf(sb, "`%s`:\n\n```%s\n%s\n```\n\n", f.Name, f.Lang, strings.TrimRight(f.Text, "\n"))
 	}
 }
 
@@ -124,10 +125,10 @@ func writeFix(sb *strings.Builder, ex, fix Example) {
 			}
 		}
 		if f.Built || old == "" {
-			fmt.Fprintf(sb, "```%s\n# %s\n%s\n```\n\n", f.Lang, f.Name, strings.TrimRight(f.Text, "\n"))
+			fmt.Fprintf(sb, "`%s`:\n\n```%s\n%s\n```\n\n", f.Name, f.Lang, strings.TrimRight(f.Text, "\n"))
 			continue
 		}
-		fmt.Fprintf(sb, "```diff\n# %s\n%s```\n\n", f.Name, diffText(old, f.Text))
+		fmt.Fprintf(sb, "`%s`, changed:\n\n```diff\n%s```\n\n", f.Name, diffText(old, f.Text))
 	}
 }
 

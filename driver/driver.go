@@ -9,7 +9,6 @@ package driver
 import (
 	"bytes"
 	"fmt"
-	"github.com/narwhal-compiler/narwhal/diag"
 	"io"
 	"os"
 	"path/filepath"
@@ -18,8 +17,9 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/birjson"
+	"github.com/narwhal-compiler/narwhal/diag"
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"github.com/narwhal-compiler/narwhal/kernels"
-	"github.com/narwhal-compiler/narwhal/pass"
 )
 
 // Format is an on-disk representation.
@@ -109,7 +109,7 @@ func isBlank(data []byte) bool {
 }
 
 // OutputFormat picks the format for an output path: BIR-JSON when it ends
-// in .json, the text form otherwise.
+// in .json, the text form otherwise (standard output, "-", is text).
 func OutputFormat(path string) Format {
 	if strings.EqualFold(filepath.Ext(path), ".json") {
 		return FormatJSON
@@ -130,15 +130,45 @@ func Write(w io.Writer, m *bir.Module, f Format) error {
 	return fmt.Errorf("cannot write format %v", f)
 }
 
-// Save writes m to path in the format its name asks for, streaming it into
-// the file that pass.WriteAtomic creates (a temporary file renamed over
-// path once complete). What kind of file path may be, and how it is
-// replaced, is WriteAtomic's business; the encoder only writes into the
-// writer it is given.
-func Save(path string, m *bir.Module) error {
-	f := OutputFormat(path)
-	if err := pass.WriteAtomic(path, func(w io.Writer) error { return Write(w, m, f) }); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+// Output file semantics. Every output a command names goes through
+// WriteOutput, which applies narwhal's output rules (internal/outfile):
+//
+//   - "-" and "/dev/stdout" stream to the command's standard output;
+//   - a symbolic link is written through to its target (the link stays);
+//   - a FIFO or a device (/dev/null) is written in place, never replaced;
+//   - a regular file is replaced atomically (temporary file in the same
+//     directory, then a rename), keeping its permission bits (and owner,
+//     where allowed); a new file gets 0644;
+//   - a writable file in a read-only directory is rewritten in place;
+//   - a missing directory is an error (compile -o never creates one; run
+//     --outputs and --dump-dir, which name directories, create them).
+//
+// SameFile is how a command refuses an output that is its own input
+// (compile -o IN without --in-place).
+
+// WriteOutput writes the output named path with write; stdout receives
+// "-" and "/dev/stdout" (nil: os.Stdout).
+func WriteOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
+	return outfile.Write(path, outfile.Options{Stdout: stdout}, write)
+}
+
+// SameFile reports whether two paths name the same existing file (links
+// followed, hard links included). A builtin: spec names no file.
+func SameFile(a, b string) bool {
+	if strings.HasPrefix(a, BuiltinPrefix) || strings.HasPrefix(b, BuiltinPrefix) || outfile.IsStdout(b) {
+		return false
 	}
-	return nil
+	return outfile.Same(a, b)
+}
+
+// Save writes m to path in the format its name asks for, with the output
+// rules of WriteOutput ("-" goes to os.Stdout).
+func Save(path string, m *bir.Module) error {
+	return SaveTo(path, nil, m)
+}
+
+// SaveTo is Save with the standard output of "-" and "/dev/stdout" given.
+func SaveTo(path string, stdout io.Writer, m *bir.Module) error {
+	f := OutputFormat(path)
+	return WriteOutput(path, stdout, func(w io.Writer) error { return Write(w, m, f) })
 }

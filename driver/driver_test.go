@@ -69,7 +69,7 @@ func TestSaveLoad(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
 		t.Errorf("Save left %d files in the directory, want 2 (no temporary files)", len(entries))
 	}
-	if err := Save(filepath.Join(dir, "missing", "m.bir"), m); err == nil || !strings.Contains(err.Error(), "writing ") {
+	if err := Save(filepath.Join(dir, "missing", "m.bir"), m); err == nil || !strings.Contains(err.Error(), "missing does not exist") {
 		t.Errorf("Save into a missing directory: %v", err)
 	}
 	if _, err := Load(BuiltinPrefix + "no_such_kernel"); err == nil || !strings.Contains(err.Error(), "unknown built-in kernel") {

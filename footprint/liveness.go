@@ -60,7 +60,7 @@ func BlockLiveness(f *bir.Function, maxEvents int64) []BlockLive {
 		return res
 	}
 	bl := &blockLiveness{f: f, res: res, maxEvents: maxEvents,
-		first: make([][]int64, len(res)), last: make([][]int64, len(res)),
+		times:    make([]blockTimes, len(res)),
 		hasEvent: make([]bool, f.NumInstSlots()), locs: make([]locBlock, f.NumLocs())}
 	// A dense copy of (tensor, block) per location: the per-operand
 	// lookups then read 8 bytes instead of a MemLoc.
@@ -88,10 +88,11 @@ func BlockLiveness(f *bir.Function, maxEvents int64) []BlockLive {
 	}
 	for t := range res {
 		r := &res[t]
-		if r.NBlocks == 0 || r.Why != "" || bl.first[t] == nil {
+		if r.NBlocks == 0 || r.Why != "" || r.Events == 0 {
 			continue
 		}
-		r.MaxLive, r.Touched = maxOverlap(bl.first[t], bl.last[t])
+		first, last := bl.times[t].intervals()
+		r.MaxLive, r.Touched = maxOverlap(first, last)
 	}
 	return res
 }
@@ -108,9 +109,8 @@ type blockLiveness struct {
 	f         *bir.Function
 	locs      []locBlock
 	res       []BlockLive
-	first     [][]int64 // per tensor, per block: first event time, -1 none
-	last      [][]int64
-	hasEvent  []bool // per instruction (loops: the body has one)
+	times     []blockTimes // per tensor
+	hasEvent  []bool       // per instruction (loops: the body has one)
 	env       affine.Values
 	time      int64
 	steps     int64 // events and loop iterations executed (the budget)
@@ -222,7 +222,9 @@ func (bl *blockLiveness) exec(blocks []bir.BlockID) {
 				}
 				lp := f.Loop(i)
 				ax := m.Axis(lp.Axis)
-				for v := ax.Lb; v < ax.Ub && ax.Stride > 0; v += ax.Stride {
+				// Count iterations: v += stride past ub wraps at 2^63.
+				v := ax.Lb
+				for k, n := int64(0), ax.TripCount(); k < n; k++ {
 					if bl.step() {
 						return
 					}
@@ -230,6 +232,9 @@ func (bl *blockLiveness) exec(blocks []bir.BlockID) {
 					bl.exec(lp.Body)
 					if bl.overflow {
 						return
+					}
+					if k+1 < n {
+						v += ax.Stride
 					}
 				}
 				bl.env.Unbind(lp.Axis)
@@ -306,22 +311,66 @@ func (bl *blockLiveness) event(i bir.InstID) bool {
 		}
 		r.Events++
 		recorded = true
-		if bl.first[t] == nil {
-			bl.first[t] = make([]int64, r.NBlocks)
-			bl.last[t] = make([]int64, r.NBlocks)
-			for k := range bl.first[t] {
-				bl.first[t][k] = -1
-			}
-		}
-		if bl.first[t][blk] < 0 {
-			bl.first[t][blk] = now
-		}
-		bl.last[t][blk] = now
+		bl.times[t].record(blk, now)
 	}
 	if recorded {
 		bl.time = now
 	}
 	return recorded
+}
+
+// blockTimes holds the first and last event time of each block touched of
+// one tensor. Its tables grow with the blocks actually touched, never
+// with NBlocks (a tensor may declare 2^40 blocks and touch two): a dense
+// table indexed by block while the blocks stay within a few times the
+// number touched, a map for the ones far beyond it. Memory is linear in
+// the events executed, which maxEvents bounds.
+type blockTimes struct {
+	first, last []int64 // dense, by block; first -1: not touched
+	touched     int64
+	far         map[int64][2]int64 // blocks beyond the dense table: first, last
+}
+
+func (bt *blockTimes) record(blk, now int64) {
+	if blk >= int64(len(bt.first)) && blk < 4*bt.touched+1024 {
+		n := max(blk+1, 2*int64(len(bt.first)))
+		n = min(n, 4*bt.touched+1024)
+		old := len(bt.first)
+		bt.first = append(bt.first, make([]int64, n-int64(old))...)
+		bt.last = append(bt.last, make([]int64, n-int64(old))...)
+		for k := old; k < len(bt.first); k++ {
+			bt.first[k] = -1
+		}
+	}
+	if blk < int64(len(bt.first)) {
+		if bt.first[blk] < 0 {
+			bt.first[blk] = now
+			bt.touched++
+		}
+		bt.last[blk] = now
+		return
+	}
+	if bt.far == nil {
+		bt.far = map[int64][2]int64{}
+	}
+	e, ok := bt.far[blk]
+	if !ok {
+		e[0] = now
+		bt.touched++
+	}
+	e[1] = now
+	bt.far[blk] = e
+}
+
+// intervals returns the [first, last] pairs of the touched blocks (first
+// -1 for a dense entry not touched).
+func (bt *blockTimes) intervals() (first, last []int64) {
+	first, last = bt.first, bt.last
+	for _, e := range bt.far {
+		first = append(first, e[0])
+		last = append(last, e[1])
+	}
+	return first, last
 }
 
 // maxOverlap returns the largest number of intervals [first, last] (first

@@ -26,8 +26,15 @@
 //	                     of its patterns (seed 004's "partial copy")
 //
 // DMACopy modes: Copy and CCE pair the elements of their patterns in
-// order (semantics.md §4.1, §4.2) and are followed; every other mode
-// (Transpose, Replicate, Dynamic, ...) is ReachPartialCopy.
+// order (semantics.md §4.1, §4.2); Transpose without transpose_op (or
+// with None), the 2-D DMA transpose, writes dst[j, i] = src[i, j] over the
+// elements its two patterns name (semantics.md §4.8, "dst =
+// permute(src)"; the interpreter's opDMATranspose gathers and scatters
+// through the patterns). All three are followed: rebasing a pattern keeps
+// its elements and their order. Every other mode (Replicate, Dynamic, the
+// 3-D and 4-D transposes whose axis order narwhal does not model) is
+// ReachPartialCopy. Of the followed modes only Copy and CCE are
+// element-wise (a transpose pairs element (i, j) with (j, i)).
 //
 // ElementWise is the stronger property the cut needs to split an
 // instruction whose access straddles pieces: the opcode pairs element k of
@@ -118,7 +125,7 @@ func opReachOf(op bir.Opcode) Reach {
 func ReachOf(f *bir.Function, i bir.InstID) Reach {
 	op := f.Inst(i).Op
 	if op == bir.OpDMACopy {
-		if !copyModeFollowed(f, i) {
+		if followed, _ := dmaCopyMode(f, i); !followed {
 			return ReachPartialCopy
 		}
 		return ReachAddressed
@@ -126,11 +133,24 @@ func ReachOf(f *bir.Function, i bir.InstID) Reach {
 	return OpReach(op)
 }
 
-// copyModeFollowed reports whether DMACopy i's mode walks its patterns
-// element by element.
-func copyModeFollowed(f *bir.Function, i bir.InstID) bool {
-	mode := f.Attrs(i).Str("mode", "Copy")
-	return mode == "Copy" || mode == "CCE"
+// dmaCopyMode reports whether DMACopy i's mode is followed (its effect is
+// a walk of the elements its patterns name) and whether it is
+// element-wise (element k of the source to element k of the destination).
+func dmaCopyMode(f *bir.Function, i bir.InstID) (followed, elementWise bool) {
+	a := f.Attrs(i)
+	switch a.Str("mode", "Copy") {
+	case "Copy", "CCE":
+		return true, true
+	case "Transpose":
+		v, ok := a.Get("transpose_op")
+		if !ok || v.Kind == bir.ValNull {
+			return true, false
+		}
+		if s, _ := v.AsString(); s == "None" {
+			return true, false
+		}
+	}
+	return false, false
 }
 
 // Why says, for messages, why the footprint passes do not follow
@@ -153,7 +173,11 @@ func (r Reach) Why(f *bir.Function, i bir.InstID) string {
 	case ReachVerbatim:
 		return "is kept verbatim (no modelled semantics)"
 	case ReachPartialCopy:
-		return "moves data in mode " + f.Attrs(i).Str("mode", "Copy")
+		a := f.Attrs(i)
+		if v, ok := a.Get("transpose_op"); ok && a.Str("mode", "Copy") == "Transpose" {
+			return "moves data in mode Transpose with transpose_op " + v.JSON() + " (a permutation narwhal does not model)"
+		}
+		return "moves data in mode " + a.Str("mode", "Copy")
 	}
 	return "is not followed"
 }
@@ -170,7 +194,8 @@ func ElementWise(f *bir.Function, i bir.InstID) bool {
 	case bir.OpLoad, bir.OpSave, bir.OpDMA, bir.OpTensorCopy, bir.OpTensorTensor, bir.OpTensorScalar, bir.OpMemset:
 		return true
 	case bir.OpDMACopy:
-		return copyModeFollowed(f, i)
+		_, ew := dmaCopyMode(f, i)
+		return ew
 	case bir.OpActivation:
 		return f.Attrs(i).Str("acc", "Idle") == "Idle"
 	}

@@ -1,6 +1,7 @@
 package footprint
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/bir"
@@ -48,10 +49,14 @@ func TestReachOf_DMACopyModes(t *testing.T) {
 	x := b.SBUF("x", bir.BFloat16, 64, 64)
 	y := b.SBUF("y", bir.BFloat16, 64, 64)
 	ids := map[string]bir.InstID{}
-	for _, mode := range []string{"", "Copy", "CCE", "Transpose", "Replicate", "Dynamic"} {
+	for _, mode := range []string{"", "Copy", "CCE", "Transpose", "Transpose/None", "Transpose/WXZY", "Replicate", "Dynamic"} {
 		i := b.DMACopy("c_"+mode, y.All(), x.All())
-		if mode != "" {
-			b.F.SetAttr(i, "mode", bir.String(mode))
+		m, op, _ := strings.Cut(mode, "/")
+		if m != "" {
+			b.F.SetAttr(i, "mode", bir.String(m))
+		}
+		if op != "" {
+			b.F.SetAttr(i, "transpose_op", bir.String(op))
 		}
 		ids[mode] = i
 	}
@@ -61,8 +66,11 @@ func TestReachOf_DMACopyModes(t *testing.T) {
 	}
 	for mode, i := range ids {
 		want, ew := ReachPartialCopy, false
-		if mode == "" || mode == "Copy" || mode == "CCE" {
+		switch mode {
+		case "", "Copy", "CCE":
 			want, ew = ReachAddressed, true
+		case "Transpose", "Transpose/None": // the 2-D transpose walks its patterns, not in lockstep
+			want = ReachAddressed
 		}
 		if got := ReachOf(b.F, i); got != want {
 			t.Errorf("mode %q: %v, want %v", mode, got, want)

@@ -233,6 +233,9 @@ func (mc *machine) fillOffsets(v *view, off int64, k int) error {
 		return errf(ErrOutOfBounds, "%s accesses elements [%d, %d] of location %s, which holds %s of %s", v.what, lo, hi, reg.name, shape, v.dt)
 	}
 	if int64(cap(mc.offs[k])) < n {
+		if err := mc.tryCharge((n+n/4-int64(cap(mc.offs[k])))*8, fmt.Sprintf("the element offsets of %s (%d elements)", v.what, n)); err != nil {
+			return err
+		}
 		mc.offs[k] = make([]int64, n, n+n/4)
 	}
 	offs := mc.offs[k][:n]

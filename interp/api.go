@@ -66,10 +66,16 @@ type Options struct {
 	// AllowUninitReads turns the read-of-never-written-memory error off
 	// (reads then see the sentinel fill).
 	AllowUninitReads bool
-	// MaxInstructions bounds the number of executed instructions (0: no
-	// bound), so a runaway DoWhile cannot hang a test. Each loop iteration
-	// counts as one instruction.
+	// MaxInstructions bounds the number of executed instructions, so a
+	// runaway DoWhile or a loop of 2^62 trips cannot hang a run: 0 takes
+	// DefaultMaxInstructions, a negative value means no limit. Each loop
+	// iteration counts as one instruction.
 	MaxInstructions int64
+	// MaxMemory bounds the bytes the run allocates (storage of every
+	// location, scratch, inputs and outputs), checked before each
+	// allocation (budget.go): 0 takes DefaultMaxMemory, a negative value
+	// means no limit.
+	MaxMemory int64
 	// Function is the entry function (default: the module's main).
 	Function string
 }
@@ -100,6 +106,8 @@ type Options struct {
 //	    (ErrOutOfBounds, ErrUninitRead, ErrPSUMBankSpan, ErrCountMismatch,
 //	    ErrMemoryRule, ErrNoSemantics, ErrOperand, ErrLimit, ErrInput,
 //	    ErrDomain, ErrInternal) so callers need not match message text.
+//	func CheckInputs(m *bir.Module, opt Options) error
+//	    Whether the inputs fit the memory budget, before a caller draws them.
 //	func RandomTensor(s Spec, seed int64) *Tensor   // one entry of RandomInputs
 //	func (s Spec) NumElements() int64
 //

@@ -87,6 +87,7 @@ func rejectPacked(v *view) error {
 // f32buf returns scratch vector slot i with n elements.
 func (mc *machine) f32buf(i int, n int64) []float32 {
 	if int64(cap(mc.f32s[i])) < n {
+		mc.chargeScratch(n+n/4-int64(cap(mc.f32s[i])), 4, n)
 		mc.f32s[i] = make([]float32, n, n+n/4)
 	}
 	return mc.f32s[i][:n]
@@ -95,6 +96,7 @@ func (mc *machine) f32buf(i int, n int64) []float32 {
 // u64buf returns scratch integer slot i with n elements.
 func (mc *machine) u64buf(i int, n int64) []uint64 {
 	if int64(cap(mc.u64s[i])) < n {
+		mc.chargeScratch(n+n/4-int64(cap(mc.u64s[i])), 8, n)
 		mc.u64s[i] = make([]uint64, n, n+n/4)
 	}
 	return mc.u64s[i][:n]

@@ -14,6 +14,8 @@ package interp
 import (
 	"fmt"
 	"strings"
+
+	"github.com/narwhal-compiler/narwhal/internal/bug"
 )
 
 // ErrorKind classifies an interpreter error.
@@ -88,6 +90,10 @@ func (e *Error) Error() string {
 	sb.WriteString(e.Msg)
 	return sb.String()
 }
+
+// Is makes a recovered panic (ErrInternal) an internal error
+// (bug.ErrInternal: exit status 2).
+func (e *Error) Is(target error) bool { return e.Kind == ErrInternal && target == bug.ErrInternal }
 
 // opError is an error raised while executing one instruction, before the
 // dispatcher adds the function/instruction context.

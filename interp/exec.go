@@ -28,6 +28,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/internal/checked"
 )
 
 // maxCallDepth bounds NKIKernel call nesting (recursion is an error).
@@ -71,6 +72,9 @@ type machine struct {
 	stack       []*frame
 	ctxs        []instCtx // by call depth
 	executed    int64
+	mem         int64 // bytes charged against Options.MaxMemory (budget.go)
+	maxMem      int64 // the effective limits (<= 0: none)
+	maxInsts    int64
 	allowUninit bool
 	nIns        int // source operands of the instruction being executed (for labels)
 	rng         uint64
@@ -81,7 +85,7 @@ type machine struct {
 }
 
 func newMachine(m *bir.Module, opt Options, geo geometry) *machine {
-	mc := &machine{m: m, opt: opt, geo: geo, curInst: bir.NoInst, rng: 0x6e61727768616c21}
+	mc := &machine{m: m, opt: opt, geo: geo, curInst: bir.NoInst, rng: 0x6e61727768616c21, maxMem: opt.memLimit(), maxInsts: opt.instLimit()}
 	mc.env.Bind(affine.Axis(max(m.NumAxes(), 1)-1), 0)
 	mc.env.Unbind(affine.Axis(max(m.NumAxes(), 1) - 1))
 	mc.ctxs = make([]instCtx, maxCallDepth+2)
@@ -197,9 +201,8 @@ func (mc *machine) runLoop(fr *frame, i bir.InstID) error {
 	iter := func(v int64) error {
 		// Each iteration counts as one executed instruction (the loop's),
 		// so MaxInstructions also bounds loops with empty bodies.
-		mc.executed++
-		if mc.opt.MaxInstructions > 0 && mc.executed > mc.opt.MaxInstructions {
-			return mc.wrap(fr, i, errf(ErrLimit, "executed more than %d instructions, the limit set by Options.MaxInstructions", mc.opt.MaxInstructions))
+		if err := mc.step(); err != nil {
+			return mc.wrap(fr, i, err)
 		}
 		mc.env.Bind(ax, v)
 		for _, b := range body {
@@ -217,9 +220,15 @@ func (mc *machine) runLoop(fr *frame, i bir.InstID) error {
 		if info.Stride <= 0 {
 			return mc.wrap(fr, i, errf(ErrOperand, "loop axis %s has stride %d; want a positive stride", info.Name, info.Stride))
 		}
-		for v := info.Lb; v < info.Ub; v += info.Stride {
+		// Count iterations rather than step v past ub: v += stride
+		// wraps at 2^63 (lb 0, ub 2^63-1, stride 2^62 is two iterations).
+		v := info.Lb
+		for k, n := int64(0), info.TripCount(); k < n; k++ {
 			if err := iter(v); err != nil || fr.returned {
 				return err
+			}
+			if k+1 < n {
+				v += info.Stride // <= the last value, which is < ub
 			}
 		}
 	case bir.OpDynamicForLoop:
@@ -243,9 +252,13 @@ func (mc *machine) runLoop(fr *frame, i bir.InstID) error {
 		if stride == 0 {
 			return mc.wrap(fr, i, errf(ErrOperand, "DynamicForLoop axis %s has stride 0", info.Name))
 		}
-		for v := lb; (stride > 0 && v < ub) || (stride < 0 && v > ub); v += stride {
+		v := lb
+		for k, n := int64(0), checked.TripCount(lb, ub, stride); k < n; k++ {
 			if err := iter(v); err != nil || fr.returned {
 				return err
+			}
+			if k+1 < n {
+				v += stride
 			}
 		}
 	case bir.OpDoWhile:
@@ -312,6 +325,15 @@ func (mc *machine) iterString(fr *frame) string {
 	return sb.String()
 }
 
+// limitError turns an exceeded memory budget raised by a scratch helper
+// into an ErrLimit error naming the instruction being executed.
+func (mc *machine) limitError(be *budgetError) error {
+	if fr := mc.curFrame; fr != nil && mc.curInst != bir.NoInst && int(mc.curInst) < fr.f.NumInstSlots() {
+		return mc.wrap(fr, mc.curInst, errf(ErrLimit, "%s", be.msg))
+	}
+	return &Error{Kind: ErrLimit, Msg: be.msg}
+}
+
 // internalError turns a recovered panic into an error naming the
 // instruction being executed.
 func (mc *machine) internalError(p any, stack []byte) error {
@@ -332,9 +354,8 @@ func (mc *machine) exec(fr *frame, i bir.InstID) error {
 	f := fr.f
 	in := f.Inst(i)
 	mc.curFrame, mc.curInst = fr, i
-	mc.executed++
-	if mc.opt.MaxInstructions > 0 && mc.executed > mc.opt.MaxInstructions {
-		return mc.wrap(fr, i, errf(ErrLimit, "executed more than %d instructions, the limit set by Options.MaxInstructions", mc.opt.MaxInstructions))
+	if err := mc.step(); err != nil {
+		return mc.wrap(fr, i, err)
 	}
 	info := in.Op.Info() // unknown (module-local) opcodes have FlagNoSemantics
 	if info.Has(bir.FlagNoSemantics) {

@@ -197,6 +197,7 @@ func (mc *machine) rowInts(x *instCtx, k int, P int64, slot int, what string) ([
 	if slot >= 0 {
 		out = mc.i64buf(slot, P)
 	} else {
+		mc.chargeScratch(P, 8, P)
 		out = make([]int64, P)
 	}
 	if !o.Kind.IsAP() {

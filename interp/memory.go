@@ -38,6 +38,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/checked"
 )
 
 // sentinelByte fills never-written memory.
@@ -85,7 +86,14 @@ type storage struct {
 	unwritten int64
 }
 
-func newStorage(kind memKind, rows, rowBytes int64) *storage {
+func (mc *machine) newStorage(kind memKind, rows, rowBytes int64, name string) (*storage, error) {
+	size, ok := storageBytes(rows, rowBytes)
+	if !ok {
+		return nil, errf(ErrOperand, "%s storage of %d x %d bytes for %s is too large to execute", kind, rows, rowBytes, name)
+	}
+	if err := mc.tryCharge(size, fmt.Sprintf("%s storage of %d x %d bytes for %s", kind, rows, rowBytes, name)); err != nil {
+		return nil, err
+	}
 	n := rows * rowBytes
 	s := &storage{kind: kind, rows: rows, rowBytes: rowBytes}
 	s.data = make([]byte, n)
@@ -94,7 +102,7 @@ func newStorage(kind memKind, rows, rowBytes int64) *storage {
 	}
 	s.init = make([]uint64, (n+63)/64)
 	s.unwritten = n
-	return s
+	return s, nil
 }
 
 // isInit reports whether the n bytes at off were all written.
@@ -185,10 +193,6 @@ func (r *region) describe(off int64) string {
 	row, col := off/r.st.rowBytes, off%r.st.rowBytes
 	return fmt.Sprintf("%s (location %s) at partition %d byte %d", r.st.kind, r.name, r.physBase+row-r.row0, r.physCol0+col-r.col0)
 }
-
-// maxLocBytes bounds the storage of one location (8 GiB), so a malformed
-// module fails with an error instead of exhausting memory.
-const maxLocBytes = 1 << 33
 
 // maxBlocks bounds the block index of a template location with per-block
 // private storage (each touched block gets its own storage).
@@ -323,6 +327,9 @@ func (mc *machine) region(fr *frame, l bir.LocID, b int64) (*region, error) {
 		}
 		rs := fr.blocks[l]
 		if b >= int64(len(rs)) {
+			if err := mc.tryCharge((b+1-int64(len(rs)))*8, fmt.Sprintf("the block table of tensor %s (up to block %d)", ts.Name, b)); err != nil {
+				return nil, err
+			}
 			rs = append(rs, make([]*region, b+1-int64(len(rs)))...)
 			fr.blocks[l] = rs
 		}
@@ -346,14 +353,17 @@ func (mc *machine) newRegion(fr *frame, l bir.LocID, loc *bir.MemLoc, kind memKi
 	if loc.Partitions < 0 || loc.Bytes < 0 {
 		return nil, errf(ErrOperand, "location %s has negative dims [%d, %d]", loc.Name, loc.Partitions, loc.Bytes)
 	}
-	total := loc.Partitions * loc.Bytes
-	if loc.Partitions != 0 && total/loc.Partitions != loc.Bytes || total > maxLocBytes {
-		return nil, errf(ErrOperand, "location %s of %d x %d bytes is too large to execute (narwhal's interpreter holds at most %d bytes per location)", loc.Name, loc.Partitions, loc.Bytes, int64(maxLocBytes))
+	total, ok := checked.Mul(loc.Partitions, loc.Bytes)
+	if !ok || total > 1<<62 {
+		return nil, errf(ErrOperand, "location %s of %d x %d bytes is too large to execute (more than 2^62 bytes)", loc.Name, loc.Partitions, loc.Bytes)
 	}
 	r := &region{loc: l, name: loc.Name, mt: loc.Type, parts: loc.Partitions, bytes: loc.Bytes, fn: fr.fn, block: b}
 	switch {
 	case kind == memDRAM:
-		r.st = newStorage(memDRAM, 1, total)
+		var err error
+		if r.st, err = mc.newStorage(memDRAM, 1, total, "location "+loc.Name); err != nil {
+			return nil, err
+		}
 		r.parts, r.bytes = 1, total
 		va, err := mc.dramVA(fr, l, b, total)
 		if err != nil {
@@ -384,9 +394,14 @@ func (mc *machine) newRegion(fr *frame, l bir.LocID, loc *bir.MemLoc, kind memKi
 		r.st, r.row0, r.col0 = st, loc.Base, col0
 		r.physBase, r.physCol0 = loc.Base, col0
 	default:
-		r.st = newStorage(kind, loc.Partitions, loc.Bytes)
+		var err error
+		if r.st, err = mc.newStorage(kind, loc.Partitions, loc.Bytes, "location "+loc.Name); err != nil {
+			return nil, err
+		}
 		if kind == memPSUM {
-			mc.initPSUM(r.st)
+			if err := mc.initPSUM(r.st); err != nil {
+				return nil, err
+			}
 		}
 		r.physBase = loc.Base
 		r.physCol0 = loc.Addr
@@ -397,10 +412,18 @@ func (mc *machine) newRegion(fr *frame, l bir.LocID, loc *bir.MemLoc, kind memKi
 	return r, nil
 }
 
-func (mc *machine) initPSUM(st *storage) {
+func (mc *machine) initPSUM(st *storage) error {
 	st.bankBytes = mc.geo.psumBankSize
-	st.banks = (st.rowBytes + st.bankBytes - 1) / st.bankBytes
-	st.groupOpen = make([]bool, st.rows*st.banks)
+	st.banks = st.rowBytes/st.bankBytes + min(st.rowBytes%st.bankBytes, 1)
+	n, ok := checked.Mul(st.rows, st.banks)
+	if !ok {
+		return errf(ErrOperand, "PSUM storage of %d rows x %d banks is too large to execute", st.rows, st.banks)
+	}
+	if err := mc.tryCharge(n, "the PSUM accumulation-group table"); err != nil {
+		return err
+	}
+	st.groupOpen = make([]bool, n)
+	return nil
 }
 
 // shared returns the shared SBUF or PSUM array, creating it on first use
@@ -412,7 +435,11 @@ func (mc *machine) shared(kind memKind) (*storage, error) {
 			if mc.geo.sbufBytes <= 0 {
 				return nil, errf(ErrInput, "arch %s does not publish its SBUF size: set Options.SBUFBytesPerPart to run allocated modules", mc.geo.archName)
 			}
-			mc.sbuf = newStorage(memSB, mc.geo.partitions, min(mc.sharedExtent(bir.MemSB), mc.geo.sbufBytes))
+			st, err := mc.newStorage(memSB, mc.geo.partitions, min(mc.sharedExtent(bir.MemSB), mc.geo.sbufBytes), "the allocated SBUF")
+			if err != nil {
+				return nil, err
+			}
+			mc.sbuf = st
 		}
 		return mc.sbuf, nil
 	}
@@ -420,8 +447,14 @@ func (mc *machine) shared(kind memKind) (*storage, error) {
 		full := mc.geo.psumBanks * mc.geo.psumBankSize
 		ext := mc.sharedExtent(bir.MemPSUM)
 		ext = min((ext+mc.geo.psumBankSize-1)/mc.geo.psumBankSize*mc.geo.psumBankSize, full)
-		mc.psum = newStorage(memPSUM, mc.geo.partitions, ext)
-		mc.initPSUM(mc.psum)
+		st, err := mc.newStorage(memPSUM, mc.geo.partitions, ext, "the allocated PSUM")
+		if err != nil {
+			return nil, err
+		}
+		if err := mc.initPSUM(st); err != nil {
+			return nil, err
+		}
+		mc.psum = st
 	}
 	return mc.psum, nil
 }

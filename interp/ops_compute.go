@@ -65,6 +65,7 @@ func (mc *machine) writeInts(v *view, in []int64) error {
 // i64buf returns scratch integer slot i with n elements.
 func (mc *machine) i64buf(i int, n int64) []int64 {
 	if int64(cap(mc.i64s[i])) < n {
+		mc.chargeScratch(n+n/4-int64(cap(mc.i64s[i])), 8, n)
 		mc.i64s[i] = make([]int64, n, n+n/4)
 	}
 	return mc.i64s[i][:n]

@@ -227,6 +227,7 @@ func psumEnd(d *view, stop bool) {
 // boolbuf returns a cleared scratch []bool of n entries.
 func (mc *machine) boolbuf(n int64) []bool {
 	if int64(cap(mc.bools)) < n {
+		mc.chargeScratch(n-int64(cap(mc.bools)), 1, n)
 		mc.bools = make([]bool, n)
 	}
 	b := mc.bools[:n]

@@ -177,6 +177,10 @@ func Run(m *bir.Module, inputs map[string]*Tensor, opt Options) (res map[string]
 	defer func() {
 		if p := recover(); p != nil {
 			res = nil
+			if be, ok := p.(*budgetError); ok {
+				err = mc.limitError(be)
+				return
+			}
 			err = mc.internalError(p, debug.Stack())
 		}
 	}()
@@ -232,8 +236,14 @@ func (mc *machine) bindInputs(fr *frame, inputs map[string]*Tensor) error {
 		if int64(len(in.Data)) != in.NumElements()*in.Dtype.Size() {
 			return fail("%d data bytes, want %d (%d elements of %s)", len(in.Data), in.NumElements()*in.Dtype.Size(), in.NumElements(), in.Dtype)
 		}
+		if err := mc.tryCharge(int64(len(in.Data)), "input "+x.spec.Name); err != nil {
+			return &Error{Kind: ErrLimit, Func: f.Name, Msg: err.Error()}
+		}
 		r, err := mc.region(fr, x.loc, 0)
 		if err != nil {
+			if oe, ok := err.(*opError); ok && oe.kind == ErrLimit {
+				return &Error{Kind: ErrLimit, Func: f.Name, Msg: oe.msg}
+			}
 			return fail("%v", err)
 		}
 		if r.bytes != int64(len(in.Data)) {
@@ -263,6 +273,9 @@ func (mc *machine) collectOutputs(fr *frame) (map[string]*Tensor, error) {
 		want := x.spec.NumElements() * x.spec.Dtype.Size()
 		if r.bytes != want {
 			return nil, &Error{Kind: ErrInput, Func: f.Name, Msg: fmt.Sprintf("output %s: location %s holds %d bytes, the tensor %s %v needs %d", x.spec.Name, loc.Name, r.bytes, x.spec.Dtype, x.spec.Shape, want)}
+		}
+		if err := mc.tryCharge(want, "output "+x.spec.Name); err != nil {
+			return nil, &Error{Kind: ErrLimit, Func: f.Name, Msg: err.Error()}
 		}
 		out[x.spec.Name] = &Tensor{Name: x.spec.Name, Dtype: x.spec.Dtype, Shape: slices.Clone(x.spec.Shape), Data: slices.Clone(r.st.data)}
 	}

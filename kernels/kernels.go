@@ -27,6 +27,7 @@ package kernels
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -150,11 +151,16 @@ func ParseSpec(spec string) (*Kernel, Params, error) {
 		p[d.Name] = d.Default
 	}
 	if args != "" {
+		seen := map[string]bool{}
 		for _, kv := range strings.Split(args, ",") {
 			key, val, ok := strings.Cut(kv, "=")
 			if !ok || key == "" {
 				return nil, nil, fmt.Errorf("builtin:%s: parameter %q: want key=value", name, kv)
 			}
+			if seen[key] {
+				return nil, nil, fmt.Errorf("builtin:%s: parameter %s is given twice: give it once", name, key)
+			}
+			seen[key] = true
 			if _, known := p[key]; !known {
 				var known []string
 				for _, d := range k.Params {
@@ -246,7 +252,50 @@ func Recorded(m *bir.Module) (in *Instance, ok bool, err error) {
 	if err != nil {
 		return nil, true, fmt.Errorf("module option %s=%q: %w", SpecOption, spec, err)
 	}
+	// The record must describe this module: a module whose option names
+	// another kernel (a hand edit, a copied option) would get that
+	// kernel's inputs and fail --check only after running. The kernel is
+	// rebuilt (a loop nest: cheap) and its interface compared.
+	built, err := k.Build(p)
+	if err != nil {
+		return nil, true, fmt.Errorf("module option %s=%q: %w", SpecOption, spec, err)
+	}
+	for _, side := range []struct {
+		what       string
+		want, have []interp.Spec
+	}{{"inputs", interp.InputSpecs(built), interp.InputSpecs(m)}, {"outputs", interp.OutputSpecs(built), interp.OutputSpecs(m)}} {
+		if !sameSpecs(side.want, side.have) {
+			return nil, true, fmt.Errorf("module option %s=%q names builtin:%s, whose %s are %s, but the module's are %s: the option does not describe this module (remove it to run with random inputs)",
+				SpecOption, spec, k.Spec(p), side.what, specList(side.want), specList(side.have))
+		}
+	}
 	return &Instance{Kernel: k, Params: p, Spec: k.Spec(p), Module: m}, true, nil
+}
+
+// sameSpecs reports whether two interfaces have the same names, dtypes
+// and shapes in the same order.
+func sameSpecs(a, b []interp.Spec) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Dtype != b[i].Dtype || !slices.Equal(a[i].Shape, b[i].Shape) {
+			return false
+		}
+	}
+	return true
+}
+
+// specList renders an interface for messages: "x float32 [512 2048], y ...".
+func specList(ss []interp.Spec) string {
+	if len(ss) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(ss))
+	for i, s := range ss {
+		parts[i] = fmt.Sprintf("%s %s %v", s.Name, s.Dtype, s.Shape)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Inputs returns the instance's inputs for a seed: the kernel's Inputs

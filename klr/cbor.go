@@ -28,10 +28,11 @@ package klr
 
 import (
 	"fmt"
-	"github.com/narwhal-compiler/narwhal/diag"
 	"math"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // maxDepth bounds the nesting of items (structures inside structures). Real

@@ -57,6 +57,7 @@ import (
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"github.com/narwhal-compiler/narwhal/interp"
 )
 
@@ -570,12 +571,12 @@ func Encode(t *interp.Tensor) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// WriteFile writes t to path atomically (a temporary file in the same
-// directory, then a rename), so a reader never sees a partial file.
+// WriteFile writes t to path with narwhal's output rules
+// (internal/outfile: a temporary file in the same directory, then a
+// rename, so a reader never sees a partial file; "-" for standard output).
 func WriteFile(path string, t *interp.Tensor) error {
-	data, err := Encode(t)
-	if err != nil {
+	if err := check(t); err != nil {
 		return err
 	}
-	return writeAtomic(path, data)
+	return outfile.Write(path, outfile.Options{}, func(w io.Writer) error { return Write(w, t) })
 }

@@ -11,12 +11,11 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"github.com/narwhal-compiler/narwhal/interp"
 )
 
@@ -108,52 +107,30 @@ func (a *Archive) read(name string, dt bir.Dtype, haveWant bool) (*interp.Tensor
 func (a *Archive) Close() error { return a.closer.Close() }
 
 // WriteNPZ writes tensors (by name) to path as an uncompressed .npz,
-// atomically.
+// streaming, with narwhal's output rules (internal/outfile: atomic for a
+// regular file, "-" for standard output). Every tensor is checked before
+// anything is written.
 func WriteNPZ(path string, tensors map[string]*interp.Tensor) error {
-	var buf bytes.Buffer
-	zw := zip.NewWriter(&buf)
-	for _, name := range slices.Sorted(maps.Keys(tensors)) {
-		t := tensors[name]
-		if err := check(t); err != nil {
+	names := slices.Sorted(maps.Keys(tensors))
+	for _, name := range names {
+		if err := check(tensors[name]); err != nil {
 			return err
 		}
-		w, err := zw.CreateHeader(&zip.FileHeader{Name: name + Ext, Method: zip.Store})
-		if err != nil {
+	}
+	return outfile.Write(path, outfile.Options{}, func(out io.Writer) error {
+		zw := zip.NewWriter(out)
+		for _, name := range names {
+			w, err := zw.CreateHeader(&zip.FileHeader{Name: name + Ext, Method: zip.Store})
+			if err != nil {
+				return fmt.Errorf("writing %s: %w", path, err)
+			}
+			if err := Write(w, tensors[name]); err != nil {
+				return fmt.Errorf("writing %s: %w", path, err)
+			}
+		}
+		if err := zw.Close(); err != nil {
 			return fmt.Errorf("writing %s: %w", path, err)
 		}
-		if err := Write(w, t); err != nil {
-			return fmt.Errorf("writing %s: %w", path, err)
-		}
-	}
-	if err := zw.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return writeAtomic(path, buf.Bytes())
-}
-
-// writeAtomic writes data to path through a temporary file and a rename.
-func writeAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+		return nil
+	})
 }

@@ -22,32 +22,34 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 )
 
 // Main runs `narwhal alloc` with args (the arguments after "alloc").
 func Main(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("narwhal alloc", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	// The flag package prints a parse error and then the usage; narwhal
+	// prints one line for the error, and the usage only for -h.
+	fs.SetOutput(io.Discard)
 	capacity := fs.Int64("capacity", 0, "capacity in bytes (required unless --minimize)")
 	out := fs.String("o", "", "write the placement to this CSV file")
 	timeout := fs.Duration("timeout", time.Minute, "give up after this long (0 = never)")
 	minimize := fs.Bool("minimize", false, "minimize the peak instead of fitting the capacity")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: narwhal alloc FILE.csv --capacity=N [-o OUT.csv] [--timeout=D] [--minimize]")
-		fs.PrintDefaults()
-	}
 	if err := fs.Parse(reorderArgs(fs, args)); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(stderr, "usage: narwhal alloc FILE.csv --capacity=N [-o OUT.csv] [--timeout=D] [--minimize]")
+			fs.SetOutput(stderr)
+			fs.PrintDefaults()
 			return 0
 		}
+		fmt.Fprintf(stderr, "narwhal alloc: %v (narwhal alloc -h lists the flags)\n", err)
 		return 1
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintln(stderr, "narwhal alloc: want exactly one input file")
-		fs.Usage()
+		fmt.Fprintf(stderr, "narwhal alloc: want exactly one input file, have %d (usage: narwhal alloc FILE.csv --capacity=N [-o OUT.csv] [--timeout=D] [--minimize])\n", fs.NArg())
 		return 1
 	}
 	path := fs.Arg(0)
@@ -103,12 +105,19 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s: %s\n", path, sol.Reason)
 	}
 	if *out != "" && sol.Status == StatusFit {
-		if err := writeFileAtomic(*out, func(w io.Writer) error { return table.Write(w, sol.Offsets) }); err != nil {
+		if err := outfile.Write(*out, outfile.Options{Stdout: stdout}, func(w io.Writer) error { return table.Write(w, sol.Offsets) }); err != nil {
 			fmt.Fprintln(stderr, "narwhal alloc:", err)
 			return 1
 		}
 	}
 	if sol.Status != StatusFit {
+		// The outcome is on stdout with the figures; the exit status 1
+		// gets its one-line cause on stderr, as every failure does.
+		why := "the buffers do not fit"
+		if sol.Reason != "" {
+			why += ": " + sol.Reason
+		}
+		fmt.Fprintf(stderr, "narwhal alloc: %s: %s (%s)\n", path, verdict, why)
 		return 1
 	}
 	return 0
@@ -156,36 +165,4 @@ func reorderArgs(fs *flag.FlagSet, args []string) []string {
 		}
 	}
 	return append(flags, positional...)
-}
-
-// writeFileAtomic writes through a temporary file in the target's
-// directory and renames it over the target.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	name := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(name)
-		}
-	}()
-	if err := write(tmp); err != nil {
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(name, path); err != nil {
-		return err
-	}
-	ok = true
-	return nil
 }

@@ -22,7 +22,6 @@ package pass
 
 import (
 	"fmt"
-	"github.com/narwhal-compiler/narwhal/diag"
 	"io"
 	"slices"
 	"sort"
@@ -32,6 +31,8 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
+	"github.com/narwhal-compiler/narwhal/internal/bug"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
 
@@ -184,6 +185,11 @@ type Config struct {
 	// Printer writes a module in text form (package bir's printer); set
 	// by the caller so that this package does not depend on it.
 	Printer func(w io.Writer, m *bir.Module) error
+	// Observer follows the run (log lines, progress, HTML report); nil:
+	// none. Progress, when set, receives each pass's Context.Progress
+	// reports (reset at each pass start).
+	Observer Observer
+	Progress *Progress
 }
 
 // PassResult is one line of the report.
@@ -229,10 +235,49 @@ type Context struct {
 	Pass   *Pass
 
 	opts     map[string]string
+	table    *Table
+	allOpts  map[string]map[string]string
+	runs     []*Pass // the passes of this run
 	result   *PassResult
 	produced verify.Stage
 	verbose  io.Writer
 	curFunc  string
+	observer Observer
+	progress *Progress
+}
+
+// PeerOption returns the value of option name of pass peer in this run
+// (its declared default when unset), for a pass whose plan depends on how
+// a later pass is configured (sb_size_legalization leaves tensors to
+// vn_splitter and must apply its knobs). ok is false when peer does not
+// run in this run (then nothing can be left to it) or declares no option
+// name.
+func (c *Context) PeerOption(peer, name string) (value string, ok bool) {
+	if c.table == nil {
+		return "", false
+	}
+	p, found := c.table.Lookup(peer)
+	if !found || !slices.Contains(c.runs, p) {
+		return "", false
+	}
+	for _, o := range p.Options {
+		if o.Name == name {
+			if v, set := c.allOpts[peer][name]; set {
+				return v, true
+			}
+			return o.Default, true
+		}
+	}
+	return "", false
+}
+
+// PeerRuns reports whether pass peer runs in this run.
+func (c *Context) PeerRuns(peer string) bool {
+	if c.table == nil {
+		return false
+	}
+	p, found := c.table.Lookup(peer)
+	return found && slices.Contains(c.runs, p)
 }
 
 // Option returns the value of a declared option (its default when unset).
@@ -285,6 +330,9 @@ func (c *Context) Logf(format string, args ...any) {
 	c.result.Log = append(c.result.Log, line)
 	if c.verbose != nil {
 		fmt.Fprintf(c.verbose, "[%s] %s\n", c.Pass.Name, line)
+	}
+	if c.observer != nil {
+		c.observer.Log(c.Pass, line)
 	}
 }
 
@@ -370,27 +418,24 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// ErrorCode is diag.Internal for a panic (narwhal's fault); otherwise the
-// code of the error inside decides (diag.CodeOf looks further).
-func (e *Error) ErrorCode() string {
-	if e.Panic {
-		return diag.Internal
-	}
-	return ""
-}
+// Is makes a recovered panic an internal error (bug.ErrInternal: exit
+// status 2).
+func (e *Error) Is(target error) bool { return e.Panic && target == bug.ErrInternal }
 
 // VerifierError is a module the verifier rejects after a pass that
 // accepted a verified input: the pass broke the IR, which is narwhal's
 // fault, not the user's (a mistake in the input is caught before the
-// first pass, or by the pass that translates it).
+// first pass, or by the pass that translates it): an internal error.
 type VerifierError struct {
 	Pass string
 	Err  error // the *verify.Error
 }
 
-func (e *VerifierError) Error() string     { return "verifier after pass " + e.Pass + ": " + e.Err.Error() }
-func (e *VerifierError) Unwrap() error     { return e.Err }
-func (e *VerifierError) ErrorCode() string { return diag.Internal }
+func (e *VerifierError) Error() string { return "verifier after pass " + e.Pass + ": " + e.Err.Error() }
+func (e *VerifierError) Unwrap() error { return e.Err }
+
+// Is marks the error internal (bug.ErrInternal: exit status 2).
+func (e *VerifierError) Is(target error) bool { return target == bug.ErrInternal }
 
 // Select returns the passes a config runs, in table order, with the reason
 // for each skipped one.

@@ -395,3 +395,50 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Error("write into a missing directory succeeded")
 	}
 }
+
+// TestContext_PeerOption: a pass reads another pass's options as this run
+// configures them (set or default), and learns nothing of a pass that
+// does not run.
+func TestContext_PeerOption(t *testing.T) {
+	type seen struct {
+		v  string
+		ok bool
+	}
+	var got []seen
+	var runs []bool
+	table := Table{Passes: []Pass{
+		{Name: "planner", Default: true, Run: func(c *Context) error {
+			for _, q := range [][2]string{{"later", "k"}, {"later", "n"}, {"later", "nope"}, {"absent", "k"}, {"off", "k"}} {
+				v, ok := c.PeerOption(q[0], q[1])
+				got = append(got, seen{v, ok})
+			}
+			runs = []bool{c.PeerRuns("later"), c.PeerRuns("off"), c.PeerRuns("absent")}
+			return nil
+		}},
+		{Name: "later", Default: true, Options: []Option{{Name: "k", Default: "7"}, {Name: "n", Default: "x"}}, Run: noop},
+		{Name: "off", Default: false, Options: []Option{{Name: "k", Default: "1"}}, Run: noop},
+	}}
+	if _, err := table.Run(smallModule(t), Config{Options: map[string]map[string]string{"later": {"k": "5"}}}); err != nil {
+		t.Fatal(err)
+	}
+	want := []seen{{"5", true}, {"x", true}, {"", false}, {"", false}, {"", false}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for k := range want {
+		if got[k] != want[k] {
+			t.Errorf("query %d: %+v, want %+v", k, got[k], want[k])
+		}
+	}
+	if runs[0] != true || runs[1] || runs[2] {
+		t.Errorf("PeerRuns later/off/absent = %v, want [true false false]", runs)
+	}
+	// Selected explicitly, a non-default pass runs and its options are seen.
+	got = nil
+	if _, err := table.Run(smallModule(t), Config{Passes: []string{"planner", "off"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got[4] != (seen{"1", true}) || got[0].ok {
+		t.Errorf("with --passes planner,off: %+v", got)
+	}
+}

@@ -1,10 +1,8 @@
 package pass
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
-	"github.com/narwhal-compiler/narwhal/diag"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,6 +13,8 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
 
@@ -56,6 +56,10 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 			return rep, fmt.Errorf("the input does not verify: %w", err)
 		}
 	}
+	obs := cfg.Observer
+	if obs != nil {
+		obs.Start(m)
+	}
 	lastRun := -1
 	for i := range t.Passes {
 		if slices.Contains(run, &t.Passes[i]) {
@@ -81,7 +85,14 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 			stage |= missing
 		}
 		res := PassResult{Name: p.Name, Order: p.Order, InstsBefore: m.NumInsts()}
-		ctx := &Context{Module: m, Arch: model, Pass: p, opts: cfg.Options[p.Name], result: &res, verbose: cfg.Verbose, produced: p.Produces}
+		ctx := &Context{Module: m, Arch: model, Pass: p, opts: cfg.Options[p.Name], table: t, allOpts: cfg.Options, runs: run,
+			result: &res, verbose: cfg.Verbose, produced: p.Produces, observer: obs, progress: cfg.Progress}
+		if cfg.Progress != nil {
+			cfg.Progress.reset()
+		}
+		if obs != nil {
+			obs.PassStart(p, m)
+		}
 		t0 := time.Now()
 		err := runProtected(ctx)
 		res.Wall = time.Since(t0)
@@ -89,6 +100,9 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 		if err != nil {
 			rep.Passes = append(rep.Passes, res)
 			rep.Total = time.Since(start)
+			if obs != nil {
+				obs.PassEnd(p, &rep.Passes[len(rep.Passes)-1], m, err)
+			}
 			return rep, err
 		}
 		stage |= ctx.produced
@@ -99,10 +113,17 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 			if verr != nil {
 				rep.Passes = append(rep.Passes, res)
 				rep.Total = time.Since(start)
-				return rep, &VerifierError{Pass: p.Name, Err: verr}
+				err := &VerifierError{Pass: p.Name, Err: verr}
+				if obs != nil {
+					obs.PassEnd(p, &rep.Passes[len(rep.Passes)-1], m, err)
+				}
+				return rep, err
 			}
 		}
 		rep.Passes = append(rep.Passes, res)
+		if obs != nil {
+			obs.PassEnd(p, &rep.Passes[len(rep.Passes)-1], m, nil)
+		}
 		if printAfter(printList, p.Name) {
 			if err := dump(m, &cfg, i, p.Name); err != nil {
 				return rep, err
@@ -172,8 +193,10 @@ func runProtected(ctx *Context) (err error) {
 	return nil
 }
 
-// WriteFileAtomic writes data to path through a temporary file in the same
-// directory and a rename, so readers never see a partial file.
+// WriteFileAtomic writes data to path with narwhal's output rules
+// (internal/outfile: a temporary file in the same directory and a rename,
+// so readers never see a partial file; links followed, FIFOs and devices
+// written in place, an existing file's mode kept).
 func WriteFileAtomic(path string, data []byte) error {
 	return WriteAtomic(path, func(w io.Writer) error {
 		_, err := w.Write(data)
@@ -181,41 +204,14 @@ func WriteFileAtomic(path string, data []byte) error {
 	})
 }
 
-// WriteAtomic writes path by streaming: write receives a buffered writer
-// onto a temporary file in the same directory, which is renamed over path
-// when write and the flush succeed (and removed otherwise), so readers
-// never see a partial file and the output is never held whole in memory.
-// It is the one place that decides how narwhal's output files are created
-// (temporary name, mode, rename); encoders only write into w.
+// WriteAtomic writes path by streaming: write receives a buffered writer.
+// It is the one place that decides how narwhal's output files are created,
+// by calling internal/outfile: a regular file gets a temporary file in the
+// same directory renamed over path when write and the flush succeed (and
+// removed otherwise), so readers never see a partial file and the output
+// is never held whole in memory, and an existing file keeps its mode; a
+// link is written through to its target, a FIFO or device in place; "-"
+// and /dev/stdout are standard output. Encoders only write into w.
 func WriteAtomic(path string, write func(w io.Writer) error) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	bw := bufio.NewWriterSize(f, 64<<10)
-	if err := write(bw); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return outfile.Write(path, outfile.Options{}, write)
 }

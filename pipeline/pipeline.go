@@ -31,7 +31,7 @@ var Table = pass.Table{
 		dma.LegalizeCCEDMAPass,
 		inDefault(unroll.HeuristicUnrollPass),
 		sbsize.SBSizeLegalizationPass,
-		inDefault(unroll.FullUnrollPassAt(2)),
+		inDefault(unroll.FullUnrollPassAt(unroll.LevelAuto)),
 		vnsplit.VNSplitterPass,
 		shrink.ShrinkMLPass,
 		notDefault(unroll.UnrollPass),

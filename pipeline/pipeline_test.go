@@ -1,9 +1,12 @@
 package pipeline
 
 import (
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/kernels"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/passtest"
 	"github.com/narwhal-compiler/narwhal/verify"
@@ -42,5 +45,42 @@ func TestPipeline_Kernels(t *testing.T) {
 				}, passtest.Stage(stage))
 			})
 		})
+	}
+}
+
+// TestPipeline_DynamicLoops: a kernel with a DynamicForLoop compiles with
+// the default pipeline (full_unroll's level is chosen per function: level
+// 1 for this one, which level 2 would refuse), keeps its outputs, and
+// heuristic_unroll's mark decides which static loop of that function is
+// unrolled: the marked inner loop and the loop sb_size_legalization forced
+// are unrolled, the dynamic loop stays.
+func TestPipeline_DynamicLoops(t *testing.T) {
+	inst, err := kernels.Instantiate("oversized:case=force,dynamic=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := inst.Module
+	var rep *pass.Report
+	passtest.Check(t, m, func(m *bir.Module) error {
+		var err error
+		rep, err = Table.Run(m, pass.Config{VerifyEach: true})
+		return err
+	}, passtest.Stage(verify.StageSBLegal))
+	if v := rep.Result("heuristic_unroll").Counter("heuristic_unroll.marked"); v != 1 {
+		t.Errorf("heuristic_unroll marked %d loops, want 1", v)
+	}
+	if !slices.Contains(rep.Result("full_unroll").Log, "INFO (FullUnroll) function main: unrollLevel 1") {
+		t.Errorf("full_unroll log:\n%s", strings.Join(rep.Result("full_unroll").Log, "\n"))
+	}
+	var loops []string
+	f := m.Main()
+	f.Walk(func(i bir.InstID) bool {
+		if f.Inst(i).Op.IsLoop() {
+			loops = append(loops, f.OpName(i)+" "+f.InstName(i))
+		}
+		return true
+	})
+	if !slices.Equal(loops, []string{"DynamicForLoop repeat"}) {
+		t.Errorf("loops left: %v, want only the dynamic loop", loops)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/internal/checked"
 )
 
 // cceCompletedAttr is the function attribute legalize_cce_dma sets
@@ -356,10 +357,17 @@ func (c *checker) tensors() {
 		if ts.Class >= bir.NumTensorClasses {
 			c.tensorDiag(id, "tensor", "tensor class %d: want < %d", ts.Class, bir.NumTensorClasses)
 		}
+		positive := true
 		for d, n := range ts.Shape {
 			if n < 1 {
 				c.tensorDiag(id, "tensor", "shape %v: dimension %d is %d, want >= 1", ts.Shape, d, n)
+				positive = false
 				break
+			}
+		}
+		if positive && ts.Dtype.Valid() {
+			if n, ok := checked.Product(ts.Shape...); !ok || n >= limit/ts.Dtype.Size() {
+				c.tensorDiag(id, "tensor", "shape %v of %s: want fewer than 2^62 bytes, have an overflow", ts.Shape, ts.Dtype)
 			}
 		}
 		if len(ts.Shape) > 0 && (ts.PartitionDim < 0 || ts.PartitionDim >= int64(len(ts.Shape))) {
@@ -414,6 +422,8 @@ func (c *checker) locations() {
 			c.locDiag(l, "loc", "dims [%d, %d]: want non-negative partitions and bytes", lc.Partitions, lc.Bytes)
 		} else if lc.Type.IsOnChip() && lc.Partitions < 1 {
 			c.locDiag(l, "loc", "%s location with %d partitions: want >= 1", lc.Type, lc.Partitions)
+		} else if _, ok := mulLimit(lc.Partitions, lc.Bytes); !ok {
+			c.locDiag(l, "loc", "dims [%d, %d]: want fewer than 2^62 bytes, have an overflow", lc.Partitions, lc.Bytes)
 		}
 		if lc.Addr < 0 || lc.Base < 0 || lc.Bank < 0 {
 			c.locDiag(l, "loc", "placement (addr %d, base %d, bank %d): want non-negative values", lc.Addr, lc.Base, lc.Bank)
@@ -665,7 +675,7 @@ func (c *checker) loop(i bir.InstID) {
 		c.axisHi[ax] = ai.Lb
 		c.emptyLoops++
 	} else {
-		c.axisHi[ax] = ai.Lb + (trip-1)*ai.Stride
+		c.axisHi[ax], _ = checked.Last(ai.Lb, ai.Stride, trip) // in [lb, ub): fits
 	}
 	for _, bb := range li.Body {
 		c.walkBlock(bb, i)

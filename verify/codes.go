@@ -13,11 +13,11 @@ var ruleCodes = map[string]string{
 	"tensor":      diag.Declaration, "loc": diag.Declaration, "dtype": diag.Declaration,
 	"arity": diag.OperandShape, "elem-count": diag.OperandShape, "cce-shape": diag.OperandShape,
 	"ap-shape": diag.OutOfBounds, "ap-bounds": diag.OutOfBounds,
-	"engine":         diag.EngineOpcode,
+	"engine": diag.EngineOpcode, "act-reduce": diag.EngineOpcode,
 	"onchip-operand": diag.WrongMemory, "gpsimd-psum": diag.WrongMemory, "customop-memory": diag.WrongMemory,
 	"pe-memory": diag.WrongMemory, "dma-psum": diag.WrongMemory, "tt-psum": diag.WrongMemory,
-	"engine-ap": diag.EngineAP, "partition-stride": diag.EngineAP,
-	"matmul-limits": diag.MatmulLimit, "tile-size": diag.MatmulLimit, "tile-position": diag.MatmulLimit,
+	"engine-ap": diag.EngineAP, "partition-stride": diag.EngineAP, "free-size": diag.EngineAP,
+	"matmul-limits": diag.MatmulLimit, "matmul-dtype": diag.MatmulLimit, "tile-size": diag.MatmulLimit, "tile-position": diag.MatmulLimit,
 	"attr": diag.BadField, "semaphore": diag.BadField,
 	"indirect-shape": diag.IndirectShape, "tensor-indirection": diag.IndirectShape,
 	"partition-start": diag.PartStart,
@@ -25,11 +25,12 @@ var ruleCodes = map[string]string{
 	// An allocated NKI kernel (translate verifies it at StageAllocated)
 	// whose tile lies outside the usable memory does not fit.
 	"sb-fit": diag.DoesNotFit, "allocated": diag.DoesNotFit,
-	// The other stage rules hold after the pass that establishes them; the
-	// verifier checks them only after that pass, so a violation is the
-	// pass's fault (pass.VerifierError, also diag.Internal).
-	"unrolled": diag.Internal, "indirect-lowered": diag.Internal, "cce-sources": diag.Internal,
-	"engine-assigned": diag.Internal,
+	// The other stage rules: a stage the module claims (a function
+	// attribute such as stage_legalize_cce_dma_completed) or that a pass
+	// run alone requires. After a pass of a run, the pass manager reports a
+	// violation as the pass's fault (pass.VerifierError, diag.Internal).
+	"unrolled": diag.Stage, "indirect-lowered": diag.Stage, "cce-sources": diag.Stage,
+	"engine-assigned": diag.Stage, "strided-load": diag.Stage,
 }
 
 // RuleCode returns the error code of rule ("" for an unknown rule).

@@ -19,6 +19,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/internal/checked"
 )
 
 // maxPairs is the design limit on [step, num] pairs (design.md: "up to 5
@@ -42,15 +43,13 @@ type patFacts struct {
 	err              string
 }
 
+// mulLimit returns a*b for non-negative a and b when it is below limit.
 func mulLimit(a, b int64) (int64, bool) {
-	if a < 0 || b < 0 {
+	p, ok := checked.Mul(a, b)
+	if !ok || a < 0 || b < 0 || p >= limit {
 		return 0, false
 	}
-	hi, lo := bits.Mul64(uint64(a), uint64(b))
-	if hi != 0 || lo >= uint64(limit) {
-		return 0, false
-	}
-	return int64(lo), true
+	return p, true
 }
 
 func absInt(a int64) int64 {
@@ -526,8 +525,10 @@ func (c *checker) enumerate(e *affine.Expr) (lo, hi int64, ok bool) {
 		k := 0
 		for ; k < c.env.n; k++ {
 			a := c.env.axes[k]
-			c.env.vals[k] += c.m.Axis(a).Stride
-			if c.env.vals[k] <= c.axisHi[a] {
+			// Compare before stepping: the step past the last value
+			// can overflow int64 (lb 0, stride 2^62).
+			if c.env.vals[k] < c.axisHi[a] {
+				c.env.vals[k] += c.m.Axis(a).Stride
 				break
 			}
 			c.env.vals[k] = c.axisLo[a]

@@ -97,6 +97,9 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 			if eng {
 				c.engineAP(i, x, allocated)
 			}
+			if eng || pe {
+				c.freeSize(i, x)
+			}
 			if psum && x.mem == bir.MemPSUM {
 				c.psumBank(i, x)
 			}
@@ -109,6 +112,9 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 	switch op {
 	case bir.OpLoad, bir.OpSave, bir.OpDMA:
 		c.equalTotals(i, ins, outs)
+		if op == bir.OpLoad && c.stage&StageStridedLegal != 0 {
+			c.stridedLoad(i, ins, outs)
+		}
 	case bir.OpDMACopy:
 		switch attrs.Str("mode", "Copy") {
 		case "CCE":
@@ -123,6 +129,9 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 	case bir.OpActivation, bir.OpTensorScalarPtr:
 		c.lockstep(i, ins, outs, 1)
 		c.scalars(i, ins, outs)
+		if op == bir.OpActivation && attrsOK {
+			c.actReduce(i, attrs)
+		}
 	case bir.OpTranspose:
 		c.transpose(i, in.Engine, ins, outs)
 	case bir.OpMatmult, bir.OpMatmultBase, bir.OpMatmultSymbolic:
@@ -151,6 +160,60 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 
 	if c.stage&StageEnginesAssigned != 0 && in.Engine == bir.EngUnassigned && needsEngine(info) {
 		c.instDiag(i, "engine-assigned", "engine Unassigned: want one of %s (engines are assigned)", engineList(info.Engines&^(1<<bir.EngUnassigned)))
+	}
+}
+
+// freeSize: a compute-engine operand accesses at most 64K elements per
+// partition in SBUF and 4K in PSUM (hardware.md "NKI tile-size
+// constants": "Free dimension up to 64K elements in SBUF, 4K in PSUM";
+// arch.TileConstants).
+func (c *checker) freeSize(i bir.InstID, x *opnd) {
+	a := c.arch
+	if a == nil || !x.memKnown {
+		return
+	}
+	limit, what := a.Tile.SBUFMaxFreeElems, "SBUF"
+	if x.mem == bir.MemPSUM {
+		limit, what = a.Tile.PSUMMaxFreeElems, "PSUM"
+	}
+	if limit > 0 && x.perPart > limit {
+		c.instLocDiag(i, x.loc, "free-size", "%s accesses %d elements per partition in %s: want at most %d (the free size of one %s access)", c.label(x), x.perPart, x.mem, limit, what)
+	}
+}
+
+// actReduce: the Activation accumulator's reduction is add only on
+// NC-v2; max and min need activate2 (semantics.md §4.6,
+// arch.Model.ActReduceMaxMin). An instruction that does not accumulate
+// (acc Idle) is not bound by its reduce_op.
+func (c *checker) actReduce(i bir.InstID, attrs bir.AttrSet) {
+	if c.arch == nil || c.arch.ActReduceMaxMin {
+		return
+	}
+	if acc := attrs.Str("acc", "Idle"); acc == "" || acc == "Idle" || acc == "idle" {
+		return
+	}
+	if op := attrs.Str("reduce_op", "add"); op != "add" && op != "" {
+		c.instDiag(i, "act-reduce", "reduce_op %q with acc %q: want add, the only reduction of the Activation accumulator on %s (%s)", op, attrs.Str("acc", ""), c.arch.Name, c.arch.Core)
+	}
+}
+
+// stridedLoad: after legalize_strided_dma (StageStridedLegal) a Load from
+// DRAM has a partition-contiguous source (arch.PartitionContiguous). The
+// pass leaves a partition-strided load alone when its thresholds fail -
+// seed 001: "If R2 or R4 fails, the load is left unmodified - deferred to
+// the verifier / later legalization rather than rewritten" - and this is
+// that deferred check: narwhal has no later legalization.
+func (c *checker) stridedLoad(i bir.InstID, ins, outs []opnd) {
+	if len(ins) != 1 || len(outs) != 1 {
+		return
+	}
+	s := &ins[0]
+	if !s.isAP || !s.hasPF || !s.memKnown || !isHBM(s.mem) || !outs[0].onChip {
+		return
+	}
+	if p := c.m.Pattern(s.pat); !arch.PartitionContiguous(p) {
+		c.instDiag(i, "strided-load", "%s: access pattern %s gives a partition more than one run of DRAM: want a partition-contiguous source after legalize_strided_dma (it leaves a Load alone when the destination's base partition is not /32-aligned (R2), the staging tile exceeds the SBUF budget (R4) or the destination is not an engine-copyable operand (R1); see the pass log)",
+			c.label(s), patternText(p))
 	}
 }
 
@@ -451,6 +514,9 @@ func (c *checker) matmul(i bir.InstID, attrs bir.AttrSet, attrsOK bool, ins, out
 		c.instDiag(i, "elem-count", "perf_mode DoubleRow: stationary %s and moving %s free sizes %d and %d: want even", c.label(st), c.label(mv), st.perPart, mv.perPart)
 		return
 	}
+	if is32(st.dtype) != is32(mv.dtype) {
+		c.instDiag(i, "matmul-dtype", "stationary %s is %s, moving %s is %s: want fp32/tf32 only with fp32/tf32 (semantics.md §4.7)", c.label(st), st.dtype, c.label(mv), mv.dtype)
+	}
 	M, N := st.perPart/r, mv.perPart/r
 	if d.parts != M || d.perPart != N {
 		c.instDiag(i, "elem-count", "%s is %s: want [%d partitions x %d] = [M x N] for stationary [K=%d, M=%d] and moving [K=%d, N=%d]",
@@ -515,6 +581,10 @@ func (c *checker) matmul(i bir.InstID, attrs bir.AttrSet, attrsOK bool, ins, out
 		c.instDiag(i, "tile-position", "%s starts at partition %d: want tile_position column %d", c.label(d), pd, p1)
 	}
 }
+
+// is32 reports whether a matmul input dtype is fp32 or tf32 (float32r),
+// which pair only with each other.
+func is32(d bir.Dtype) bool { return d == bir.Float32 || d == bir.Float32R }
 
 func pairText(a, b int64, set bool) string {
 	if !set {

@@ -672,7 +672,7 @@ func ruleCases() []ruleCase {
 				b.TensorCopy("cp", bir.EngDVE, d.All(), s.All())
 				return must(t, b)
 			}},
-		{name: "free num beyond uint16", rule: "engine-ap", msg: "want free nums <= 65535", build: func(t *testing.T) *bir.Module {
+		{name: "free num beyond uint16", rule: "engine-ap", msg: "want free nums <= 65535", also: []string{"free-size"}, build: func(t *testing.T) *bir.Module {
 			_, b := newB("trn2")
 			s := b.SBUF("s", bir.Int8, 1, 70000)
 			b.Memset("f", bir.EngDVE, s.All(), 0)
@@ -703,6 +703,49 @@ func ruleCases() []ruleCase {
 			mv := b.SBUF("mv", bf16, 128, 1024)
 			ps := b.PSUM("ps", f32, 128, 1024)
 			b.Matmult("mm", ps.All(), st.All(), mv.All(), true, true)
+			return must(t, b)
+		}},
+		{name: "matmul fp32 stationary with bf16 moving", rule: "matmul-dtype", msg: "stationary source 0 (st) is float32, moving source 1 (mv) is bfloat16: want fp32/tf32 only with fp32/tf32", build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn2")
+			st := b.SBUF("st", f32, 128, 128)
+			mv := b.SBUF("mv", bf16, 128, 512)
+			ps := b.PSUM("ps", f32, 128, 512)
+			b.Matmult("mm", ps.All(), st.All(), mv.All(), true, true)
+			return must(t, b)
+		}},
+		{name: "matmul bf16 stationary with tf32 moving", rule: "matmul-dtype", msg: "is bfloat16, moving source 1 (mv) is float32r", build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn2")
+			st := b.SBUF("st", bf16, 128, 128)
+			mv := b.SBUF("mv", bir.Float32R, 128, 512)
+			ps := b.PSUM("ps", f32, 128, 512)
+			b.Matmult("mm", ps.All(), st.All(), mv.All(), true, true)
+			return must(t, b)
+		}},
+		{name: "SBUF access beyond 64K elements", rule: "free-size", msg: "destination 0 (s) accesses 66560 elements per partition in SB: want at most 65536", build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn2")
+			s := b.SBUF("s", bir.Int8, 1, 1024)
+			b.Memset("f", bir.EngDVE, s.AP(0, [2]int64{1024, 1}, [2]int64{2, 260}, [2]int64{1, 256}), 0)
+			return must(t, b)
+		}},
+		{name: "PSUM access beyond 4K elements", rule: "free-size", msg: "accesses 4608 elements per partition in PSUM: want at most 4096", build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn2")
+			p := b.PSUM("p", bf16, 128, 4608)
+			b.Memset("f", bir.EngDVE, p.All(), 0)
+			return must(t, b)
+		}},
+		{name: "Activation max reduction on NC-v2", rule: "act-reduce", msg: `reduce_op "max" with acc "ZeroAccumulate": want add, the only reduction of the Activation accumulator on trn1 (NC-v2)`, build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn1")
+			x := b.SBUF("x", f32, 128, 64)
+			y := b.SBUF("y", f32, 128, 64)
+			id := b.Activation("act", "Exp", y.All(), x.All(), 1, bir.Operand{})
+			b.F.SetAttrs(id, b.F.Attrs(id).With("acc", bir.String("ZeroAccumulate")).With("reduce_op", bir.String("max")))
+			return must(t, b)
+		}},
+		{name: "partition-strided load after legalize_strided_dma", rule: "strided-load", msg: "source 0 (x): access pattern [[1,128],[512,64]] gives a partition more than one run of DRAM", stage: StageStridedLegal, build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn2")
+			x := b.Input("x", f32, 64, 512)
+			xs := b.SBUF("xs", f32, 128, 64)
+			b.Load("ld", xs.All(), x.AP(0, [2]int64{1, 128}, [2]int64{512, 64}))
 			return must(t, b)
 		}},
 		{name: "matmul bf16 destination on trn2", rule: "matmul-limits", msg: "want float32 (what the Tensor engine of trn2 writes), have bfloat16", build: func(t *testing.T) *bir.Module {
@@ -880,7 +923,7 @@ func ruleCases() []ruleCase {
 			b.Memset("f", bir.EngDVE, s.All(), 0)
 			return must(t, b)
 		}},
-		{name: "PSUM bytes beyond 16 KiB", rule: "sb-fit", msg: "20480 PSUM bytes per partition: want <= 16384", stage: StageSBLegal, build: func(t *testing.T) *bir.Module {
+		{name: "PSUM bytes beyond 16 KiB", rule: "sb-fit", msg: "20480 PSUM bytes per partition: want <= 16384", also: []string{"free-size"}, stage: StageSBLegal, build: func(t *testing.T) *bir.Module {
 			_, b := newB("trn2")
 			p := b.PSUM("p", f32, 128, 5120)
 			b.Memset("f", bir.EngDVE, p.All(), 0)
@@ -1045,6 +1088,7 @@ var allRules = []string{
 	"engine-ap", "partition-stride", "matmul-limits", "tile-size", "semaphore", "indirect-shape",
 	"tensor-indirection", "cce-shape", "unrolled", "indirect-lowered", "cce-sources", "sb-fit",
 	"allocated", "partition-start", "psum-bank", "tile-position", "engine-assigned",
+	"matmul-dtype", "free-size", "act-reduce", "strided-load",
 }
 
 // TestCheckCCEDMALegality_CountsArguments: seed 001's checkCCEDMALegality

@@ -18,8 +18,8 @@
 //	                                                               opcodes or predicates, no carried deps
 //	StageIndirectLowered   lower_generic_indirect (passes/dma,     no GenericIndirectLoad/Save remain
 //	                       order 10, seed 001)
-//	StageCCELegal          legalize_cce_dma (passes/dma, order 19, every CCE DMACopy has arguments +
-//	                       seed 001); also implied per function    constants <= MaxCceDmaSource
+//	StageCCELegal          legalize_cce_dma (passes/dma, order 19, every CCE DMACopy has at most
+//	                       seed 001); also implied per function    MaxCceDmaSource source arguments
 //	                       by its stage_legalize_cce_dma_completed (checkCCEDMALegality)
 //	                       attribute
 //	StageSBLegal           SBSizeLegalization (passes/sbsize,      every used SB/PSUM location fits:
@@ -33,6 +33,8 @@
 //	                                                               one bank per partition; matmul tile
 //	                                                               positions match the operands' partitions
 //	StageEnginesAssigned   engine assignment (passes/sched)        no compute instruction is Unassigned
+//	StageStridedLegal      legalize_strided_dma (passes/dma,       every Load from DRAM has a partition-
+//	                       order 18, seed 001; gated)              contiguous source (arch.PartitionContiguous)
 //
 // "Used" locations are those an instruction reaches (a physical AP names
 // the location; a symbolic AP names its tensor, hence every location of
@@ -96,6 +98,11 @@
 //	                                  elements per partition) and their free pattern stays in a partition
 //	matmul-limits      always         K <= partitions, M <= gemm_stationary_fmax, N <= the generation's
 //	                                  limit for the destination dtype
+//	matmul-dtype       always         fp32/tf32 inputs only with fp32/tf32 (semantics.md §4.7)
+//	free-size          always         compute-engine operands access <= 64K elements per partition in
+//	                                  SBUF, <= 4K in PSUM (hardware.md tile constants)
+//	act-reduce         always         Activation accumulating with reduce_op other than add needs a
+//	                                  generation with max/min (NC-v2: add only, semantics.md §4.6)
 //	tile-size          always         matmul tile_position/tile_size: isValidTileSize (seed 000), operands
 //	                                  fit the tile
 //	semaphore          always         EventSemaphore: <= 2 waits, <= 1 update (seed 002 §6.5)
@@ -111,6 +118,7 @@
 //	psum-bank          StageAllocated
 //	tile-position      StageAllocated  getLegalTilePosition (seed 000)
 //	engine-assigned    StageEnginesAssigned
+//	strided-load       StageStridedLegal  Loads from DRAM are partition-contiguous (seed 001 R2/R4 deferral)
 //
 // # Decisions where the spec is silent
 //
@@ -154,6 +162,9 @@
 //     after the branch (the spec says only "presumably block names"). A
 //     null or absent target names no block and is accepted; "" and any
 //     other string no block has are reported.
+//   - Iota's destination is SBUF (semantics.md §4.11): Iota runs only on
+//     GpSimd (the opcode table), so gpsimd-psum reports a PSUM destination
+//     and onchip-operand a DRAM one; no separate rule.
 //   - Not checked: liveness overlap of allocations (two locations sharing
 //     SBUF bytes while both live) and the NC-v2 engine-sharing restrictions,
 //     which are properties of the schedule, not of one instruction.
@@ -215,14 +226,18 @@ const (
 	StageAllocated
 	// StageEnginesAssigned: no compute instruction is Unassigned.
 	StageEnginesAssigned
+	// StageStridedLegal: every Load from DRAM has a partition-contiguous
+	// source (legalize_strided_dma, seed 001, order 18: the loads it
+	// leaves alone at R1/R2/R4 are "deferred to the verifier").
+	StageStridedLegal
 
-	numStages = 6
+	numStages = 7
 )
 
 // AllStages is every stage bit.
 const AllStages Stage = 1<<numStages - 1
 
-var stageNames = [numStages]string{"unrolled", "indirect-lowered", "cce-legal", "sb-legal", "allocated", "engines-assigned"}
+var stageNames = [numStages]string{"unrolled", "indirect-lowered", "cce-legal", "sb-legal", "allocated", "engines-assigned", "strided-legal"}
 
 // String returns the stage names joined by "|" ("none" for 0).
 func (s Stage) String() string {

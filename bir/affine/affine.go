@@ -41,10 +41,11 @@ package affine
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/narwhal-compiler/narwhal/internal/checked"
 )
 
 // Axis identifies a loop axis (or any symbolic integer variable).
@@ -239,7 +240,7 @@ func recombine(e Expr) Expr {
 			if len(q.Terms) != 1 || q.Terms[0].Coeff != 1 || q.Terms[0].Atom.Kind != AtomFloorDiv {
 				continue
 			}
-			bk, ok := mul64(b, q.Const)
+			bk, ok := checked.Mul(b, q.Const)
 			if !ok {
 				continue
 			}
@@ -260,7 +261,7 @@ func (e Expr) recombinePair(da, ma Atom, b int64, s Expr) (Expr, bool) {
 		return Expr{}, false
 	}
 	k, c := e.Terms[di].Coeff, e.Terms[mi].Coeff
-	cb, ok := mul64(c, b)
+	cb, ok := checked.Mul(c, b)
 	if !ok || (k > 0) != (c > 0) {
 		return Expr{}, false
 	}
@@ -463,9 +464,9 @@ func floorDivFold(e Expr, d int64) (Expr, bool) {
 		return Expr{}, false
 	}
 	x, a := *rem[0].Atom.Sub, rem[0].Atom.Div
-	div, ok1 := mul64(a, d)
-	shift, ok2 := mul64(e.Const, a)
-	c, ok3 := add64(x.Const, shift)
+	div, ok1 := checked.Mul(a, d)
+	shift, ok2 := checked.Mul(e.Const, a)
+	c, ok3 := checked.Add(x.Const, shift)
 	if !ok1 || !ok2 || !ok3 {
 		return Expr{}, false
 	}
@@ -592,40 +593,19 @@ func finiteRange(e Expr) (lo, hi int64, ok bool) {
 		if t.Coeff < 0 {
 			alo, ahi = ahi, alo
 		}
-		x, ok1 := mul64(t.Coeff, alo)
-		y, ok2 := mul64(t.Coeff, ahi)
+		x, ok1 := checked.Mul(t.Coeff, alo)
+		y, ok2 := checked.Mul(t.Coeff, ahi)
 		if !ok1 || !ok2 {
 			return 0, 0, false
 		}
-		if lo, ok1 = add64(lo, x); !ok1 {
+		if lo, ok1 = checked.Add(lo, x); !ok1 {
 			return 0, 0, false
 		}
-		if hi, ok2 = add64(hi, y); !ok2 {
+		if hi, ok2 = checked.Add(hi, y); !ok2 {
 			return 0, 0, false
 		}
 	}
 	return lo, hi, true
-}
-
-// mul64 returns a*b and whether it did not overflow.
-func mul64(a, b int64) (int64, bool) {
-	if a == 0 || b == 0 {
-		return 0, true
-	}
-	p := a * b
-	if p/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
-		return 0, false
-	}
-	return p, true
-}
-
-// add64 returns a+b and whether it did not overflow.
-func add64(a, b int64) (int64, bool) {
-	s := a + b
-	if (b > 0 && s < a) || (b < 0 && s > a) {
-		return 0, false
-	}
-	return s, true
 }
 
 // gcd returns the greatest common divisor of |a| and |b| (gcd(0, 0) = 0).

@@ -31,9 +31,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 )
 
 // Decode parses BIR-JSON held in data; name is the file name used in error
@@ -43,7 +43,7 @@ func Decode(data []byte, name string) (m *bir.Module, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			m = nil
-			err = &Error{File: name, Where: d.where(), Msg: fmt.Sprintf("internal error (a narwhal bug; please report it with the input): %v", r)}
+			err = &Error{File: name, Where: d.where(), Msg: fmt.Sprintf("internal error (a narwhal bug; please report it with the input): %v", r), Internal: true}
 		}
 	}()
 	if err := d.parseModule(); err != nil {
@@ -124,7 +124,7 @@ func Write(w io.Writer, m *bir.Module) (err error) {
 	e := newEncoder(m, w)
 	defer func() {
 		if r := recover(); r != nil {
-			err = &EncodeError{Where: e.where, Msg: fmt.Sprintf("internal error (a narwhal bug; please report it): %v", r)}
+			err = &EncodeError{Where: e.where, Msg: fmt.Sprintf("internal error (a narwhal bug; please report it): %v", r), Internal: true}
 		}
 	}()
 	if err := e.module(); err != nil {
@@ -133,43 +133,12 @@ func Write(w io.Writer, m *bir.Module) (err error) {
 	return e.flush(true)
 }
 
-// WriteFile writes m to path atomically: the text goes to a temporary file
-// in the same directory, which is synced and then renamed over path. A
-// failed write leaves path untouched. An existing file's permission bits are
-// kept; a new file gets 0644.
-func WriteFile(path string, m *bir.Module) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	mode := os.FileMode(0o644)
-	if st, err := os.Stat(path); err == nil {
-		if !st.Mode().IsRegular() {
-			return fmt.Errorf("%s: not a regular file", path)
-		}
-		mode = st.Mode().Perm()
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = Write(tmp, m); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+// WriteFile writes m to path with narwhal's output rules
+// (internal/outfile): streaming into a temporary file in the same
+// directory, synced and renamed over path, so a failed write leaves path
+// untouched; an existing file's permission bits are kept, a new file gets
+// 0644; a link is written through, a FIFO or device in place, "-" is
+// standard output.
+func WriteFile(path string, m *bir.Module) error {
+	return outfile.Write(path, outfile.Options{}, func(w io.Writer) error { return Write(w, m) })
 }

@@ -62,6 +62,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/internal/checked"
 )
 
 // ---- lookup tables (built once; looked up with m[string(b)], which does not allocate) ----
@@ -1124,7 +1125,7 @@ func (d *decoder) parseMemLoc(tid bir.TensorID, parent string, idx int) error {
 		if len(t.Shape) > 0 {
 			l.Bytes = t.Dtype.Size()
 			for _, x := range t.Shape[1:] {
-				l.Bytes = satMul(l.Bytes, x)
+				l.Bytes = checked.SatMul(l.Bytes, x)
 			}
 		}
 	}
@@ -1134,17 +1135,6 @@ func (d *decoder) parseMemLoc(tid bir.TensorID, parent string, idx int) error {
 	}
 	d.locs[l.Name] = lid
 	return nil
-}
-
-// satMul multiplies non-negative numbers, saturating at MaxInt64.
-func satMul(a, b int64) int64 {
-	if a == 0 || b == 0 {
-		return 0
-	}
-	if a > math.MaxInt64/b {
-		return math.MaxInt64
-	}
-	return a * b
 }
 
 // sortFields orders spans by their position in the input (source order).

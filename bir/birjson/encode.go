@@ -35,6 +35,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/internal/bug"
 )
 
 const flushAt = 64 << 10
@@ -74,7 +75,13 @@ func newEncoder(m *bir.Module, w io.Writer) *encoder {
 type EncodeError struct {
 	Where string
 	Msg   string
+	// Internal marks a recovered panic of the encoder (a narwhal bug).
+	Internal bool
 }
+
+// Is makes a recovered panic an internal error (bug.ErrInternal: exit
+// status 2).
+func (e *EncodeError) Is(target error) bool { return e.Internal && target == bug.ErrInternal }
 
 func (e *EncodeError) Error() string {
 	if e.Where == "" {

@@ -29,7 +29,6 @@ package birjson
 import (
 	"bytes"
 	"fmt"
-	"github.com/narwhal-compiler/narwhal/diag"
 	"math"
 	"strconv"
 	"strings"
@@ -37,6 +36,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
+	"github.com/narwhal-compiler/narwhal/internal/bug"
 )
 
 // maxDepth bounds the nesting of JSON arrays/objects and of loops.
@@ -51,7 +52,13 @@ type Error struct {
 	Col   int
 	Where string
 	Msg   string
+	// Internal marks a recovered panic of the decoder (a narwhal bug).
+	Internal bool
 }
+
+// Is makes a recovered panic an internal error (bug.ErrInternal: exit
+// status 2).
+func (e *Error) Is(target error) bool { return e.Internal && target == bug.ErrInternal }
 
 func (e *Error) Error() string {
 	var b strings.Builder

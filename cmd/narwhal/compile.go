@@ -17,6 +17,18 @@ import (
 )
 
 func runCompile(args []string, stdout, stderr io.Writer) error {
+	return compileOne(args, stdout, stderr, nil)
+}
+
+// compiled is what a compile of one module reports to compile -j.
+type compiled struct {
+	input       string
+	passes      int
+	insts       int64
+	instsBefore int64
+}
+
+func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 	fs := newFlagSet("compile", stderr)
 	out := fs.String("o", "", "write the result to `OUT` (BIR-JSON when it ends in .json, text otherwise)")
 	archName := fs.String("arch", "", "target `arch`: inf1, trn1, trn2, trn3 (default: the module's; the module's arch.* options are kept)")
@@ -28,8 +40,10 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	var printAfter multiFlag
 	fs.Var(&printAfter, "print-after", "print the module after `PASS` (repeatable; 'all' for every pass)")
 	dumpDir := fs.String("dump-dir", "", "also write the --print-after dumps into `DIR` as NN-PASS.bir (without --print-after: a dump after every pass, into DIR only)")
-	verbose := fs.Bool("v", false, "print pass log lines as they happen")
+	verbose := fs.Bool("v", false, "print pass log lines as they happen (--verbose=debug)")
 	coreID := fs.Int64("core-id", -1, "the module's neuron core `id` (selects one core's body of an LNC kernel; -1: as in the file)")
+	inPlace := fs.Bool("in-place", false, "allow -o to name the input file (replaced atomically once the compile succeeds)")
+	uf := addUserFlags(fs)
 	// Gates of the original compiler are flags of the same name.
 	gates := map[string]*bool{}
 	for _, p := range pipeline.Table.Passes {
@@ -37,18 +51,31 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 			gates[p.Gate] = fs.Bool(p.Gate, false, "enable gated pass "+p.Name+" (the original compiler's --"+p.Gate+")")
 		}
 	}
+	args, err := uf.expand(args)
+	if err != nil {
+		return err
+	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) > 1 {
-		return fmt.Errorf("want at most one input file, have %d (%s)", len(pos), strings.Join(pos, " "))
+	if len(pos) > 1 || *uf.outDir != "" {
+		return compileMany(fs, uf, pos, stdout, stderr)
 	}
 	input := driver.BuiltinPrefix + kernels.DefaultKernel
 	if len(pos) == 1 {
 		input = pos[0]
 	} else {
 		*report = true
+	}
+	if err := emptyFlags(fs, "passes", "o", "dump-dir", "arch"); err != nil {
+		return err
+	}
+	if err := checkCoreID(*coreID); err != nil {
+		return err
+	}
+	if err := checkOutputNotInput(input, *out, *inPlace); err != nil {
+		return err
 	}
 	m, err := driver.Load(input)
 	if err != nil {
@@ -64,13 +91,13 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 		DumpDir:    *dumpDir,
 		Printer:    bir.Print,
 	}
-	if *verbose {
-		cfg.Verbose = stderr
-	}
 	if *passes != "" {
 		cfg.Passes = strings.Split(*passes, ",")
 	}
 	if cfg.Options, err = parseOptions(options); err != nil {
+		return err
+	}
+	if *archName, err = uf.archName(*archName); err != nil {
 		return err
 	}
 	if cfg.Arch, err = retarget(m, *archName, cfg.Options); err != nil {
@@ -86,7 +113,25 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 			m.Config.Options[g] = "true"
 		}
 	}
+	finish, err := uf.setup(input, args, m, &cfg, *verbose, stdout, stderr)
+	if err != nil {
+		return err
+	}
 	rep, runErr := pipeline.Table.Run(m, cfg)
+	if err := finish(rep, runErr); err != nil && runErr == nil {
+		return err
+	}
+	if res != nil && rep != nil {
+		res.input, res.insts = input, m.NumInsts()
+		for _, p := range rep.Passes {
+			if p.Skipped == "" {
+				if res.passes == 0 {
+					res.instsBefore = p.InstsBefore
+				}
+				res.passes++
+			}
+		}
+	}
 	if *report && rep != nil {
 		fmt.Fprintf(stdout, "input: %s\n", input)
 		if err := rep.Write(stdout); err != nil {
@@ -97,9 +142,17 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%s: %w", input, runErr)
 	}
 	if *out != "" {
-		if err := driver.Save(*out, m); err != nil {
-			return err
+		return driver.SaveTo(*out, stdout, m)
+	}
+	if !*report && len(printAfter) == 0 && *dumpDir == "" {
+		// Nothing asked to be shown or written: say what happened.
+		ran := 0
+		for _, p := range rep.Passes {
+			if p.Skipped == "" {
+				ran++
+			}
 		}
+		fmt.Fprintf(stdout, "%s: compiled (%d passes, %d instructions); nothing written: -o OUT saves the result, --report prints the pass report\n", input, ran, m.NumInsts())
 	}
 	return nil
 }

@@ -66,6 +66,9 @@ func TestCompile_FootprintReport(t *testing.T) {
 			"  backend::CanSplitSbNodesCount = 1\n" +
 			"  backend::ShrunkNodesCount = 0\n" +
 			"  backend::TotalSplitSbNodesCount = 1\n" +
+			"  sb_size_legalization.force_rounds = 1\n" +
+			"  sb_size_legalization.loops_forced = 1\n" +
+			"  sb_size_legalization.left_to_vn_splitter = 1\n" +
 			"SB Legalization Statistic:\n" +
 			" Total trip count unrolled: 16\n" +
 			" Number of memory location split: 1\n" +

@@ -57,7 +57,9 @@ func runFullUnrollCmd(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("full-unroll", stderr)
 	level := fs.Int("unrollLevel", 0, "`N`: 0 only memloc generation; 1 unroll some (need_unroll functions, heuristic_unroll loops); 2 unroll all")
 	verbose := fs.Int("verbose", 30, "console log `level` (10 debug, 20 info, 30 warning, 40 error)")
-	out := fs.String("o", "", "output file `name` (BIR-JSON when it ends in .json, text otherwise)")
+	out := fs.String("o", "", "output file `name` (BIR-JSON when it ends in .json, text otherwise; - for standard output)")
+	inPlace := fs.Bool("in-place", false, "allow -o to name the input file (replaced atomically once the unroll succeeds)")
+	noVerify := fs.Bool("no-verify", false, "check only the module's structure (dangling ids, blocks, loops), not every verifier rule, as the original tool does")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -70,12 +72,20 @@ func runFullUnrollCmd(args []string, stdout, stderr io.Writer) error {
 	case *out == "":
 		return fmt.Errorf("want an output file: -o OUTPUT")
 	}
+	if err := checkOutputNotInput(pos[0], *out, *inPlace); err != nil {
+		return err
+	}
 	m, err := driver.Load(pos[0])
 	if err != nil {
 		return err
 	}
 	if err := structurallyValid(m); err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	if !*noVerify {
+		if err := verifyInput(m, pos[0], "--no-verify"); err != nil {
+			return err
+		}
 	}
 	var logf func(string, ...any)
 	if *verbose <= logInfo {
@@ -85,7 +95,7 @@ func runFullUnrollCmd(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	if err := driver.Save(*out, m); err != nil {
+	if err := driver.SaveTo(*out, stdout, m); err != nil {
 		return err
 	}
 	if logf != nil {

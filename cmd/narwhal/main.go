@@ -11,7 +11,10 @@
 //
 // FILE is a BIR-JSON file, a text-form file (detected by content), or
 // builtin:NAME[:k=v,...]. Exit status: 0 ok, 1 error (a one-line cause on
-// stderr), 2 internal error.
+// stderr), 2 internal error: a recovered panic anywhere (a reader, a pass,
+// the interpreter; errors.Is(err, bug.ErrInternal)), reported in one line
+// that says it is a bug in narwhal, not in the input.
+// A flag error is one line too (the command's flags: narwhal CMD -h).
 package main
 
 import (
@@ -23,7 +26,12 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"strconv"
 	"strings"
+
+	"github.com/narwhal-compiler/narwhal/diag"
+	"github.com/narwhal-compiler/narwhal/internal/checked"
+	"github.com/narwhal-compiler/narwhal/interp"
 )
 
 type command struct {
@@ -99,7 +107,7 @@ var errSilent = errors.New("silent failure")
 func mainExit(args []string, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "narwhal: internal error: %v (please report this; set NARWHAL_TRACEBACK=1 for a trace)\n", r)
+			fmt.Fprintf(stderr, "narwhal: internal error[%s], %s: %v; %s\n", diag.Internal, diag.InternalText, oneLine(fmt.Sprint(r)), diag.InternalHelp(args))
 			if os.Getenv("NARWHAL_TRACEBACK") != "" {
 				fmt.Fprintf(stderr, "%s", debug.Stack())
 			}
@@ -109,6 +117,7 @@ func mainExit(args []string, stdout, stderr io.Writer) (code int) {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)
 		if len(args) == 0 {
+			fmt.Fprintln(stderr, "narwhal: want a command (the list above; narwhal help prints it)")
 			return 1
 		}
 		return 0
@@ -123,9 +132,12 @@ func mainExit(args []string, stdout, stderr io.Writer) (code int) {
 				return 0
 			case errors.Is(err, errSilent):
 				return 1
+			case isFlagError(err):
+				return diag.Report(stderr, c.name, err, args, "narwhal "+c.name+" -h lists the flags")
 			}
-			fmt.Fprintf(stderr, "narwhal %s: %s\n", c.name, oneLine(err.Error()))
-			return 1
+			// One line, led by the error code; exit 2 for narwhal's own
+			// faults (bug.ErrInternal), with how to report them.
+			return diag.Report(stderr, c.name, err, args, "")
 		}
 	}
 	fmt.Fprintf(stderr, "narwhal: unknown command %q (run 'narwhal help')\n", args[0])
@@ -161,7 +173,10 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, &flagError{err}
 		}
 		if fs.NArg() == 0 {
 			return pos, nil
@@ -177,10 +192,54 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
 func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
+// newFlagSet returns a command's flag set. A parse error is returned as a
+// flagError and printed by mainExit in one line; -h prints the flags to
+// stderr (exit 0). The flag package prints its error message and then
+// calls Usage; flagOutput swallows the message and tells Usage not to
+// print the flag list after one.
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("narwhal "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	out := &flagOutput{w: stderr}
+	fs.SetOutput(out)
+	fs.Usage = func() {
+		if out.failed {
+			return
+		}
+		out.open = true
+		defer func() { out.open = false }()
+		fmt.Fprintf(out, "usage of narwhal %s (flags may come before or after the arguments):\n", name)
+		fs.PrintDefaults()
+	}
 	return fs
+}
+
+// flagOutput passes through what Usage prints and records (and drops)
+// what the flag package prints on a parse error.
+type flagOutput struct {
+	w            io.Writer
+	open, failed bool
+}
+
+func (o *flagOutput) Write(p []byte) (int, error) {
+	if o.open {
+		return o.w.Write(p)
+	}
+	o.failed = true
+	return len(p), nil
+}
+
+// flagError is a flag parse error.
+type flagError struct{ err error }
+
+func (e *flagError) Error() string { return e.err.Error() }
+func (e *flagError) Unwrap() error { return e.err }
+
+// ErrorCode is diag.Usage.
+func (e *flagError) ErrorCode() string { return diag.Usage }
+
+func isFlagError(err error) bool {
+	var fe *flagError
+	return errors.As(err, &fe)
 }
 
 func runVersion(args []string, stdout, stderr io.Writer) error {
@@ -203,4 +262,52 @@ func versionString() string {
 		s += ")"
 	}
 	return s
+}
+
+// byteSize is a flag value holding a size in bytes, written as a plain
+// number or with a unit (KiB, MiB, GiB, TiB; K, M, G, T and KB, MB, ...
+// mean the same powers of 1024); -1 means no limit. 0 is refused (a
+// budget of nothing is a typo).
+type byteSize int64
+
+func sizeFlag(fs *flag.FlagSet, name string, def int64, usage string) *byteSize {
+	v := byteSize(def)
+	fs.Var(&v, name, usage)
+	return &v
+}
+
+func (b *byteSize) String() string {
+	if *b < 0 {
+		return "-1"
+	}
+	return interp.Bytes(int64(*b))
+}
+
+func (b *byteSize) Set(s string) error {
+	t := strings.TrimSpace(s)
+	if t == "-1" {
+		*b = -1
+		return nil
+	}
+	mult := int64(1)
+	upper := strings.ToUpper(t)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"KIB", 1 << 10}, {"MIB", 1 << 20}, {"GIB", 1 << 30}, {"TIB", 1 << 40}, {"KB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"TB", 1 << 40}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1}} {
+		if strings.HasSuffix(upper, u.suffix) {
+			t, mult = strings.TrimSpace(t[:len(t)-len(u.suffix)]), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n <= 0 {
+		return fmt.Errorf("want a positive size such as 512MiB or 4GiB, or -1 for no limit")
+	}
+	v, ok := checked.Mul(n, mult)
+	if !ok {
+		return fmt.Errorf("%s is more than 2^63 bytes", s)
+	}
+	*b = byteSize(v)
+	return nil
 }

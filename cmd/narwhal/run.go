@@ -87,7 +87,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&options, "option", "machine parameter `arch.NAME=VALUE` (repeatable)")
 	check := fs.Bool("check", false, "compare the outputs with the built-in kernel's Go reference")
 	coreID := fs.Int64("core-id", -1, "the module's neuron core `id` (selects one core's body of an LNC kernel; -1: as in the file)")
-	maxInsts := fs.Int64("max-instructions", 0, "stop with an error after executing `N` instructions (0: no limit)")
+	maxInsts := fs.Int64("max-instructions", interp.DefaultMaxInstructions, "stop with an error after executing `N` instructions (loop iterations count as one; -1: no limit)")
+	noVerify := fs.Bool("no-verify", false, "execute the module even when the verifier rejects it")
+	maxMem := sizeFlag(fs, "max-memory", interp.DefaultMaxMemory, "stop with an error before the interpreter's memory (storage, scratch, inputs, outputs) exceeds `SIZE` (bytes, or with KiB, MiB, GiB, TiB; -1: no limit)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -96,6 +98,15 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("want one input (a file or builtin:NAME[:k=v,...]), have %d", len(pos))
 	}
 	src := pos[0]
+	if err := checkCoreID(*coreID); err != nil {
+		return err
+	}
+	if *maxInsts == 0 || *maxInsts < -1 {
+		return fmt.Errorf("--max-instructions %d: want N > 0, or -1 for no limit", *maxInsts)
+	}
+	if err := emptyFlags(fs, "outputs", "inputs", "arch"); err != nil {
+		return err
+	}
 	var inst *kernels.Instance
 	var m *bir.Module
 	if spec, ok := strings.CutPrefix(src, driver.BuiltinPrefix); ok {
@@ -134,6 +145,11 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if m.Main() == nil {
 		return fmt.Errorf("%s: the module has no functions", src)
 	}
+	if !*noVerify {
+		if err := verifyInput(m, src, "--no-verify"); err != nil {
+			return err
+		}
+	}
 	// The interpreter cannot execute an NKI kernel placeholder (a KLR file
 	// wrapped by the loader, or an NKIKLIRKernel in a BIR-JSON module):
 	// materialize the kernels first, as the compiler's first pass does.
@@ -156,15 +172,28 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if inst != nil {
 		k = inst.Kernel
 	}
+	iopt := interp.Options{MaxInstructions: *maxInsts, MaxMemory: int64(*maxMem)}
+	if err := interp.CheckInputs(m, iopt); err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
 	inputs, origin, err := loadInputs(m, k, *inDir, *seed, stderr)
 	if err != nil {
 		return err
 	}
-	outs, err := interp.Run(m, inputs, interp.Options{MaxInstructions: *maxInsts})
+	outs, err := interp.Run(m, inputs, iopt)
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)
 	}
 	npz := strings.EqualFold(filepath.Ext(*outDir), npy.ExtNPZ)
+	// Every output name is checked before the first file is written, so
+	// that a bad name cannot leave some outputs replaced and others not.
+	if !npz {
+		for _, name := range slices.Sorted(maps.Keys(outs)) {
+			if err := safeFileName(name); err != nil {
+				return fmt.Errorf("output %q: %w; nothing was written (--outputs F.npz takes any name)", name, err)
+			}
+		}
+	}
 	if npz {
 		if err := npy.WriteNPZ(*outDir, outs); err != nil {
 			return err
@@ -179,9 +208,6 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		t := outs[name]
 		path := *outDir + ":" + name
 		if !npz {
-			if err := safeFileName(name); err != nil {
-				return fmt.Errorf("output %q: %w", name, err)
-			}
 			path = filepath.Join(*outDir, name+npy.Ext)
 			if err := npy.WriteFile(path, t); err != nil {
 				return err

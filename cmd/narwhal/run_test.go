@@ -196,7 +196,10 @@ func TestRun_Errors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"out of bounds", []string{"run", "testdata/bad/oob.json", "--outputs", t.TempDir()}, "instruction ld_x (Load): source 0 accesses elements [1024, 66559] of location x, which holds 65536 elements of float32"},
+		{"out of bounds, verified", []string{"run", "testdata/bad/oob.json", "--outputs", t.TempDir()}, "the input does not verify: function sg0000, instruction ld_x (Load), location x: source 0 (x): access pattern [[512,128],[1,512]] at offset 1024 reaches elements [1024, 66559]"},
+		{"out of bounds, executed", []string{"run", "testdata/bad/oob.json", "--no-verify", "--outputs", t.TempDir()}, "instruction ld_x (Load): source 0 accesses elements [1024, 66559] of location x, which holds 65536 elements of float32"},
+		{"core id", []string{"run", "builtin:tensor_add", "--core-id", "-2"}, "--core-id -2: want -1"},
+		{"empty outputs", []string{"run", "builtin:tensor_add", "--outputs", ""}, "--outputs is empty"},
 		{"never-written SBUF", []string{"run", uninit, "--outputs", t.TempDir()}, "instruction st_z (Save): read of never-written SBUF (location z_sb) at partition 0 byte 0"},
 		{"no file", []string{"run"}, "want one input"},
 		{"two files", []string{"run", "a.json", "b.json"}, "want one input"},

@@ -57,14 +57,17 @@
 //     (GenericIndirectLoad): ..."); a violated seed assertion is an error,
 //     never a panic. Thresholds that make the seed leave an instruction
 //     alone (R2/R4 of the strided pass) are log lines and counters, not
-//     errors.
+//     errors of the pass; the verifier reports the loads left alone at
+//     the stage the strided pass produces (strided-load).
 //   - Verifier rules. The rules the passes promise are package verify's:
 //     cce-sources (checkCCEDMALegality: num_arguments() <=
 //     MaxCceDmaSource under StageCCELegal or the completion attribute),
 //     indirect-shape (checkIndirectShape on GenericIndirectLoad/Save),
 //     tensor-indirection (checkTensorIndirection on IndirectLoad/Save's
-//     address AP) and indirect-lowered (StageIndirectLowered). The tests
-//     verify every result at the stage the pass produces.
+//     address AP), indirect-lowered (StageIndirectLowered) and
+//     strided-load (StageStridedLegal: Loads from DRAM are
+//     partition-contiguous, arch.PartitionContiguous). The tests verify
+//     every result at the stage the pass produces.
 //
 // Performance (BenchmarkPasses1M, a straight-line block of DMA
 // instructions of which one in eight is rewritten, on the 2-core shared
@@ -86,7 +89,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/narwhal-compiler/narwhal/diag"
 	"maps"
 	"slices"
 	"strconv"
@@ -94,6 +96,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/pass"
 )
 

@@ -33,7 +33,7 @@ func TestPassTable_Entries(t *testing.T) {
 		produces verify.Stage
 	}{
 		{IndirectName, 10, "", verify.StageIndirectLowered},
-		{StridedName, 18, "gen-stride-dma", 0},
+		{StridedName, 18, "gen-stride-dma", verify.StageStridedLegal},
 		{CCEName, 19, "", verify.StageCCELegal},
 	} {
 		p, ok := tb.Lookup(want.name)

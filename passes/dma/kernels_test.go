@@ -25,7 +25,7 @@ func owned(p *pass.Pass, m *bir.Module) int {
 					n++
 				}
 			case StridedName:
-				if f.Inst(i).Op == bir.OpLoad && f.Inst(i).NIns == 1 && !PartitionContiguous(m.Pattern(f.Ins(i)[0].Pattern)) {
+				if f.Inst(i).Op == bir.OpLoad && f.Inst(i).NIns == 1 && !arch.PartitionContiguous(m.Pattern(f.Ins(i)[0].Pattern)) {
 					n++
 				}
 			case CCEName:

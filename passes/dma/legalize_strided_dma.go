@@ -19,7 +19,46 @@
 // A Load whose DRAM source is not partition-contiguous ("the access has an
 // inter-partition gap" between the elements of one partition, e.g. the
 // transposing load of transpose2d mode=dma, pairs [[1,128],[cols,128]]) is
-// the pass's work.
+// the pass's work. The predicate is arch.PartitionContiguous (one
+// definition, also read by the verifier's strided-load rule).
+//
+// Why this reading of R0, and not the literal one. The seed writes R0 as
+// "partition dim has no inter-partition gap" and the pass's target as "a
+// partition-strided DMA load is an InstLoad whose partition dimension is
+// not contiguous - i.e. the access has an inter-partition gap", adding
+// that the predicate's truth-semantics are "inferred from the symbol name
+// and call site" (STRONG, not CONFIRMED). Read literally - partition p+1's
+// data starts right where partition p's ends - a load with pairs
+// [[1024,128],[1,512]] (512 consecutive elements per partition, rows 1024
+// apart) has a gap and would be rewritten. But R5's rewrite gives each
+// partition one contiguous run of span = 1 + sum step_i*(num_i - 1)
+// elements and keeps the partition step: for that load span = 512 and the
+// new Load is [[1024,128],[1,512]] again, still "gapped", plus a
+// TensorCopy of 256 KiB (fp32) - the rewrite would not produce what its own
+// predicate calls legal, and would cost an on-chip copy for nothing. The
+// rewrite's product is always "each partition's data is one contiguous
+// run", so that is the property R0 must test for the pass to be a
+// legalization (its output satisfies R0), and it is the one a DMA
+// descriptor with one [address, size] per partition needs. narwhal keeps
+// it: [[1024,128],[1,512]] is left alone (R0), [[1024,128],[2,512]] is
+// rewritten (TestPartitionContiguous in arch lists both).
+//
+// The DMA traffic this adds. The new Load stages P x span elements to
+// deliver P x F (F = free elements): for transpose2d mode=dma, 128 x 128
+// fp32, pairs [[1,128],[128,128]], span = 1 + 128*127 = 16257, so the
+// tile is 128 x 16257 x 4 = 8,323,584 bytes read from DRAM to move 65,536
+// (127x), then a 64 KiB engine copy. The counters "moved_bytes" and
+// "staged_bytes" report both per run (TestLegalizeStridedDMA_Traffic). No
+// tighter tile exists for this rewrite: the TensorCopy works inside one
+// partition, so tile partition p must hold every element destination
+// partition p receives, and a partition-contiguous DMA delivers them as
+// one run from the first to the last, which is span elements; span is
+// therefore the least tile row for any Load + per-partition-copy
+// decomposition. Moving less needs a different decomposition - a
+// contiguous Load of the rows followed by an on-chip transpose (the PE or
+// Vector engine, which cross partitions), or a DMA in Transpose mode -
+// which is not what the seed's pass emits, so narwhal does not emit it
+// here.
 //
 // The seed's pseudo-code is partly garbled (its TensorCopy reads the DRAM
 // pattern and its Load reads the SBUF tile; an engine cannot read DRAM).
@@ -71,8 +110,14 @@
 //     pattern inside one partition, and both the destination and the
 //     tile's read pattern within the engine AP encoding (at most
 //     MaxFreeDims free pairs, uint16 nums, int16 steps). The seed asserts
-//     R1; narwhal leaves such a load alone with a log line, because a
-//     strided DMA is legal IR, only slower.
+//     R1; narwhal leaves such a load alone with a log line and lets the
+//     verifier report it, as the seed does with R2 and R4 failures ("left
+//     unmodified - deferred to the verifier / later legalization"): the
+//     pass produces verify.StageStridedLegal, whose strided-load rule
+//     reports every Load from DRAM still not partition-contiguous, so a
+//     compile with --gen-stride-dma stops at such a load with the reason
+//     (the pass log says which threshold failed). Without the gate no
+//     stage is claimed and the strided DMA stays, as in the original.
 //   - Symbolic access patterns (the pass may run before the unroller):
 //     handled. The destination's base partition is the template location's
 //     (every location of the tensor when the block index is not constant);
@@ -99,9 +144,9 @@
 //     its own tile size, so the set of loads rewritten is the seed's. The
 //     consequence: a load that reads far into its DRAM tensor (offset +
 //     span elements over the budget) is left alone (R4, logged) even when
-//     its span alone would fit; that is legal IR, only a slower DMA, and
-//     translation validation is unaffected (a load left alone is
-//     unchanged). For a symbolic source the seed's field is the static
+//     its span alone would fit, and the verifier's strided-load rule then
+//     reports it (above); translation validation is unaffected (a load
+//     left alone is unchanged). For a symbolic source the seed's field is the static
 //     part of the offset - the loop-dependent terms live in the symbolic
 //     expression, not in the AP's offset field - so offset is the
 //     constant term of the offset expression (transpose2d's
@@ -117,6 +162,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/verify"
 )
 
 // StridedName is the pass's registry name.
@@ -127,11 +173,12 @@ const quadrantMask = 0x1F
 
 // LegalizeStridedDMAPass is the pass-table entry of legalize_strided_dma.
 var LegalizeStridedDMAPass = pass.Pass{
-	Name:    StridedName,
-	Order:   18,
-	Default: true,
-	Gate:    "gen-stride-dma",
-	Doc:     "rewrite partition-strided Loads into a contiguous DMA into an SBUF tile plus a TensorCopy (seed 001, gated on gen-stride-dma)",
+	Name:     StridedName,
+	Order:    18,
+	Default:  true,
+	Gate:     "gen-stride-dma",
+	Produces: verify.StageStridedLegal,
+	Doc:      "rewrite partition-strided Loads into a contiguous DMA into an SBUF tile plus a TensorCopy (seed 001, gated on gen-stride-dma)",
 	Run: func(ctx *pass.Context) error {
 		s := newStridedLegalizer(ctx.Module, ctx.Arch, ctx.Logf)
 		err := ctx.ForEachFunction(s.function)
@@ -144,6 +191,8 @@ var LegalizeStridedDMAPass = pass.Pass{
 		ctx.Count("not_placeable", int64(st.NotPlaceable))
 		ctx.Count("unaligned", int64(st.Unaligned))
 		ctx.Count("over_budget", int64(st.OverBudget))
+		ctx.Count("moved_bytes", st.MovedBytes)
+		ctx.Count("staged_bytes", st.StagedBytes)
 		return passError(StridedName, err)
 	},
 }
@@ -157,6 +206,13 @@ type StridedStats struct {
 	NotPlaceable int // R1: the destination is not a placeable on-chip operand
 	Unaligned    int // R2: the destination's base partition is not /32-aligned
 	OverBudget   int // R4: DtypeSize * (source offset + span) exceeds the SBUF partition budget
+
+	// The DMA traffic of the rewritten Loads, one execution each: the
+	// bytes the original Loads deliver (P x free elements x dtype size)
+	// and the bytes their new Loads stage into the tiles (P x span x
+	// dtype size). The TensorCopy then moves MovedBytes on chip.
+	MovedBytes  int64
+	StagedBytes int64
 }
 
 // LegalizeStridedDMA runs legalize_strided_dma on m, whatever the
@@ -214,7 +270,7 @@ func (s *stridedLegalizer) reserve() {
 	f.Walk(func(i bir.InstID) bool {
 		if in := f.Inst(i); in.Op == bir.OpLoad && in.NIns == 1 {
 			src := f.Ins(i)[0]
-			if validAP(f, &src) && !PartitionContiguous(s.m.Pattern(src.Pattern)) {
+			if validAP(f, &src) && !arch.PartitionContiguous(s.m.Pattern(src.Pattern)) {
 				n++
 			}
 		}
@@ -226,19 +282,8 @@ func (s *stridedLegalizer) reserve() {
 func (s *stridedLegalizer) finish() {
 	st := s.stats
 	s.log.flush()
-	s.log.printf("%d Loads: %d rewritten, %d partition-contiguous, %d not from DRAM, left alone: %d not placeable (R1), %d unaligned (R2), %d over the SBUF budget (R4)",
-		st.Loads, st.Rewritten, st.Contiguous, st.NotDRAM, st.NotPlaceable, st.Unaligned, st.OverBudget)
-}
-
-// PartitionContiguous is narwhal's isPartitionContiguous for a DRAM source
-// pattern (see the file comment): its free pairs walk consecutive
-// elements.
-func PartitionContiguous(p bir.Pattern) bool {
-	if len(p) <= 1 {
-		return true
-	}
-	_, k := contiguousRun(p)
-	return k <= 1
+	s.log.printf("%d Loads: %d rewritten, %d partition-contiguous, %d not from DRAM, left alone: %d not placeable (R1), %d unaligned (R2), %d over the SBUF budget (R4); the rewritten Loads deliver %d bytes and stage %d bytes",
+		st.Loads, st.Rewritten, st.Contiguous, st.NotDRAM, st.NotPlaceable, st.Unaligned, st.OverBudget, st.MovedBytes, st.StagedBytes)
 }
 
 func (s *stridedLegalizer) skip(i bir.InstID, reason string, counter *int, format string, args ...any) (bool, error) {
@@ -272,7 +317,7 @@ func (s *stridedLegalizer) visitLoad(i bir.InstID) (bool, error) {
 	sp := m.Pattern(src.Pattern)
 
 	// R0: already partition-contiguous.
-	if PartitionContiguous(sp) {
+	if arch.PartitionContiguous(sp) {
 		s.stats.Contiguous++
 		return false, nil
 	}
@@ -409,6 +454,8 @@ func (s *stridedLegalizer) rewrite(i bir.InstID, src, dst bir.Operand, sp bir.Pa
 	}
 	f.DropInstNameIndex() // names are set in place below
 	s.stats.Rewritten++
+	s.stats.MovedBytes += P * freeElems(sp) * dt.Size()
+	s.stats.StagedBytes += P * span * dt.Size()
 
 	// The contiguous DMA: partition p reads its run of span elements.
 	whole := m.InternPattern(bir.Pattern{{Step: span, Num: P}, {Step: 1, Num: span}})

@@ -32,6 +32,11 @@ type access struct {
 	// could not be enumerated (offs is then empty).
 	offs  []int64
 	known bool
+	// units are, per offset, the location FullUnroll will make of the
+	// tensor for that instance (its block index; 0 for a tensor of one
+	// location), -1 when it cannot be told (a physical access to a block
+	// tensor's template location).
+	units []int64
 	// dynamic names the DynamicForLoop/DoWhile enclosing a symbolic access
 	// (FullUnroll cannot unroll it), "" when none.
 	dynamic string
@@ -66,8 +71,16 @@ func (fs *funcState) accesses(t bir.TensorID) []access {
 		switch o.Kind {
 		case bir.OpdPhysAP:
 			a.offs, a.known = []int64{o.Offset}, true
+			unit := int64(0)
+			switch {
+			case len(ts.Locs) > 1:
+				unit = f.Loc(loc).TensorIdx
+			case ts.IsBlock && ts.NBlocks > 1:
+				unit = -1 // the template named physically: which block is not said
+			}
+			a.units = []int64{unit}
 		case bir.OpdSymAP:
-			fs.enumerate(&a, o, ts.Shape)
+			fs.enumerate(&a, o, ts)
 		}
 		out = append(out, a)
 	}
@@ -104,9 +117,12 @@ func (fs *funcState) flatten() []int32 {
 // evaluated at every iteration of the enclosing loops whose axes it (or
 // its instruction's predicate) names, skipping the iterations where the
 // predicate is false.
-func (fs *funcState) enumerate(a *access, o bir.Operand, shape []int64) {
+func (fs *funcState) enumerate(a *access, o bir.Operand, ts *bir.Tensor) {
 	f, m := fs.f, fs.m
+	shape := ts.Shape
 	expr := m.Expr(o.OffsetExpr())
+	blockExpr := m.Expr(o.BlockExpr())
+	blocks := ts.IsBlock && ts.NBlocks > 1
 	pred := m.Pred(f.Inst(a.inst).Pred)
 	a.indexed = indexedDims(expr, shape)
 	for _, l := range f.Loopnest(a.inst) {
@@ -115,6 +131,9 @@ func (fs *funcState) enumerate(a *access, o bir.Operand, shape []int64) {
 		}
 	}
 	axes := expr.Axes(nil)
+	if blocks {
+		axes = blockExpr.Axes(axes)
+	}
 	for _, c := range pred.Cons {
 		axes = c.Expr.Axes(axes)
 	}
@@ -152,6 +171,7 @@ func (fs *funcState) enumerate(a *access, o bir.Operand, shape []int64) {
 		env.Bind(rs[k].ax, rs[k].lb)
 	}
 	offs := make([]int64, 0, total)
+	units := make([]int64, 0, total)
 	for {
 		run := true
 		if !pred.IsTrue() {
@@ -165,6 +185,13 @@ func (fs *funcState) enumerate(a *access, o bir.Operand, shape []int64) {
 				return
 			}
 			offs = append(offs, v)
+			unit := int64(0)
+			if blocks {
+				if unit, err = blockExpr.Eval(&env); err != nil || unit < 0 || unit >= ts.NBlocks {
+					unit = -1
+				}
+			}
+			units = append(units, unit)
 		}
 		// Odometer over the axes, innermost last.
 		k := len(rs) - 1
@@ -181,7 +208,7 @@ func (fs *funcState) enumerate(a *access, o bir.Operand, shape []int64) {
 			break
 		}
 	}
-	a.offs, a.known = offs, true
+	a.offs, a.units, a.known = offs, units, true
 }
 
 // indexedDims returns the dims of a row-major shape that some plain axis

@@ -103,11 +103,12 @@ package sbsize
 
 import (
 	"fmt"
-	"github.com/narwhal-compiler/narwhal/diag"
+	"strconv"
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/footprint"
 	"github.com/narwhal-compiler/narwhal/pass"
 )
@@ -117,6 +118,16 @@ const (
 	CounterCanSplit   = "backend::CanSplitSbNodesCount"
 	CounterShrunk     = "backend::ShrunkNodesCount"
 	CounterTotalSplit = "backend::TotalSplitSbNodesCount"
+)
+
+// narwhal's counters of the plan (reported when not 0): force_unroll_update
+// rounds, loops marked for FullUnroll, tensors left to vn_splitter and to
+// shrink_ml.
+const (
+	CounterForceRounds  = "sb_size_legalization.force_rounds"
+	CounterLoopsForced  = "sb_size_legalization.loops_forced"
+	CounterLeftToVN     = "sb_size_legalization.left_to_vn_splitter"
+	CounterLeftToShrink = "sb_size_legalization.left_to_shrink_ml"
 )
 
 // ReportTitle is the title of the statistic block.
@@ -158,6 +169,51 @@ type Options struct {
 	// sets it to pass.Context.Function, so that a panic is reported
 	// against the function it happened in.
 	OnFunction func(name string)
+	// Later says which of the passes that repair what this pass plans run
+	// after it, and how (nil: DefaultLater, the default pipeline). The
+	// pass table entry reads them from the run (pass.Context.PeerOption).
+	Later *Later
+}
+
+// Later describes the passes after sb_size_legalization whose repairs its
+// plan relies on, so that it leaves a tensor only to a pass that will run
+// and, as configured, will repair it.
+type Later struct {
+	// UnrollLevel is full_unroll's unrollLevel (-1: "auto", chosen per
+	// function; the cut and the forced unrolling happen at levels 1, 2 and
+	// auto); Unroll is false when full_unroll does not run.
+	Unroll      bool
+	UnrollLevel int
+	// VN is vn_splitter's configuration, nil when it does not run.
+	VN *footprint.VNOptions
+	// Shrink says whether shrink_ml runs.
+	Shrink bool
+}
+
+// DefaultLater is the default pipeline's: full_unroll at level auto,
+// vn_splitter with its defaults, shrink_ml.
+func DefaultLater() *Later {
+	vn := footprint.DefaultVNOptions()
+	return &Later{Unroll: true, UnrollLevel: -1, VN: &vn, Shrink: true}
+}
+
+// later is Later as the plan reads it.
+type later struct {
+	cut, unrolls bool
+	unrollWhy    string // why full_unroll neither cuts nor unrolls
+	vn           *footprint.VNOptions
+	shrink       bool
+}
+
+func (l *Later) resolve() later {
+	r := later{vn: l.VN, shrink: l.Shrink, cut: true, unrolls: true}
+	switch {
+	case !l.Unroll:
+		r.cut, r.unrolls, r.unrollWhy = false, false, "does not run"
+	case l.UnrollLevel == 0:
+		r.cut, r.unrolls, r.unrollWhy = false, false, "runs at unrollLevel=0 (memloc generation only)"
+	}
+	return r
 }
 
 // Stats are the pass's results (the statistic block and the counters).
@@ -206,7 +262,10 @@ func SBSizeLegalization(m *bir.Module, model *arch.Model, opt Options) (Stats, e
 	if opt.MaxLivenessSteps <= 0 {
 		opt.MaxLivenessSteps = DefaultMaxLivenessSteps
 	}
-	lz := &legalizer{m: m, opt: opt, st: &st}
+	if opt.Later == nil {
+		opt.Later = DefaultLater()
+	}
+	lz := &legalizer{m: m, opt: opt, st: &st, later: opt.Later.resolve()}
 	// ---- the arch gate ----
 	st.Gate = arch.SBSizeLegalizationGate(model.ArchLevel)
 	switch st.Gate {
@@ -256,6 +315,7 @@ func SBSizeLegalization(m *bir.Module, model *arch.Model, opt Options) (Stats, e
 
 type legalizer struct {
 	m     *bir.Module
+	later later
 	geo   footprint.Geometry
 	opt   Options
 	st    *Stats
@@ -331,7 +391,11 @@ func runSBSizeLegalization(ctx *pass.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := SBSizeLegalization(ctx.Module, ctx.Arch, Options{MaxAccessPoints: pts, MaxLivenessSteps: steps, Logf: ctx.Logf, OnFunction: ctx.Function})
+	lt, err := laterOf(ctx)
+	if err != nil {
+		return err
+	}
+	st, err := SBSizeLegalization(ctx.Module, ctx.Arch, Options{MaxAccessPoints: pts, MaxLivenessSteps: steps, Logf: ctx.Logf, OnFunction: ctx.Function, Later: lt})
 	// A returned error keeps its own wording (it names its function where
 	// it has one); only a panic, which skips this line, is reported
 	// against the function recorded by OnFunction.
@@ -340,7 +404,43 @@ func runSBSizeLegalization(ctx *pass.Context) error {
 		ctx.Count(CounterCanSplit, int64(st.CanSplit))
 		ctx.Count(CounterShrunk, int64(st.Shrunk))
 		ctx.Count(CounterTotalSplit, int64(st.Marked))
+		for _, c := range []struct {
+			name string
+			v    int
+		}{{CounterForceRounds, st.ForceRounds}, {CounterLoopsForced, st.LoopsForced}, {CounterLeftToVN, st.LeftToVN}, {CounterLeftToShrink, st.LeftToShrink}} {
+			if c.v != 0 {
+				ctx.Count(c.name, int64(c.v))
+			}
+		}
 		ctx.AddReport(ReportTitle, st.StatisticText())
 	}
 	return err
+}
+
+// laterOf reads the configuration of the passes after this one from the
+// run: full_unroll's level, vn_splitter's options (parsed as vn_splitter
+// parses them), whether shrink_ml runs.
+func laterOf(ctx *pass.Context) (*Later, error) {
+	lt := &Later{Shrink: ctx.PeerRuns("shrink_ml"), UnrollLevel: -1}
+	if v, ok := ctx.PeerOption("full_unroll", "unrollLevel"); ok {
+		lt.Unroll = true
+		if v != "" && v != "auto" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return nil, fmt.Errorf("pass sb_size_legalization: full_unroll's unrollLevel=%q: want 0, 1, 2 or auto", v)
+			}
+			lt.UnrollLevel = n
+		}
+	}
+	if ctx.PeerRuns("vn_splitter") {
+		vn, err := footprint.ParseVNOptions(func(name string) string {
+			v, _ := ctx.PeerOption("vn_splitter", name)
+			return v
+		})
+		if err != nil {
+			return nil, err
+		}
+		lt.VN = &vn
+	}
+	return lt, nil
 }

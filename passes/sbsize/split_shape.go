@@ -37,6 +37,7 @@ package sbsize
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -62,10 +63,17 @@ type tensorInfo struct {
 	why         string // what is illegal
 	fix         fixKind
 	mask        []bool
-	pieces      int64  // pieces per location of the cut
-	note        string // how it is repaired, or why it cannot be
-	accs        []access
-	forced      bool // every symbolic access has all its loops marked
+	pieces      int64 // pieces per location of the cut
+	// The cut planCut found (nil mask: none, cutWhy says why), kept when
+	// another repair is preferred so the plan can fall back to it.
+	cutMask      []bool
+	cutPieces    int64
+	cutStraddles int64
+	cutWhy       string
+	vnGroups     int64  // the most pieces vn_splitter makes of one location
+	note         string // how it is repaired, or why it cannot be
+	accs         []access
+	forced       bool // every symbolic access has all its loops marked
 }
 
 // funcState is the per-function state of the pass.
@@ -130,6 +138,7 @@ func (fs *funcState) classify() error {
 		lz.logf("tenosrizer split %s: %s", ts.Name, ti.why)
 		fs.plan(t)
 	}
+	fs.checkVNLimit()
 	return nil
 }
 
@@ -139,7 +148,6 @@ func (fs *funcState) plan(t bir.TensorID) {
 	ts := f.Tensor(t)
 	ti := &fs.info[t]
 	ti.accs = fs.accesses(t)
-	var whyNot []string
 	for _, a := range ti.accs {
 		if a.sym() && a.dynamic != "" {
 			ti.fix = fixImpossible
@@ -148,36 +156,42 @@ func (fs *funcState) plan(t bir.TensorID) {
 			return
 		}
 	}
-	mask, pieces, straddles, why := fs.planCut(t)
-	takeCut := func() {
-		ti.fix, ti.mask, ti.pieces = fixSplit, mask, pieces
-		ti.note = fmt.Sprintf("cut into %d pieces per location along dims %v", pieces, markedDims(mask))
-		lz.st.CanSplit++
+	if lz.later.cut {
+		ti.cutMask, ti.cutPieces, ti.cutStraddles, ti.cutWhy = fs.planCut(t)
+	} else {
+		ti.cutWhy = "full_unroll " + lz.later.unrollWhy
 	}
-	if mask != nil && straddles == 0 {
-		takeCut()
+	if ti.cutMask != nil && ti.cutStraddles == 0 {
+		fs.takeCut(t)
 		return
-	}
-	if mask == nil {
-		whyNot = append(whyNot, "cut: "+why)
 	}
 	// A cut that splits instructions is the last resort when vn_splitter's
 	// partition groups fit as they are.
-	if ok, why := fs.planVN(t); ok {
-		ti.fix, ti.note = fixVN, why
+	ok, groups, why := fs.planVN(t)
+	if ok {
+		ti.fix, ti.note, ti.vnGroups = fixVN, why, groups
 		lz.st.LeftToVN++
 		lz.logf("%s: left to vn_splitter: %s", ts.Name, why)
 		return
-	} else if mask != nil {
-		takeCut()
-		return
-	} else {
-		whyNot = append(whyNot, "vn_splitter: "+why)
 	}
+	fs.decideAfterVN(t, []string{"vn_splitter: " + why})
+}
+
+// decideAfterVN takes the cut found for t, else shrink_ml when it
+// legalizes t, else reports t; whyNot holds the reasons vn_splitter does
+// not.
+func (fs *funcState) decideAfterVN(t bir.TensorID, whyNot []string) {
+	lz := fs.lz
+	ti := &fs.info[t]
+	if ti.cutMask != nil {
+		fs.takeCut(t)
+		return
+	}
+	whyNot = append([]string{"cut: " + ti.cutWhy}, whyNot...)
 	if ok, why := fs.planShrink(t); ok {
 		ti.fix, ti.note = fixShrink, why
 		lz.st.LeftToShrink++
-		lz.logf("%s: left to shrink_ml: %s", ts.Name, why)
+		lz.logf("%s: left to shrink_ml: %s", fs.f.Tensor(t).Name, why)
 		return
 	} else {
 		whyNot = append(whyNot, "shrink_ml: "+why)
@@ -185,6 +199,14 @@ func (fs *funcState) plan(t bir.TensorID) {
 	ti.fix = fixImpossible
 	ti.note = strings.Join(whyNot, "; ")
 	fs.unfittable(t)
+}
+
+// takeCut decides the cut found for t.
+func (fs *funcState) takeCut(t bir.TensorID) {
+	ti := &fs.info[t]
+	ti.fix, ti.mask, ti.pieces = fixSplit, ti.cutMask, ti.cutPieces
+	ti.note = fmt.Sprintf("cut into %d pieces per location along dims %v", ti.pieces, markedDims(ti.mask))
+	fs.lz.st.CanSplit++
 }
 
 func (fs *funcState) unfittable(t bir.TensorID) {
@@ -450,85 +472,6 @@ func prod(xs []int64) int64 {
 	return p
 }
 
-// layouts calls fn with the on-chip layout of every executed instance of
-// the tensor's accesses; it returns false (and the reason) when one
-// cannot be decomposed or is not known, or when the tensor is MX data
-// (vn_splitter and shrink_ml leave it as declared: footprint.IsMx).
-func (fs *funcState) layouts(t bir.TensorID, fn func(a *access, lay footprint.APLayout)) (bool, string) {
-	f := fs.f
-	ti := &fs.info[t]
-	ts := f.Tensor(t)
-	if footprint.IsMx(ts.Dtype) {
-		return false, fmt.Sprintf("it holds MX (block-scaled) data (%s), which vn_splitter and shrink_ml keep as declared", ts.Dtype)
-	}
-	for ai := range ti.accs {
-		a := &ti.accs[ai]
-		i := a.inst
-		switch {
-		case a.kind == bir.OpdRegAP:
-			return false, fmt.Sprintf("instruction %s accesses it through a register access pattern", f.InstName(i))
-		case !a.known:
-			return false, fmt.Sprintf("instruction %s: its offsets over %d+ iterations were not enumerated", f.InstName(i), fs.lz.opt.MaxAccessPoints)
-		case footprint.IsMx(a.dtype):
-			return false, fmt.Sprintf("instruction %s accesses it as %s, MX (block-scaled) data, which vn_splitter and shrink_ml keep as declared", f.InstName(i), a.dtype)
-		case a.dsize != ts.Dtype.Size():
-			return false, fmt.Sprintf("instruction %s reinterprets it as %d-byte elements", f.InstName(i), a.dsize)
-		case a.loc == bir.NoLoc:
-			return false, "it has no on-chip location"
-		}
-		if r := footprint.ReachOf(f, i); !r.Followed() {
-			return false, fmt.Sprintf("instruction %s (%s) %s, which the footprint passes do not follow", f.InstName(i), f.OpName(i), r.Why(f, i))
-		}
-		e := f.Loc(a.loc).ElemsPerPartition(ts.Dtype)
-		for _, off := range a.offs {
-			lay := footprint.OnChipLayout(off, a.pat, e)
-			if lay.Class != footprint.APContiguous {
-				return false, fmt.Sprintf("instruction %s, operand %d: a %s access", f.InstName(i), a.opd, lay.Class)
-			}
-			fn(a, lay)
-		}
-	}
-	return true, ""
-}
-
-// planShrink reports whether the window the accesses touch (from the
-// lowest to the highest in-partition element any access reaches at any
-// iteration: the extent shrink_ml will trim the location to) passes
-// is_legal_tensor as a piece [partitions, window elements]: the set case
-// and the free-dim case, rounded up to 8 elements, as shrink_ml's final
-// LocLegal check applies them. (Not the partition-dim case: see
-// legality.go.)
-func (fs *funcState) planShrink(t bir.TensorID) (bool, string) {
-	f := fs.f
-	ts := f.Tensor(t)
-	if ts.Kind != bir.KindInternal {
-		return false, fmt.Sprintf("it is a %s tensor", ts.Kind)
-	}
-	lo, hi := int64(-1), int64(-1)
-	pmax := int64(0)
-	ok, why := fs.layouts(t, func(a *access, lay footprint.APLayout) {
-		if lo < 0 || lay.ElemLo < lo {
-			lo = lay.ElemLo
-		}
-		hi = max(hi, lay.ElemHi)
-		pmax = max(pmax, lay.PartMax()+1)
-	})
-	if !ok {
-		return false, why
-	}
-	if lo < 0 {
-		return false, "no instruction accesses it"
-	}
-	parts := f.Loc(fs.firstOnChip(t)).Partitions
-	ds := ts.Dtype.Size()
-	bytes := footprint.RoundUp8(hi-lo+1) * ds
-	piece := []int64{parts, hi - lo + 1}
-	if !fs.pieceLegal(t, piece) {
-		return false, fmt.Sprintf("its accesses touch elements %d..%d of each partition (%d bytes per partition) over %d partitions", lo, hi, bytes, parts)
-	}
-	return true, fmt.Sprintf("its accesses touch elements %d..%d of each partition (%d bytes per partition)", lo, hi, bytes)
-}
-
 func (fs *funcState) firstOnChip(t bir.TensorID) bir.LocID {
 	for _, l := range fs.f.Tensor(t).Locs {
 		if lc := fs.f.Loc(l); !lc.Dead && lc.Type.IsOnChip() {
@@ -538,70 +481,390 @@ func (fs *funcState) firstOnChip(t bir.TensorID) bir.LocID {
 	return fs.f.Tensor(t).Locs[0]
 }
 
-// planVN reports whether the accesses fall into groups of disjoint
-// partitions (vn_splitter's ApGroups), more than one, each of which fits
-// once vn_splitter has carved it and shrink_ml trimmed it.
-func (fs *funcState) planVN(t bir.TensorID) (bool, string) {
+// inst is one executed instance of an access, with its on-chip layout.
+type inst struct {
+	a   *access
+	lay footprint.APLayout
+}
+
+// unitInsts groups the executed instances of the tensor's accesses by the
+// location FullUnroll will make of them (its block, or the tensor's one
+// location), after checking every access as vn_splitter's and shrink_ml's
+// sweeps check theirs: the opcode's reach (footprint.ReachOf), MX data, a
+// reinterpretation, a register access, the layout class and the partition
+// range. It returns false and the reason when an access fails, and the
+// number of locations (units) the tensor will have.
+func (fs *funcState) unitInsts(t bir.TensorID) (units map[int64][]inst, nunits int64, ok bool, why string) {
+	f := fs.f
+	ti := &fs.info[t]
+	ts := f.Tensor(t)
+	l0 := fs.firstOnChip(t)
+	e := f.Loc(l0).ElemsPerPartition(ts.Dtype)
+	parts := f.Loc(l0).Partitions
+	nunits = 1
+	if ts.IsBlock && ts.NBlocks > 1 {
+		nunits = ts.NBlocks
+	}
+	if n := int64(len(ts.Locs)); n > 1 {
+		nunits = n
+	}
+	units = map[int64][]inst{}
+	for ai := range ti.accs {
+		a := &ti.accs[ai]
+		i := a.inst
+		switch {
+		case a.kind == bir.OpdRegAP:
+			return nil, 0, false, fmt.Sprintf("instruction %s accesses it through a register access pattern", f.InstName(i))
+		case !a.known:
+			return nil, 0, false, fmt.Sprintf("instruction %s: its offsets over %d+ iterations were not enumerated", f.InstName(i), fs.lz.opt.MaxAccessPoints)
+		case footprint.IsMx(a.dtype):
+			return nil, 0, false, fmt.Sprintf("instruction %s accesses it as %s, MX (block-scaled) data, which vn_splitter and shrink_ml keep as declared", f.InstName(i), a.dtype)
+		case a.dsize != ts.Dtype.Size():
+			return nil, 0, false, fmt.Sprintf("instruction %s reinterprets it as %d-byte elements", f.InstName(i), a.dsize)
+		}
+		if r := footprint.ReachOf(f, i); !r.Followed() {
+			return nil, 0, false, fmt.Sprintf("instruction %s (%s) %s, which the footprint passes do not follow", f.InstName(i), f.OpName(i), r.Why(f, i))
+		}
+		for k, off := range a.offs {
+			lay := footprint.OnChipLayout(off, a.pat, e)
+			if lay.Class != footprint.APContiguous {
+				return nil, 0, false, fmt.Sprintf("instruction %s, operand %d: a %s access", f.InstName(i), a.opd, lay.Class)
+			}
+			if lay.PartMin() < 0 || lay.PartMax() >= parts {
+				return nil, 0, false, fmt.Sprintf("instruction %s, operand %d leaves the %d partitions", f.InstName(i), a.opd, parts)
+			}
+			u := a.units[k]
+			if u < 0 {
+				return nil, 0, false, fmt.Sprintf("instruction %s names the template location of its %d blocks physically (which block is not said)", f.InstName(i), ts.NBlocks)
+			}
+			units[u] = append(units[u], inst{a, lay})
+		}
+	}
+	return units, nunits, true, ""
+}
+
+// laterPrefilter says why vn_splitter and shrink_ml would leave every
+// location of t as declared whatever its accesses ("" when they would
+// not): their common pre-filters.
+func (fs *funcState) laterPrefilter(t bir.TensorID) string {
 	f := fs.f
 	ts := f.Tensor(t)
 	if ts.Kind != bir.KindInternal {
-		return false, fmt.Sprintf("it is a %s tensor", ts.Kind)
+		return fmt.Sprintf("it is a %s tensor (a kernel interface keeps its storage)", ts.Kind)
 	}
-	l0 := fs.firstOnChip(t)
-	nparts := f.Loc(l0).Partitions
+	if footprint.IsMx(ts.Dtype) {
+		return fmt.Sprintf("it holds MX (block-scaled) data (%s), which vn_splitter and shrink_ml keep as declared", ts.Dtype)
+	}
+	ds := ts.Dtype.Size()
 	for _, l := range ts.Locs {
-		if lc := f.Loc(l); !lc.Dead && lc.Allocated {
-			return false, fmt.Sprintf("location %s is already allocated", lc.Name)
+		lc := f.Loc(l)
+		switch {
+		case lc.Dead:
+		case lc.Allocated || lc.Pinned:
+			return fmt.Sprintf("location %s is already allocated", lc.Name)
+		case lc.RawDims != nil:
+			return fmt.Sprintf("location %s has dims %v, not [partitions, bytes]", lc.Name, lc.RawDims)
+		case ds == 0 || lc.Bytes%ds != 0 || lc.Bytes == 0 || lc.Partitions <= 0:
+			return fmt.Sprintf("location %s: %d x %d bytes of %s", lc.Name, lc.Partitions, lc.Bytes, ts.Dtype)
 		}
 	}
-	if nparts <= 0 || nparts > 1<<20 {
-		return false, fmt.Sprintf("%d partitions", nparts)
+	if !fs.lz.later.unrolls && fs.hasSymbolic(t) {
+		return "full_unroll " + fs.lz.later.unrollWhy + ", so its symbolic accesses stay symbolic"
 	}
-	uf := newUnionFind(int(nparts))
-	inRange := true
-	ok, why := fs.layouts(t, func(a *access, lay footprint.APLayout) {
-		if lay.PartMin() < 0 || lay.PartMax() >= nparts {
-			inRange = false
-			return
+	return ""
+}
+
+// hasSymbolic reports whether an access of t is symbolic.
+func (fs *funcState) hasSymbolic(t bir.TensorID) bool {
+	for ai := range fs.info[t].accs {
+		if fs.info[t].accs[ai].sym() {
+			return true
 		}
-		for j := int64(1); j < lay.PartCount; j++ {
-			uf.union(int(lay.PartFirst), int(lay.PartFirst+j*lay.PartStep))
-		}
-	})
+	}
+	return false
+}
+
+// emptyUnits says why the locations no instance reaches would stay
+// illegal ("" when none is left or vn_splitter removes them: it removes
+// the internal SB/PSUM locations nothing accesses).
+func (fs *funcState) emptyUnits(units map[int64][]inst, nunits int64) string {
+	if int64(len(units)) >= nunits || fs.lz.later.vn != nil {
+		return ""
+	}
+	return fmt.Sprintf("%d of its %d location(s) are never accessed, and only vn_splitter (which does not run) removes unused locations", nunits-int64(len(units)), nunits)
+}
+
+// planShrink reports whether shrink_ml legalizes t: on every location
+// FullUnroll will make of it, the window of elements its accesses touch
+// (from the lowest to the highest in-partition element at any iteration:
+// the extent ShrinkDN trims the location to) passes is_legal_tensor as a
+// piece [partitions, window elements] — the set case and the free-dim
+// case, rounded up to 8 elements, as shrink_ml's final LocLegal check
+// applies them. (Not the partition-dim case: see footprint/legality.go.)
+func (fs *funcState) planShrink(t bir.TensorID) (bool, string) {
+	if !fs.lz.later.shrink {
+		return false, "shrink_ml does not run"
+	}
+	if why := fs.laterPrefilter(t); why != "" {
+		return false, why
+	}
+	units, nunits, ok, why := fs.unitInsts(t)
 	if !ok {
 		return false, why
 	}
-	if !inRange {
-		return false, "an access leaves the location's partitions"
+	if len(units) == 0 {
+		return false, "no instruction accesses it"
 	}
+	if why := fs.emptyUnits(units, nunits); why != "" {
+		return false, why
+	}
+	f := fs.f
+	ts := f.Tensor(t)
+	parts := f.Loc(fs.firstOnChip(t)).Partitions
+	ds := ts.Dtype.Size()
+	var wlo, whi int64 = -1, -1
+	for _, u := range sortedUnits(units) {
+		lo, hi := int64(-1), int64(-1)
+		for _, x := range units[u] {
+			if lo < 0 || x.lay.ElemLo < lo {
+				lo = x.lay.ElemLo
+			}
+			hi = max(hi, x.lay.ElemHi)
+		}
+		if !fs.pieceLegal(t, []int64{parts, hi - lo + 1}) {
+			where := ""
+			if nunits > 1 {
+				where = fmt.Sprintf(" in block %d", u)
+			}
+			return false, fmt.Sprintf("its accesses%s touch elements %d..%d of each partition (%d bytes per partition) over %d partitions", where, lo, hi, footprint.RoundUp8(hi-lo+1)*ds, parts)
+		}
+		if whi-wlo < hi-lo {
+			wlo, whi = lo, hi
+		}
+	}
+	return true, fmt.Sprintf("its accesses touch elements %d..%d of each partition (%d bytes per partition)", wlo, whi, footprint.RoundUp8(whi-wlo+1)*ds)
+}
+
+func sortedUnits(units map[int64][]inst) []int64 {
+	keys := make([]int64, 0, len(units))
+	for u := range units {
+		keys = append(keys, u)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// planVN reports whether vn_splitter legalizes t, applying its rules as
+// it applies them (seed 004 §2.2-2.4, footprint.VNOptions and
+// footprint.Geometry.IsValidForSB) to every location FullUnroll will make
+// of t: the accesses fall into groups of overlapping partitions (the
+// ApGroups), the split is triggered (more than one group, or partitions
+// left unused), perSplitLimit admits the groups, every group passes
+// isValidForSB, the elements per partition duplicated stay within ratio,
+// and every piece, trimmed by shrink_ml, passes is_legal_tensor. vn_limit
+// is checked over the function once every tensor is planned
+// (checkVNLimit). groups is the largest number of pieces of one location.
+func (fs *funcState) planVN(t bir.TensorID) (ok bool, groups int64, why string) {
+	vn := fs.lz.later.vn
+	if vn == nil {
+		return false, 0, "vn_splitter does not run"
+	}
+	if !vn.SplitSB {
+		return false, 0, "vn_splitter's splitSB is off"
+	}
+	f := fs.f
+	ts := f.Tensor(t)
+	if vn.SkipsPrefix(ts.Name) {
+		return false, 0, "vn_splitter's skip option may name one of its locations"
+	}
+	for _, l := range ts.Locs {
+		if !f.Loc(l).Dead && vn.SkipsPrefix(f.Loc(l).Name) {
+			return false, 0, "vn_splitter's skip option may name one of its locations"
+		}
+	}
+	if why := fs.laterPrefilter(t); why != "" {
+		return false, 0, why
+	}
+	units, nunits, ok, why := fs.unitInsts(t)
+	if !ok {
+		return false, 0, why
+	}
+	if len(units) == 0 {
+		return false, 0, "no instruction accesses it"
+	}
+	if why := fs.emptyUnits(units, nunits); why != "" {
+		return false, 0, why
+	}
+	l0 := fs.firstOnChip(t)
+	lc := f.Loc(l0)
+	nparts := lc.Partitions
+	e := lc.ElemsPerPartition(ts.Dtype)
+	ds := ts.Dtype.Size()
+	if nparts > 1<<20 {
+		return false, 0, fmt.Sprintf("%d partitions", nparts)
+	}
+	uf := newUnionFind(int(nparts))
 	type grp struct {
-		pmin, pmax, lo, hi int64
+		pmin, pmax, ref, stride, hi int64
 	}
-	groups := map[int]*grp{}
-	var order []int
-	fs.layouts(t, func(a *access, lay footprint.APLayout) {
-		r := uf.find(int(lay.PartFirst))
-		g := groups[r]
-		if g == nil {
-			g = &grp{pmin: lay.PartMin(), pmax: lay.PartMax(), lo: lay.ElemLo, hi: lay.ElemHi}
-			groups[r] = g
-			order = append(order, r)
+	for _, u := range sortedUnits(units) {
+		where := ""
+		if nunits > 1 {
+			where = fmt.Sprintf("block %d: ", u)
 		}
-		g.pmin = min(g.pmin, lay.PartMin())
-		g.pmax = max(g.pmax, lay.PartMax())
-		g.lo = min(g.lo, lay.ElemLo)
-		g.hi = max(g.hi, lay.ElemHi)
-	})
-	if len(groups) < 2 {
-		return false, fmt.Sprintf("its accesses form %d group(s) of overlapping partitions", len(groups))
+		uf.reset()
+		for _, x := range units[u] {
+			for j := int64(1); j < x.lay.PartCount; j++ {
+				uf.union(int(x.lay.PartFirst), int(x.lay.PartFirst+j*x.lay.PartStep))
+			}
+		}
+		gs := map[int]*grp{}
+		var order []int
+		for _, x := range units[u] {
+			r := uf.find(int(x.lay.PartFirst))
+			g := gs[r]
+			if g == nil {
+				g = &grp{pmin: x.lay.PartMin(), pmax: x.lay.PartMax(), ref: x.lay.PartFirst, hi: x.lay.ElemHi}
+				gs[r] = g
+				order = append(order, r)
+			}
+			g.pmin = min(g.pmin, x.lay.PartMin())
+			g.pmax = max(g.pmax, x.lay.PartMax())
+			g.hi = max(g.hi, x.lay.ElemHi)
+			g.stride = gcd(g.stride, x.lay.PartFirst-g.ref)
+			if x.lay.PartCount > 1 {
+				g.stride = gcd(g.stride, x.lay.PartStep)
+			}
+		}
+		count := func(g *grp) int64 {
+			st := max(g.stride, 1)
+			return (g.pmax-g.pmin)/st + 1
+		}
+		switch {
+		case len(gs) > 1:
+		case count(gs[order[0]]) < nparts:
+		default:
+			return false, 0, where + "its accesses form one group of overlapping partitions over all of them, which vn_splitter does not carve"
+		}
+		if vn.TooManyPieces(int64(len(gs))) {
+			return false, 0, fmt.Sprintf("%sits accesses form %d groups of disjoint partitions, more than vn_splitter's perSplitLimit %d", where, len(gs), vn.PerSplitLimit)
+		}
+		var sum int64
+		for k, r := range order {
+			g := gs[r]
+			if ok, _, why := fs.lz.geo.IsValidForSB(count(g), g.hi, ds, fs.tensorMem(t)); !ok {
+				return false, 0, fmt.Sprintf("%sgroup %d (partitions %d..%d) fails vn_splitter's isValidForSB: it %s", where, k, g.pmin, g.pmax, why)
+			}
+			if !fs.pieceLegal(t, []int64{count(g), g.hi + 1}) {
+				return false, 0, fmt.Sprintf("%sgroup %d (partitions %d..%d, elements 0..%d) does not fit", where, k, g.pmin, g.pmax, g.hi)
+			}
+			sum += g.hi + 1
+		}
+		if dup := float64(sum) / float64(e); vn.RatioExceeded(dup) {
+			return false, 0, fmt.Sprintf("%sits %d groups duplicate %.2f x the elements per partition, more than vn_splitter's ratio %.2f", where, len(gs), dup, vn.Ratio)
+		}
+		groups = max(groups, int64(len(gs)))
 	}
-	for _, r := range order {
-		g := groups[r]
-		if !fs.pieceLegal(t, []int64{g.pmax - g.pmin + 1, g.hi - g.lo + 1}) {
-			return false, fmt.Sprintf("the group of partitions %d..%d touches elements %d..%d of each partition, which does not fit", g.pmin, g.pmax, g.lo, g.hi)
+	return true, groups, fmt.Sprintf("its accesses form groups of disjoint partitions (at most %d per location) that each fit", groups)
+}
+
+// checkVNLimit is vn_limit for the function: vn_splitter refuses a split
+// that would leave the function more than vn_limit SB/PSUM locations,
+// counting the locations as it meets them, so the plan may leave tensors
+// to it only when even every location of the function split into its
+// most pieces stays within the limit. Otherwise the tensors left to it
+// fall back to their cut, else to shrink_ml, else are reported.
+func (fs *funcState) checkVNLimit() {
+	vn := fs.lz.later.vn
+	if vn == nil || vn.VNLimit <= 0 {
+		return
+	}
+	any := false
+	for t := range fs.info {
+		any = any || fs.info[t].fix == fixVN
+	}
+	if !any {
+		return
+	}
+	f := fs.f
+	var bound int64
+	for t := bir.TensorID(0); int(t) < f.NumTensors(); t++ {
+		ts := f.Tensor(t)
+		if ts.Dead {
+			continue
+		}
+		for _, l := range ts.Locs {
+			lc := f.Loc(l)
+			if lc.Dead || !(lc.Type.IsOnChip() || (lc.Type == bir.MemDRAM && !vn.NoSplitDRAM && ts.Kind == bir.KindInternal)) {
+				continue
+			}
+			n := int64(1)
+			if ts.IsBlock && ts.NBlocks > 1 && len(ts.Locs) == 1 {
+				n = ts.NBlocks
+			}
+			if ti := &fs.info[t]; ti.fix == fixSplit {
+				n = satMul(n, ti.pieces)
+			}
+			per := vn.PerSplitLimit
+			if per <= 0 {
+				per = max(lc.Partitions, 1)
+			}
+			bound = satAdd(bound, satMul(n, per))
 		}
 	}
-	return true, fmt.Sprintf("its accesses form %d groups of disjoint partitions that each fit", len(groups))
+	if bound <= vn.VNLimit {
+		return
+	}
+	for t := range fs.info {
+		ti := &fs.info[t]
+		if ti.fix != fixVN {
+			continue
+		}
+		tid := bir.TensorID(t)
+		ti.fix = fixNone
+		fs.lz.st.LeftToVN--
+		why := fmt.Sprintf("vn_splitter: its %d SB/PSUM locations, each split in up to %d pieces, could exceed vn_limit %d", fs.countLocs(), max(vn.PerSplitLimit, 1), vn.VNLimit)
+		fs.lz.logf("%s: not left to vn_splitter: %s", f.Tensor(tid).Name, why)
+		fs.decideAfterVN(tid, []string{why})
+	}
+}
+
+// countLocs counts the live SB/PSUM locations of the function.
+func (fs *funcState) countLocs() int {
+	n := 0
+	for l := bir.LocID(0); int(l) < fs.f.NumLocs(); l++ {
+		if lc := fs.f.Loc(l); !lc.Dead && lc.Type.IsOnChip() {
+			n++
+		}
+	}
+	return n
+}
+
+func satMul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
+}
+
+func gcd(a, b int64) int64 {
+	if a < 0 {
+		a = -a
+	}
+	if b < 0 {
+		b = -b
+	}
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 // unionFind is a small disjoint-set forest over partitions.
@@ -609,10 +872,14 @@ type unionFind struct{ p []int32 }
 
 func newUnionFind(n int) *unionFind {
 	u := &unionFind{p: make([]int32, n)}
+	u.reset()
+	return u
+}
+
+func (u *unionFind) reset() {
 	for i := range u.p {
 		u.p[i] = int32(i)
 	}
-	return u
 }
 
 func (u *unionFind) find(x int) int {

@@ -42,9 +42,9 @@
 //     symbolically or through registers, tensors marked with a splitShape
 //     (FullUnroll's cut needs the declared layout), locations read as
 //     another element size (reinterpret casts), and locations accessed by
-//     opcodes whose effect narwhal does not follow (indirect DMA,
-//     collectives, calls, DMA descriptors, DMACopy modes other than
-//     Copy/CCE, opcodes kept verbatim).
+//     opcodes whose effect narwhal does not follow (footprint.ReachOf:
+//     indirect DMA, collectives, calls, DMA descriptors, DMACopy modes
+//     other than Copy, CCE and the 2-D Transpose, opcodes kept verbatim).
 //   - updateDimensions: the location's bytes per partition become the
 //     window's; the tensor's shape becomes [partitions, window] when every
 //     live location of the tensor shrank (the largest window among them),

@@ -26,11 +26,11 @@ package shrink
 
 import (
 	"fmt"
-	"github.com/narwhal-compiler/narwhal/diag"
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/footprint"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/verify"

@@ -8,27 +8,76 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/footprint"
 	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/passes/sbsize"
 	"github.com/narwhal-compiler/narwhal/passes/shrink"
 	"github.com/narwhal-compiler/narwhal/passes/unroll"
+	"github.com/narwhal-compiler/narwhal/passes/vnsplit"
 	"github.com/narwhal-compiler/narwhal/passtest"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
 
-// Translation validation on every built-in kernel, as built and after
-// full_unroll level 2; the pass produces the sb-legal stage.
+// Translation validation on every built-in kernel: as built, after
+// full_unroll level 2, and after the footprint passes before it
+// (sb_size_legalization, full_unroll at the default auto level,
+// vn_splitter); the pass produces the sb-legal stage. A kernel with a
+// location shrink_ml alone cannot legalize (the oversized kernels before
+// the cut or the split) must be refused with an IllegalError naming it.
 func TestShrinkMLPass_Kernels(t *testing.T) {
+	check := func(t *testing.T, m *bir.Module, opts ...passtest.Option) {
+		t.Helper()
+		model, err := arch.ForModule(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		geo, err := footprint.GeometryFor(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bad := geo.IllegalLocations(m); len(bad) > 0 {
+			// Legal after the trim only if every illegal location is one
+			// ShrinkDN trims: run the pass and look.
+			_, err := shrink.ShrinkML(m, model, shrink.Options{})
+			var ie *shrink.IllegalError
+			if err == nil {
+				return // ShrinkDN legalized them (checked again by the prepared run)
+			}
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), bad[0].Loc) {
+				t.Errorf("illegal %v before: want an IllegalError naming %s, have %v", bad, bad[0].Loc, err)
+			}
+			return
+		}
+		passtest.CheckPass(t, m, &shrink.ShrinkMLPass, opts...)
+	}
 	t.Run("as built", func(t *testing.T) {
-		passtest.ForEachKernel(t, func(t *testing.T, name string, m *bir.Module) {
-			passtest.CheckPass(t, m, &shrink.ShrinkMLPass)
-		})
+		passtest.ForEachKernel(t, func(t *testing.T, name string, m *bir.Module) { check(t, m) })
 	})
 	t.Run("unrolled", func(t *testing.T) {
 		passtest.ForEachKernel(t, func(t *testing.T, name string, m *bir.Module) {
 			if _, err := unroll.FullUnroll(m, unroll.FullUnrollOptions{Level: 2}); err != nil {
 				t.Fatal(err)
 			}
-			passtest.CheckPass(t, m, &shrink.ShrinkMLPass, passtest.StageBefore(verify.StageUnrolled))
+			check(t, m, passtest.StageBefore(verify.StageUnrolled))
+		})
+	})
+	t.Run("after the footprint passes", func(t *testing.T) {
+		passtest.ForEachKernel(t, func(t *testing.T, name string, m *bir.Module) {
+			model, err := arch.ForModule(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The plan assumes the default pipeline: shrink_ml runs next.
+			if _, err := sbsize.SBSizeLegalization(m, model, sbsize.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := unroll.FullUnroll(m, unroll.FullUnrollOptions{Level: unroll.LevelAuto}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := vnsplit.VNSplitter(m, model, vnsplit.DefaultOptions()); err != nil {
+				t.Fatal(err)
+			}
+			passtest.CheckPass(t, m, &shrink.ShrinkMLPass)
 		})
 	})
 }

@@ -81,12 +81,12 @@ package translate
 
 import (
 	"fmt"
-	"github.com/narwhal-compiler/narwhal/diag"
 	"os"
 	"strconv"
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/klr"
 )
 

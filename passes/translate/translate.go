@@ -120,7 +120,6 @@ package translate
 
 import (
 	"fmt"
-	"github.com/narwhal-compiler/narwhal/diag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -129,6 +128,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/verify"
 )

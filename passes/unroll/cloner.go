@@ -53,6 +53,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/internal/checked"
 )
 
 // loopRec describes one original loop instruction of the function.
@@ -285,7 +286,7 @@ func (c *cloner) nestWith(index map[string]int32, parent int32, li int32) int32 
 	size := int64(1)
 	for k := len(loops) - 1; k >= 0; k-- {
 		radix[k] = size
-		size = satMul(size, c.loops[loops[k]].trips)
+		size = checked.SatMul(size, c.loops[loops[k]].trips)
 	}
 	n := int32(len(c.nests))
 	c.nests = append(c.nests, nestRec{loops: loops, radix: radix, size: size})
@@ -477,12 +478,18 @@ func (c *cloner) expandList(list []bir.InstID, out []bir.InstID) ([]bir.InstID, 
 			}
 		}
 		c.active = append(c.active, li)
-		for v := lr.lb; v < lr.ub; v += lr.stride {
+		// Count iterations rather than step v past ub (v += stride wraps
+		// at 2^63: lb 0, ub 2^63-1, stride 2^62 is two iterations).
+		v := lr.lb
+		for k := int64(0); k < lr.trips; k++ {
 			c.env.bind(lr.axis, v)
 			for _, bb := range lr.body {
 				if out, err = c.expandList(c.origs[bb], out); err != nil {
 					return nil, err
 				}
+			}
+			if k+1 < lr.trips {
+				v += lr.stride // <= the last value, which is < ub
 			}
 		}
 		c.env.unbind(lr.axis)
@@ -616,7 +623,7 @@ func (c *cloner) ordinal(n int32) int64 {
 	var o int64
 	for k, li := range nr.loops {
 		lr := &c.loops[li]
-		o += ((c.env.vals[lr.axis] - lr.lb) / lr.stride) * nr.radix[k]
+		o += checked.Iteration(c.env.vals[lr.axis], lr.lb, lr.stride) * nr.radix[k]
 	}
 	return o
 }

@@ -38,6 +38,7 @@ import (
 	"fmt"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/checked"
 )
 
 // Ordinal-table sentinels.
@@ -125,7 +126,7 @@ func (c *cloner) planDeps() error {
 			}
 			dp.span = 1
 			for _, l := range nest.loops[dp.nCommon:] {
-				dp.span = satMul(dp.span, c.loops[l].trips)
+				dp.span = checked.SatMul(dp.span, c.loops[l].trips)
 			}
 			if d.CarryAxis != bir.NoAxis {
 				carry := int32(-1)
@@ -224,7 +225,7 @@ func (c *cloner) remapClone(orig, inst bir.InstID, p *instPlan) error {
 			} else if dp.carryPos < 0 {
 				// Carried by a loop that encloses I but not On: the edge
 				// exists where the source iteration does.
-				if (vals[lr.axis]-lr.lb)/lr.stride-dp.dist < 0 {
+				if checked.Iteration(vals[lr.axis], lr.lb, lr.stride)-dp.dist < 0 {
 					continue
 				}
 			}
@@ -234,7 +235,7 @@ func (c *cloner) remapClone(orig, inst bir.InstID, p *instPlan) error {
 		skip := false
 		for j := 0; j < dp.nCommon; j++ {
 			lr := &c.loops[nest.loops[j]]
-			idx := (vals[lr.axis] - lr.lb) / lr.stride
+			idx := checked.Iteration(vals[lr.axis], lr.lb, lr.stride)
 			if j == dp.carryPos && !dp.keptCarry {
 				idx -= dp.dist
 				if idx < 0 {

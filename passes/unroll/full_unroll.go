@@ -53,12 +53,52 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/footprint"
+	"github.com/narwhal-compiler/narwhal/internal/checked"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
 
 // LevelUnset is the unroll level of a FullUnroll that was not told one.
 const LevelUnset = -1
+
+// LevelAuto (unrollLevel=auto, the default pipeline's) chooses the level
+// per function from what the function holds, as the seed's FullUnroll
+// reads each function's attributes ("is unrollable", "is marked to
+// unroll") rather than one level for the module: level 1 for a function
+// with a DynamicForLoop or DoWhile (a run-time trip count cannot be
+// unrolled; level 1 unrolls what heuristic_unroll and
+// sb_size_legalization marked and keeps the rest, dependencies included),
+// level 2 for every other function (unroll everything, erase its
+// dependencies). So a kernel with dynamic loops compiles by default, and
+// heuristic_unroll's marks decide which static loops of such a function
+// are unrolled.
+const LevelAuto = -2
+
+// FunctionLevel is the level FullUnroll applies to f under level:
+// level itself, or for LevelAuto 1 or 2 as LevelAuto says.
+func FunctionLevel(f *bir.Function, level int) int {
+	if level != LevelAuto {
+		return level
+	}
+	if dynamicLoop(f) != bir.NoInst {
+		return 1
+	}
+	return 2
+}
+
+// dynamicLoop returns the first DynamicForLoop or DoWhile of f, NoInst
+// when it has none.
+func dynamicLoop(f *bir.Function) bir.InstID {
+	var dyn bir.InstID = bir.NoInst
+	f.Walk(func(i bir.InstID) bool {
+		if op := f.Inst(i).Op; op == bir.OpDynamicForLoop || op == bir.OpDoWhile {
+			dyn = i
+			return false
+		}
+		return true
+	})
+	return dyn
+}
 
 // LevelMessage is the seed's assertion text for an unset level
 // (full_unroll.cpp:0x383).
@@ -99,9 +139,9 @@ func FullUnroll(m *bir.Module, opt FullUnrollOptions) (st Stats, err error) {
 	switch opt.Level {
 	case LevelUnset:
 		return st, fmt.Errorf("%s", LevelMessage)
-	case 0, 1, 2:
+	case 0, 1, 2, LevelAuto:
 	default:
-		return st, fmt.Errorf("unrollLevel=%d: want 0 (only memloc generation), 1 (unroll some) or 2 (unroll all)", opt.Level)
+		return st, fmt.Errorf("unrollLevel=%d: want 0 (only memloc generation), 1 (unroll some), 2 (unroll all) or auto", opt.Level)
 	}
 	funcs := m.FuncsMainFirst()
 	if opt.Level == 0 {
@@ -122,19 +162,16 @@ func FullUnroll(m *bir.Module, opt FullUnrollOptions) (st Stats, err error) {
 	}
 	// pre_process.
 	modes := make([]fnMode, len(funcs))
+	levels := make([]int, len(funcs))
 	for k, f := range funcs {
 		ft.enter(f.Name)
-		modes[k] = decide(f, opt.Level)
-		if opt.Level == 2 {
-			var dyn bir.InstID = bir.NoInst
-			f.Walk(func(i bir.InstID) bool {
-				if op := f.Inst(i).Op; op == bir.OpDynamicForLoop || op == bir.OpDoWhile {
-					dyn = i
-					return false
-				}
-				return true
-			})
-			if dyn != bir.NoInst {
+		levels[k] = FunctionLevel(f, opt.Level)
+		modes[k] = decide(f, levels[k])
+		if opt.Level == LevelAuto {
+			logf(opt.Logf, "INFO (FullUnroll) function %s: unrollLevel %d", f.Name, levels[k])
+		}
+		if levels[k] == 2 {
+			if dyn := dynamicLoop(f); dyn != bir.NoInst {
 				return st, fmt.Errorf("function %s, loop %s (%s): unrollLevel=2 unrolls everything, but this loop's trip count is a run-time value; run pass unroll (which lowers dynamic loops to register form) or unrollLevel=1",
 					f.Name, f.InstName(dyn), f.OpName(dyn))
 			}
@@ -172,7 +209,7 @@ func FullUnroll(m *bir.Module, opt FullUnrollOptions) (st Stats, err error) {
 			done += f.NumInsts()
 			continue
 		}
-		if err := fullUnrollFunction(f, modes[k], opt, done+pendingOthers(k+1), &st); err != nil {
+		if err := fullUnrollFunction(f, modes[k], levels[k], opt, done+pendingOthers(k+1), &st); err != nil {
 			return st, err
 		}
 		logf(opt.Logf, "INFO (FullUnroll) DONE unrolling %s", ctime(opt.Now))
@@ -185,13 +222,14 @@ func FullUnroll(m *bir.Module, opt FullUnrollOptions) (st Stats, err error) {
 	if err := CheckInstructionCeiling(total); err != nil {
 		return st, err
 	}
-	if opt.Level == 2 {
-		for _, f := range funcs {
+	for k, f := range funcs {
+		if levels[k] == 2 {
 			ft.enter(f.Name)
 			f.ClearAllDeps()
+			st.FunctionsAtLevel2++
 		}
-		ft.enter("")
 	}
+	ft.enter("")
 	return st, nil
 }
 
@@ -241,23 +279,35 @@ type fullUnrollPlan struct {
 // It fails, with nothing cloned, when the projection already breaks the
 // ceiling.
 func planFullUnroll(f *bir.Function, mode fnMode, level int, others int64, st *Stats) (*fullUnrollPlan, error) {
+	expand := func(f *bir.Function, l bir.InstID) bool { return true }
+	if mode == modeSelected {
+		expand = func(f *bir.Function, l bir.InstID) bool { return f.Attrs(l).Bool(HeuristicAttr, false) }
+	}
+	// The ceiling on the projected lower bound comes first, before memloc
+	// generation creates a location per block (14M per tile tensor of a
+	// 65536^3 matmul): a dry analysis (read-only; dead-code candidates
+	// are already outside the lower bound) that the real one below
+	// repeats once the locations exist.
+	dry := newCloner(f, clonerConfig{expand: expand})
+	if err := dry.analyze(); err != nil {
+		return nil, err
+	}
+	if total := checked.SatAdd(others, dry.project(removableFunc(f)).lower); exceedsCeiling(total) {
+		return nil, &CeilingError{TotalCount: total, Projected: true, Where: "function " + f.Name}
+	}
 	n, err := memlocsGeneration(f)
 	if err != nil {
 		return nil, err
 	}
 	st.BlockTensors += n
 	st.DeadRemoved += DCE(f)
-	expand := func(f *bir.Function, l bir.InstID) bool { return true }
-	if mode == modeSelected {
-		expand = func(f *bir.Function, l bir.InstID) bool { return f.Attrs(l).Bool(HeuristicAttr, false) }
-	}
 	c := newCloner(f, clonerConfig{expand: expand, remapDeps: level != 2})
 	if err := c.analyze(); err != nil {
 		return nil, err
 	}
 	removable := removableFunc(f)
 	proj := c.project(removable)
-	if total := satAdd(others, proj.lower); exceedsCeiling(total) {
+	if total := checked.SatAdd(others, proj.lower); exceedsCeiling(total) {
 		return nil, &CeilingError{TotalCount: total, Projected: true, Where: "function " + f.Name}
 	}
 	return &fullUnrollPlan{c: c, proj: proj, removable: removable}, nil
@@ -265,8 +315,8 @@ func planFullUnroll(f *bir.Function, mode fnMode, level int, others int64, st *S
 
 // fullUnrollFunction is FullUnroll's unroll_function for one function;
 // others is the final count of the rest of the module (for the ceiling).
-func fullUnrollFunction(f *bir.Function, mode fnMode, opt FullUnrollOptions, others int64, st *Stats) error {
-	pl, err := planFullUnroll(f, mode, opt.Level, others, st)
+func fullUnrollFunction(f *bir.Function, mode fnMode, level int, opt FullUnrollOptions, others int64, st *Stats) error {
+	pl, err := planFullUnroll(f, mode, level, others, st)
 	if err != nil {
 		return err
 	}
@@ -337,7 +387,7 @@ func (c *cloner) clonesLowerRemovable(removable func(bir.InstID) bool) int64 {
 			continue
 		}
 		if c.f.Inst(id).Pred == 0 && !c.predicatedAncestor(p.loop) && !removable(id) {
-			n = satAdd(n, c.nests[p.nest].size)
+			n = checked.SatAdd(n, c.nests[p.nest].size)
 		}
 	}
 	return n
@@ -356,7 +406,7 @@ var FullUnrollPass = pass.Pass{
 	Default:  false,
 	Produces: verify.StageUnrolled,
 	Options: []pass.Option{
-		{Name: "unrollLevel", Default: "", Doc: "0: only memloc generation; 1: unroll functions marked need_unroll and loops marked by heuristic_unroll; 2: unroll all and erase dependencies (required)"},
+		{Name: "unrollLevel", Default: "", Doc: "0: only memloc generation; 1: unroll functions marked need_unroll and loops marked by heuristic_unroll; 2: unroll all and erase dependencies; auto: 1 for a function with a DynamicForLoop or DoWhile, 2 for the others (required)"},
 	},
 	Doc: "FullUnroll: level-gated unroll (0/1/2), per-block memlocs, splitShape cut, dce, the 25M instruction ceiling (seed 003)",
 	Run: runFullUnroll,
@@ -367,16 +417,22 @@ var FullUnrollPass = pass.Pass{
 // Produces set to what that level establishes.
 func FullUnrollPassAt(level int) pass.Pass {
 	p := FullUnrollPass
-	p.Options = []pass.Option{{Name: "unrollLevel", Default: strconv.Itoa(level), Doc: FullUnrollPass.Options[0].Doc}}
-	if level != 2 {
-		p.Produces = 0
+	def := strconv.Itoa(level)
+	if level == LevelAuto {
+		def = "auto"
+	}
+	p.Options = []pass.Option{{Name: "unrollLevel", Default: def, Doc: FullUnrollPass.Options[0].Doc}}
+	if level != 2 && level != LevelAuto {
+		p.Produces = 0 // loops may remain (auto: decided per run)
 	}
 	return p
 }
 
 func runFullUnroll(ctx *pass.Context) error {
 	level := LevelUnset
-	if v := ctx.Option("unrollLevel"); v != "" {
+	if v := ctx.Option("unrollLevel"); v == "auto" {
+		level = LevelAuto
+	} else if v != "" {
 		n, err := ctx.IntOption("unrollLevel")
 		if err != nil {
 			return err
@@ -387,6 +443,9 @@ func runFullUnroll(ctx *pass.Context) error {
 		ctx.SetProduced(0) // loops may remain below level 2
 	}
 	st, err := FullUnroll(ctx.Module, FullUnrollOptions{Level: level, Logf: ctx.Logf, OnFunction: ctx.Function})
+	if level == LevelAuto && err == nil && st.FunctionsAtLevel2 == len(ctx.Module.Funcs) {
+		ctx.SetProduced(verify.StageUnrolled) // every function unrolled completely
+	}
 	report(ctx, st)
 	return passError(ctx, err)
 }

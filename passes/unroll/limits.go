@@ -31,11 +31,11 @@ package unroll
 
 import (
 	"fmt"
-	"github.com/narwhal-compiler/narwhal/diag"
-	"math"
 	"strconv"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
+	"github.com/narwhal-compiler/narwhal/internal/checked"
 )
 
 // MaxTotalCount is FullUnroll's ceiling: total_count must be < 25,000,000.
@@ -124,24 +124,6 @@ func (e *BudgetError) Error() string {
 // InstCountFitsLimit is Unroll's instCountFitsLimit.
 func InstCountFitsLimit(total, limit int64) bool { return total <= limit }
 
-// satMul multiplies non-negative numbers, saturating at MaxInt64.
-func satMul(a, b int64) int64 {
-	if a == 0 || b == 0 {
-		return 0
-	}
-	if a > math.MaxInt64/b {
-		return math.MaxInt64
-	}
-	return a * b
-}
-
-func satAdd(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
-}
-
 // projection is the projected post-unroll instruction count of a function.
 type projection struct {
 	upper, lower int64 // all instructions
@@ -182,20 +164,20 @@ func (c *cloner) project(removable func(bir.InstID) bool) projection {
 			continue
 		}
 		n := c.nests[c.plans[i].nest].size
-		p.upper = satAdd(p.upper, n)
+		p.upper = checked.SatAdd(p.upper, n)
 		if c.plans[i].nest != 0 {
-			p.clones = satAdd(p.clones, n)
-			p.operands = satAdd(p.operands, satMul(n, int64(in.NIns)+int64(in.NOuts)))
+			p.clones = checked.SatAdd(p.clones, n)
+			p.operands = checked.SatAdd(p.operands, checked.SatMul(n, int64(in.NIns)+int64(in.NOuts)))
 			nameLen := int64(len(c.m.StrBytes(in.Name)))
 			for _, li := range c.nests[c.plans[i].nest].loops {
 				lr := &c.loops[li]
 				nameLen += int64(len(c.sep)) + int64(len(strconv.FormatInt(max(lr.ub-1, lr.lb), 10)))
 			}
-			p.nameBytes = satAdd(p.nameBytes, satMul(n, nameLen))
-			p.deps = satAdd(p.deps, satMul(n, int64(len(c.plans[i].deps))))
+			p.nameBytes = checked.SatAdd(p.nameBytes, checked.SatMul(n, nameLen))
+			p.deps = checked.SatAdd(p.deps, checked.SatMul(n, int64(len(c.plans[i].deps))))
 		}
 		if in.Pred == 0 && !c.predicatedAncestor(c.plans[i].loop) && (removable == nil || !removable(id)) {
-			p.lower = satAdd(p.lower, n)
+			p.lower = checked.SatAdd(p.lower, n)
 		}
 	}
 	return p

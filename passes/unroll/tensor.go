@@ -46,6 +46,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/internal/checked"
 )
 
 // blockMap resolves (tensor, block) to the location that holds the block
@@ -228,6 +229,36 @@ func resetAndGenerateMemlocs(f *bir.Function, t bir.TensorID) ([2]bir.LocID, err
 	return [2]bir.LocID{tmpl, holder}, nil
 }
 
+// MaxGeneratedLocations bounds the per-block locations (or per-block
+// tensors, for Unroll's grid) that the unrollers create in one function:
+// 25,000,000, FullUnroll's instruction ceiling. A block that no
+// instruction accesses is dead storage, and each access of a block is an
+// instruction after unrolling, so a module that unrolls within the
+// ceiling never needs more; a tensor declaring 2^40 blocks is refused in
+// microseconds instead of exhausting memory creating its locations.
+const MaxGeneratedLocations = MaxTotalCount
+
+// checkBlockCount returns the number of per-block locations the
+// unrollers would create for f's block tensors (FullUnroll: those with a
+// single template location; Unroll's grid, grid true: every one), or an
+// error naming the tensor that takes the count past
+// MaxGeneratedLocations. It is called before anything is created.
+func checkBlockCount(f *bir.Function, grid bool) (int64, error) {
+	var total int64
+	for t := bir.TensorID(0); int(t) < f.NumTensors(); t++ {
+		ts := f.Tensor(t)
+		if ts.Dead || !ts.IsBlock || !grid && len(ts.Locs) != 1 {
+			continue
+		}
+		total = checked.SatAdd(total, max(ts.NBlocks, 1))
+		if total > MaxGeneratedLocations {
+			return total, fmt.Errorf("function %s, tensor %s: %d blocks: unrolling would create one location per block, more than the %d narwhal creates in a function (FullUnroll's instruction ceiling: a block no instruction accesses is dead storage)",
+				f.Name, ts.Name, ts.NBlocks, int64(MaxGeneratedLocations))
+		}
+	}
+	return total, nil
+}
+
 // memlocsGeneration is FullUnroll level 0 for one function: per-block
 // locations for every block tensor, physical accesses to a replaced
 // template repointed to the location of the template's block.
@@ -235,12 +266,11 @@ func memlocsGeneration(f *bir.Function) (int, error) {
 	remap := map[bir.LocID]bir.LocID{}
 	generated := 0
 	n := f.NumTensors()
-	// Reserve the location and name tables for every series at once.
-	var total int64
-	for t := bir.TensorID(0); int(t) < n; t++ {
-		if ts := f.Tensor(t); !ts.Dead && ts.IsBlock && len(ts.Locs) == 1 {
-			total += max(ts.NBlocks, 1)
-		}
+	// Bound, then reserve, the location and name tables for every series
+	// at once.
+	total, err := checkBlockCount(f, false)
+	if err != nil {
+		return 0, err
 	}
 	if total > 0 && total <= math.MaxInt32 {
 		f.ReserveTensors(0, int(total))

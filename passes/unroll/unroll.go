@@ -75,12 +75,13 @@ package unroll
 import (
 	"errors"
 	"fmt"
-	"github.com/narwhal-compiler/narwhal/diag"
 	"os"
 	"strconv"
 	"time"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/bug"
+	"github.com/narwhal-compiler/narwhal/internal/checked"
 	"github.com/narwhal-compiler/narwhal/pass"
 )
 
@@ -114,6 +115,7 @@ type Stats struct {
 	RegisterInsts      int   // RegisterMove / RegisterAlu created by the lowering
 	DeadRemoved        int   // instructions removed by dce (FullUnroll)
 	TensorsSplit       int   // tensors cut by their splitShape mask (FullUnroll)
+	FunctionsAtLevel2  int   // functions FullUnroll unrolled at level 2 (every loop, dependencies erased)
 	SubLocations       int   // locations created by the splitShape cut
 	InstructionsSplit  int   // instructions split into per-piece instructions
 	TotalCount         int64 // instructions in the module afterwards
@@ -146,10 +148,9 @@ type InternalError struct {
 	Value    any    // what the unroller panicked with
 }
 
-// ErrorCode is diag.Internal: a panic is narwhal's fault, whatever the
-// input (the hint asks the user to check it, since a malformed module is
-// the likeliest trigger).
-func (e *InternalError) ErrorCode() string { return diag.Internal }
+// Is makes an InternalError an internal error (bug.ErrInternal: exit
+// status 2): whatever the module, an unroller must not panic.
+func (e *InternalError) Is(target error) bool { return target == bug.ErrInternal }
 
 // internalHint says what an InternalError most likely means.
 const internalHint = "the module may be malformed; run narwhal verify on it"
@@ -232,12 +233,15 @@ func Unroll(m *bir.Module, opt UnrollOptions) (st Stats, err error) {
 			return st, err
 		}
 		proj := c.project(nil)
-		if done+proj.lower > limit {
-			return st, &BudgetError{TotalCount: satAdd(done, proj.lower), Limit: limit, Projected: true, Where: "function " + f.Name}
+		if checked.SatAdd(done, proj.lower) > limit {
+			return st, &BudgetError{TotalCount: checked.SatAdd(done, proj.lower), Limit: limit, Projected: true, Where: "function " + f.Name}
 		}
 		// Block tensors still indexed by a kept (dynamic) loop keep their
 		// identity; all others get the grid.
 		inPlace := c.residualBlockTensors()
+		if _, err := checkBlockCount(f, true); err != nil {
+			return st, err
+		}
 		bm := newBlockMap(f)
 		remove, err := tensorUnroll(f, bm, inPlace, opt.Realloc)
 		if err != nil {
@@ -248,7 +252,7 @@ func Unroll(m *bir.Module, opt UnrollOptions) (st Stats, err error) {
 		var created int64
 		c.cfg.count = func(bool) error {
 			created++
-			if done+keptLower+created > limit {
+			if checked.SatAdd(done, keptLower+created) > limit {
 				return &BudgetError{TotalCount: done + keptLower + created, Limit: limit, Counting: true}
 			}
 			return nil
@@ -351,7 +355,7 @@ func (c *cloner) clonesLower() int64 {
 			continue
 		}
 		if c.f.Inst(bir.InstID(i)).Pred == 0 && !c.predicatedAncestor(p.loop) {
-			n = satAdd(n, c.nests[p.nest].size)
+			n = checked.SatAdd(n, c.nests[p.nest].size)
 		}
 	}
 	return n

@@ -305,7 +305,7 @@ Block1:
 		m := parse(t, src)
 		f := m.Main()
 		var st Stats
-		err := fullUnrollFunction(f, modeWhole, FullUnrollOptions{Level: 2}, tc.others, &st)
+		err := fullUnrollFunction(f, modeWhole, 2, FullUnrollOptions{Level: 2}, tc.others, &st)
 		if !tc.fail {
 			if err != nil || st.Clones != 10 {
 				t.Errorf("others=%d: %v, %d clones; want 10 clones and no error", tc.others, err, st.Clones)

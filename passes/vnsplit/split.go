@@ -21,7 +21,8 @@
 //	  "(SplitSB) total_sb_nodes = ..., can_sb_nodes = ..., total dead nodes = ..., ..."
 //
 // Reject reasons (the seed's strings, logged as "VNSplitter: not splitting
-// <name> due to ..."):
+// <name> due to ..."); which opcodes are followed is footprint.ReachOf,
+// the description sb_size_legalization's plan and shrink_ml read too:
 //
 //	due to non-contiguous AP.                an access pair moves across partitions by a
 //	                                         step that is not a whole number of them
@@ -32,11 +33,13 @@
 //	                                         (hasCrossChannelAccess)
 //	due to reintepret_cast.                  an access reads the location as another
 //	                                         element size
-//	due to partial copy (node size = ...)    a DMACopy in a mode other than Copy/CCE
-//	                                         (Transpose, Replicate, Dynamic...) or a DMA
-//	                                         descriptor: it moves the node by its byte
-//	                                         layout, so which part it copies is not an
-//	                                         access pattern narwhal can rebase
+//	due to partial copy (node size = ...)    a DMACopy in a mode footprint.ReachOf does not
+//	                                         follow (Replicate, Dynamic, a 3-D or 4-D
+//	                                         transpose) or a DMA descriptor: it moves the
+//	                                         node by its byte layout, so which part it
+//	                                         copies is not an access pattern narwhal can
+//	                                         rebase (Copy, CCE and the 2-D Transpose are
+//	                                         followed)
 //	due to CollectiveCompute access or       collectives, calls (BIRKernel, NKIKernel,
 //	  BIRKernel access or indirect access.   CustomOp, Call), generic indirect DMA,
 //	                                         ReadVarAddr, IndirectCopy, the dynamic
@@ -133,7 +136,6 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/footprint"
 )
@@ -199,6 +201,7 @@ type rejection struct {
 	opd  int
 	pair int
 	dt   bir.Dtype
+	out  bool // the operand is a destination (the instruction writes the location)
 }
 
 // apGroup is the seed's ApGroup: the accesses of one future sub-location.
@@ -256,7 +259,7 @@ type splitter struct {
 	m    *bir.Module
 	opt  *Options
 	st   *Stats
-	geo  geometry
+	geo  footprint.Geometry
 	skip map[string]bool
 
 	nodes   []nodeState
@@ -326,33 +329,6 @@ func (s *splitter) locf(l bir.LocID, format string, args ...any) {
 		s.locLog = map[bir.LocID][]string{}
 	}
 	s.locLog[l] = append(s.locLog[l], fmt.Sprintf(format, args...))
-}
-
-// geometry is the SBModel VNSplitter caches (sbBytesPerPartition,
-// sbPartitionCount) plus the PSUM budget.
-type geometry struct {
-	partitions int64
-	sbBytes    int64
-	psumBytes  int64
-}
-
-func geometryFor(m *arch.Model) (geometry, error) {
-	sb, err := m.SBUFBudget()
-	if err != nil {
-		return geometry{}, err
-	}
-	ps, err := m.PSUMBudget()
-	if err != nil {
-		return geometry{}, err
-	}
-	return geometry{partitions: m.Partitions, sbBytes: sb, psumBytes: ps}, nil
-}
-
-func (g geometry) budget(t bir.MemoryType) int64 {
-	if t == bir.MemPSUM {
-		return g.psumBytes
-	}
-	return g.sbBytes
 }
 
 func (s *splitter) logf(format string, args ...any) {
@@ -558,7 +534,7 @@ func (s *splitter) sweepLegality() {
 				s.rejectAt(ns, rejection{kind: rejMx, inst: i, dt: o.Dtype})
 				continue
 			case o.Dtype.Size() != int64(ns.ds):
-				s.rejectAt(ns, rejection{kind: rejReinterpret, inst: i, dt: o.Dtype})
+				s.rejectAt(ns, rejection{kind: rejReinterpret, inst: i, opd: k, dt: o.Dtype, out: k >= int(in.NIns)})
 				continue
 			case ns.flags&nsWhole != 0:
 				continue // it cannot split: its later accesses change nothing
@@ -639,7 +615,11 @@ func (s *splitter) logReject(l bir.LocID, r rejection) {
 	case rejPartialCopy:
 		s.locf(l, "VNSplitter: not splitting %s due to partial copy (node size = %d bytes; instruction %s moves it in mode %s, by its byte layout).", lc.Name, lc.Partitions*lc.Bytes, name, f.Attrs(r.inst).Str("mode", f.OpName(r.inst)))
 	case rejReinterpret:
-		s.locf(l, "VNSplitter: not splitting %s due to reintepret_cast. (instruction %s reads it as %s)", lc.Name, name, r.dt)
+		verb := "reads"
+		if r.out {
+			verb = "writes"
+		}
+		s.locf(l, "VNSplitter: not splitting %s due to reintepret_cast. (instruction %s %s it as %s, operand %d)", lc.Name, name, verb, r.dt, r.opd)
 	case rejShifted:
 		s.locf(l, "VNSplitter: not splitting %s due to non-contiguous AP. (instruction %s, operand %d)", lc.Name, name, r.opd)
 	case rejTranspose:
@@ -827,7 +807,7 @@ func (s *splitter) finish(p *nodePlan) bool {
 	default:
 		return false // one group over every partition: nothing to carve
 	}
-	if lim := s.opt.PerSplitLimit; lim > 0 && int64(len(p.groups)) > lim {
+	if lim := s.opt.PerSplitLimit; s.opt.TooManyPieces(int64(len(p.groups))) {
 		s.locf(l, "VNSplitter: not splitting %s Do not split the vn if this would result in any of the splits having to be placed in DRAM (due to perSplitLimit exceeded): %d pieces, perSplitLimit = %d", lc.Name, len(p.groups), lim)
 		return false
 	}
@@ -839,7 +819,11 @@ func (s *splitter) finish(p *nodePlan) bool {
 	for _, g := range p.groups {
 		ok, why := s.isValidForSB(l, g, mt, int64(ns.ds))
 		if !ok {
-			s.locf(l, "apGroup id %d : isValidForSB = false; exceed vn limit = 0 v.s. limit=%d", g.id, s.opt.VNLimit)
+			// The seed's line also carries the running node count against
+			// vn_limit ("exceed vn limit = <n> v.s. limit=<lim>"); that
+			// count is known only when the pieces are made (PASS B, which
+			// prints it), so this line says only what failed.
+			s.locf(l, "apGroup id %d : isValidForSB = false", g.id)
 			s.locf(l, "VNSplitter: not splitting %s because group %d %s", lc.Name, g.id, why)
 			return false
 		}
@@ -849,7 +833,7 @@ func (s *splitter) finish(p *nodePlan) bool {
 	if len(p.groups) > 1 {
 		s.locf(l, "%s: %d groups, elts/partition duplicated (%.2f x)", lc.Name, len(p.groups), dup)
 	}
-	if s.opt.Ratio > 0 && dup > s.opt.Ratio {
+	if s.opt.RatioExceeded(dup) {
 		s.locf(l, "VNSplitter: not splitting %s because elts/partition duplicated (%.2f x) exceeds ratio %.2f", lc.Name, dup, s.opt.Ratio)
 		return false
 	}
@@ -877,14 +861,12 @@ func (s *splitter) finish(p *nodePlan) bool {
 // (count > partitions fails): a piece of exactly 128 partitions fits the
 // array, and rejecting it would leave every full-height group unsplittable.
 func (s *splitter) isValidForSB(l bir.LocID, g *apGroup, mt bir.MemoryType, ds int64) (bool, string) {
-	if g.count() > s.geo.partitions {
-		s.locf(l, "ERR: channel count > %d channels.", s.geo.partitions)
-		return false, fmt.Sprintf("spans %d partitions (partitions %d..%d step %d), more than %d", g.count(), g.pmin, g.pmax, g.stride, s.geo.partitions)
+	ok, parts, why := s.geo.IsValidForSB(g.count(), g.hi, ds, mt)
+	if !ok && parts {
+		s.locf(l, "ERR: channel count > %d channels.", s.geo.Partitions)
+		why = fmt.Sprintf("spans %d partitions (partitions %d..%d step %d), more than %d", g.count(), g.pmin, g.pmax, g.stride, s.geo.Partitions)
 	}
-	if b := (g.hi + 1) * ds; b > s.geo.budget(mt) {
-		return false, fmt.Sprintf("needs %d bytes per partition, more than %d (%s)", b, s.geo.budget(mt), mt)
-	}
-	return true, ""
+	return ok, why
 }
 
 // removable reports whether instruction i may be deleted when its only

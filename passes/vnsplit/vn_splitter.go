@@ -43,14 +43,16 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/footprint"
 	"github.com/narwhal-compiler/narwhal/pass"
 )
 
-// Defaults of the knobs.
+// Defaults of the knobs (footprint.VNOptions, which
+// sb_size_legalization's plan reads too).
 const (
-	DefaultVNLimit       = 1 << 20
-	DefaultRatio         = 16.0
-	DefaultPerSplitLimit = 16
+	DefaultVNLimit       = footprint.DefaultVNLimit
+	DefaultRatio         = footprint.DefaultRatio
+	DefaultPerSplitLimit = footprint.DefaultPerSplitLimit
 )
 
 // CounterDeadNodes is the seed's metric name.
@@ -61,14 +63,10 @@ const ReportTitle = "VNSplitter:"
 
 // Options configure the pass (see the package comment).
 type Options struct {
-	VNLimit             int64
-	Ratio               float64
-	PerSplitLimit       int64
-	NoSplitDRAM         bool
-	FoldIntoPredecessor bool
-	SplitSB             bool
-	Skip                []string
-	Logf                func(format string, args ...any)
+	// The knobs are defined with the footprint passes' shared rules
+	// (sb_size_legalization's plan reads them to predict this pass).
+	footprint.VNOptions
+	Logf func(format string, args ...any)
 	// OnFunction, when set, is called with a function's name as the split
 	// or the fold starts working on that function, and with "" when each
 	// phase is done. The pass table entry sets it to pass.Context.Function,
@@ -78,8 +76,7 @@ type Options struct {
 
 // DefaultOptions returns the pass's defaults.
 func DefaultOptions() Options {
-	return Options{VNLimit: DefaultVNLimit, Ratio: DefaultRatio, PerSplitLimit: DefaultPerSplitLimit,
-		NoSplitDRAM: true, FoldIntoPredecessor: true, SplitSB: true}
+	return Options{VNOptions: footprint.DefaultVNOptions()}
 }
 
 // Stats are the pass's results.
@@ -112,7 +109,7 @@ func VNSplitter(m *bir.Module, model *arch.Model, opt Options) (Stats, error) {
 	if model == nil {
 		return st, fmt.Errorf("vn_splitter: no machine model")
 	}
-	geo, err := geometryFor(model)
+	geo, err := footprint.GeometryFor(model)
 	if err != nil {
 		return st, fmt.Errorf("vn_splitter: %w", err)
 	}
@@ -168,17 +165,18 @@ var VNSplitterPass = pass.Pass{
 	Name:    "vn_splitter",
 	Order:   24,
 	Default: true,
-	Options: []pass.Option{
-		{Name: "vn_limit", Default: fmt.Sprint(DefaultVNLimit), Doc: "cap on the SB/PSUM locations of a function after splitting"},
-		{Name: "ratio", Default: fmt.Sprint(DefaultRatio), Doc: "cap on elts/partition duplicated: the pieces' elements per partition summed, over the original's"},
-		{Name: "perSplitLimit", Default: fmt.Sprint(DefaultPerSplitLimit), Doc: "cap on the pieces one location is split into"},
-		{Name: "noSplitDRAM", Default: "true", Doc: "leave internal DRAM locations alone (false: split them, or move them to SB, when every group fits SB)"},
-		{Name: "foldIntoPredecessor", Default: "true", Doc: "run VerticalFusion: fold single-use copies into their producer"},
-		{Name: "splitSB", Default: "true", Doc: "split SB/PSUM locations"},
-		{Name: "skip", Default: "", Doc: "comma-separated location names not to split"},
-	},
-	Doc: "vn_splitter: VNSplitter carves SB/PSUM locations into _VN_ pieces by disjoint partition groups, then VerticalFusion folds single-use copies (seed 004)",
-	Run: runVNSplitter,
+	Options: vnOptions(),
+	Doc:     "vn_splitter: VNSplitter carves SB/PSUM locations into _VN_ pieces by disjoint partition groups, then VerticalFusion folds single-use copies (seed 004)",
+	Run:     runVNSplitter,
+}
+
+// vnOptions declares the pass's options from footprint.VNOptionDecls.
+func vnOptions() []pass.Option {
+	var out []pass.Option
+	for _, d := range footprint.VNOptionDecls() {
+		out = append(out, pass.Option{Name: d.Name, Default: d.Default, Doc: d.Doc})
+	}
+	return out
 }
 
 func runVNSplitter(ctx *pass.Context) error {
@@ -186,29 +184,8 @@ func runVNSplitter(ctx *pass.Context) error {
 	opt.Logf = ctx.Logf
 	opt.OnFunction = ctx.Function
 	var err error
-	if opt.VNLimit, err = ctx.IntOption("vn_limit"); err != nil {
+	if opt.VNOptions, err = footprint.ParseVNOptions(ctx.Option); err != nil {
 		return err
-	}
-	if opt.Ratio, err = ctx.FloatOption("ratio"); err != nil {
-		return err
-	}
-	if opt.PerSplitLimit, err = ctx.IntOption("perSplitLimit"); err != nil {
-		return err
-	}
-	if opt.NoSplitDRAM, err = ctx.BoolOption("noSplitDRAM"); err != nil {
-		return err
-	}
-	if opt.FoldIntoPredecessor, err = ctx.BoolOption("foldIntoPredecessor"); err != nil {
-		return err
-	}
-	if opt.SplitSB, err = ctx.BoolOption("splitSB"); err != nil {
-		return err
-	}
-	if s := ctx.Option("skip"); s != "" {
-		opt.Skip = strings.Split(s, ",")
-	}
-	if opt.VNLimit < 0 || opt.PerSplitLimit < 0 || opt.Ratio < 0 || opt.Ratio != opt.Ratio {
-		return fmt.Errorf("pass vn_splitter: vn_limit=%d, perSplitLimit=%d, ratio=%g: want non-negative values", opt.VNLimit, opt.PerSplitLimit, opt.Ratio)
 	}
 	st, err := VNSplitter(ctx.Module, ctx.Arch, opt)
 	// A returned error keeps its own wording (it names its function);

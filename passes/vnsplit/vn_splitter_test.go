@@ -132,8 +132,16 @@ func TestVNSplitter_Rejects(t *testing.T) {
 	}{
 		{"partial copy", func(b *bir.Builder, tt bir.T) {
 			o := b.SBUF("o", bir.Float32, 64, 64)
-			b.Inst(bir.OpDMACopy, "tr", bir.EngUnassigned, []bir.Operand{tt.Tile(0, 64, 0, 64)}, []bir.Operand{o.All()}, bir.Attrs("mode", "Transpose"))
-		}, "not splitting t due to partial copy (node size = 32768 bytes; instruction tr moves it in mode Transpose, by its byte layout)."},
+			b.Inst(bir.OpDMACopy, "rep", bir.EngUnassigned, []bir.Operand{tt.Tile(0, 64, 0, 64)}, []bir.Operand{o.All()}, bir.Attrs("mode", "Replicate"))
+		}, "not splitting t due to partial copy (node size = 32768 bytes; instruction rep moves it in mode Replicate, by its byte layout)."},
+		{"reinterpret read", func(b *bir.Builder, tt bir.T) {
+			o := b.SBUF("o", bir.BFloat16, 64, 128)
+			b.TensorCopy("asbf", bir.EngDVE, o.All(), bir.PhysAP(tt.Loc, bir.BFloat16, 0, b.Pat([2]int64{128, 64}, [2]int64{1, 128})))
+		}, "not splitting t due to reintepret_cast. (instruction asbf reads it as bfloat16, operand 0)"},
+		{"reinterpret write", func(b *bir.Builder, tt bir.T) {
+			o := b.SBUF("o", bir.BFloat16, 64, 128)
+			b.TensorCopy("frombf", bir.EngDVE, bir.PhysAP(tt.Loc, bir.BFloat16, 0, b.Pat([2]int64{128, 64}, [2]int64{1, 128})), o.All())
+		}, "not splitting t due to reintepret_cast. (instruction frombf writes it as bfloat16, operand 1)"},
 		{"tensor indirect", func(b *bir.Builder, tt bir.T) {
 			// A gather into the first half: ReadVarAddr reads the base
 			// addresses of src into ga, IndirectLoad moves the rows idx
@@ -245,5 +253,32 @@ func TestVNSplitter_OnFunction(t *testing.T) {
 		if st2, _ := run(t, twoHalves(), opt); st2 != st {
 			t.Errorf("foldIntoPredecessor=%t: stats %+v without the hook, %+v with it", fold, st2, st)
 		}
+	}
+}
+
+// TestVNSplitter_IsValidForSBLine: a group that fails isValidForSB is
+// logged without a vn-limit count (the count exists only when the pieces
+// are made, and the line that checks vn_limit prints the real one).
+func TestVNSplitter_IsValidForSBLine(t *testing.T) {
+	m := bir.NewModule("trn2")
+	b := bir.NewBuilder(m, "main")
+	x := b.Input("x", bir.Float32, 128, 64)
+	z := b.Output("z", bir.Float32, 128, 64)
+	// 256 partitions in two groups; the second group spans 128
+	// partitions with stride 1 but starts at 100, so the first is 0..99
+	// and the second 100..255: 156 partitions, more than the array.
+	tt := b.SBUF("t", bir.Float32, 256, 64)
+	b.Load("l0", tt.Tile(0, 100, 0, 64), x.Tile(0, 100, 0, 64))
+	b.Load("l1", tt.Tile(100, 128, 0, 64), x.Tile(0, 128, 0, 64))
+	b.Load("l2", tt.Tile(228, 28, 0, 64), x.Tile(0, 28, 0, 64))
+	b.TensorCopy("c", bir.EngDVE, tt.Tile(200, 56, 0, 64), tt.Tile(100, 56, 0, 64))
+	b.Save("s0", z.Tile(0, 100, 0, 64), tt.Tile(0, 100, 0, 64))
+	b.Save("s1", z.Tile(0, 128, 0, 64), tt.Tile(100, 128, 0, 64))
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	st, log := run(t, m, vnsplit.DefaultOptions())
+	if st.Split != 0 || !strings.Contains(log, "apGroup id 1 : isValidForSB = false\n") || strings.Contains(log, "exceed vn limit") {
+		t.Errorf("split %d, log:\n%s", st.Split, log)
 	}
 }

@@ -1,0 +1,66 @@
+package main
+
+// Checks every command applies to its input and its flags before doing
+// any work: the input verified (as compile does), an output that is the
+// input refused unless --in-place, --core-id in range, a flag given an
+// empty value refused rather than read as "not given".
+
+import (
+	"flag"
+	"fmt"
+
+	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/driver"
+	"github.com/narwhal-compiler/narwhal/verify"
+)
+
+// verifyInput runs the verifier on a loaded input, as compile does before
+// its first pass, so that every command refuses the modules `narwhal
+// verify` rejects (exit 1, the first diagnostic). The flag that skips it
+// is named in the message.
+func verifyInput(m *bir.Module, src, skipFlag string) error {
+	model, err := arch.ForModule(m)
+	if err != nil {
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	if err := verify.Module(m, verify.Options{Arch: model}); err != nil {
+		return fmt.Errorf("%s: the input does not verify: %w (%s skips this check)", src, err, skipFlag)
+	}
+	return nil
+}
+
+// checkOutputNotInput refuses an output file that is the input file
+// itself (the same file through any path, link or hard link): writing it
+// would destroy the input if the command failed midway or produced
+// something else. --in-place allows it (the output is still written
+// atomically: a failure leaves the input as it was).
+func checkOutputNotInput(input, output string, inPlace bool) error {
+	if output == "" || inPlace || !driver.SameFile(input, output) {
+		return nil
+	}
+	return fmt.Errorf("-o %s is the input file: refusing to overwrite the input (--in-place allows it)", output)
+}
+
+// checkCoreID validates --core-id: -1 (as in the file) or a core id.
+func checkCoreID(id int64) error {
+	if id < -1 {
+		return fmt.Errorf("--core-id %d: want -1 (the module's own) or a neuron core id >= 0", id)
+	}
+	return nil
+}
+
+// emptyFlags refuses flags that were given an empty value where empty
+// would silently mean "not given" (--passes "" would run the whole
+// pipeline).
+func emptyFlags(fs *flag.FlagSet, names ...string) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		for _, n := range names {
+			if f.Name == n && f.Value.String() == "" && err == nil {
+				err = fmt.Errorf("--%s is empty: give a value or leave the flag out", n)
+			}
+		}
+	})
+	return err
+}

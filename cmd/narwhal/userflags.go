@@ -1,0 +1,148 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/console"
+	"github.com/narwhal-compiler/narwhal/diag"
+	"github.com/narwhal-compiler/narwhal/driver"
+	"github.com/narwhal-compiler/narwhal/htmlreport"
+	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/pipeline"
+)
+
+// userFlags are compile's neuronx-cc-shaped flags (docs/cli.md): --target,
+// -O/--optlevel, --verbose, --logfile, NEURON_CC_FLAGS; the page
+// (--html), the progress line, and several modules at once (--out-dir,
+// -j). runCompile calls these methods at fixed points.
+type userFlags struct {
+	fs                       *flag.FlagSet
+	target, verbose, logfile *string
+	html, outDir             *string
+	optLevel, jobs           *int
+	progress                 *bool
+	envDropped               []string
+	logFile                  *os.File
+}
+
+func addUserFlags(fs *flag.FlagSet) *userFlags {
+	u := &userFlags{fs: fs}
+	u.target = fs.String("target", "", "neuronx-cc's `target`: trn1, trn1n, inf2, trn2 or trn3 (compiles for the matching --arch)")
+	u.optLevel = new(int)
+	fs.IntVar(u.optLevel, "O", pipeline.DefaultOptLevel, "optimization `level` 1, 2 or 3 (also -O1 .. -O3; docs/cli.md says what each turns on)")
+	fs.IntVar(u.optLevel, "optlevel", pipeline.DefaultOptLevel, "the same as -O")
+	u.verbose = fs.String("verbose", "", "log `level`: debug, info, warning (default), error or critical")
+	u.logfile = fs.String("logfile", "", "also write every log line, debug level included, to `FILE`")
+	u.progress = fs.Bool("progress", true, "on a terminal, show a progress line for passes that take longer than a second")
+	u.html = fs.String("html", "", "write a self-contained HTML report of the compile to `FILE`")
+	u.outDir = fs.String("out-dir", "", "compile every input into `DIR`/NAME.json (several inputs: one summary line each)")
+	u.jobs = fs.Int("j", 0, "compile up to `N` modules at once (default: one per core)")
+	return u
+}
+
+var optShort = regexp.MustCompile(`^--?O([0-9]+)$`)
+
+// expand puts the flags of NEURON_CC_FLAGS before args (the command
+// line's own flags win), drops the neuronx-cc flags narwhal has no
+// equivalent for, and spells -O1 as -O=1.
+func (u *userFlags) expand(args []string) ([]string, error) {
+	var env []string
+	if s := os.Getenv(console.EnvFlags); strings.TrimSpace(s) != "" {
+		words, err := console.SplitFlags(s)
+		if err != nil {
+			return nil, err
+		}
+		keep, dropped, err := console.FilterFlags(u.fs, rewriteO(words))
+		if err != nil {
+			return nil, err
+		}
+		env, u.envDropped = keep, dropped
+	}
+	return append(env, rewriteO(args)...), nil
+}
+
+func rewriteO(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if m := optShort.FindStringSubmatch(a); m != nil {
+			a = "-O=" + m[1]
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// archName maps --target onto the --arch the rest of the command uses.
+func (u *userFlags) archName(archName string) (string, error) {
+	if *u.target == "" {
+		return archName, nil
+	}
+	return arch.TargetArch(*u.target, archName)
+}
+
+// setup applies -O to m and cfg and attaches the console and the HTML
+// recorder; finish writes the page and closes the log file.
+func (u *userFlags) setup(input string, args []string, m *bir.Module, cfg *pass.Config, debug bool, stdout, stderr io.Writer) (finish func(*pass.Report, error) error, err error) {
+	if err := pipeline.ApplyOptLevel(*u.optLevel, m, cfg.Options); err != nil {
+		return nil, err
+	}
+	level := console.Warning
+	if debug {
+		level = console.Debug
+	}
+	if *u.verbose != "" {
+		if level, err = console.ParseLevel(*u.verbose); err != nil {
+			return nil, err
+		}
+	}
+	opt := console.Options{Level: level, Term: stderr, Progress: *u.progress && console.IsTerminal(stderr)}
+	if *u.logfile != "" {
+		f, err := os.Create(*u.logfile)
+		if err != nil {
+			return nil, diag.Wrap(diag.ReadInput, fmt.Errorf("--logfile: %w", err))
+		}
+		u.logFile, opt.LogFile = f, f
+	}
+	con := console.New(opt)
+	for _, d := range u.envDropped {
+		con.Logf(console.Warning, "%s: ignoring %s (neuronx-cc only: narwhal has no equivalent)", console.EnvFlags, d)
+	}
+	con.Logf(console.Info, "narwhal compile %s (-O%d)", diag.ShellQuote(args), *u.optLevel)
+	var rec *htmlreport.Recorder
+	if *u.html != "" {
+		rec = htmlreport.New(input, "narwhal compile "+diag.ShellQuote(args))
+		cfg.Observer = pass.Observers(con, rec)
+	} else {
+		cfg.Observer = con
+	}
+	cfg.Progress = con.Progress()
+	return func(rep *pass.Report, runErr error) error {
+		defer u.close()
+		if runErr != nil {
+			con.FileLogf(console.Error, "%s", diag.OneLine(runErr.Error()))
+		} else if rep != nil {
+			con.Logf(console.Info, "Compilation finished: %d instructions in %.3f seconds", rep.Insts, rep.Total.Seconds())
+		}
+		if rec == nil {
+			return nil
+		}
+		// Hook for the memory planner's --memmap and the scheduler's
+		// --trace: their files go on the page with rec.AddSVG and
+		// rec.AddTrace once those flags exist.
+		return driver.WriteOutput(*u.html, stdout, func(w io.Writer) error { return rec.Write(w, rep, m, runErr) })
+	}, nil
+}
+
+func (u *userFlags) close() {
+	if u.logFile != nil {
+		u.logFile.Close()
+		u.logFile = nil
+	}
+}

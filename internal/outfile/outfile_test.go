@@ -1,0 +1,247 @@
+package outfile
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func writeString(s string) func(io.Writer) error {
+	return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+}
+
+func readFile(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// noTemps fails when a temporary file was left in dir.
+func noTemps(t *testing.T, dir string) {
+	t.Helper()
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+func TestWrite_RegularFiles(t *testing.T) {
+	tests := []struct {
+		name     string
+		existing string      // "" : no file
+		mode     fs.FileMode // of the existing file
+		wantMode fs.FileMode
+	}{
+		{"new file gets 0644", "", 0, 0o644},
+		{"existing 0600 keeps 0600", "old", 0o600, 0o600},
+		{"existing 0755 keeps 0755", "old", 0o755, 0o755},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "out.txt")
+			if tt.existing != "" {
+				if err := os.WriteFile(p, []byte(tt.existing), tt.mode); err != nil {
+					t.Fatal(err)
+				}
+				os.Chmod(p, tt.mode)
+			}
+			if err := Write(p, Options{}, writeString("new")); err != nil {
+				t.Fatal(err)
+			}
+			if got := readFile(t, p); got != "new" {
+				t.Errorf("content %q, want new", got)
+			}
+			st, _ := os.Stat(p)
+			if st.Mode().Perm() != tt.wantMode {
+				t.Errorf("mode %v, want %v", st.Mode().Perm(), tt.wantMode)
+			}
+			noTemps(t, dir)
+		})
+	}
+}
+
+func TestWrite_FailureLeavesTarget(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.txt")
+	os.WriteFile(p, []byte("keep"), 0o644)
+	boom := errors.New("encoder failed")
+	err := Write(p, Options{}, func(w io.Writer) error {
+		io.WriteString(w, "partial")
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err %v, want the write function's error", err)
+	}
+	if got := readFile(t, p); got != "keep" {
+		t.Errorf("target %q after a failed write, want it unchanged", got)
+	}
+	noTemps(t, dir)
+}
+
+func TestWrite_SymlinksWriteThrough(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "real.txt")
+	os.WriteFile(target, []byte("old"), 0o640)
+	os.Chmod(target, 0o640)
+	link := filepath.Join(dir, "link.txt")
+	chain := filepath.Join(dir, "chain.txt")
+	if err := os.Symlink("real.txt", link); err != nil { // relative target
+		t.Fatal(err)
+	}
+	if err := os.Symlink(link, chain); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{link, chain} {
+		if err := Write(p, Options{}, writeString("via "+filepath.Base(p))); err != nil {
+			t.Fatal(err)
+		}
+		if st, _ := os.Lstat(p); st.Mode()&fs.ModeSymlink == 0 {
+			t.Errorf("%s: no longer a symbolic link", p)
+		}
+		if got := readFile(t, target); got != "via "+filepath.Base(p) {
+			t.Errorf("target %q after writing %s", got, p)
+		}
+		if st, _ := os.Stat(target); st.Mode().Perm() != 0o640 {
+			t.Errorf("target mode %v, want 0640 kept", st.Mode().Perm())
+		}
+	}
+	// A dangling link creates its target.
+	dangling := filepath.Join(dir, "dangling.txt")
+	os.Symlink("created.txt", dangling)
+	if err := Write(dangling, Options{}, writeString("made")); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, filepath.Join(dir, "created.txt")); got != "made" {
+		t.Errorf("dangling link's target %q, want made", got)
+	}
+	// A loop is an error.
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	os.Symlink(b, a)
+	os.Symlink(a, b)
+	if err := Write(a, Options{}, writeString("x")); err == nil || !strings.Contains(err.Error(), "symbolic links") {
+		t.Errorf("loop of links: err %v, want a message about symbolic links", err)
+	}
+	noTemps(t, dir)
+}
+
+func TestWrite_FIFOAndDeviceInPlace(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	got := make(chan string)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		got <- string(b)
+	}()
+	if err := Write(fifo, Options{}, writeString("through the pipe")); err != nil {
+		t.Fatal(err)
+	}
+	if s := <-got; s != "through the pipe" {
+		t.Errorf("reader got %q", s)
+	}
+	if st, _ := os.Lstat(fifo); st.Mode()&fs.ModeNamedPipe == 0 {
+		t.Errorf("the FIFO was replaced: mode %v", st.Mode())
+	}
+	if err := Write(os.DevNull, Options{}, writeString("discarded")); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Lstat(os.DevNull); st.Mode()&fs.ModeCharDevice == 0 {
+		t.Fatalf("%s is no longer a character device: mode %v", os.DevNull, st.Mode())
+	}
+	noTemps(t, dir)
+}
+
+func TestWrite_Stdout(t *testing.T) {
+	for _, p := range []string{"-", "/dev/stdout"} {
+		var buf bytes.Buffer
+		if err := Write(p, Options{Stdout: &buf}, writeString("streamed")); err != nil {
+			t.Fatal(err)
+		}
+		if buf.String() != "streamed" {
+			t.Errorf("%s: stdout got %q", p, buf.String())
+		}
+	}
+}
+
+func TestWrite_Errors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name, path, want string
+	}{
+		{"missing directory", filepath.Join(dir, "no", "such", "f.txt"), "does not exist"},
+		{"a directory", dir, "is a directory"},
+		{"empty name", "", "empty output file name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Write(tt.path, Options{}, writeString("x"))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("err %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+func TestWrite_ReadOnlyDirectory(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root may create files in a read-only directory: the in-place fallback cannot be reached")
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.txt")
+	os.WriteFile(p, []byte("old"), 0o644)
+	os.Chmod(dir, 0o555)
+	defer os.Chmod(dir, 0o755)
+	if err := Write(p, Options{}, writeString("new")); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, p); got != "new" {
+		t.Errorf("content %q, want new", got)
+	}
+	if err := Write(filepath.Join(dir, "fresh.txt"), Options{}, writeString("x")); err == nil {
+		t.Errorf("a new file in a read-only directory: want an error")
+	}
+}
+
+func TestSame_LinksAndCopies(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a")
+	os.WriteFile(a, []byte("x"), 0o644)
+	link := filepath.Join(dir, "l")
+	os.Symlink(a, link)
+	hard := filepath.Join(dir, "h")
+	os.Link(a, hard)
+	other := filepath.Join(dir, "o")
+	os.WriteFile(other, []byte("x"), 0o644)
+	tests := []struct {
+		x, y string
+		want bool
+	}{
+		{a, a, true}, {a, link, true}, {a, hard, true}, {a, filepath.Join(dir, ".", "a"), true},
+		{a, other, false}, {a, filepath.Join(dir, "missing"), false},
+	}
+	for _, tt := range tests {
+		if got := Same(tt.x, tt.y); got != tt.want {
+			t.Errorf("Same(%s, %s) = %v, want %v", tt.x, tt.y, got, tt.want)
+		}
+	}
+}
