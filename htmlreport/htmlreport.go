@@ -47,7 +47,8 @@ type Recorder struct {
 	// Input names the compiled file (or builtin: spec); Command is the
 	// command line.
 	Input, Command string
-	// MaxInsts bounds the modules whose text is recorded (0: DefaultMaxInsts).
+	// MaxInsts bounds the modules whose text is recorded (0:
+	// DefaultMaxInsts; negative: none is).
 	MaxInsts int64
 
 	inSummary, outSummary *Summary
@@ -82,7 +83,7 @@ func New(input, command string) *Recorder {
 }
 
 func (r *Recorder) maxInsts() int64 {
-	if r.MaxInsts > 0 {
+	if r.MaxInsts != 0 {
 		return r.MaxInsts
 	}
 	return DefaultMaxInsts
@@ -278,7 +279,9 @@ func (r *Recorder) Write(w io.Writer, rep *pass.Report, result *bir.Module, runE
 			pv.Error = rec.err
 			pv.Omitted = rec.omitted
 			pv.Changed = rec.changed
-			pv.Diff = diffView(rec.diff, 3)
+			if rec.changed > 0 {
+				pv.Diff = diffView(rec.diff, 3)
+			}
 			pv.AfterText = rec.after
 			pv.HasIR = rec.diff != nil || rec.after != ""
 		} else if res.Skipped == "" {

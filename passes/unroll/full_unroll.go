@@ -121,6 +121,11 @@ type FullUnrollOptions struct {
 	// pass.Context.Function. A panic is reported (as an *InternalError)
 	// against the function last named, with or without the hook.
 	OnFunction func(name string)
+	// Progress, when set, is told every 65536 clones how many the
+	// function's unroll has made of the projected number (an upper
+	// bound): the pass table entry sets it to pass.Context.Progress,
+	// which feeds the command line's progress line.
+	Progress func(done, total int64)
 }
 
 type fnMode int
@@ -331,6 +336,9 @@ func fullUnrollFunction(f *bir.Function, mode fnMode, level int, opt FullUnrollO
 		if !rem {
 			certain++
 		}
+		if opt.Progress != nil && created&0xffff == 0 {
+			opt.Progress(created, max(proj.clones, created))
+		}
 		if total := others + keptLower + certain; exceedsCeiling(total) {
 			return &CeilingError{TotalCount: total, Counting: true}
 		}
@@ -442,7 +450,7 @@ func runFullUnroll(ctx *pass.Context) error {
 	if level != 2 {
 		ctx.SetProduced(0) // loops may remain below level 2
 	}
-	st, err := FullUnroll(ctx.Module, FullUnrollOptions{Level: level, Logf: ctx.Logf, OnFunction: ctx.Function})
+	st, err := FullUnroll(ctx.Module, FullUnrollOptions{Level: level, Logf: ctx.Logf, OnFunction: ctx.Function, Progress: ctx.Progress})
 	if level == LevelAuto && err == nil && st.FunctionsAtLevel2 == len(ctx.Module.Funcs) {
 		ctx.SetProduced(verify.StageUnrolled) // every function unrolled completely
 	}
