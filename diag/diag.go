@@ -55,6 +55,7 @@ const (
 	PartStart     = "NW311" // the partition-start rule
 	PSUMBank      = "NW312" // an access crosses a PSUM bank
 	Stage         = "NW313" // the module claims or needs a stage it does not satisfy
+	Overlap       = "NW314" // two tensors live at once share on-chip memory
 
 	TooManyInsts   = "NW401" // unrolling makes too many instructions
 	DoesNotFit     = "NW402" // a tensor cannot be made to fit on-chip memory

@@ -328,6 +328,24 @@ def kernel(a):
 		FixText: "Drop the claim and let legalize_cce_dma split the DMA for the target (`narwhal compile`), or check against the MaxCceDmaSource the module was legalized for.",
 	},
 	{
+		Code: Overlap, Title: "two tensors live at once share on-chip memory",
+		ExplainText: "Two SBUF or PSUM allocations that are live at the same time (one is written before the " +
+			"other's last read) occupy the same partitions and bytes, so one overwrites the other. narwhal " +
+			"checks it on allocated modules: every NKI kernel (whose addresses the NKI front end chose) and " +
+			"the output of its own allocator. Rule overlap.",
+		Example: klrKernel(`@nki.jit
+def kernel(a, b):
+    out = nl.ndarray((128, 512), nl.float32, buffer=nl.shared_hbm)
+    ta = nl.ndarray((128, 512), nl.float32, buffer=nl.sbuf)  # allocated at byte 0
+    tb = nl.ndarray((128, 512), nl.float32, buffer=nl.sbuf)  # allocated at byte 0 too
+    nisa.dma_copy(dst=ta, src=a)
+    nisa.dma_copy(dst=tb, src=b)          # overwrites ta, which is still to be read
+    nisa.tensor_tensor(dst=ta, data1=ta, data2=tb, op=np.add)
+    nisa.dma_copy(dst=out, src=ta)`),
+		Fix:     klrKernel(`tb = nl.ndarray((128, 512), nl.float32, buffer=nl.sbuf)  # allocated at byte 2048`),
+		FixText: "Give tiles that are live together disjoint addresses.",
+	},
+	{
 		Code: TooManyInsts, Title: "unrolling makes too many instructions",
 		ExplainText: "FullUnroll refuses to make 25,000,000 instructions or more (the seeds' ceiling, neuronx-cc's " +
 			"\"Compiler generated too many instructions\"), and Unroll refuses more than its budget " +

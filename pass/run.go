@@ -52,7 +52,10 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 	start := time.Now()
 	var stage verify.Stage
 	if !cfg.NoVerify {
-		if err := verify.Module(m, verify.Options{Arch: model, Stage: stage}); err != nil {
+		mv := NewMeter()
+		err := verify.Module(m, verify.Options{Arch: model, Stage: stage})
+		rep.InputVerify = mv.Usage()
+		if err != nil {
 			return rep, fmt.Errorf("the input does not verify: %w", err)
 		}
 	}
@@ -93,9 +96,10 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 		if obs != nil {
 			obs.PassStart(p, m)
 		}
-		t0 := time.Now()
+		mp := NewMeter()
 		err := runProtected(ctx)
-		res.Wall = time.Since(t0)
+		u := mp.Usage()
+		res.Wall, res.CPU, res.Alloc = u.Wall, u.CPU, u.Alloc
 		res.InstsAfter = m.NumInsts()
 		if err != nil {
 			rep.Passes = append(rep.Passes, res)
@@ -107,9 +111,10 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 		}
 		stage |= ctx.produced
 		if cfg.VerifyEach || (i == lastRun && !cfg.NoVerify) {
-			t1 := time.Now()
+			mv := NewMeter()
 			verr := verify.Module(m, verify.Options{Arch: model, Stage: stage})
-			res.VerifyWall = time.Since(t1)
+			uv := mv.Usage()
+			res.VerifyWall, res.VerifyCPU = uv.Wall, uv.CPU
 			if verr != nil {
 				rep.Passes = append(rep.Passes, res)
 				rep.Total = time.Since(start)
@@ -120,9 +125,17 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 				return rep, err
 			}
 		}
+		if cfg.Stats {
+			res.LiveHeap = LiveHeap()
+		}
 		rep.Passes = append(rep.Passes, res)
 		if obs != nil {
 			obs.PassEnd(p, &rep.Passes[len(rep.Passes)-1], m, nil)
+		}
+		if p.Checkpoint != "" && cfg.DumpDir != "" && cfg.Checkpointer != nil {
+			if err := checkpoint(m, &cfg, p.Checkpoint); err != nil {
+				return rep, err
+			}
 		}
 		if printAfter(printList, p.Name) {
 			if err := dump(m, &cfg, i, p.Name); err != nil {
@@ -161,6 +174,18 @@ func dump(m *bir.Module, cfg *Config, idx int, name string) error {
 		if err := WriteFileAtomic(path, buf.Bytes()); err != nil {
 			return fmt.Errorf("--dump-dir: %w", err)
 		}
+	}
+	return nil
+}
+
+// checkpoint writes the module as BIR-JSON to DumpDir/name.
+func checkpoint(m *bir.Module, cfg *Config, name string) error {
+	if err := os.MkdirAll(cfg.DumpDir, 0o755); err != nil {
+		return fmt.Errorf("--dump-dir: %w", err)
+	}
+	path := filepath.Join(cfg.DumpDir, name)
+	if err := outfile.Write(path, outfile.Options{}, func(w io.Writer) error { return cfg.Checkpointer(w, m) }); err != nil {
+		return fmt.Errorf("--dump-dir: checkpoint %s: %w", name, err)
 	}
 	return nil
 }

@@ -8,7 +8,7 @@ import "github.com/narwhal-compiler/narwhal/diag"
 var ruleCodes = map[string]string{
 	"ref": diag.Structure, "name-unique": diag.Structure, "tables": diag.Structure,
 	"block": diag.Structure, "loop": diag.Structure, "dep": diag.Structure,
-	"opcode": diag.Structure, "sym-axis-unbound": diag.Structure,
+	"opcode": diag.Structure, "sym-axis-unbound": diag.Structure, "schedule": diag.Structure,
 	"module-arch": diag.UnknownArch,
 	"tensor":      diag.Declaration, "loc": diag.Declaration, "dtype": diag.Declaration,
 	"arity": diag.OperandShape, "elem-count": diag.OperandShape, "cce-shape": diag.OperandShape,
@@ -22,6 +22,7 @@ var ruleCodes = map[string]string{
 	"indirect-shape": diag.IndirectShape, "tensor-indirection": diag.IndirectShape,
 	"partition-start": diag.PartStart,
 	"psum-bank":       diag.PSUMBank,
+	"overlap":         diag.Overlap,
 	// An allocated NKI kernel (translate verifies it at StageAllocated)
 	// whose tile lies outside the usable memory does not fit.
 	"sb-fit": diag.DoesNotFit, "allocated": diag.DoesNotFit,
@@ -30,7 +31,7 @@ var ruleCodes = map[string]string{
 	// run alone requires. After a pass of a run, the pass manager reports a
 	// violation as the pass's fault (pass.VerifierError, diag.Internal).
 	"unrolled": diag.Stage, "indirect-lowered": diag.Stage, "cce-sources": diag.Stage,
-	"engine-assigned": diag.Stage, "strided-load": diag.Stage,
+	"engine-assigned": diag.Stage, "strided-load": diag.Stage, "scheduled": diag.Stage,
 }
 
 // RuleCode returns the error code of rule ("" for an unknown rule).

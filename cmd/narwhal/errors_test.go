@@ -44,6 +44,7 @@ var codeText = map[string]string{
 	diag.PartStart:      "k.py:11:4: ",
 	diag.PSUMBank:       "k.py:10:4: ",
 	diag.Stage:          "want <= MaxCceDmaSource = 2",
+	diag.Overlap:        "k.py:",
 	diag.TooManyInsts:   "Compiler generated too many instructions",
 	diag.DoesNotFit:     "cannot fit the on-chip memory",
 	diag.KernelCodegen:  "unsupported operator tensorTensorScan",
@@ -214,6 +215,19 @@ func klrFile(t *testing.T, code string, fix bool, name string) []byte {
 			&klr.MemSet{Dst: whole(p), Value: klr.Immediate{Kind: klr.ImmFloat, Float: 1}, Dtype: kdtype("float32"), Engine: klr.EngDVE},
 			&klr.NcCopy{Dst: whole(s), Src: whole(p), Engine: klr.EngDVE},
 			dmaOp(whole(o), whole(s))), nil)
+	case diag.Overlap:
+		// ta and tb both at byte 0 while both live (fix: tb at 2048).
+		off := uint64(0)
+		if fix {
+			off = 2048
+		}
+		a, b, o := hbmT("a", 128, 512), hbmT("b", 128, 512), hbmT("out", 128, 512)
+		ta := chipT("ta", klr.MemSBUF, 128, 512, 0, 0)
+		tb := chipT("tb", klr.MemSBUF, 128, 512, 0, off)
+		return encodeKLR(t, lncKernel("overlap", []klr.TensorName{a, b}, []klr.TensorName{o},
+			dmaOp(whole(ta), whole(a)), dmaOp(whole(tb), whole(b)),
+			&klr.TensorTensor{Dst: whole(ta), Src0: whole(ta), Src1: whole(tb), Op: klr.AluOp(aluIndex("add")), Engine: klr.EngDVE},
+			dmaOp(whole(o), whole(ta))), nil)
 	case diag.KernelCodegen:
 		// The fixture's shape: tensorTensor, patched to operator 35
 		// (tensorTensorScan), which narwhal does not lower.

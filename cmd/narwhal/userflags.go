@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
@@ -87,9 +88,18 @@ func (u *userFlags) archName(archName string) (string, error) {
 	return arch.TargetArch(*u.target, archName)
 }
 
+// session is one compile's console and HTML recorder.
+type session struct {
+	u      *userFlags
+	con    *console.Console
+	rec    *htmlreport.Recorder
+	m      *bir.Module
+	stdout io.Writer
+}
+
 // setup applies -O to m and cfg and attaches the console and the HTML
-// recorder; finish writes the page and closes the log file.
-func (u *userFlags) setup(input string, args []string, m *bir.Module, cfg *pass.Config, debug bool, stdout, stderr io.Writer) (finish func(*pass.Report, error) error, err error) {
+// recorder to the run.
+func (u *userFlags) setup(input string, args []string, m *bir.Module, cfg *pass.Config, debug bool, stdout, stderr io.Writer) (*session, error) {
 	if err := pipeline.ApplyOptLevel(*u.optLevel, m, cfg.Options); err != nil {
 		return nil, err
 	}
@@ -98,6 +108,7 @@ func (u *userFlags) setup(input string, args []string, m *bir.Module, cfg *pass.
 		level = console.Debug
 	}
 	if *u.verbose != "" {
+		var err error
 		if level, err = console.ParseLevel(*u.verbose); err != nil {
 			return nil, err
 		}
@@ -110,34 +121,47 @@ func (u *userFlags) setup(input string, args []string, m *bir.Module, cfg *pass.
 		}
 		u.logFile, opt.LogFile = f, f
 	}
-	con := console.New(opt)
+	s := &session{u: u, con: console.New(opt), m: m, stdout: stdout}
 	for _, d := range u.envDropped {
-		con.Logf(console.Warning, "%s: ignoring %s (neuronx-cc only: narwhal has no equivalent)", console.EnvFlags, d)
+		s.con.Logf(console.Warning, "%s: ignoring %s (neuronx-cc only: narwhal has no equivalent)", console.EnvFlags, d)
 	}
-	con.Logf(console.Info, "narwhal compile %s (-O%d)", diag.ShellQuote(args), *u.optLevel)
-	var rec *htmlreport.Recorder
+	s.con.Logf(console.Info, "narwhal compile %s (-O%d)", diag.ShellQuote(args), *u.optLevel)
+	cfg.Observer = s.con
 	if *u.html != "" {
-		rec = htmlreport.New(input, "narwhal compile "+diag.ShellQuote(args))
-		cfg.Observer = pass.Observers(con, rec)
-	} else {
-		cfg.Observer = con
+		s.rec = htmlreport.New(input, "narwhal compile "+diag.ShellQuote(args))
+		cfg.Observer = pass.Observers(s.con, s.rec)
 	}
-	cfg.Progress = con.Progress()
-	return func(rep *pass.Report, runErr error) error {
-		defer u.close()
-		if runErr != nil {
-			con.FileLogf(console.Error, "%s", diag.OneLine(runErr.Error()))
-		} else if rep != nil {
-			con.Logf(console.Info, "Compilation finished: %d instructions in %.3f seconds", rep.Insts, rep.Total.Seconds())
-		}
-		if rec == nil {
-			return nil
-		}
-		// Hook for the memory planner's --memmap and the scheduler's
-		// --trace: their files go on the page with rec.AddSVG and
-		// rec.AddTrace once those flags exist.
-		return driver.WriteOutput(*u.html, stdout, func(w io.Writer) error { return rec.Write(w, rep, m, runErr) })
-	}, nil
+	cfg.Progress = s.con.Progress()
+	return s, nil
+}
+
+// attachTrace puts the scheduler's Perfetto trace on the page (--trace);
+// the memory planner's map goes on with s.rec.AddSVG once it has one.
+func (s *session) attachTrace(name string, write func(io.Writer) error) {
+	if s.rec == nil {
+		return
+	}
+	var b bytes.Buffer
+	if err := write(&b); err != nil {
+		s.con.Logf(console.Warning, "--html: the trace is not on the page: %v", err)
+		return
+	}
+	s.rec.AddTrace("Schedule timeline (Perfetto trace)", name, b.Bytes())
+}
+
+// finish logs the outcome, writes the page (--html) and closes the log
+// file.
+func (s *session) finish(rep *pass.Report, runErr error) error {
+	defer s.u.close()
+	if runErr != nil {
+		s.con.FileLogf(console.Error, "%s", diag.OneLine(runErr.Error()))
+	} else if rep != nil {
+		s.con.Logf(console.Info, "Compilation finished: %d instructions in %.3f seconds", rep.Insts, rep.Total.Seconds())
+	}
+	if s.rec == nil {
+		return nil
+	}
+	return driver.WriteOutput(*s.u.html, s.stdout, func(w io.Writer) error { return s.rec.Write(w, rep, s.m, runErr) })
 }
 
 func (u *userFlags) close() {

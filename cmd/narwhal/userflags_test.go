@@ -146,11 +146,13 @@ func TestCompile_NeuronCCFlags(t *testing.T) {
 func TestCompile_HTML(t *testing.T) {
 	dir := t.TempDir()
 	page := filepath.Join(dir, "k.html")
-	if code, _, stderr := narwhal(t, "compile", "builtin:matmul", "--html", page, "-o", os.DevNull); code != 0 {
+	trace := filepath.Join(dir, "k.trace.json")
+	if code, _, stderr := narwhal(t, "compile", "builtin:matmul", "--html", page, "--trace", trace, "-o", os.DevNull); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	text := readFile(t, page)
-	for _, want := range []string{"narwhal compile: builtin:matmul", `id="pass-6"`, "full_unroll", `class="add"`, "SB Legalization Statistic:"} {
+	for _, want := range []string{"narwhal compile: builtin:matmul", `id="pass-6"`, "full_unroll", `class="add"`, "SB Legalization Statistic:",
+		`download="k.trace.json"`, "Schedule timeline (Perfetto trace)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the page lacks %q", want)
 		}
@@ -244,7 +246,7 @@ func BenchmarkCompileMany(b *testing.B) {
 			wall := time.Since(t0)
 			b.ReportMetric(wall.Seconds()/float64(b.N), "wall-s/op")
 			if c1, _ := cpuNow(); ok {
-				b.ReportMetric((c1 - c0).Seconds()/float64(b.N), "cpu-s/op")
+				b.ReportMetric((c1-c0).Seconds()/float64(b.N), "cpu-s/op")
 			}
 		})
 	}
