@@ -412,7 +412,8 @@ def kernel(a, b):
 		Code: ParallelInputs, Title: "several inputs with conflicting outputs",
 		ExplainText: "`narwhal compile a b ... --out-dir DIR` writes DIR/NAME.json per input; two inputs with the " +
 			"same NAME would overwrite each other, and flags that name one output file (-o, --html, " +
-			"--trace, --memmap, --print-after, --dump-dir) do not apply to several modules.",
+			"--trace, --memmap, --dump-alloc-problem, --stats, --print-after, --dump-dir, --report, " +
+			"--logfile) do not apply to several modules.",
 		Example: cmd("compile", "builtin:tensor_add", "builtin:tensor_add", "--out-dir", "out"),
 		Fix:     cmd("compile", "builtin:tensor_add", "builtin:matmul", "--out-dir", "out"),
 		FixText: "Give each input its own name (or compile the same module once).",

@@ -40,7 +40,7 @@ chrome() {
 
 pages=()
 for k in $("$NW" kernels | awk '{print $1}'); do
-  "$NW" compile "builtin:$k" --html "$OUT/$k.html" --trace "$OUT/$k.trace.json" -o "$OUT/$k.json" >/dev/null
+  "$NW" compile "builtin:$k" --html "$OUT/$k.html" --trace "$OUT/$k.trace.json" --memmap "$OUT/$k.svg" -o "$OUT/$k.json" >/dev/null
   pages+=("$k")
 done
 # A KLR kernel (source positions on the page), when the fixtures are here.

@@ -26,7 +26,7 @@ func compileMany(fs *flag.FlagSet, uf *userFlags, inputs []string, stdout, stder
 	if len(inputs) == 0 {
 		return diag.Errorf(diag.Usage, "--out-dir: want at least one input")
 	}
-	for _, name := range []string{"o", "html", "print-after", "dump-dir", "report", "logfile", "in-place"} {
+	for _, name := range []string{"o", "html", "trace", "memmap", "dump-alloc-problem", "stats", "print-after", "dump-dir", "report", "logfile", "in-place"} {
 		if isSet(fs, name) {
 			return diag.Errorf(diag.ParallelInputs, "-%s names one output and does not apply to several modules; compile them one at a time for it", name)
 		}

@@ -135,8 +135,7 @@ func (u *userFlags) setup(input string, args []string, m *bir.Module, cfg *pass.
 	return s, nil
 }
 
-// attachTrace puts the scheduler's Perfetto trace on the page (--trace);
-// the memory planner's map goes on with s.rec.AddSVG once it has one.
+// attachTrace puts the scheduler's Perfetto trace on the page (--trace).
 func (s *session) attachTrace(name string, write func(io.Writer) error) {
 	if s.rec == nil {
 		return
@@ -147,6 +146,20 @@ func (s *session) attachTrace(name string, write func(io.Writer) error) {
 		return
 	}
 	s.rec.AddTrace("Schedule timeline (Perfetto trace)", name, b.Bytes())
+}
+
+// attachSVGFile puts an SVG the run wrote (the alloc pass's --memmap) on
+// the page.
+func (s *session) attachSVGFile(title, path string) {
+	if s.rec == nil {
+		return
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		s.con.Logf(console.Warning, "--html: %s is not on the page: %v", path, err)
+		return
+	}
+	s.rec.AddSVG(title, data)
 }
 
 // finish logs the outcome, writes the page (--html) and closes the log

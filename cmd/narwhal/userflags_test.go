@@ -147,12 +147,13 @@ func TestCompile_HTML(t *testing.T) {
 	dir := t.TempDir()
 	page := filepath.Join(dir, "k.html")
 	trace := filepath.Join(dir, "k.trace.json")
-	if code, _, stderr := narwhal(t, "compile", "builtin:matmul", "--html", page, "--trace", trace, "-o", os.DevNull); code != 0 {
+	memmap := filepath.Join(dir, "k.svg")
+	if code, _, stderr := narwhal(t, "compile", "builtin:matmul", "--html", page, "--trace", trace, "--memmap", memmap, "-o", os.DevNull); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	text := readFile(t, page)
 	for _, want := range []string{"narwhal compile: builtin:matmul", `id="pass-6"`, "full_unroll", `class="add"`, "SB Legalization Statistic:",
-		`download="k.trace.json"`, "Schedule timeline (Perfetto trace)"} {
+		`download="k.trace.json"`, "Schedule timeline (Perfetto trace)", "SBUF/PSUM allocation map (--memmap)", "<svg"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the page lacks %q", want)
 		}
