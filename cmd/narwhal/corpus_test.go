@@ -131,6 +131,10 @@ func hostileCorpus() map[string][]byte {
 		"  ld = Load %x_set[block=0, "+tile+"] f32 -> %t_set[block=5, "+tile+"] f32\n  st = Save %t_set[block=5, "+tile+"] f32 -> %z_set[block=0, "+tile+"] f32\n")
 	files["cyclic_deps.bir"] = textModule("", "  a = Load %x["+tile+"] f32 -> %z["+tile+"] f32 deps [FLOW b]\n  b = Load %x["+tile+"] f32 -> %z["+tile+"] f32 deps [FLOW a]\n")
 	files["nested_loops_1e12.bir"] = textModule("", "  loop_a = Loop a in [0, 1000000) {\n  Block_a:\n    loop_b = Loop b in [0, 1000000) {\n    Block_b:\n      ld = "+copyXZ+"\n    }\n  }\n")
+	files["dead_nest_1e12.bir"] = textModule("  tensor %t_set: f32[128, 4] class=NeuronSBTensor\n    loc %t: SB 128x16\n",
+		"  loop_a = Loop a in [0, 1000000) {\n  Block_a:\n    loop_b = Loop b in [0, 1000000) {\n    Block_b:\n      ld = Load %x["+tile+"] f32 -> %t["+tile+"] f32\n    }\n  }\n  st = Save %t["+tile+"] f32 -> %z["+tile+"] f32\n")
+	files["predicated_1e12.bir"] = textModule("", "  loop_a = Loop a in [0, 1000000000000) {\n  Block_a:\n    ld = "+copyXZ+" if (a == 0)\n  }\n")
+	files["blocks_11m_two_used.bir"] = bytes.Replace(files["repro2_blocks_2e40.bir"], []byte("blocks=1099511627776"), []byte("blocks=11627776"), 1)
 	files["empty.bir"] = []byte(" \n\t\n")
 	// Readers: random bytes, truncation, wrong types, deep nesting.
 	r := rand.New(rand.NewPCG(19, 19))

@@ -25,8 +25,18 @@
 // post-unroll count can only be larger), and the cloner keeps counting: it
 // stops as soon as the instructions certain to survive exceed the limit,
 // and, as a guard against memory exhaustion, when everything it created
-// exceeds four times the limit. upper sizes the table reservations (capped
-// at the limit). Products saturate at math.MaxInt64.
+// (dead-code candidates included) exceeds the limit (FullUnroll's
+// maxCreated), or when the loop iterations it expanded plus the clones a
+// false predicate dropped exceed four times the limit (maxExpansionWork:
+// time, not memory). Loops whose body expands to nothing are not
+// iterated. upper sizes the table reservations when it is within the
+// limit. Products and sums go through internal/checked (saturating).
+//
+// Bounds narwhal adds to the seed's: before cloning or creating anything,
+// the per-block locations a function needs (MaxGeneratedLocations, the
+// ceiling: a block no instruction accesses is dead storage) and, for
+// FullUnroll, the ceiling on a dry projection made before memloc
+// generation.
 package unroll
 
 import (
@@ -120,16 +130,24 @@ func InstCountFitsLimit(total, limit int64) bool { return total <= limit }
 // projection is the projected post-unroll instruction count of a function.
 type projection struct {
 	upper, lower int64 // all instructions
+	// unpredicated: the instructions that will exist before dead-code
+	// elimination whatever the predicates (lower without the dce
+	// exclusion), the lower bound of what cloning creates.
+	unpredicated int64
 	clones       int64 // instructions inside expanded loops (upper bound)
 	// Upper bounds of what the clones add to the function's tables.
 	operands, nameBytes, deps int64
 }
 
-// reserve sizes the function's tables for the projected clones, scaled
-// down when the projection exceeds limit (then the clone guard stops the
-// unroll before the tables would be full).
+// reserve sizes the function's tables for the projected clones. A
+// projection past limit reserves nothing: the clones certain to survive
+// passed the ceiling, so the excess is predicated-off or dead clones that
+// are never made, and reserving the whole limit would spend GiBs on them
+// (a 10^12-iteration loop around an instruction predicated on one
+// iteration reserved 25M slots); the tables then grow with what is
+// actually cloned.
 func (c *cloner) reserve(p projection, limit int64) {
-	if p.clones <= 0 {
+	if p.clones <= 0 || p.clones > limit {
 		return
 	}
 	n := min(p.clones, limit)
@@ -169,8 +187,11 @@ func (c *cloner) project(removable func(bir.InstID) bool) projection {
 			p.nameBytes = checked.SatAdd(p.nameBytes, checked.SatMul(n, nameLen))
 			p.deps = checked.SatAdd(p.deps, checked.SatMul(n, int64(len(c.plans[i].deps))))
 		}
-		if in.Pred == 0 && !c.predicatedAncestor(c.plans[i].loop) && (removable == nil || !removable(id)) {
-			p.lower = checked.SatAdd(p.lower, n)
+		if in.Pred == 0 && !c.predicatedAncestor(c.plans[i].loop) {
+			p.unpredicated = checked.SatAdd(p.unpredicated, n)
+			if removable == nil || !removable(id) {
+				p.lower = checked.SatAdd(p.lower, n)
+			}
 		}
 	}
 	return p
