@@ -168,7 +168,7 @@ func hostileCorpus() map[string][]byte {
 }
 
 // casesText: EXIT | ARGS | FRAGMENT. @NAME is a corpus file (in a
-// scratch copy of the corpus), $OUT a fresh scratch directory, '' an
+// scratch copy of the corpus), $OUT a fresh scratch directory, ” an
 // empty argument.
 const casesText = `# issue 19's reproducers (each within 30 s and 2 GiB) and the CLI items
 1 | run builtin:tensor_add:rows=1048576,cols=1048576 --outputs $OUT | the input does not verify
