@@ -263,6 +263,14 @@ func (m *Model) MatmulMaxN(dst bir.Dtype) int64 {
 	return 0
 }
 
+// MatmulSpansBanks reports whether a matmul destination row may span PSUM
+// banks: the generation's moving free size limit is wider than one bank
+// (semantics.md §4.7: N <= 512 on NC-v2/v3, one bank; <= 4096 fp32 / 8192
+// bf16 on NC-v4).
+func (m *Model) MatmulSpansBanks() bool {
+	return m.MatmulMaxNFP32Dst*4 > m.PSUMBankBytes || m.MatmulMaxNBF16Dst*2 > m.PSUMBankBytes
+}
+
 // ---- lookup ----
 
 // normalize lower-cases a name and drops "-", "_", "." and spaces.

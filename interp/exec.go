@@ -42,6 +42,9 @@ type machine struct {
 	m   *bir.Module
 	opt Options
 	geo geometry
+	// peDst is set while a matmul's destination is evaluated on a
+	// generation whose matmul rows may span PSUM banks (geometry).
+	peDst bool
 
 	sbuf, psum *storage // shared arrays of allocated locations (lazy)
 	vaRegions  []*region

@@ -61,19 +61,24 @@ package interp
 // negative. Attribute "oob_is_err" (default true) makes that an error; false
 // skips the row (the destination keeps its value).
 //
-// Equivalence with the lowered form. lower_generic_indirect turns a
-// GenericIndirectLoad of data AP D (offset o, dtype of size s) with indices
-// idx_j into
+// Equivalence with the lowered form. lower_generic_indirect (its file
+// comment is the authority) turns a GenericIndirectLoad of data AP D
+// (element offset o, dtype of size s) with index idx and row multiplier R
+// into, for a row that is one contiguous run in DRAM,
 //
-//	ReadVarAddr        A[p]  = VA(D's location) + o*s            ([P,1] int64)
-//	TensorScalarPtr    G[p]  = idx_j[p] * R_j + G[p]  for each j  (int64: the 64-bit path)
-//	Memset             T[p]  = 0                                  ([P,1] int64 tile offset)
-//	TensorScalarPtr    G2[p] = G[p] + T[p]
-//	IndirectLoad       ins [A, G2, T] with entry_step_elements = 1
+//	ReadVarAddr        A[p] = VA(D's location)                    ([P,1] int64 <base>_DstTensor)
+//	TensorScalarPtr    G[p] = idx[p] * R    (a later indirect dim adds G: the flat index)
+//	TensorScalarPtr    A[p] = A[p] + o*s    (int64: the 64-bit path)
+//	Memset             T[p] = 0             ([P,1] int64 <base>_OffsetTensor, the run's offset)
+//	TensorScalarPtr    T[p] = G[p] + T[p]
+//	IndirectLoad       ins [A, T] with entry_step_elements = 1
 //
-// which moves the same rows when D's free pattern is contiguous (the
-// hardware shape: one address per partition, contiguous data); the
-// interpreter tests check both forms give identical bytes.
+// so row p moves the elements at byte VA + (o + idx[p]*R)*s on, exactly
+// the generic instruction's (a row of several runs repeats the last three
+// per run, with T's Memset at the run's offset). gatherModule in the tests
+// builds this chain by hand and TestIndirect_GenericAndLoweredAgree checks
+// identical bytes; the pass's own tests run both forms on every built-in
+// kernel.
 
 import (
 	"cmp"

@@ -28,17 +28,18 @@ func gatherModule(t *testing.T, P, V, D int64, lowered bool, attrs ...any) *bir.
 		b.Inst(bir.OpGenericIndirectLoad, "gather", bir.EngUnassigned, []bir.Operand{data, it.All()}, []bir.Operand{g.All()},
 			bir.Attrs(append([]any{"indirect_dims", bir.Ints(0)}, attrs...)...))
 	} else {
+		// The chain lower_generic_indirect emits (passes/dma's file
+		// comment; one run, offset 0): A = VA, G = idx * R, A = A + o*s,
+		// T = 0, T = G + T, IndirectLoad ins [A, T].
 		addr := b.SBUF("gather_DstTensor", bir.Int64, P, 1)
-		acc := b.SBUF("gather_acc", bir.Int64, P, 1)
-		tile := b.SBUF("gather_TileOffset", bir.Int64, P, 1)
-		off := b.SBUF("gather_Offset", bir.Int64, P, 1)
-		b.Inst(bir.OpReadVarAddr, "gather_ReadVarAddr", bir.EngUnassigned, []bir.Operand{data}, []bir.Operand{addr.All()}, nil)
-		b.Memset("gather_MemsetAcc", bir.EngDVE, acc.All(), 0)
-		b.Inst(bir.OpTensorScalarPtr, "gather_TSPAddGenericAddr", bir.EngDVE, []bir.Operand{it.All(), bir.ImmI(D, bir.Int64), acc.All()}, []bir.Operand{acc.All()},
-			bir.Attrs("op0", "mult", "reverse0", false, "op1", "add", "reverse1", false))
-		b.Memset("gather_MemsetTileOffset", bir.EngDVE, tile.All(), 0)
-		b.TensorScalarPtr("gather_TSPAddOffset", bir.EngDVE, off.All(), acc.All(), tile.All(), "add", bir.Operand{}, "bypass")
-		b.Inst(bir.OpIndirectLoad, "gather_IndirectLoad", bir.EngUnassigned, []bir.Operand{addr.All(), off.All(), tile.All()}, []bir.Operand{g.All()},
+		g2 := b.SBUF("gather_ScratchSpaceTensor", bir.Int64, P, 1)
+		off := b.SBUF("gather_OffsetTensor", bir.Int64, P, 1)
+		b.Inst(bir.OpReadVarAddr, "gather_ReadVarAddr", bir.EngUnassigned, []bir.Operand{tab.AP(0, [2]int64{1, 1})}, []bir.Operand{addr.All()}, nil)
+		b.TensorScalarPtr("gather_TSPAddGenericAddr", bir.EngDVE, g2.All(), it.All(), bir.ImmI(D, bir.Int64), "mult", bir.Operand{}, "bypass")
+		b.TensorScalarPtr("gather_TSPAddAddr", bir.EngDVE, addr.All(), addr.All(), bir.ImmI(0, bir.Int64), "add", bir.Operand{}, "bypass")
+		b.Memset("gather_MemsetTileOffset", bir.EngDVE, off.All(), 0)
+		b.TensorScalarPtr("gather_TSPAddOffset", bir.EngDVE, off.All(), g2.All(), off.All(), "add", bir.Operand{}, "bypass")
+		b.Inst(bir.OpIndirectLoad, "gather_IndirectLoad", bir.EngUnassigned, []bir.Operand{addr.All(), off.All()}, []bir.Operand{g.All()},
 			bir.Attrs(append([]any{"entry_step_elements", bir.Int(1)}, attrs...)...))
 	}
 	b.Save("st", z.All(), g.All())

@@ -22,11 +22,12 @@ package interp
 // Accumulation groups (CHOICE, documented in docs/semantics-choices.md):
 // each PSUM (partition, bank) has an open-group flag.
 //
-//   - start_tensor_calc: the whole bank of each destination partition is
+//   - start_tensor_calc: every bank the destination touches in each of
+//     its partitions (a row wider than a bank touches several) is
 //     cleared to 0 (the zero region: semantics.md §4.7, INF from [U1][U2]:
 //     later non-start writes to untouched elements of the bank are not
 //     summed with stale data), the result is written, and the group opens.
-//   - no start: if a group is open on that bank (or stop_tensor_calc is
+//   - no start, per element: if a group is open on its bank (or stop_tensor_calc is
 //     set: accumulate=True in NKI terms) the result is added to the PSUM
 //     value in fp32 (an accumulating matmul reads PSUM, so a never-written
 //     element is an uninitialised read); otherwise (neither flag, no open
@@ -48,11 +49,11 @@ import (
 // peRule: the Tensor engine reads only SBUF and writes only PSUM.
 func peRule(dst *view, srcs ...*view) error {
 	for _, v := range srcs {
-		if v.reg.st.kind != memSB {
+		if v.reg.st.kind != memSB && v.reg.st.kind != memOpen {
 			return errf(ErrMemoryRule, "the Tensor engine (PE) reads only SBUF: %s is location %s in %s", v.what, v.reg.name, v.reg.st.kind)
 		}
 	}
-	if dst.reg.st.kind != memPSUM {
+	if dst.reg.st.kind != memPSUM && dst.reg.st.kind != memOpen {
 		return errf(ErrMemoryRule, "the Tensor engine (PE) writes only PSUM: %s is location %s in %s", dst.what, dst.reg.name, dst.reg.st.kind)
 	}
 	return nil
@@ -138,7 +139,11 @@ func (mc *machine) opMatmult(x *instCtx) error {
 	if err != nil {
 		return err
 	}
+	// A matmul destination row may span PSUM banks where the generation's
+	// N limit is wider than a bank (the verifier's matmul-limits bounds N).
+	mc.peDst = mc.geo.peSpansBanks
 	d, err := mc.out(x, 0)
+	mc.peDst = false
 	if err != nil {
 		return err
 	}
@@ -188,38 +193,40 @@ func (mc *machine) opMatmult(x *instCtx) error {
 	return mc.psumWrite(d, res, start, stop)
 }
 
-// psumBegin applies the start flag to the destination rows of a
-// Tensor-engine write (clearing the bank and opening the group) and
-// reports, per destination row, whether the result accumulates.
+// psumBegin applies the start flag to the destination of a Tensor-engine
+// write (clearing the bank and opening the group of every (partition,
+// bank) the destination touches: a row of more than one bank's bytes,
+// N > 512 fp32 on NC-v4, spans several) and reports, per destination
+// element, whether the result accumulates (its own bank's group).
 func (mc *machine) psumBegin(d *view, start, stop, canAccumulate bool) []bool {
 	st := d.reg.st
-	F := max(d.F, 1)
-	acc := mc.boolbuf(d.P)
-	if d.n == 0 {
-		return acc
-	}
-	for p := int64(0); p < d.P; p++ {
-		row, b := psumRowBank(st, d.offs[p*F])
+	acc := mc.boolbuf(d.n)
+	last := int64(-1) // the group handled last: elements of a row are mostly in bank order
+	for j := int64(0); j < d.n; j++ {
+		row, b := psumRowBank(st, d.offs[j])
 		g := row*st.banks + b
 		if start {
-			zeroBank(st, row, b)
-			st.groupOpen[g] = true
+			if g != last {
+				zeroBank(st, row, b) // idempotent: nothing is written before the result
+				st.groupOpen[g] = true
+				last = g
+			}
 			continue
 		}
-		acc[p] = canAccumulate && (st.groupOpen[g] || stop)
+		acc[j] = canAccumulate && (st.groupOpen[g] || stop)
 	}
 	return acc
 }
 
-// psumEnd applies the stop flag (closing the groups of the rows written).
+// psumEnd applies the stop flag (closing the group of every (partition,
+// bank) written).
 func psumEnd(d *view, stop bool) {
-	if !stop || d.n == 0 {
+	if !stop {
 		return
 	}
 	st := d.reg.st
-	F := max(d.F, 1)
-	for p := int64(0); p < d.P; p++ {
-		row, b := psumRowBank(st, d.offs[p*F])
+	for j := int64(0); j < d.n; j++ {
+		row, b := psumRowBank(st, d.offs[j])
 		st.groupOpen[row*st.banks+b] = false
 	}
 }
@@ -239,18 +246,15 @@ func (mc *machine) boolbuf(n int64) []bool {
 // accumulation-group semantics (see the file comment).
 func (mc *machine) psumWrite(d *view, res []float32, start, stop bool) error {
 	acc := mc.psumBegin(d, start, stop, true)
-	F := max(d.F, 1)
-	for p, a := range acc {
+	for j, a := range acc {
 		if !a {
 			continue
 		}
-		for j := int64(p) * F; j < int64(p+1)*F; j++ {
-			old, err := mc.readF32At(d, j)
-			if err != nil {
-				return err
-			}
-			res[j] = old + res[j]
+		old, err := mc.readF32At(d, int64(j))
+		if err != nil {
+			return err
 		}
+		res[j] = old + res[j]
 	}
 	if err := mc.scatterF32(d, res); err != nil {
 		return err

@@ -265,3 +265,90 @@ func TestMatmultSymbolic_LoopOverK(t *testing.T) {
 	_, err = Run(build(bir.OpMatmult, "replication_num_rows", bir.Int(4)), in, Options{})
 	wantErr(t, err, ErrNoSemantics, "mm_k", "replication_num_rows=4")
 }
+
+// TestMatmult_OnChipDestination: an OnChip (placement open) destination
+// runs with PSUM's accumulation semantics (a start clears, the group
+// accumulates), so the same group gives the same result in OnChip as in
+// PSUM; the Tensor engine may read an OnChip operand as SBUF.
+func TestMatmult_OnChipDestination(t *testing.T) {
+	run := func(mt bir.MemoryType) []float64 {
+		f := newMM(t, 2, 3, 2, 2, bir.Float32)
+		loc := f.b.F.Loc(f.p.Loc)
+		loc.Type = mt
+		f.b.Matmult("mm_start", f.p.All(), f.s.All(), f.v.All(), true, false)
+		f.b.Matmult("mm_acc", f.p.All(), f.s.All(), f.v.All(), false, false)
+		f.b.Matmult("mm_stop", f.p.All(), f.s.All(), f.v.All(), false, true)
+		f.finish(t)
+		out := mustRun(t, f.m, f.inputs(stat23, mov22), Options{})
+		return values(out["z"])
+	}
+	psum, open := run(bir.MemPSUM), run(bir.MemOnChip)
+	// stat^T mov = [[13,18],[17,24],[21,30]], accumulated three times.
+	wantValues(t, "PSUM", psum, 39, 54, 51, 72, 63, 90)
+	wantValues(t, "OnChip", open, psum...)
+
+	// An OnChip stationary operand is read as SBUF.
+	f := newMM(t, 2, 3, 2, 2, bir.Float32)
+	f.b.F.Loc(f.s.Loc).Type = bir.MemOnChip
+	f.b.Matmult("mm", f.p.All(), f.s.All(), f.v.All(), true, true)
+	f.finish(t)
+	wantValues(t, "OnChip stationary", values(mustRun(t, f.m, f.inputs(stat23, mov22), Options{})["z"]), 13, 18, 17, 24, 21, 30)
+}
+
+// A destination row wider than one PSUM bank (N = 1024 fp32 = 2 banks of
+// 2 KiB, legal on NC-v4 where N <= 4096): start opens the group of, and
+// clears, every bank the row touches, so a middle matmul (neither flag)
+// accumulates in the second bank too, and the untouched columns of a
+// partly written bank read 0. Engine reads stay within a bank: the
+// evacuation copies bank by bank.
+func TestMatmult_RowSpansBanks(t *testing.T) {
+	v := make([]float64, 1024)
+	for i := range v {
+		v[i] = float64(i%7 + 1)
+	}
+	finish := func(t *testing.T, f *mmFixture) {
+		z := f.b.Output("z", bir.Float32, 1, 1024)
+		e := f.b.SBUF("e", bir.Float32, 1, 1024)
+		f.b.TensorCopy("evac0", bir.EngDVE, e.Tile(0, 1, 0, 512), f.p.Tile(0, 1, 0, 512))
+		f.b.TensorCopy("evac1", bir.EngDVE, e.Tile(0, 1, 512, 512), f.p.Tile(0, 1, 512, 512))
+		f.b.Save("st", z.All(), e.All())
+		if err := f.b.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Run("groups", func(t *testing.T) {
+		f := newMM(t, 1, 1, 1024, 1024, bir.Float32)
+		f.m.Arch = "trn3"
+		for k, fl := range [][2]bool{{true, false}, {false, false}, {false, true}} {
+			f.b.Matmult("mm"+itoa(int64(k)), f.p.All(), f.s.All(), f.v.All(), fl[0], fl[1])
+		}
+		finish(t, f)
+		out := mustRun(t, f.m, f.inputs([]float64{1}, v), Options{})
+		want := make([]float64, len(v))
+		for i, x := range v {
+			want[i] = 3 * x
+		}
+		wantValues(t, "3 s^T v over two banks", values(out["z"]), want...)
+	})
+	t.Run("zero region", func(t *testing.T) {
+		f := newMM(t, 1, 1, 600, 1024, bir.Float32)
+		f.m.Arch = "trn3"
+		f.b.Memset("stale0", bir.EngDVE, f.p.Tile(0, 1, 0, 512), 99)
+		f.b.Memset("stale1", bir.EngDVE, f.p.Tile(0, 1, 512, 512), 99)
+		f.b.Matmult("mm", f.p.Tile(0, 1, 0, 600), f.s.All(), f.v.All(), true, true)
+		finish(t, f)
+		out := mustRun(t, f.m, f.inputs([]float64{2}, v[:600]), Options{})
+		want := make([]float64, 1024)
+		for i := range 600 {
+			want[i] = 2 * v[i]
+		}
+		wantValues(t, "columns 600..1023 of bank 1 cleared", values(out["z"]), want...)
+	})
+	t.Run("one bank on trn2", func(t *testing.T) {
+		f := newMM(t, 1, 1, 1024, 1024, bir.Float32)
+		f.b.Matmult("mm", f.p.All(), f.s.All(), f.v.All(), true, true)
+		finish(t, f)
+		_, err := Run(f.m, f.inputs([]float64{1}, v), Options{})
+		wantErr(t, err, ErrPSUMBankSpan, "mm", "cross the bank boundary at byte 2048")
+	})
+}

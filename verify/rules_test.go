@@ -1271,3 +1271,44 @@ func TestOptions_InstNameTable(t *testing.T) {
 		t.Errorf("with InstNameTable: %v, want one tables diagnostic on instruction g naming the stale entry f", ds)
 	}
 }
+
+// TestPSUMBank_MatmulRowSpansBanks: on NC-v4 (N <= 4096 fp32) a matmul
+// destination row of 1024 fp32 spans two PSUM banks legally; an engine
+// access of the same bytes does not, nor does the matmul on NC-v3.
+func TestPSUMBank_MatmulRowSpansBanks(t *testing.T) {
+	build := func(archName string, matmul bool) *bir.Module {
+		_, b := newB(archName)
+		st := b.SBUF("st", bf16, 128, 128)
+		mv := b.SBUF("mv", bf16, 128, 1024)
+		p := b.PSUM("p", f32, 128, 1024)
+		alloc(b, st, 0, 0, 0)
+		alloc(b, mv, 0, 256, 0)
+		alloc(b, p, 0, 0, 0)
+		if matmul {
+			b.Matmult("mm", p.All(), st.All(), mv.All(), true, true)
+		} else {
+			b.Memset("f", bir.EngDVE, p.All(), 0)
+		}
+		m := b.M
+		if err := b.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	rules := func(m *bir.Module) []string {
+		var out []string
+		for _, d := range diags(t, Module(m, Options{Stage: StageAllocated})) {
+			out = append(out, d.Rule)
+		}
+		return out
+	}
+	if got := rules(build("trn3", true)); len(got) != 0 {
+		t.Errorf("trn3 matmul row of 2 banks: %v, want no diagnostic", got)
+	}
+	if got := rules(build("trn3", false)); !slices.Contains(got, "psum-bank") {
+		t.Errorf("trn3 Memset across 2 banks: %v, want psum-bank", got)
+	}
+	if got := rules(build("trn2", true)); !slices.Contains(got, "psum-bank") || !slices.Contains(got, "matmul-limits") {
+		t.Errorf("trn2 matmul row of 2 banks: %v, want psum-bank and matmul-limits", got)
+	}
+}

@@ -32,18 +32,26 @@ func cceFile(t *testing.T, moduleMax string) string {
 	return p
 }
 
-// cceSources returns the source counts of the CCE DMACopys of a saved module.
-func cceSources(t *testing.T, path string) []int {
+// cceCopy is one CCE DMACopy of a saved module.
+type cceCopy struct {
+	name               string
+	sources, constants int
+}
+
+// cceCopies returns the CCE DMACopys of a saved module's main, in program
+// order.
+func cceCopies(t *testing.T, path string) []cceCopy {
 	t.Helper()
 	m, err := driver.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := m.Main()
-	var out []int
+	var out []cceCopy
 	f.Walk(func(i bir.InstID) bool {
 		if dma.IsCCEDMA(f, i) {
-			out = append(out, int(f.Inst(i).NIns))
+			v, _ := f.Attrs(i).Get("constants")
+			out = append(out, cceCopy{f.InstName(i), int(f.Inst(i).NIns), len(v.L)})
 		}
 		return true
 	})
@@ -77,7 +85,11 @@ func TestCompile_ArchParameters(t *testing.T) {
 			if code, _, stderr := narwhal(t, args...); code != 0 {
 				t.Fatalf("compile: exit %d: %s", code, stderr)
 			}
-			got := strings.Trim(fmt.Sprint(cceSources(t, out)), "[]")
+			var n []int
+			for _, c := range cceCopies(t, out) {
+				n = append(n, c.sources)
+			}
+			got := strings.Trim(fmt.Sprint(n), "[]")
 			if got != tc.want {
 				t.Errorf("CCE chain sources %s, want %s", got, tc.want)
 			}
@@ -147,5 +159,19 @@ func TestCompile_Inf1SpecialPath(t *testing.T) {
 	// The saved output runs under the model it records.
 	if code, _, stderr := narwhal(t, "run", out, "--outputs", filepath.Join(t.TempDir(), "o")); code != 0 {
 		t.Errorf("run the inf1 output: exit %d: %s", code, stderr)
+	}
+}
+
+// TestPasses_ListsMachineParameters: `narwhal passes` documents the
+// machine parameters with the way to set them.
+func TestPasses_ListsMachineParameters(t *testing.T) {
+	code, stdout, stderr := narwhal(t, "passes")
+	if code != 0 {
+		t.Fatalf("passes: exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"machine parameters (--option arch.NAME=VALUE", "--option arch.max-cce-dma-source", "--option arch.arch-level", "--option arch.pe-clock-ghz"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("narwhal passes lacks %q", want)
+		}
 	}
 }

@@ -180,19 +180,10 @@ func TestCompile_CCEReduceSeedChunks(t *testing.T) {
 	if !regexp.MustCompile(`(?s)\[legalize_cce_dma\]\s+cce_dma = 1\s+split = 1\s+partials = 1`).MatchString(stdout) {
 		t.Errorf("report lacks one split into one partial:\n%s", stdout)
 	}
-	m, err := driver.Load(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := m.Main()
 	var got []string
-	f.Walk(func(i bir.InstID) bool {
-		if dma.IsCCEDMA(f, i) {
-			v, _ := f.Attrs(i).Get("constants")
-			got = append(got, fmt.Sprintf("%s:%d sources,%d constants", f.InstName(i), f.Inst(i).NIns, len(v.L)))
-		}
-		return true
-	})
+	for _, c := range cceCopies(t, out) {
+		got = append(got, fmt.Sprintf("%s:%d sources,%d constants", c.name, c.sources, c.constants))
+	}
 	want := []string{"cce_sum_imm_output_0:16 sources,16 constants", "cce_sum:5 sources,5 constants"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("CCE DMACopys %v, want the seed's %v", got, want)

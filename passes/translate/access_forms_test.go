@@ -35,7 +35,27 @@ var noFixedAxis = klr.Raw{Kind: klr.RawCtor, Type: 0xff}
 // birPattern - written with klrtest, loaded as files (driver.Load), run
 // through translate_nki_ast_to_bir, verified, and executed: each output is
 // the element selection the form states, computed here from the input.
-func TestTranslate_AccessFormFiles(t *testing.T) {
+// formOutput is an output of an access-form kernel: element k (row-major)
+// must be want(k).
+type formOutput struct {
+	name  string
+	shape []int64
+	want  func(k int) float32
+}
+
+// accessFormCase is a kernel exercising one Access form, its inputs and
+// what its outputs hold.
+type accessFormCase struct {
+	name   string
+	kernel *klr.LncKernel
+	inputs []*interp.Tensor
+	outs   []formOutput
+}
+
+// accessFormCases are the kernels of TestTranslate_AccessFormFiles (also
+// seeds of FuzzTranslateKLR).
+func accessFormCases() []accessFormCase {
+
 	// a: [64, 4, 16] in HBM; a[p][i][j] = ramp value at p*64 + i*16 + j.
 	a3 := klr.TensorName{Name: "a", Dtype: kdt("float32"), Shape: klr.Shape{ParDim: 64, FreeDims: []uint64{4, 16}}, FreeElements: 64,
 		Address: klr.Address{Name: "a", Memory: klr.MemHBM, ParSize: 64, FreeSize: 256}}
@@ -46,17 +66,7 @@ func TestTranslate_AccessFormFiles(t *testing.T) {
 	b2 := hbmT("b", "float32", 128, 64)
 	b2v := ramp(128*64, 1, -7)
 
-	type output struct {
-		name  string
-		shape []int64
-		want  func(k int) float32 // element k, row-major
-	}
-	cases := []struct {
-		name   string
-		kernel *klr.LncKernel
-		inputs []*interp.Tensor
-		outs   []output
-	}{
+	return []accessFormCase{
 		{
 			// out = a + b, every operand the whole tensor (Access.simple).
 			name: "simple",
@@ -70,7 +80,7 @@ func TestTranslate_AccessFormFiles(t *testing.T) {
 					dma(simpleRef(o), simpleRef(ta)))
 			}(),
 			inputs: []*interp.Tensor{f32Tensor("a", []int64{128, 64}, a2v), f32Tensor("b", []int64{128, 64}, b2v)},
-			outs:   []output{{"out", []int64{128, 64}, func(k int) float32 { return a2v[k] + b2v[k] }}},
+			outs:   []formOutput{{"out", []int64{128, 64}, func(k int) float32 { return a2v[k] + b2v[k] }}},
 		},
 		{
 			// row = a[0:64, 2, 0:16] (a coordinate drops the middle dim);
@@ -92,7 +102,7 @@ func TestTranslate_AccessFormFiles(t *testing.T) {
 					dma(simpleRef(col), simpleRef(tc)))
 			}(),
 			inputs: []*interp.Tensor{f32Tensor("a", []int64{64, 4, 16}, av)},
-			outs: []output{
+			outs: []formOutput{
 				{"row", []int64{64, 16}, func(k int) float32 { return at(k/16, 2, k%16) }},
 				{"col", []int64{32, 4}, func(k int) float32 { return at(63-2*(k/4), k%4, 15) }},
 			},
@@ -117,7 +127,7 @@ func TestTranslate_AccessFormFiles(t *testing.T) {
 					dma(simpleRef(pairs), pat(32, 64, 2, klr.APPair{Step: 2, Num: 16, Offset: 1}, klr.APPair{Step: 1, Num: 2})))
 			}(),
 			inputs: []*interp.Tensor{f32Tensor("a", []int64{128, 64}, a2v)},
-			outs: []output{
+			outs: []formOutput{
 				{"even", []int64{64, 32}, func(k int) float32 { return a2v[(32+k/32)*64+1+2*(k%32)] }},
 				{"pairs", []int64{32, 32}, func(k int) float32 { return a2v[(64+k/32)*64+2+k%32] }},
 			},
@@ -127,17 +137,22 @@ func TestTranslate_AccessFormFiles(t *testing.T) {
 			name: "birPattern",
 			kernel: func() *klr.LncKernel {
 				o := hbmT("out", "float32", 64, 32)
-				ta := chipT("ta", "float32", klr.MemSBUF, 64, 32, 32, 0)
+				// 64 partitions start at partition 0 or 64 (the
+				// partition-start rule holds of allocated kernels).
+				ta := chipT("ta", "float32", klr.MemSBUF, 64, 32, 64, 0)
 				return lncKernel("bir", []klr.TensorName{a2}, []klr.TensorName{o},
 					dma(whole(ta), tile(a2, 32, 64, 8, 32)),
 					&klr.TensorScalar{Dst: whole(ta), Src: whole(ta), Imm0: fimm(2), Op0: aluOp("mult"), Engine: klr.EngDVE},
 					dma(whole(o), whole(ta)))
 			}(),
 			inputs: []*interp.Tensor{f32Tensor("a", []int64{128, 64}, a2v)},
-			outs:   []output{{"out", []int64{64, 32}, func(k int) float32 { return 2 * a2v[(32+k/32)*64+8+k%32] }}},
+			outs:   []formOutput{{"out", []int64{64, 32}, func(k int) float32 { return 2 * a2v[(32+k/32)*64+8+k%32] }}},
 		},
 	}
-	for _, c := range cases {
+}
+
+func TestTranslate_AccessFormFiles(t *testing.T) {
+	for _, c := range accessFormCases() {
 		t.Run(c.name, func(t *testing.T) {
 			data, err := klrtest.Encode(klrtest.LncFile(c.kernel))
 			if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/driver"
 	"github.com/narwhal-compiler/narwhal/internal/sharedtest"
 	"github.com/narwhal-compiler/narwhal/interp"
+	"github.com/narwhal-compiler/narwhal/klr/klrtest"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -762,6 +763,12 @@ func FuzzTranslateKLR(f *testing.F) {
 	paths, _ := filepath.Glob(filepath.Join(fixtureDir, "*.klr"))
 	for _, p := range paths {
 		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data)
+		}
+	}
+	// Every Access form (the fixtures hold only birPattern).
+	for _, c := range accessFormCases() {
+		if data, err := klrtest.Encode(klrtest.LncFile(c.kernel)); err == nil {
 			f.Add(data)
 		}
 	}

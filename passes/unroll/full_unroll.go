@@ -351,7 +351,7 @@ func fullUnrollFunction(f *bir.Function, mode fnMode, level int, opt FullUnrollO
 		}
 		return nil
 	}
-	if total := checked.SatAdd(others, proj.unpredicated); total > maxCreated {
+	if total := checked.SatAdd(others, checked.SatAdd(proj.upper-proj.clones, proj.sureClones)); total > maxCreated {
 		return fmt.Errorf("%s: total_count=%d instructions projected before dead-code elimination (clones that dce would remove count until it runs), want <= %d; stopping before cloning to bound memory (function %s)", CeilingMessage, total, int64(maxCreated), f.Name)
 	}
 	c.reserve(proj, MaxTotalCount)

@@ -128,29 +128,42 @@ func (e *BudgetError) Error() string {
 func InstCountFitsLimit(total, limit int64) bool { return total <= limit }
 
 // projection is the projected post-unroll instruction count of a function.
+// upper - clones + sureClones is what cloning is certain to create, dead
+// code included (FullUnroll's maxCreated check).
 type projection struct {
 	upper, lower int64 // all instructions
-	// unpredicated: the instructions that will exist before dead-code
-	// elimination whatever the predicates (lower without the dce
-	// exclusion), the lower bound of what cloning creates.
-	unpredicated int64
 	clones       int64 // instructions inside expanded loops (upper bound)
+	// sureClones are the clones of instructions that no predicate (of
+	// their own or of an enclosing loop) can drop: a lower bound of the
+	// clones, dead code included (it is cloned before dce removes it).
+	sureClones int64
 	// Upper bounds of what the clones add to the function's tables.
 	operands, nameBytes, deps int64
 }
 
-// reserve sizes the function's tables for the projected clones. A
-// projection past limit reserves nothing: the clones certain to survive
-// passed the ceiling, so the excess is predicated-off or dead clones that
-// are never made, and reserving the whole limit would spend GiBs on them
-// (a 10^12-iteration loop around an instruction predicated on one
-// iteration reserved 25M slots); the tables then grow with what is
-// actually cloned.
+// reserve sizes the function's tables for the projected clones.
+//
+// Predicated instructions are counted at a quarter of their upper bound:
+// a predicate usually selects a few iterations (matmul's first and last k
+// step), and reserving for every iteration made the instruction and
+// operand tables of a 1M-instruction matmul 1.7 times what they hold (80
+// bytes per instruction never used). A module whose predicates hold more
+// often than that grows its tables by append instead.
+//
+// An estimate past limit reserves nothing: the clones certain to be
+// created passed the checks before cloning, so the excess is
+// predicated-off clones that are never made, and reserving the whole
+// limit would spend GiBs on them (a 10^12-iteration loop around an
+// instruction predicated on one iteration reserved 25M slots); the
+// tables then grow with what is actually cloned.
 func (c *cloner) reserve(p projection, limit int64) {
-	if p.clones <= 0 || p.clones > limit {
+	if p.clones <= 0 {
 		return
 	}
-	n := min(p.clones, limit)
+	n := checked.SatAdd(p.sureClones, (p.clones-p.sureClones)/4)
+	if n > limit {
+		return
+	}
 	scale := func(x int64) int { return int(float64(x) * float64(n) / float64(p.clones)) }
 	c.cfg.reserveInsts = int(n)
 	c.reserveOperands = scale(p.operands)
@@ -188,7 +201,9 @@ func (c *cloner) project(removable func(bir.InstID) bool) projection {
 			p.deps = checked.SatAdd(p.deps, checked.SatMul(n, int64(len(c.plans[i].deps))))
 		}
 		if in.Pred == 0 && !c.predicatedAncestor(c.plans[i].loop) {
-			p.unpredicated = checked.SatAdd(p.unpredicated, n)
+			if c.plans[i].nest != 0 {
+				p.sureClones = checked.SatAdd(p.sureClones, n)
+			}
 			if removable == nil || !removable(id) {
 				p.lower = checked.SatAdd(p.lower, n)
 			}
