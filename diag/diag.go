@@ -28,19 +28,22 @@ import (
 	"github.com/narwhal-compiler/narwhal/internal/bug"
 )
 
-// The codes. NW1xx: the command line and the input files; NW2xx: input
-// formats; NW3xx: the input breaks a rule of the IR or the hardware (the
-// verifier); NW4xx: compiling the input fails; NW900: narwhal's fault.
+// The codes. NW1xx: the command line, the input and output files; NW2xx:
+// input formats; NW3xx: the input breaks a rule of the IR or the hardware
+// (the verifier); NW4xx: compiling the input fails; NW5xx: running it in
+// the interpreter (narwhal run) fails; NW900: narwhal's fault.
 const (
 	Usage       = "NW101" // unknown flag, bad flag value, wrong number of arguments
 	UnknownArch = "NW102" // --target / --arch / the module's arch names no machine
 	PassOption  = "NW103" // --passes, --print-after, --option name no pass or option
 	ReadInput   = "NW104" // the input file cannot be read or is empty
 	Builtin     = "NW105" // builtin:NAME or its parameters are wrong
+	Output      = "NW106" // an output file cannot be written (or would overwrite the input)
 
 	BadJSON = "NW201" // malformed BIR-JSON
 	BadText = "NW202" // malformed text form
 	BadKLR  = "NW203" // malformed KLR file
+	BadCSV  = "NW205" // malformed allocation problem (MiniMalloc CSV)
 
 	Structure     = "NW301" // broken references, duplicate names, block or loop structure
 	Declaration   = "NW302" // a tensor or location declaration is wrong
@@ -63,6 +66,10 @@ const (
 	KernelCall     = "NW404" // an NKI kernel placeholder: file, core or arguments
 	DMALegalize    = "NW405" // a DMA the DMA passes cannot legalize
 	ParallelInputs = "NW406" // several inputs: conflicting outputs
+
+	RunBudget = "NW501" // a run exceeds the interpreter's instruction or memory budget
+	RunInput  = "NW502" // the inputs of a run: missing, malformed .npy/.npz, wrong shape
+	RunFault  = "NW503" // the module faults when the interpreter runs it
 
 	Internal = "NW900" // narwhal's fault (a panic, or a pass broke the IR)
 )

@@ -141,6 +141,16 @@ var Registry = []Entry{
 		FixText: "`narwhal kernels` lists each kernel's parameters and defaults.",
 	},
 	{
+		Code: Output, Title: "an output file cannot be written",
+		ExplainText: "An output (-o, --html, --trace, --memmap, run's --outputs names, ...) names a directory that " +
+			"does not exist, a directory instead of a file, a file the command may not write, or the input " +
+			"file itself (compile refuses to overwrite its input unless --in-place is given). narwhal never " +
+			"creates the directory of a file output; a failed write leaves an existing file as it was.",
+		Example: cmd("compile", "builtin:tensor_add", "-o", "results/tensor_add.json"),
+		Fix:     cmd("compile", "builtin:tensor_add", "-o", "tensor_add.json"),
+		FixText: "Create the directory first (mkdir results), or write where one exists.",
+	},
+	{
 		Code: BadJSON, Title: "malformed BIR-JSON",
 		ExplainText: "The file is not JSON, or a field has the wrong type or value for BIR-JSON (docs/bir-json.md). " +
 			"The message gives file:line:column and the function, instruction and operand.",
@@ -167,6 +177,15 @@ var Registry = []Entry{
 			Text: "a KLR file cut in half (what an interrupted copy leaves)"}}},
 		Fix:     klrKernel("a complete KLR file of the kernel"),
 		FixText: "Serialize the kernel again with the KLR toolchain (version 0.0.12).",
+	},
+	{
+		Code: BadCSV, Title: "malformed allocation problem (MiniMalloc CSV)",
+		ExplainText: "`narwhal alloc` reads MiniMalloc's CSV: a header naming the columns id, lower, upper and size " +
+			"(any order, other columns ignored), then one buffer per line with integers: lower < upper, size > 0, " +
+			"all within the solver's range (2^52).",
+		Example: Example{Args: []string{"alloc", "problem.csv", "--capacity=16"}, Files: []File{{Name: "problem.csv", Lang: "text", Text: "id,lower,upper\n0,0,1\n"}}},
+		Fix:     Example{Args: []string{"alloc", "problem.csv", "--capacity=16"}, Files: []File{{Name: "problem.csv", Lang: "text", Text: "id,lower,upper,size\n0,0,1,8\n"}}},
+		FixText: "Give every buffer its size.",
 	},
 	{
 		Code: Structure, Title: "broken reference or structure",
@@ -417,6 +436,35 @@ def kernel(a, b):
 		Example: cmd("compile", "builtin:tensor_add", "builtin:tensor_add", "--out-dir", "out"),
 		Fix:     cmd("compile", "builtin:tensor_add", "builtin:matmul", "--out-dir", "out"),
 		FixText: "Give each input its own name (or compile the same module once).",
+	},
+	{
+		Code: RunBudget, Title: "a run exceeds the interpreter's budget",
+		ExplainText: "`narwhal run` stops a module that executes more instructions than --max-instructions " +
+			"(default 10,000,000; loop iterations count as one) or needs more memory than --max-memory " +
+			"(default 2 GiB) for its tensors and scratch, before it exhausts the machine. The message names the " +
+			"instruction and the loop iteration.",
+		Example: cmd("run", "builtin:tensor_add", "--max-instructions", "2", "--outputs", "out"),
+		Fix:     cmd("run", "builtin:tensor_add", "--outputs", "out"),
+		FixText: "Raise the budget (--max-instructions N, --max-memory SIZE, -1 for none), or run a smaller instance.",
+	},
+	{
+		Code: RunInput, Title: "bad inputs for a run",
+		ExplainText: "`narwhal run` reads each input tensor from NAME.npy in --inputs DIR (or an array of that name " +
+			"in a .npz), and draws the missing ones at random. A file that is not .npy/.npz, a dtype with no " +
+			"narwhal counterpart, big-endian data, or a shape other than the tensor's is refused, naming the input.",
+		Example: Example{Args: []string{"run", "builtin:tensor_add", "--inputs", "in", "--outputs", "out"}, Files: []File{{Name: "in/x.npy", Lang: "text", Text: "not a NumPy file\n"}}},
+		Fix:     Example{Args: []string{"run", "builtin:tensor_add", "--outputs", "out"}},
+		FixText: "Write the inputs with numpy.save (float32 [512, 2048] here), or leave them out to get random ones.",
+	},
+	{
+		Code: RunFault, Title: "the module faults when run",
+		ExplainText: "The interpreter executes the module and meets what the hardware would not do or would do " +
+			"wrongly: a read of memory nothing wrote, an access outside its location, a PSUM access crossing a " +
+			"bank, operands of different element counts, an engine touching a memory it cannot, an integer " +
+			"division by zero. The verifier catches most of these statically; the rest depend on values.",
+		Example: Example{Args: []string{"run", "kernel.bir", "--outputs", "out"}, Files: []File{{Name: "kernel.bir", Lang: "bir", Text: mod("", stT)}}},
+		Fix:     Example{Args: []string{"run", "kernel.bir", "--outputs", "out"}, Files: []File{{Name: "kernel.bir", Lang: "bir", Text: mod("", ldT+stT)}}},
+		FixText: "Write the tile before saving it.",
 	},
 	{
 		Code: Internal, Title: "internal error: narwhal's fault",

@@ -175,7 +175,11 @@ func Write(w io.Writer, m *bir.Module, f Format) error {
 // WriteOutput writes the output named path with write; stdout receives
 // "-" and "/dev/stdout" (nil: os.Stdout).
 func WriteOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
-	return outfile.Write(path, outfile.Options{Stdout: stdout}, write)
+	err := outfile.Write(path, outfile.Options{Stdout: stdout}, write)
+	if err != nil && diag.CodeOf(err) == "" {
+		err = diag.Wrap(diag.Output, err)
+	}
+	return err
 }
 
 // SameFile reports whether two paths name the same existing file (links

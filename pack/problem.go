@@ -34,6 +34,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // Buffer is one allocation request.
@@ -124,6 +126,9 @@ type FitError struct {
 	Reason   string
 }
 
+// ErrorCode is diag.DoesNotFit.
+func (e *FitError) ErrorCode() string { return diag.DoesNotFit }
+
 func (e *FitError) Error() string {
 	kind := "no placement found"
 	if e.Proven {
@@ -154,6 +159,9 @@ type InputError struct {
 	ID    int64 // the buffer's ID when Index >= 0
 	Msg   string
 }
+
+// ErrorCode is diag.BadCSV: the problem's numbers are malformed.
+func (e *InputError) ErrorCode() string { return diag.BadCSV }
 
 func (e *InputError) Error() string {
 	if e.Index < 0 {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,8 +17,6 @@ import (
 	"github.com/narwhal-compiler/narwhal/pipeline"
 )
 
-var update = flag.Bool("update", false, "rewrite docs/errors.md from the registry and the messages the examples produce")
-
 // codeText is, per code, a piece of the message its example must print:
 // the test checks the code and that the text says what is wrong.
 var codeText = map[string]string{
@@ -28,6 +25,11 @@ var codeText = map[string]string{
 	diag.PassOption:     `pass vn_splitter has no option "ratios"`,
 	diag.ReadInput:      "kernel.bir: empty input",
 	diag.Builtin:        "m=100: want a positive multiple of 128",
+	diag.Output:         "directory results does not exist",
+	diag.BadCSV:         "missing required column(s) size",
+	diag.RunBudget:      "executed more than 2 instructions",
+	diag.RunInput:       "input x: in/x.npy: not a .npy file",
+	diag.RunFault:       "read of never-written SBUF",
 	diag.BadJSON:        "kernel.json:1:31: want ',' or '}' after an object field",
 	diag.BadText:        "kernel.bir:12:",
 	diag.BadKLR:         "the file is truncated",
@@ -142,9 +144,10 @@ status is 1. A failure that is narwhal's own fault is NW900, exit status 2. Code
 meaning; a new kind of mistake gets a new code. Each entry's example is run by the test that
 generates this page: it fails with the code and the message shown, and its fix compiles.
 
-NW1xx: the command line and the input files. NW2xx: input formats. NW3xx: the input breaks a
-rule of the IR or of the hardware (the verifier's rule names are given). NW4xx: compiling the
-input fails. NW9xx: narwhal's fault.
+NW1xx: the command line, the input and output files. NW2xx: input formats. NW3xx: the input
+breaks a rule of the IR or of the hardware (the verifier's rule names are given). NW4xx:
+compiling the input fails. NW5xx: running it in the interpreter (narwhal run) fails. NW9xx:
+narwhal's fault.
 
 `
 

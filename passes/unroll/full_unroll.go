@@ -52,6 +52,7 @@ import (
 	"time"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/footprint"
 	"github.com/narwhal-compiler/narwhal/internal/checked"
 	"github.com/narwhal-compiler/narwhal/pass"
@@ -355,12 +356,12 @@ func fullUnrollFunction(f *bir.Function, mode fnMode, level int, opt FullUnrollO
 			return &CeilingError{TotalCount: total, Counting: true}
 		}
 		if others+created > maxCreated {
-			return fmt.Errorf("%s: more than %d instructions in the module before dead-code elimination (clones that dce would remove count until it runs); stopping to bound memory", CeilingMessage, int64(maxCreated))
+			return diag.Errorf(diag.TooManyInsts, "%s: more than %d instructions in the module before dead-code elimination (clones that dce would remove count until it runs); stopping to bound memory", CeilingMessage, int64(maxCreated))
 		}
 		return nil
 	}
 	if total := checked.SatAdd(others, checked.SatAdd(proj.upper-proj.clones, proj.sureClones)); total > maxCreated {
-		return fmt.Errorf("%s: total_count=%d instructions projected before dead-code elimination (clones that dce would remove count until it runs), want <= %d; stopping before cloning to bound memory (function %s)", CeilingMessage, total, int64(maxCreated), f.Name)
+		return diag.Errorf(diag.TooManyInsts, "%s: total_count=%d instructions projected before dead-code elimination (clones that dce would remove count until it runs), want <= %d; stopping before cloning to bound memory (function %s)", CeilingMessage, total, int64(maxCreated), f.Name)
 	}
 	c.reserve(proj, MaxTotalCount)
 	if err := c.allocOrdinals(maxCreated); err != nil {
