@@ -254,18 +254,22 @@ func buildModel2D(p Problem2D, idx, fixed []int, capacity int64) *exactModel {
 // instant spread over four quadrants) and, for tensors above 64
 // partitions (which all use quadrant 0), their own max-live.
 func lowerBound2D(p Problem2D) int64 {
-	var area, wide []Buffer
-	for _, t := range p.Tensors {
+	ts := p.Tensors
+	area := maxLiveOf(len(ts), func(i int) (int64, int64, int64) {
+		t := &ts[i]
 		if t.Size <= 0 {
-			continue
+			return 0, 0, 0
 		}
-		q := int64(quadrantsSpanned(t.Partitions))
-		area = append(area, Buffer{Lower: t.Lower, Upper: t.Upper, Size: t.Size * q})
-		if t.Partitions > 2*QuadrantPartitions {
-			wide = append(wide, Buffer{Lower: t.Lower, Upper: t.Upper, Size: t.Size})
+		return t.Lower, t.Upper, t.Size * int64(quadrantsSpanned(t.Partitions))
+	})
+	wide := maxLiveOf(len(ts), func(i int) (int64, int64, int64) {
+		t := &ts[i]
+		if t.Size <= 0 || t.Partitions <= 2*QuadrantPartitions {
+			return 0, 0, 0
 		}
-	}
-	return max((MaxLive(area)+numQuadrants-1)/numQuadrants, MaxLive(wide))
+		return t.Lower, t.Upper, t.Size
+	})
+	return max((area+numQuadrants-1)/numQuadrants, wide)
 }
 
 // MaxLive2D is the 2-D max-live: a lower bound on the peak (bytes per
