@@ -308,6 +308,10 @@ type Function struct {
 	// Top are the function's top-level blocks in order.
 	Top []BlockID
 
+	// Sched is the scheduler's side table (schedule.go), nil until a
+	// schedule is made.
+	Sched *Schedule
+
 	tensorByName map[string]TensorID
 	locByName    map[string]LocID
 	regByName    map[string]RegID

@@ -22,8 +22,8 @@ func bruteMaxLive(bufs []Buffer) int64 {
 }
 
 // TestMaxLive: random intervals (touching ends, empty and zero-size ones
-// included) against the brute-force sweep; and MaxLive2D's quadrant bound
-// against the same sweep over the expanded sizes.
+// included) against the brute-force sweep; and MaxLive2D at least the
+// classic quadrant bound, computed by the same sweep over expanded sizes.
 func TestMaxLive(t *testing.T) {
 	tests := []struct {
 		name string
@@ -61,9 +61,9 @@ func TestMaxLive(t *testing.T) {
 				wide = append(wide, Buffer{Lower: x.Lower, Upper: x.Upper, Size: x.Size})
 			}
 		}
-		want := max((bruteMaxLive(area)+numQuadrants-1)/numQuadrants, bruteMaxLive(wide))
-		if got := MaxLive2D(ts); got != want {
-			t.Fatalf("round %d: MaxLive2D = %d, want %d", round, got, want)
+		classic := max((bruteMaxLive(area)+numQuadrants-1)/numQuadrants, bruteMaxLive(wide))
+		if got := MaxLive2D(ts); got < classic {
+			t.Fatalf("round %d: MaxLive2D = %d, below the classic quadrant bound %d", round, got, classic)
 		}
 	}
 }

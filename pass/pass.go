@@ -67,6 +67,11 @@ type Pass struct {
 	Produces verify.Stage
 	// Options the pass accepts, with defaults.
 	Options []Option
+	// Checkpoint, when set, is the file name (the seeds' checkpoint name,
+	// e.g. "bir.scheduled.after-ooo.json") under which the pass manager
+	// writes the module after the pass into Config.DumpDir, with
+	// Config.Checkpointer.
+	Checkpoint string
 	// Doc is a one-line description for `narwhal passes` and the report.
 	Doc string
 	// Run performs the pass on ctx.Module.
@@ -184,6 +189,10 @@ type Config struct {
 	// Printer writes a module in text form (package bir's printer); set
 	// by the caller so that this package does not depend on it.
 	Printer func(w io.Writer, m *bir.Module) error
+	// Checkpointer writes a module as BIR-JSON (package birjson's
+	// writer) for the passes' Checkpoint files under DumpDir; nil writes
+	// none.
+	Checkpointer func(w io.Writer, m *bir.Module) error
 	// Stats also records each pass's live heap (PassResult.LiveHeap): a
 	// full garbage collection after every pass, outside the pass's
 	// measured interval (for narwhal bench and --stats).

@@ -111,6 +111,11 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 			res.LiveHeap = LiveHeap()
 		}
 		rep.Passes = append(rep.Passes, res)
+		if p.Checkpoint != "" && cfg.DumpDir != "" && cfg.Checkpointer != nil {
+			if err := checkpoint(m, &cfg, p.Checkpoint); err != nil {
+				return rep, err
+			}
+		}
 		if printAfter(printList, p.Name) {
 			if err := dump(m, &cfg, i, p.Name); err != nil {
 				return rep, err
@@ -148,6 +153,18 @@ func dump(m *bir.Module, cfg *Config, idx int, name string) error {
 		if err := WriteFileAtomic(path, buf.Bytes()); err != nil {
 			return fmt.Errorf("--dump-dir: %w", err)
 		}
+	}
+	return nil
+}
+
+// checkpoint writes the module as BIR-JSON to DumpDir/name.
+func checkpoint(m *bir.Module, cfg *Config, name string) error {
+	if err := os.MkdirAll(cfg.DumpDir, 0o755); err != nil {
+		return fmt.Errorf("--dump-dir: %w", err)
+	}
+	path := filepath.Join(cfg.DumpDir, name)
+	if err := outfile.Write(path, outfile.Options{}, func(w io.Writer) error { return cfg.Checkpointer(w, m) }); err != nil {
+		return fmt.Errorf("--dump-dir: checkpoint %s: %w", name, err)
 	}
 	return nil
 }

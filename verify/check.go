@@ -308,6 +308,7 @@ func (c *checker) function(f *bir.Function) {
 	c.usedLocations()
 	c.overlaps()
 	c.tables()
+	c.schedule()
 }
 
 // tables reports the stale entries of the function's cached name tables

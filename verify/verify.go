@@ -36,6 +36,9 @@
 //	StageEnginesAssigned   engine assignment (passes/sched)        no compute instruction is Unassigned
 //	StageStridedLegal      legalize_strided_dma (passes/dma,       every Load from DRAM has a partition-
 //	                       order 18, seed 001; gated)              contiguous source (arch.PartitionContiguous)
+//	StageScheduled         time_aware_scheduler (passes/sched,     every instruction scheduled; dependencies
+//	                       seed 002 §6.4)                          respected; no overlap on an engine, queue
+//	                                                               or NC-v2 shared port; blocks in start order
 //
 // "Used" locations are those an instruction reaches (a physical AP names
 // the location; a symbolic AP names its tensor, hence every location of
@@ -123,6 +126,10 @@
 //	                                   open (live ranges computed from the instructions: overlap.go)
 //	engine-assigned    StageEnginesAssigned
 //	strided-load       StageStridedLegal  Loads from DRAM are partition-contiguous (seed 001 R2/R4 deferral)
+//	schedule           always          a schedule table (bir.Schedule) covers the function's instruction
+//	                                   slots with equal-length columns, queues within the arch's DMA
+//	                                   queues, DGE engines within its hardware DGE engines
+//	scheduled          StageScheduled  see schedule.go
 //
 // The allocation rules (allocated's placement checks, partition-start,
 // psum-bank, tile-position, overlap) also apply before StageAllocated to
@@ -178,8 +185,9 @@
 //   - Iota's destination is SBUF (semantics.md §4.11): Iota runs only on
 //     GpSimd (the opcode table), so gpsimd-psum reports a PSUM destination
 //     and onchip-operand a DRAM one; no separate rule.
-//   - Not checked: the NC-v2 engine-sharing restrictions, which are
-//     properties of the schedule, not of one instruction.
+//   - The NC-v2 engine-sharing restrictions, properties of the schedule
+//     rather than of one instruction, are checked on scheduled modules
+//     (StageScheduled).
 //
 // # Performance
 //
@@ -242,14 +250,19 @@ const (
 	// source (legalize_strided_dma, seed 001, order 18: the loads it
 	// leaves alone at R1/R2/R4 are "deferred to the verifier").
 	StageStridedLegal
+	// StageScheduled: every instruction has a schedule entry that
+	// respects its dependencies and its engine's or queue's other
+	// instructions, blocks in start order (passes/sched,
+	// time_aware_scheduler; schedule.go).
+	StageScheduled
 
-	numStages = 7
+	numStages = 8
 )
 
 // AllStages is every stage bit.
 const AllStages Stage = 1<<numStages - 1
 
-var stageNames = [numStages]string{"unrolled", "indirect-lowered", "cce-legal", "sb-legal", "allocated", "engines-assigned", "strided-legal"}
+var stageNames = [numStages]string{"unrolled", "indirect-lowered", "cce-legal", "sb-legal", "allocated", "engines-assigned", "strided-legal", "scheduled"}
 
 // String returns the stage names joined by "|" ("none" for 0).
 func (s Stage) String() string {

@@ -4,14 +4,17 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/bir/birjson"
 	"github.com/narwhal-compiler/narwhal/driver"
 	"github.com/narwhal-compiler/narwhal/kernels"
 	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/passes/sched"
 	"github.com/narwhal-compiler/narwhal/pipeline"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -29,9 +32,12 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&printAfter, "print-after", "print the module after `PASS` (repeatable; 'all' for every pass)")
 	dumpDir := fs.String("dump-dir", "", "also write the --print-after dumps into `DIR` as NN-PASS.bir (without --print-after: a dump after every pass, into DIR only)")
 	verbose := fs.Bool("v", false, "print pass log lines as they happen")
+	memmap := fs.String("memmap", "", "write the SBUF/PSUM allocation to `FILE`.svg (a picture) or FILE.csv (rows)")
+	dumpAlloc := fs.String("dump-alloc-problem", "", "write the allocation problem to `FILE`.csv in the MiniMalloc format narwhal alloc reads (PSUM: FILE-psum.csv)")
 	statsPath := fs.String("stats", "", "write what each phase cost (wall, CPU, memory) as JSON to `FILE` (for narwhal bench)")
 	coreID := fs.Int64("core-id", -1, "the module's neuron core `id` (selects one core's body of an LNC kernel; -1: as in the file)")
 	inPlace := fs.Bool("in-place", false, "allow -o to name the input file (replaced atomically once the compile succeeds)")
+	trace := fs.String("trace", "", "write the schedule as Chrome trace-event JSON (Perfetto) to `FILE.json`")
 	// Gates of the original compiler are flags of the same name.
 	gates := map[string]*bool{}
 	for _, p := range pipeline.Table.Passes {
@@ -70,12 +76,13 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 		m.NeuronCoreID, m.HasCoreID = *coreID, true
 	}
 	cfg := pass.Config{
-		VerifyEach: *verifyEach,
-		PrintAfter: printAfter,
-		PrintOut:   stdout,
-		DumpDir:    *dumpDir,
-		Printer:    bir.Print,
-		Stats:      st != nil,
+		VerifyEach:   *verifyEach,
+		PrintAfter:   printAfter,
+		PrintOut:     stdout,
+		DumpDir:      *dumpDir,
+		Printer:      bir.Print,
+		Checkpointer: birjson.Write,
+		Stats:        st != nil,
 	}
 	if *verbose {
 		cfg.Verbose = stderr
@@ -87,6 +94,9 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if cfg.Arch, err = retarget(m, *archName, cfg.Options); err != nil {
+		return err
+	}
+	if err := allocOutputs(&cfg, *memmap, *dumpAlloc); err != nil {
 		return err
 	}
 	names := make([]string, 0, len(gates))
@@ -110,13 +120,21 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	if runErr != nil {
 		return fmt.Errorf("%s: %w", input, runErr)
 	}
+	if (*memmap != "" || *dumpAlloc != "") && (rep.Result("alloc") == nil || rep.Result("alloc").Skipped != "") {
+		return fmt.Errorf("--memmap and --dump-alloc-problem need the alloc pass, which did not run")
+	}
+	if *trace != "" {
+		if err := writeTrace(*trace, stdout, m, cfg.Arch); err != nil {
+			return err
+		}
+	}
 	if *out != "" {
 		if err := st.phase("save", instsOf(&m), func() error { return driver.SaveTo(*out, stdout, m) }); err != nil {
 			return err
 		}
 		return st.write(m)
 	}
-	if !*report && len(printAfter) == 0 && *dumpDir == "" {
+	if !*report && len(printAfter) == 0 && *dumpDir == "" && *trace == "" {
 		// Nothing asked to be shown or written: say what happened.
 		ran := 0
 		for _, p := range rep.Passes {
@@ -127,6 +145,17 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "%s: compiled (%d passes, %d instructions); nothing written: -o OUT saves the result, --report prints the pass report\n", input, ran, m.NumInsts())
 	}
 	return st.write(m)
+}
+
+// writeTrace writes the Perfetto timeline of a compiled module.
+func writeTrace(path string, stdout io.Writer, m *bir.Module, model *arch.Model) error {
+	if model == nil {
+		var err error
+		if model, err = arch.ForModule(m); err != nil {
+			return err
+		}
+	}
+	return driver.WriteOutput(path, stdout, func(w io.Writer) error { return sched.WriteTrace(w, m, model) })
 }
 
 func runPrint(args []string, stdout, stderr io.Writer) error {
@@ -209,6 +238,26 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		at = " at stage " + stage.String()
 	}
 	fmt.Fprintf(stdout, "%s: ok%s (%d functions, %d instructions)\n", pos[0], at, len(m.Funcs), m.NumInsts())
+	return nil
+}
+
+// allocOutputs hands --memmap and --dump-alloc-problem to the alloc pass
+// (its options memmap and dump_problem).
+func allocOutputs(cfg *pass.Config, memmap, dump string) error {
+	if memmap != "" {
+		if ext := strings.ToLower(filepath.Ext(memmap)); ext != ".svg" && ext != ".csv" {
+			return fmt.Errorf("--memmap %s: want a .svg or .csv file", memmap)
+		}
+	}
+	for k, v := range map[string]string{"memmap": memmap, "dump_problem": dump} {
+		if v == "" {
+			continue
+		}
+		if cfg.Options["alloc"] == nil {
+			cfg.Options["alloc"] = map[string]string{}
+		}
+		cfg.Options["alloc"][k] = v
+	}
 	return nil
 }
 
