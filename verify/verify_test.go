@@ -146,7 +146,7 @@ func TestStage_StringParse(t *testing.T) {
 		{0, "none"},
 		{StageUnrolled, "unrolled"},
 		{StageAllocated | StageCCELegal, "cce-legal|allocated"},
-		{AllStages, "unrolled|indirect-lowered|cce-legal|sb-legal|allocated|engines-assigned|strided-legal"},
+		{AllStages, "unrolled|indirect-lowered|cce-legal|sb-legal|allocated|engines-assigned|strided-legal|tiled"},
 		{1 << 10, "0x400"},
 	}
 	for _, tc := range tests {
