@@ -100,6 +100,8 @@ type analysis struct {
 	byID  map[bir.InstID]int
 	tens  []tensor
 	tenOf map[bir.TensorID]int // on-chip tensor -> index in tens
+
+	splits int // groups split for PSUM pressure or a whole-row conflict
 }
 
 // where names an instruction in messages.

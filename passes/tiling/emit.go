@@ -549,9 +549,6 @@ func (e *emitter) group(gi int, g *group) error {
 	if len(g.ops) > 1 {
 		e.stats.RateMatched++
 	}
-	if g.split {
-		e.stats.PSUMSplits++
-	}
 	if g.simd {
 		e.stats.SIMDMacros++
 	}
@@ -583,8 +580,12 @@ func (e *emitter) group(gi int, g *group) error {
 				path += ", re-viewed as [128, R*C/128]"
 			}
 		}
-		a.opt.Logf("function %s: group %d (%s): [%d x %d] in %d tiles of [%d x %d] (free tile bound: %s; PSUM banks per tile %d)%s",
-			a.f.Name, gi, a.opNames(g), g.rows, g.cols, tiles, g.pt, g.ft, g.bound, g.psumBanks, path)
+		bound := "whole rows"
+		if g.ft < g.cols {
+			bound = "free tile bound: " + g.bound
+		}
+		a.opt.Logf("function %s: group %d (%s): [%d x %d] in %d tiles of [%d x %d] (%s; PSUM banks per tile %d)%s",
+			a.f.Name, gi, a.opNames(g), g.rows, g.cols, tiles, g.pt, g.ft, bound, g.psumBanks, path)
 	}
 	base := "tile" + strconv.Itoa(gi)
 	region := 0

@@ -184,10 +184,15 @@ func (a *analysis) plan() ([]*group, error) {
 	if err := a.accessors(); err != nil {
 		return nil, err
 	}
-	for k := range a.tens {
-		t := &a.tens[k]
-		if t.bcastSrc && len(t.writers) > 0 {
-			return nil, a.errAt(a.mops[t.writers[0]].id, "tensor %s is read through a partition broadcast and written by a macro operation: want a broadcast row that macro operations only read", t.tname)
+	for xi := range a.mops {
+		for _, o := range a.mops[xi].ops {
+			if t := &a.tens[max(o.t, 0)]; o.role == roleBcast && !t.bcastSrc {
+				at := a.mops[xi].id
+				if len(t.writers) > 0 {
+					at = a.mops[t.writers[0]].id
+				}
+				return nil, a.errAt(at, "tensor %s is read through a partition broadcast and accessed whole by a macro operation: want a broadcast row that macro operations only read through broadcasts", t.tname)
+			}
 		}
 	}
 	for k := range a.tens {
@@ -234,6 +239,7 @@ func (a *analysis) plan() ([]*group, error) {
 				}
 			}
 			parts := a.groupsOf(su, members)
+			a.splits++
 			if a.opt.Logf != nil {
 				a.opt.Logf("function %s: group of %s split into %d (%s)", a.f.Name, a.opNames(g), len(parts), reason)
 			}

@@ -196,7 +196,7 @@ type Stats struct {
 	Tiles       int64 // tile iterations over all groups
 	Loops       int64 // loops created
 	Boundary    int64 // tensors passed between groups as row blocks
-	PSUMSplits  int64 // groups made by the PSUM-pressure split
+	PSUMSplits  int64 // groups split: PSUM pressure, or whole rows wider than the PSUM tile
 	Replicated  int64 // broadcast rows replicated (software replication)
 	Reloaded    int64 // broadcast re-loads (one per tile instruction)
 	SIMDMacros  int64 // groups on the SIMD-macro path
@@ -251,6 +251,7 @@ func SundaSizeTiling(m *bir.Module, model *arch.Model, opt Options) (Stats, erro
 		if err := a.emit(groups, &st); err != nil {
 			return st, err
 		}
+		st.PSUMSplits += int64(a.splits)
 		st.Functions++
 	}
 	return st, nil
@@ -339,6 +340,20 @@ func SplitsK(m *bir.Module, model *arch.Model) bool {
 		}
 	}
 	return false
+}
+
+// MacroInstructions returns the instructions of f that exceed one
+// hardware instruction on model (what the verifier's StageTiled size rules
+// reject), in program order.
+func MacroInstructions(f *bir.Function, model *arch.Model) []bir.InstID {
+	var out []bir.InstID
+	f.Walk(func(i bir.InstID) bool {
+		if !f.Inst(i).Op.IsLoop() && macroInst(f, i, model) {
+			out = append(out, i)
+		}
+		return true
+	})
+	return out
 }
 
 // HasMacroOperations reports whether some instruction of m exceeds one
