@@ -30,11 +30,54 @@
 //     Work.Overheads to add both (the scheduler decides whether its
 //     engine timelines already account for them).
 //   - DMA has no engine clock: its Estimate has Cycles 0 and only Ns.
+//   - DMA bytes follow ProfileBasedDMALatencyModel.get_max_partitions_per_sdma
+//     (seed 002 §1 NOTE and §3 QUIRK: "the SDMA that stages its inputs
+//     rounds the active-partition count up to a multiple of 32
+//     (ceil(max(src,dst)/32)*32)"): a DMA with an on-chip side of P
+//     partitions moves BytesPerPartition x MaxPartitionsPerSDMA(P) bytes
+//     through its queue (Work.Partitions; 0 = no on-chip side, Bytes as
+//     given).
+//
+// The instruction-level table (InstructionWork, InstructionCost) maps one
+// instruction of a function onto a Work, so the scheduler, its report and
+// its lower bound price instructions from this one place:
+//
+//	opcode (engine)                      class          sizes read from the operands
+//	Matmult family (PE)                  matmul         N = moving free size, N_stationary =
+//	                                                    stationary free size, dtype = moving's
+//	Transpose (PE)                       pe-transpose   P, F = the source's partitions and free size
+//	Activation, TensorScalar(Ptr),
+//	TensorCopy, Reciprocal, Transpose
+//	(DVE), CopyPredicated,
+//	TensorScalarAffineSelect             one-input      N = destination elements per partition
+//	TensorTensor                         tensor-tensor  N as above; OneInputInPSUM when an input is
+//	                                                    in PSUM; FastBF16 when every operand is bf16
+//	                                                    with a unit innermost step and op is
+//	                                                    add/mult/subtract
+//	TensorReduce                         tensor-reduce  N = source elements per partition (the work
+//	                                                    is the reduction's input); FastBF16 for a bf16
+//	                                                    add/max
+//	Memset                               memset         FastBF16 for a bf16 zero fill
+//	Iota and anything on GpSimd          iota / gpsimd  GPSIMD_START + N
+//	every DMA opcode                     dma            Bytes = the larger of the bytes read (all
+//	                                                    sources: a CCE copy streams each) and written;
+//	                                                    Partitions = the on-chip side's partitions;
+//	                                                    BytesPerPartition = Bytes / Partitions
+//
+// Every priced compute instruction pays StaticOverhead + AccessOverhead on
+// top of its row (Overheads: hardware.md's "static instruction overhead
+// about 100 cycles; SBUF/PSUM access overhead about 60 cycles"): narwhal's
+// engine timelines are busy-time timelines, so an instruction occupies its
+// engine for its row plus its fixed cost. Instructions the table does not
+// price (register moves, semaphores, barriers, no-ops, calls) cost
+// StaticOverhead cycles on their engine, or nothing when they have none
+// (a call's cost is its callee's schedule, which the scheduler supplies).
 
 package arch
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/narwhal-compiler/narwhal/bir"
 )
@@ -116,6 +159,7 @@ type Work struct {
 
 	Bytes             int64 // DMA: bytes moved
 	BytesPerPartition int64 // DMA: contiguous bytes per partition (0: assume full bandwidth)
+	Partitions        int64 // DMA: partitions of the on-chip side (0: none; see MaxPartitionsPerSDMA)
 	HWDGE             bool  // DMA issued through a hardware DGE (NC-v3)
 
 	Overheads bool // add StaticOverhead + AccessOverhead cycles
@@ -217,6 +261,9 @@ func (m *Model) dmaNs(w Work) float64 {
 		fixed = m.HWDGEFixedNs
 	}
 	bytes := max(w.Bytes, 0)
+	if w.Partitions > 0 && w.BytesPerPartition > 0 {
+		bytes = max(bytes, w.BytesPerPartition*m.MaxPartitionsPerSDMA(w.Partitions))
+	}
 	if bytes == 0 || m.DMABytesPerNs <= 0 {
 		return fixed
 	}
@@ -225,4 +272,164 @@ func (m *Model) dmaNs(w Work) float64 {
 		eff = max(float64(bpp)/float64(m.DMAFullBandwidthBytes), dmaFloor)
 	}
 	return fixed + float64(bytes)/(m.DMABytesPerNs*eff)
+}
+
+// MaxPartitionsPerSDMA is ProfileBasedDMALatencyModel.get_max_partitions_per_sdma
+// (seed 002 §1, §3): the active partition count p of a DMA's on-chip side
+// rounded up to a multiple of the quadrant (32), capped at the partition
+// count. 0 for p <= 0.
+func (m *Model) MaxPartitionsPerSDMA(p int64) int64 {
+	q := m.QuadrantPartitions
+	if p <= 0 {
+		return 0
+	}
+	if q <= 0 {
+		return p
+	}
+	r := (p + q - 1) / q * q
+	if m.Partitions > 0 && r > m.Partitions {
+		r = max(m.Partitions, p)
+	}
+	return r
+}
+
+// Ps returns the estimate in picoseconds, rounded up (the scheduler's time
+// unit).
+func (e Estimate) Ps() int64 { return int64(math.Ceil(e.Ns * 1000)) }
+
+// apFacts are the sizes of one access-pattern operand the table reads.
+type apFacts struct {
+	ok        bool
+	mem       bir.MemoryType
+	dtype     bir.Dtype
+	elems     int64 // elements walked
+	parts     int64 // on-chip: pair 0's num (the partition dim); DRAM: 0
+	perPart   int64 // on-chip: elements per partition; DRAM: elems
+	unitInner bool  // the innermost pair has step 1 (or there is none)
+}
+
+func operandFacts(f *bir.Function, o *bir.Operand) apFacts {
+	var mt bir.MemoryType
+	switch o.Kind {
+	case bir.OpdPhysAP:
+		l := o.Loc()
+		if int(l) < 0 || int(l) >= f.NumLocs() {
+			return apFacts{}
+		}
+		mt = f.Loc(l).Type
+	case bir.OpdSymAP, bir.OpdRegAP:
+		t := o.TensorRef()
+		if int(t) < 0 || int(t) >= f.NumTensors() || len(f.Tensor(t).Locs) == 0 {
+			return apFacts{}
+		}
+		mt = f.Loc(f.Tensor(t).Locs[0]).Type
+	default:
+		return apFacts{}
+	}
+	m := f.Module()
+	if int(o.Pattern) < 0 || int(o.Pattern) >= m.NumPatterns() {
+		return apFacts{}
+	}
+	pat := m.Pattern(o.Pattern)
+	x := apFacts{ok: true, mem: mt, dtype: o.Dtype, elems: max(pat.NumElements(), 0), unitInner: true}
+	if n := len(pat); n > 0 && pat[n-1].Num > 1 && pat[n-1].Step != 1 {
+		x.unitInner = false
+	}
+	x.perPart = x.elems
+	if mt.IsOnChip() && len(pat) > 0 && pat[0].Num > 0 {
+		x.parts = pat[0].Num
+		x.perPart = x.elems / pat[0].Num
+	}
+	return x
+}
+
+// InstructionWork maps instruction i of f, run on engine eng (a DMA: with
+// a hardware DGE when hwdge), onto the cost table (see the file comment).
+// ok is false for opcodes the table does not price.
+func InstructionWork(f *bir.Function, i bir.InstID, eng bir.Engine, hwdge bool) (w Work, ok bool) {
+	in := f.Inst(i)
+	c, ok := ClassFor(in.Op, eng)
+	if !ok {
+		return Work{}, false
+	}
+	w = Work{Class: c, Engine: eng, HWDGE: hwdge, Overheads: c != ClassDMA && eng != bir.EngPool}
+	ins, outs := f.Ins(i), f.Outs(i)
+	first := func(list []bir.Operand) apFacts {
+		for k := range list {
+			if x := operandFacts(f, &list[k]); x.ok {
+				return x
+			}
+		}
+		return apFacts{}
+	}
+	switch c {
+	case ClassDMA:
+		var rd, wr, parts int64
+		for k := range ins {
+			if x := operandFacts(f, &ins[k]); x.ok {
+				rd += x.elems * x.dtype.Size()
+				parts = max(parts, x.parts)
+			}
+		}
+		for k := range outs {
+			if x := operandFacts(f, &outs[k]); x.ok {
+				wr += x.elems * x.dtype.Size()
+				parts = max(parts, x.parts)
+			}
+		}
+		w.Bytes = max(rd, wr)
+		if parts > 0 {
+			w.Partitions = parts
+			w.BytesPerPartition = (w.Bytes + parts - 1) / parts
+		}
+	case ClassMatmul:
+		if len(ins) >= 2 {
+			st, mv := operandFacts(f, &ins[0]), operandFacts(f, &ins[1])
+			w.NStationary, w.N, w.Dtype = st.perPart, mv.perPart, mv.dtype
+		}
+	case ClassPETranspose:
+		if x := first(ins); x.ok {
+			w.P, w.F, w.Dtype = x.parts, x.perPart, x.dtype
+		}
+	case ClassTensorReduce:
+		x := first(ins)
+		w.N, w.Dtype = x.perPart, x.dtype
+		op := f.Attrs(i).Str("op", "")
+		w.FastBF16 = x.dtype == bir.BFloat16 && (op == "add" || op == "max")
+	default:
+		d := first(outs)
+		w.N, w.Dtype = d.perPart, d.dtype
+		switch c {
+		case ClassTensorTensor:
+			fast := true
+			for k := range ins {
+				x := operandFacts(f, &ins[k])
+				if x.mem == bir.MemPSUM {
+					w.OneInputInPSUM = true
+				}
+				fast = fast && x.ok && x.dtype == bir.BFloat16 && x.unitInner
+			}
+			op := f.Attrs(i).Str("op", "")
+			w.FastBF16 = fast && d.dtype == bir.BFloat16 && d.unitInner && (op == "add" || op == "mult" || op == "subtract")
+		case ClassMemset:
+			a := f.Attrs(i)
+			w.FastBF16 = d.dtype == bir.BFloat16 && a.Float("constant", 1) == 0
+		}
+	}
+	return w, true
+}
+
+// InstructionCost prices instruction i of f on engine eng (see
+// InstructionWork). An instruction the table does not price costs
+// StaticOverhead cycles on its engine, or nothing without one.
+func (m *Model) InstructionCost(f *bir.Function, i bir.InstID, eng bir.Engine, hwdge bool) (Estimate, error) {
+	w, ok := InstructionWork(f, i, eng, hwdge)
+	if !ok {
+		clk := m.Clock(eng)
+		if clk <= 0 {
+			return Estimate{}, nil
+		}
+		return Estimate{Cycles: m.Cost.StaticOverhead, Ns: float64(m.Cost.StaticOverhead) / clk}, nil
+	}
+	return m.Estimate(w)
 }

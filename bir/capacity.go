@@ -67,7 +67,7 @@ func (f *Function) ReserveTensors(tensors, locs int) {
 	}
 	if locs > 0 {
 		f.locs = slices.Grow(f.locs, locs)
-		if locs >= reserveMapMin {
+		if locs >= reserveMapMin && f.locByName != nil { // nil: not built (AddLocSeries)
 			m := make(map[string]LocID, len(f.locByName)+locs)
 			maps.Copy(m, f.locByName)
 			f.locByName = m

@@ -76,10 +76,18 @@ const (
 	MemPSUM                   // partial-sum buffer
 	MemRNGState
 	MemReg
+	// MemOnChip is narwhal's "on-chip, placement open": SBUF or PSUM, left
+	// to the compiler. infer_psum_tensor (passes/alloc, seed 002 §4.4,
+	// InferPSumTensor) turns every such location into SB or PSUM; it is
+	// on-chip for every rule that holds of both (the footprint passes size
+	// it against the usable SBUF), and no location may remain OnChip once
+	// memory is allocated (verify.StageAllocated). BIR-JSON and the text
+	// form spell it "OnChip" (a narwhal extension: docs/bir-json.md).
+	MemOnChip
 	NumMemoryTypes
 )
 
-var memTypeNames = [NumMemoryTypes]string{"Unallocated", "Input", "Output", "DRAM", "SB", "PSUM", "RNGSTATE", "REG"}
+var memTypeNames = [NumMemoryTypes]string{"Unallocated", "Input", "Output", "DRAM", "SB", "PSUM", "RNGSTATE", "REG", "OnChip"}
 
 func (t MemoryType) String() string {
 	if t < NumMemoryTypes {
@@ -91,8 +99,9 @@ func (t MemoryType) String() string {
 // IsDRAM reports whether t is a flat off-chip memory (Input, Output, DRAM).
 func (t MemoryType) IsDRAM() bool { return t == MemInput || t == MemOutput || t == MemDRAM }
 
-// IsOnChip reports whether t is SBUF or PSUM (partitioned memories).
-func (t MemoryType) IsOnChip() bool { return t == MemSB || t == MemPSUM }
+// IsOnChip reports whether t is SBUF, PSUM or OnChip (partitioned
+// memories).
+func (t MemoryType) IsOnChip() bool { return t == MemSB || t == MemPSUM || t == MemOnChip }
 
 // ParseMemoryType accepts the BIR-JSON spelling.
 func ParseMemoryType(s string) (MemoryType, error) {
@@ -109,7 +118,7 @@ func ParseMemoryType(s string) (MemoryType, error) {
 	case "psum":
 		return MemPSUM, nil
 	}
-	return 0, fmt.Errorf("unknown memory type %q (want one of Unallocated, Input, Output, DRAM, SB, PSUM, RNGSTATE, REG)", s)
+	return 0, fmt.Errorf("unknown memory type %q (want one of Unallocated, Input, Output, DRAM, SB, PSUM, RNGSTATE, REG, OnChip)", s)
 }
 
 // TensorKind is the role of a tensor (bir-json.md §3.1).

@@ -62,7 +62,10 @@ type Tensor struct {
 	SplitShape []bool
 	// ShrinkDim and LiveN are shrink_tensor's record (seed 000, seed 004):
 	// the dim along which only LiveN blocks are live at once. LiveN == 0
-	// means there is no record (ShrinkDim is then meaningless).
+	// means there is no record (ShrinkDim is then meaningless). A block
+	// tensor with a record may be stored as LiveN slots of one block each,
+	// block b in slot b mod LiveN (no two blocks live at once share a
+	// slot); see passes/sbsize/shrink_tensor.go for who writes and reads it.
 	ShrinkDim int64
 	LiveN     int64
 
@@ -305,6 +308,10 @@ type Function struct {
 	// Top are the function's top-level blocks in order.
 	Top []BlockID
 
+	// Sched is the scheduler's side table (schedule.go), nil until a
+	// schedule is made.
+	Sched *Schedule
+
 	tensorByName map[string]TensorID
 	locByName    map[string]LocID
 	regByName    map[string]RegID
@@ -423,7 +430,7 @@ func (f *Function) Loc(l LocID) *MemLoc { return &f.locs[l] }
 
 // LocByName finds a live location.
 func (f *Function) LocByName(name string) (LocID, bool) {
-	l, ok := f.locByName[name]
+	l, ok := f.locIndex()[name]
 	return l, ok
 }
 
@@ -433,13 +440,14 @@ func (f *Function) AddLoc(t TensorID, l MemLoc) (LocID, error) {
 	if int(t) < 0 || int(t) >= len(f.tensors) || f.tensors[t].Dead {
 		return NoLoc, fmt.Errorf("function %s: location %q: no tensor #%d", f.Name, l.Name, t)
 	}
-	if _, dup := f.locByName[l.Name]; dup {
+	idx := f.locIndex()
+	if _, dup := idx[l.Name]; dup {
 		return NoLoc, fmt.Errorf("function %s: memory location %q already exists", f.Name, l.Name)
 	}
 	l.Tensor = t
 	id := LocID(len(f.locs))
 	f.locs = append(f.locs, l)
-	f.locByName[l.Name] = id
+	idx[l.Name] = id
 	f.tensors[t].Locs = append(f.tensors[t].Locs, id)
 	f.touch()
 	return id, nil
@@ -447,15 +455,29 @@ func (f *Function) AddLoc(t TensorID, l MemLoc) (LocID, error) {
 
 // AddLocSeries adds n locations to tensor t at the end of its tensor-id
 // list: copies of tmpl (its Name and Tensor are ignored, RawDims is copied
-// per location) with TensorIdx 0..n-1, named prefix<k> for k = 0..n-1, a
-// taken name made unique the way UniqueLocName does (name_<j>). It returns
-// the id of the first; the others follow it. It is AddLoc in a loop with
-// UniqueLocName, without that loop's costs: the location table is grown
-// once, and the n names are slices of one string instead of n allocations
-// (a fully unrolled kernel has millions of them; this is FullUnroll's
-// per-block location generation). A caller adding several series reserves
-// the tables for all of them first (ReserveTensors), so that neither the
-// location table nor the name table is copied at every growth step.
+// per location) with TensorIdx 0..n-1, named prefix<k> for k = 0..n-1
+// (decimal, no leading zeros), a taken name made unique the way
+// UniqueLocName does (name_<j>). It returns the id of the first; the
+// others follow it. The result is that of AddLoc in a loop with
+// UniqueLocName, without that loop's costs (a fully unrolled kernel has
+// millions of locations; this is FullUnroll's per-block location
+// generation):
+//
+//   - the n names are slices of one string, not n allocations;
+//   - a long series into a function with fewer than 4n locations does not
+//     probe or fill the location-name table: the names prefix<k> are
+//     distinct from each other, so only a location that exists before the
+//     call can take one, and one pass over those finds them (a name of the
+//     form prefix<digits>); the table is then dropped and rebuilt, sized
+//     once, by the first call that needs it (LocByName, AddLoc, RenameLoc,
+//     UniqueLocName), which a command that only unrolls and writes never
+//     makes. At 25M instructions the probes into a table of millions of
+//     names were a fifth of FullUnroll's time;
+//   - otherwise (a short series, or a function already much larger than
+//     the series) each name is probed and entered as AddLoc does.
+//
+// A caller adding several series reserves the location table for all of
+// them first (ReserveTensors), so that it is not copied at every growth.
 func (f *Function) AddLocSeries(t TensorID, tmpl MemLoc, prefix string, n int64) (LocID, error) {
 	if int(t) < 0 || int(t) >= len(f.tensors) || f.tensors[t].Dead {
 		return NoLoc, fmt.Errorf("function %s: locations %s<k>: no tensor #%d", f.Name, prefix, t)
@@ -465,6 +487,29 @@ func (f *Function) AddLocSeries(t TensorID, tmpl MemLoc, prefix string, n int64)
 	}
 	if int64(len(f.locs))+n > math.MaxInt32 {
 		return NoLoc, fmt.Errorf("function %s: locations %s<k>: %d more locations exceed the %d a function can hold", f.Name, prefix, n, math.MaxInt32)
+	}
+	const longSeries = 1024
+	before := int64(len(f.locs))
+	probe := f.locByName != nil && (n < longSeries || before > 4*n)
+	if !probe && f.locByName == nil && before > 4*n+longSeries {
+		f.locIndex()
+		probe = true
+	}
+	var taken map[int64]bool // scan mode: the k whose name an existing location has
+	if !probe {
+		for i := range f.locs {
+			lc := &f.locs[i]
+			if lc.Dead {
+				continue
+			}
+			if k, ok := seriesIndex(lc.Name, prefix); ok && k < n {
+				if taken == nil {
+					taken = map[int64]bool{}
+				}
+				taken[k] = true
+			}
+		}
+		f.locByName = nil // rebuilt on demand
 	}
 	f.locs = slices.Grow(f.locs, int(n))
 	ts := &f.tensors[t]
@@ -485,8 +530,15 @@ func (f *Function) AddLocSeries(t TensorID, tmpl MemLoc, prefix string, n int64)
 		l := tmpl
 		l.Name = names[off:end]
 		off = end
-		if _, taken := f.locByName[l.Name]; taken {
-			l.Name = f.UniqueLocName(l.Name)
+		if !probe && taken[k] {
+			// A collision: from here on, the exact per-name path.
+			f.locIndex()
+			probe = true
+		}
+		if probe {
+			if _, dup := f.locByName[l.Name]; dup {
+				l.Name = f.UniqueLocName(l.Name)
+			}
 		}
 		if tmpl.RawDims != nil {
 			l.RawDims = slices.Clone(tmpl.RawDims)
@@ -494,11 +546,46 @@ func (f *Function) AddLocSeries(t TensorID, tmpl MemLoc, prefix string, n int64)
 		l.TensorIdx = k
 		id := LocID(len(f.locs))
 		f.locs = append(f.locs, l)
-		f.locByName[l.Name] = id
+		if probe {
+			f.locByName[l.Name] = id
+		}
 		ts.Locs = append(ts.Locs, id)
 	}
 	f.touch()
 	return first, nil
+}
+
+// seriesIndex reports whether name is prefix followed by the decimal form
+// of some k >= 0 (as strconv writes it: no sign, no leading zero), and k.
+func seriesIndex(name, prefix string) (int64, bool) {
+	rest, ok := strings.CutPrefix(name, prefix)
+	if !ok || rest == "" || len(rest) > 18 || (rest[0] == '0' && len(rest) > 1) {
+		return 0, false
+	}
+	var k int64
+	for i := 0; i < len(rest); i++ {
+		c := rest[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		k = k*10 + int64(c-'0')
+	}
+	return k, true
+}
+
+// locIndex returns the location-name table, building it (sized once) when
+// AddLocSeries left it unbuilt.
+func (f *Function) locIndex() map[string]LocID {
+	if f.locByName == nil {
+		m := make(map[string]LocID, len(f.locs))
+		for i := range f.locs {
+			if !f.locs[i].Dead {
+				m[f.locs[i].Name] = LocID(i)
+			}
+		}
+		f.locByName = m
+	}
+	return f.locByName
 }
 
 // digits returns the number of decimal digits of k >= 0.
@@ -530,7 +617,9 @@ func (f *Function) removeLocName(l LocID) {
 		return
 	}
 	lc.Dead = true
-	delete(f.locByName, lc.Name)
+	if f.locByName != nil {
+		delete(f.locByName, lc.Name)
+	}
 }
 
 // RemoveLoc marks a location dead and drops it from its tensor's list.
@@ -547,12 +636,13 @@ func (f *Function) RemoveLoc(l LocID) {
 
 // RenameLoc changes a location's name, keeping the name table.
 func (f *Function) RenameLoc(l LocID, name string) error {
-	if o, dup := f.locByName[name]; dup && o != l {
+	idx := f.locIndex()
+	if o, dup := idx[name]; dup && o != l {
 		return fmt.Errorf("function %s: memory location %q already exists", f.Name, name)
 	}
-	delete(f.locByName, f.locs[l].Name)
+	delete(idx, f.locs[l].Name)
 	f.locs[l].Name = name
-	f.locByName[name] = l
+	idx[name] = l
 	f.touch()
 	return nil
 }

@@ -69,7 +69,16 @@ func (e *TextError) Error() string {
 
 // Parse reads a module in the text form. name is used in error messages.
 func Parse(name string, src []byte) (m *Module, err error) {
-	p := &parser{file: name, src: src}
+	return ParseReleasing(name, src, nil)
+}
+
+// ParseReleasing is Parse for input memory-mapped from a file (package
+// internal/mapfile): as it moves through src it calls release(from, to)
+// for the ranges it has passed (and for those its look-ahead has scanned),
+// so that they can leave memory. It may read a released range again (an
+// error's line number), which the mapping allows. release may be nil.
+func ParseReleasing(name string, src []byte, release func(from, to int)) (m *Module, err error) {
+	p := &parser{file: name, src: src, release: release}
 	defer func() {
 		if r := recover(); r != nil {
 			te, ok := r.(*TextError)
@@ -159,7 +168,16 @@ type parser struct {
 	ops       []Operand
 	pat       Pattern
 	resvLines int // reserved instruction slots, for the first top-level block
+
+	// release, when set, is told about the input the parser has moved past
+	// (ParseReleasing); released is how far it has been told.
+	release  func(from, to int)
+	released int
 }
+
+// textReleaseStep is how much input passes between two release calls, and
+// textReleaseSlack how much before the cursor is kept.
+const textReleaseStep, textReleaseSlack = 32 << 20, 1 << 20
 
 // ---- errors and positions ----
 
@@ -280,6 +298,12 @@ func (p *parser) eol() {
 	}
 	if p.src[p.pos] == '\n' {
 		p.pos++
+		if p.release != nil && p.pos-p.released >= textReleaseStep {
+			if to := p.pos - textReleaseSlack; to > p.released {
+				p.release(p.released, to)
+				p.released = to
+			}
+		}
 		return
 	}
 	p.fail("expected end of line, found %s", p.found())
@@ -1260,16 +1284,34 @@ func (p *parser) axisLine() {
 // line. It spares the repeated growth copies of a large function.
 func (p *parser) reserve() {
 	rest := p.src[p.pos:]
-	end := bytes.Index(rest, []byte("\n}"))
-	if end < 0 {
-		end = len(rest)
+	// One pass in chunks: the end of the function ("\n}"), its lines and
+	// its '%' sigils. Each chunk scanned ahead of the cursor is released
+	// again (ParseReleasing), so the look-ahead does not bring the whole
+	// function into memory at once.
+	const chunk = 16 << 20
+	end, lines, pct := len(rest), 0, 0
+	for off := 0; off < len(rest); off += chunk {
+		hi := min(off+chunk, len(rest))
+		// The pattern may straddle the chunk boundary: search one byte back.
+		lo := max(off-1, 0)
+		if i := bytes.Index(rest[lo:hi], []byte("\n}")); i >= 0 {
+			end = lo + i
+		}
+		seg := rest[off:min(hi, end)]
+		lines += bytes.Count(seg, []byte{'\n'})
+		pct += bytes.Count(seg, []byte{'%'})
+		if p.release != nil {
+			p.release(p.pos+off, p.pos+hi)
+		}
+		if end < len(rest) {
+			break
+		}
 	}
 	span := rest[:end]
-	lines := bytes.Count(span, []byte{'\n'})
 	if lines < 1024 {
 		return
 	}
-	sigils := bytes.Count(span, []byte{'%'}) + lines/4 // access patterns, plus room for immediates and registers
+	sigils := pct + lines/4 // access patterns, plus room for immediates and registers
 	p.f.Reserve(lines, sigils)
 	p.resvLines = lines
 	p.m.syms.data = slices.Grow(p.m.syms.data, len(span)/8)
@@ -1999,7 +2041,7 @@ func (p *parser) tensorNamed(pos int, dangling bool) TensorID {
 	if t, ok := f.tensorByName[string(p.name)]; ok {
 		return t
 	}
-	if _, ok := f.locByName[string(p.name)]; ok {
+	if _, ok := f.locIndex()[string(p.name)]; ok {
 		p.failAt(pos, "unknown tensor %%%s (%%%s is a location: a physical access pattern has no block= or reg=)", p.name, p.name)
 	}
 	p.failAt(pos, "unknown tensor %%%s", p.name)
@@ -2026,7 +2068,7 @@ func (p *parser) locNamed(pos int, dangling bool) LocID {
 		p.deadLocs[string(p.name)] = l
 		return l
 	}
-	if l, ok := f.locByName[string(p.name)]; ok {
+	if l, ok := f.locIndex()[string(p.name)]; ok {
 		return l
 	}
 	if _, ok := f.tensorByName[string(p.name)]; ok {
@@ -2051,7 +2093,7 @@ func (p *parser) tempTensor() TensorID {
 		p.tempN++
 		name = "\x00removed" + strconv.Itoa(p.tempN)
 		_, t := f.tensorByName[name]
-		_, l := f.locByName[name]
+		_, l := f.locIndex()[name]
 		if !t && !l {
 			break
 		}

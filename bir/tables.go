@@ -110,6 +110,9 @@ func (f *Function) checkTensorNames(add func(TableError)) {
 }
 
 func (f *Function) checkLocNames(add func(TableError)) {
+	if f.locByName == nil {
+		return // not built since the last AddLocSeries: nothing can be stale
+	}
 	checkNameTable(nameTable[LocID]{
 		table: "location names", kind: "location", byName: f.locByName, n: len(f.locs),
 		name:   func(l LocID) string { return f.locs[l].Name },

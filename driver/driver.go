@@ -10,13 +10,14 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"unicode"
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/birjson"
+	"github.com/narwhal-compiler/narwhal/internal/mapfile"
 	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"github.com/narwhal-compiler/narwhal/kernels"
 )
@@ -76,14 +77,37 @@ var KLRLoader func(path string, data []byte) (*bir.Module, error)
 // text-form module: an empty module has no arch and no functions, so
 // accepting it would let "verify" and "compile" succeed on, and write an
 // arch-less module from, what is almost always a truncated or wrong file.
+//
+// The file is not read into memory: it is memory-mapped where the platform
+// allows (package internal/mapfile) and the readers release the pages
+// they have passed, so a command's peak memory stays near the module's
+// size even for a multi-gigabyte file.
 func Load(path string) (*bir.Module, error) {
 	if spec, ok := strings.CutPrefix(path, BuiltinPrefix); ok {
 		return kernels.Build(spec)
 	}
-	data, err := os.ReadFile(path)
+	in, err := mapfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	defer in.Close()
+	return decode(path, in)
+}
+
+// decode reads the module from an opened input. A mapped file that shrinks
+// while it is read makes the reader fault: that becomes an error, not a
+// crash.
+func decode(path string, in *mapfile.File) (m *bir.Module, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			if _, fault := r.(interface{ Addr() uintptr }); !fault {
+				panic(r)
+			}
+			m, err = nil, fmt.Errorf("%s: the file changed while it was read (%v)", path, r)
+		}
+	}()
+	data := in.Data
 	if isBlank(data) {
 		return nil, fmt.Errorf("%s: empty input", path)
 	}
@@ -92,11 +116,13 @@ func Load(path string) (*bir.Module, error) {
 		if KLRLoader == nil {
 			return nil, fmt.Errorf("%s: KLR kernel files are not supported by this build", path)
 		}
-		return KLRLoader(path, data)
+		// KLR files are small and the loader may keep slices of its input:
+		// it gets a copy, never the mapping.
+		return KLRLoader(path, bytes.Clone(data))
 	case FormatJSON:
-		return birjson.Decode(data, path)
+		return birjson.DecodeReleasing(data, path, in.Release)
 	default:
-		return bir.Parse(path, data)
+		return bir.ParseReleasing(path, data, in.Release)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/bir/birjson"
 )
 
 func TestDetectFormat(t *testing.T) {
@@ -111,5 +112,68 @@ func TestLoad_EmptyInput(t *testing.T) {
 	}
 	if _, err := Load(path); err != nil && strings.Contains(err.Error(), "empty input") {
 		t.Errorf("Load of a comment-only file: %v, want it to reach the text reader", err)
+	}
+}
+
+// TestLoad_Large: modules larger than the readers' release step load from
+// the mapped file, while the readers release what they passed, to the same
+// module as from bytes on the heap; and the loaded module keeps nothing of
+// the mapping (Load unmaps the file before returning: a module that kept a
+// slice of it would fault when printed).
+func TestLoad_Large(t *testing.T) {
+	m := bir.GenStraightLine(120_000) // ~50 MB of BIR-JSON, ~20 MB of text
+	want := bir.Format(m)
+	dir := t.TempDir()
+	for _, name := range []string{"big.json", "big.bir"} {
+		path := filepath.Join(dir, name)
+		if err := Save(path, m); err != nil {
+			t.Fatal(err)
+		}
+		st, _ := os.Stat(path)
+		got, err := Load(path)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if bir.Format(got) != want {
+			t.Errorf("%s (%d bytes): the loaded module differs", name, st.Size())
+		}
+	}
+}
+
+// TestLoad_ReleasesAsItReads: on input over the readers' release step, both
+// readers tell the mapping what they have passed, in increasing ranges.
+func TestLoad_ReleasesAsItReads(t *testing.T) {
+	m := bir.GenStraightLine(300_000)
+	dir := t.TempDir()
+	for _, name := range []string{"big.json", "big.bir"} {
+		path := filepath.Join(dir, name)
+		if err := Save(path, m); err != nil {
+			t.Fatal(err)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var calls, last int
+		release := func(from, to int) {
+			if from < 0 || to > len(data) || from >= to {
+				t.Fatalf("%s: release(%d, %d) out of [0, %d)", name, from, to, len(data))
+			}
+			if from >= last {
+				last = to
+			}
+			calls++
+		}
+		if name == "big.json" {
+			_, err = birjson.DecodeReleasing(data, path, release)
+		} else {
+			_, err = bir.ParseReleasing(path, data, release)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if calls == 0 || last < len(data)/2 {
+			t.Errorf("%s (%d bytes): %d release calls, up to %d", name, len(data), calls, last)
+		}
 	}
 }

@@ -91,7 +91,7 @@ func GeometryFor(m *arch.Model) (Geometry, error) {
 // use (0: not an on-chip memory, no limit).
 func (g Geometry) Budget(t bir.MemoryType) int64 {
 	switch t {
-	case bir.MemSB:
+	case bir.MemSB, bir.MemOnChip: // OnChip (placement open) may become SB: the larger budget
 		return g.SBBytes
 	case bir.MemPSUM:
 		return g.PSUMBytes

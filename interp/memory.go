@@ -58,6 +58,12 @@ const (
 	memDRAM memKind = iota
 	memSB
 	memPSUM
+	// memOpen is an OnChip location (placement open): private on-chip
+	// storage that engines access as SBUF and the Tensor engine may also
+	// write, with PSUM's bank and accumulation-group semantics (the
+	// storage carries PSUM's bank table), so a module runs the same before
+	// and after infer_psum_tensor chooses SB or PSUM.
+	memOpen
 )
 
 func (k memKind) String() string {
@@ -66,6 +72,8 @@ func (k memKind) String() string {
 		return "SBUF"
 	case memPSUM:
 		return "PSUM"
+	case memOpen:
+		return "on-chip (placement open)"
 	}
 	return "DRAM"
 }
@@ -279,8 +287,10 @@ func memKindOf(l *bir.MemLoc) (memKind, error) {
 		return memSB, nil
 	case l.Type == bir.MemPSUM:
 		return memPSUM, nil
+	case l.Type == bir.MemOnChip:
+		return memOpen, nil
 	}
-	return 0, errf(ErrOperand, "location %s has memory type %s: narwhal executes only Input, Output, DRAM, SB and PSUM locations", l.Name, l.Type)
+	return 0, errf(ErrOperand, "location %s has memory type %s: narwhal executes only Input, Output, DRAM, SB, PSUM and OnChip locations", l.Name, l.Type)
 }
 
 // isTemplate reports whether location l of a tensor is a single template
@@ -376,7 +386,7 @@ func (mc *machine) newRegion(fr *frame, l bir.LocID, loc *bir.MemLoc, kind memKi
 		}
 		r.va = va
 		mc.vaRegions = append(mc.vaRegions, r)
-	case loc.Allocated:
+	case loc.Allocated && kind != memOpen:
 		st, err := mc.shared(kind)
 		if err != nil {
 			return nil, err
@@ -403,7 +413,7 @@ func (mc *machine) newRegion(fr *frame, l bir.LocID, loc *bir.MemLoc, kind memKi
 		if r.st, err = mc.newStorage(kind, loc.Partitions, loc.Bytes, "location "+loc.Name); err != nil {
 			return nil, err
 		}
-		if kind == memPSUM {
+		if kind == memPSUM || kind == memOpen {
 			if err := mc.initPSUM(r.st); err != nil {
 				return nil, err
 			}

@@ -49,11 +49,11 @@ import (
 // peRule: the Tensor engine reads only SBUF and writes only PSUM.
 func peRule(dst *view, srcs ...*view) error {
 	for _, v := range srcs {
-		if v.reg.st.kind != memSB {
+		if v.reg.st.kind != memSB && v.reg.st.kind != memOpen {
 			return errf(ErrMemoryRule, "the Tensor engine (PE) reads only SBUF: %s is location %s in %s", v.what, v.reg.name, v.reg.st.kind)
 		}
 	}
-	if dst.reg.st.kind != memPSUM {
+	if dst.reg.st.kind != memPSUM && dst.reg.st.kind != memOpen {
 		return errf(ErrMemoryRule, "the Tensor engine (PE) writes only PSUM: %s is location %s in %s", dst.what, dst.reg.name, dst.reg.st.kind)
 	}
 	return nil

@@ -266,6 +266,35 @@ func TestMatmultSymbolic_LoopOverK(t *testing.T) {
 	wantErr(t, err, ErrNoSemantics, "mm_k", "replication_num_rows=4")
 }
 
+// TestMatmult_OnChipDestination: an OnChip (placement open) destination
+// runs with PSUM's accumulation semantics (a start clears, the group
+// accumulates), so the same group gives the same result in OnChip as in
+// PSUM; the Tensor engine may read an OnChip operand as SBUF.
+func TestMatmult_OnChipDestination(t *testing.T) {
+	run := func(mt bir.MemoryType) []float64 {
+		f := newMM(t, 2, 3, 2, 2, bir.Float32)
+		loc := f.b.F.Loc(f.p.Loc)
+		loc.Type = mt
+		f.b.Matmult("mm_start", f.p.All(), f.s.All(), f.v.All(), true, false)
+		f.b.Matmult("mm_acc", f.p.All(), f.s.All(), f.v.All(), false, false)
+		f.b.Matmult("mm_stop", f.p.All(), f.s.All(), f.v.All(), false, true)
+		f.finish(t)
+		out := mustRun(t, f.m, f.inputs(stat23, mov22), Options{})
+		return values(out["z"])
+	}
+	psum, open := run(bir.MemPSUM), run(bir.MemOnChip)
+	// stat^T mov = [[13,18],[17,24],[21,30]], accumulated three times.
+	wantValues(t, "PSUM", psum, 39, 54, 51, 72, 63, 90)
+	wantValues(t, "OnChip", open, psum...)
+
+	// An OnChip stationary operand is read as SBUF.
+	f := newMM(t, 2, 3, 2, 2, bir.Float32)
+	f.b.F.Loc(f.s.Loc).Type = bir.MemOnChip
+	f.b.Matmult("mm", f.p.All(), f.s.All(), f.v.All(), true, true)
+	f.finish(t)
+	wantValues(t, "OnChip stationary", values(mustRun(t, f.m, f.inputs(stat23, mov22), Options{})["z"]), 13, 18, 17, 24, 21, 30)
+}
+
 // A destination row wider than one PSUM bank (N = 1024 fp32 = 2 banks of
 // 2 KiB, legal on NC-v4 where N <= 4096): start opens the group of, and
 // clears, every bank the row touches, so a middle matmul (neither flag)

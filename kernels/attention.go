@@ -32,6 +32,12 @@ import (
 //	  o_sb = o_psum * r                                    (TensorScalarPtr mult)
 //	  store o_sb to out[i]
 //
+// The Tensor-engine results (s_psum, pT_psum, o_psum) and the
+// reciprocal row_rcp are declared OnChip ("placement open"):
+// infer_psum_tensor puts the former in PSUM and, by the seed's "Assign
+// result of ... Act instructions to PSUM", the Activation result row_rcp
+// too (every reader can read PSUM and it fits a bank).
+//
 // As in matmul, the accumulation flags of the P V product are predicated
 // Matmult instructions inside the key-chunk loop. Scores and
 // probabilities are fp32; the transposed probabilities are cast to the I/O
@@ -106,15 +112,15 @@ func buildAttention(p Params) (*bir.Module, error) {
 	kT := b.SBUF("kT_sb", a.dt, D, S)
 	vt := b.BlockTensor("v_tile", bir.MemSB, a.dt, KC, P, D)
 	qt := b.BlockTensor("qT_tile", bir.MemSB, a.dt, QT, D, P)
-	sps := b.BlockTensor("s_psum", bir.MemPSUM, bir.Float32, QT*SC, P, C)
+	sps := b.BlockTensor("s_psum", bir.MemOnChip, bir.Float32, QT*SC, P, C)
 	ssb := b.BlockTensor("s_sb", bir.MemSB, bir.Float32, QT, P, S)
 	negMax := b.BlockTensor("neg_max", bir.MemSB, bir.Float32, QT, P, 1)
 	psb := b.BlockTensor("p_sb", bir.MemSB, bir.Float32, QT, P, S)
 	sum := b.BlockTensor("row_sum", bir.MemSB, bir.Float32, QT, P, 1)
-	rcp := b.BlockTensor("row_rcp", bir.MemSB, bir.Float32, QT, P, 1)
-	ptp := b.BlockTensor("pT_psum", bir.MemPSUM, bir.Float32, QT*KC, P, P)
+	rcp := b.BlockTensor("row_rcp", bir.MemOnChip, bir.Float32, QT, P, 1)
+	ptp := b.BlockTensor("pT_psum", bir.MemOnChip, bir.Float32, QT*KC, P, P)
 	pts := b.BlockTensor("pT_sb", bir.MemSB, a.dt, QT*KC, P, P)
-	ops := b.BlockTensor("o_psum", bir.MemPSUM, bir.Float32, QT, P, D)
+	ops := b.BlockTensor("o_psum", bir.MemOnChip, bir.Float32, QT, P, D)
 	osb := b.BlockTensor("o_sb", bir.MemSB, a.dt, QT, P, D)
 	zero := affine.Const(0)
 	sq := [][2]int64{{P, P}, {1, P}}

@@ -29,6 +29,9 @@ import (
 // `res_psum += nl.matmul(...)` inside an affine_range without peeling, and
 // it gives the unroller predicates to fold.
 //
+// res_psum is declared OnChip (placement open): the compiler decides
+// that a Tensor-engine result lives in PSUM (infer_psum_tensor).
+//
 // Tiles allocated inside a loop are block tensors with one block per
 // iteration of the enclosing loops (lhsT_tile and rhs_tile: MT*NT*KT
 // blocks; res_psum and res_sb: MT*NT blocks), as the NKI allocator sees
@@ -98,7 +101,10 @@ func buildMatmul(p Params) (*bir.Module, error) {
 	res := b.Output("result", d.dt, d.M, d.N)
 	lt := b.BlockTensor("lhsT_tile", bir.MemSB, d.dt, MT*NT*KT, P, P)
 	rt := b.BlockTensor("rhs_tile", bir.MemSB, d.dt, MT*NT*KT, P, TN)
-	ps := b.BlockTensor("res_psum", bir.MemPSUM, bir.Float32, MT*NT, P, TN)
+	// The accumulator's memory is left to the compiler (OnChip,
+	// "placement open"): infer_psum_tensor puts a Tensor-engine result in
+	// PSUM.
+	ps := b.BlockTensor("res_psum", bir.MemOnChip, bir.Float32, MT*NT, P, TN)
 	rs := b.BlockTensor("res_sb", bir.MemSB, d.dt, MT*NT, P, TN)
 	zero := affine.Const(0)
 	sqTile := [][2]int64{{P, P}, {1, P}}

@@ -23,7 +23,9 @@ import (
 // and a per-partition multiply, as the tutorial does it. Intermediates
 // (e, the statistics) are fp32 whatever the I/O dtype, as NKI keeps them,
 // so only the final cast sees the I/O precision. All tiles are block
-// tensors with one block per row tile.
+// tensors with one block per row tile. The reciprocal row_rcp is declared
+// OnChip ("placement open"): infer_psum_tensor places the Activation
+// result in PSUM by the seed's rule.
 func init() {
 	Register(&Kernel{
 		Name: "softmax",
@@ -77,7 +79,7 @@ func buildSoftmax(p Params) (*bir.Module, error) {
 	negMax := b.BlockTensor("neg_max", bir.MemSB, bir.Float32, tiles, P, 1)
 	et := b.BlockTensor("exp_tile", bir.MemSB, bir.Float32, tiles, P, cols)
 	sum := b.BlockTensor("row_sum", bir.MemSB, bir.Float32, tiles, P, 1)
-	rcp := b.BlockTensor("row_rcp", bir.MemSB, bir.Float32, tiles, P, 1)
+	rcp := b.BlockTensor("row_rcp", bir.MemOnChip, bir.Float32, tiles, P, 1)
 	ot := b.BlockTensor("out_tile", bir.MemSB, dt, tiles, P, cols)
 	zero := affine.Const(0)
 	tile := [][2]int64{{cols, P}, {1, cols}}

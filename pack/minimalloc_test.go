@@ -132,3 +132,38 @@ func ExampleSolve() {
 	fmt.Println(sol.Status, sol.Peak, sol.MaxLive, Verify(p, sol.Offsets) == nil)
 	// Output: fit 12 12 true
 }
+
+// TestSolver_MiniMallocMinimize: minimize mode on every benchmark ends at or
+// below fit mode's peak at the same capacity, at the max-live bound on the
+// files where fit mode reaches it, with a valid placement. Each run gets a
+// few seconds (the files where the bound is out of reach use all of it).
+func TestSolver_MiniMallocMinimize(t *testing.T) {
+	for _, name := range miniMallocFiles {
+		t.Run(name, func(t *testing.T) {
+			table := loadMiniMalloc(t, name)
+			p := Problem{Buffers: table.Buffers, Capacity: miniMallocCapacity}
+			fit, err := Solve(p, Options{Timeout: 5 * time.Minute})
+			if err != nil || fit.Status != StatusFit {
+				t.Fatalf("fit: %v, status %v", err, fit.Status)
+			}
+			min, err := Solve(p, Options{Timeout: 3 * time.Second, Minimize: true})
+			if err != nil || min.Status != StatusFit {
+				t.Fatalf("minimize: %v, status %v", err, min.Status)
+			}
+			if msg := independentCheck(p, min.Offsets); msg != "" {
+				t.Fatalf("invalid placement: %s", msg)
+			}
+			if min.Peak > fit.Peak {
+				t.Errorf("minimize peak %d above fit mode's %d", min.Peak, fit.Peak)
+			}
+			if fit.Peak == fit.MaxLive && min.Peak != min.MaxLive {
+				t.Errorf("minimize peak %d, want the max-live bound %d that fit mode reaches", min.Peak, min.MaxLive)
+			}
+			if min.Optimal != (min.Peak == min.LowerBound) {
+				t.Errorf("Optimal = %v with peak %d and lower bound %d", min.Optimal, min.Peak, min.LowerBound)
+			}
+			t.Logf("%s: fit peak %d, minimize peak %d, max-live %d, gap %.2f%%, %v", name, fit.Peak, min.Peak, min.MaxLive,
+				100*float64(min.Peak-min.LowerBound)/float64(min.LowerBound), min.Elapsed)
+		})
+	}
+}

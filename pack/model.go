@@ -190,7 +190,7 @@ func (m *exactModel) legal(c int32, x int64) int64 {
 	}
 	for {
 		y := alignUp(x, a)
-		if m.bankSize > 0 && y%m.bankSize+sz > m.bankSize {
+		if !bankLegal(y, sz, m.bankSize) {
 			y = alignUp(y-y%m.bankSize+m.bankSize, a)
 		}
 		for _, o := range obstacles {

@@ -15,7 +15,9 @@
 //
 // PSUM (seed 002 §4.2, psum.pyi): per partition, Banks banks of BankSize
 // bytes (8 x 2 KiB on the targets the compiler uses; both are parameters);
-// a tile never spans a bank: offset%BankSize + size <= BankSize. The
+// a tile never spans a bank: offset%BankSize + size <= BankSize; a tile
+// larger than a bank (a location whose accesses each stay in one bank)
+// starts a bank and covers whole banks (bankLegal). The
 // address is the triple (bank, start partition, byte within the bank), as
 // assign_psum_addr returns it; the quadrant rule is the same.
 //
@@ -81,6 +83,19 @@ type Solution2D struct {
 	Elapsed    time.Duration
 }
 
+// bankLegal is the PSUM bank rule for a tile of size bytes at offset: no
+// bank rule (bank 0), an empty tile, a tile inside one bank, or a tile
+// larger than a bank that starts one.
+func bankLegal(offset, size, bank int64) bool {
+	switch {
+	case bank <= 0 || size <= 0:
+		return true
+	case size > bank:
+		return offset%bank == 0
+	}
+	return offset%bank+size <= bank
+}
+
 // QuadrantStarts lists the legal start partitions for a tensor of the given
 // partition count (nil when the count is out of 1..128).
 func QuadrantStarts(partitions int) []int {
@@ -118,9 +133,6 @@ func validate2D(p Problem2D) error {
 		if QuadrantStarts(t.Partitions) == nil {
 			return bad("partition count %d out of 1..%d", t.Partitions, NumPartitions)
 		}
-		if p.BankSize > 0 && t.Size > p.BankSize {
-			return bad("size %d exceeds the bank size %d (a tile may not span banks)", t.Size, p.BankSize)
-		}
 		if f := t.Fixed; f != nil {
 			if !slices.Contains(QuadrantStarts(t.Partitions), f.StartPartition) {
 				return bad("fixed start partition %d breaks the quadrant rule for %d partitions (allowed %v)", f.StartPartition, t.Partitions, QuadrantStarts(t.Partitions))
@@ -131,7 +143,7 @@ func validate2D(p Problem2D) error {
 			if t.Align > 1 && f.Offset%t.Align != 0 {
 				return bad("fixed offset %d is not a multiple of its alignment %d", f.Offset, t.Align)
 			}
-			if p.BankSize > 0 && t.Size > 0 && f.Offset%p.BankSize+t.Size > p.BankSize {
+			if !bankLegal(f.Offset, t.Size, p.BankSize) {
 				return bad("fixed offset %d makes the tile span a bank boundary (bank size %d)", f.Offset, p.BankSize)
 			}
 		}
@@ -155,7 +167,7 @@ func Verify2D(p Problem2D, placements []Placement2D) error {
 			return fmt.Errorf("pack: tensor %d: bad offset %d (align %d)", i, pl.Offset, t.Align)
 		case t.Size > 0 && pl.Offset+t.Size > p.Capacity:
 			return fmt.Errorf("pack: tensor %d: ends at %d beyond capacity %d", i, pl.Offset+t.Size, p.Capacity)
-		case p.BankSize > 0 && t.Size > 0 && pl.Offset%p.BankSize+t.Size > p.BankSize:
+		case !bankLegal(pl.Offset, t.Size, p.BankSize):
 			return fmt.Errorf("pack: tensor %d: [%d, %d) spans a bank boundary (bank size %d)", i, pl.Offset, pl.Offset+t.Size, p.BankSize)
 		case t.Fixed != nil && *t.Fixed != pl:
 			return fmt.Errorf("pack: tensor %d: moved from its fixed placement", i)
@@ -255,6 +267,12 @@ func lowerBound2D(p Problem2D) int64 {
 	}
 	return max((MaxLive(area)+numQuadrants-1)/numQuadrants, MaxLive(wide))
 }
+
+// MaxLive2D is the 2-D max-live: a lower bound on the peak (bytes per
+// partition) of any placement of the tensors, by the quadrant rule. It is
+// the bound Solve2D reports as Solution2D.LowerBound (alignment padding
+// aside).
+func MaxLive2D(tensors []Tensor) int64 { return lowerBound2D(Problem2D{Tensors: tensors}) }
 
 // Solve2D places SBUF (or, with BankSize, PSUM) tensors. Errors follow
 // Solve: *InputError for malformed input, *FitError when not fitted.

@@ -34,7 +34,10 @@ func check2D(t *testing.T, p Problem2D, pl []Placement2D) {
 		if ti.Size > 0 && pl[i].Offset+ti.Size > p.Capacity {
 			t.Fatalf("tensor %d ends at %d beyond %d", i, pl[i].Offset+ti.Size, p.Capacity)
 		}
-		if p.BankSize > 0 && ti.Size > 0 && pl[i].Offset/p.BankSize != (pl[i].Offset+ti.Size-1)/p.BankSize {
+		if p.BankSize > 0 && ti.Size > p.BankSize && pl[i].Offset%p.BankSize != 0 {
+			t.Fatalf("tensor %d [%d,%d) is larger than a PSUM bank of %d and does not start one", i, pl[i].Offset, pl[i].Offset+ti.Size, p.BankSize)
+		}
+		if p.BankSize > 0 && ti.Size > 0 && ti.Size <= p.BankSize && pl[i].Offset/p.BankSize != (pl[i].Offset+ti.Size-1)/p.BankSize {
 			t.Fatalf("tensor %d [%d,%d) spans a PSUM bank of %d", i, pl[i].Offset, pl[i].Offset+ti.Size, p.BankSize)
 		}
 		if ti.Align > 1 && pl[i].Offset%ti.Align != 0 {
@@ -142,8 +145,34 @@ func TestSolvePSUM_BankRule(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := SolvePSUM([]Tensor{{Lower: 0, Upper: 1, Partitions: 1, Size: 4096}}, 8, 2048, Options{}); err == nil {
-		t.Fatal("a tile larger than a bank was accepted")
+	// A tile larger than a bank starts a bank and covers whole banks: with
+	// a 100-byte tile live beside it, the two never share a bank.
+	big := []Tensor{{Lower: 0, Upper: 2, Partitions: 128, Size: 100}, {Lower: 0, Upper: 2, Partitions: 128, Size: 4096}}
+	addrs, sol, err := SolvePSUM(big, 8, 2048, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check2D(t, Problem2D{Tensors: big, Capacity: 8 * 2048, BankSize: 2048}, sol.Placements)
+	if a, b := addrs[1], addrs[0]; a.ByteInBank != 0 || b.Bank == a.Bank || b.Bank == a.Bank+1 {
+		t.Fatalf("multi-bank tile at %+v, small tile at %+v: want the big one at a bank start, the small one in another bank", a, b)
+	}
+	if _, _, err := SolvePSUM([]Tensor{{Lower: 0, Upper: 1, Partitions: 1, Size: 4096, Fixed: &Placement2D{Offset: 1024}}}, 8, 2048, Options{}); err == nil {
+		t.Fatal("a multi-bank tile fixed inside a bank was accepted")
+	}
+}
+
+func TestBankLegal(t *testing.T) {
+	tests := []struct {
+		off, size, bank int64
+		want            bool
+	}{
+		{0, 2048, 2048, true}, {1, 2048, 2048, false}, {1024, 1024, 2048, true}, {1025, 1024, 2048, false},
+		{2048, 4096, 2048, true}, {1024, 4096, 2048, false}, {5, 0, 2048, true}, {7, 100, 0, true},
+	}
+	for _, tc := range tests {
+		if got := bankLegal(tc.off, tc.size, tc.bank); got != tc.want {
+			t.Errorf("bankLegal(%d, %d, %d) = %v, want %v", tc.off, tc.size, tc.bank, got, tc.want)
+		}
 	}
 }
 

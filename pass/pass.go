@@ -67,6 +67,11 @@ type Pass struct {
 	Produces verify.Stage
 	// Options the pass accepts, with defaults.
 	Options []Option
+	// Checkpoint, when set, is the file name (the seeds' checkpoint name,
+	// e.g. "bir.scheduled.after-ooo.json") under which the pass manager
+	// writes the module after the pass into Config.DumpDir, with
+	// Config.Checkpointer.
+	Checkpoint string
 	// Doc is a one-line description for `narwhal passes` and the report.
 	Doc string
 	// Run performs the pass on ctx.Module.
@@ -184,6 +189,14 @@ type Config struct {
 	// Printer writes a module in text form (package bir's printer); set
 	// by the caller so that this package does not depend on it.
 	Printer func(w io.Writer, m *bir.Module) error
+	// Checkpointer writes a module as BIR-JSON (package birjson's
+	// writer) for the passes' Checkpoint files under DumpDir; nil writes
+	// none.
+	Checkpointer func(w io.Writer, m *bir.Module) error
+	// Stats also records each pass's live heap (PassResult.LiveHeap): a
+	// full garbage collection after every pass, outside the pass's
+	// measured interval (for narwhal bench and --stats).
+	Stats bool
 }
 
 // PassResult is one line of the report.
@@ -193,11 +206,16 @@ type PassResult struct {
 	Skipped       string // why the pass did not run ("gate gen-stride-dma off")
 	Wall          time.Duration
 	VerifyWall    time.Duration
+	CPU           time.Duration // process CPU (user+sys) over the pass
+	VerifyCPU     time.Duration
+	Alloc         uint64 // bytes allocated on the Go heap by the pass
+	LiveHeap      uint64 // Go heap in use after the pass (Config.Stats only)
 	InstsBefore   int64
 	InstsAfter    int64
 	Counters      []Counter
 	Blocks        []ReportBlock
 	Log           []string
+	LogDropped    int64 // log lines beyond MaxLogLines, counted, not kept
 	FunctionsSeen int
 }
 
@@ -220,6 +238,8 @@ type Report struct {
 	Passes []PassResult
 	Total  time.Duration
 	Insts  int64
+	// InputVerify is what verifying the input before the first pass cost.
+	InputVerify Usage
 }
 
 // Context is what a pass's Run receives.
@@ -317,13 +337,29 @@ func (c *Context) BoolOption(name string) (bool, error) {
 
 // Logf records a log line (the seeds' INFO lines) in the report and, in
 // verbose mode, prints it.
+//
+// The report keeps a pass's first MaxLogLines lines and counts the rest
+// (PassResult.LogDropped): some passes log a line per memory location, as
+// the seeds' INFO lines do, and a fully unrolled kernel has millions of
+// them. With Config.Verbose every line is still printed as it happens.
 func (c *Context) Logf(format string, args ...any) {
+	if len(c.result.Log) >= MaxLogLines {
+		c.result.LogDropped++
+		if c.verbose == nil {
+			return
+		}
+		fmt.Fprintf(c.verbose, "[%s] %s\n", c.Pass.Name, fmt.Sprintf(format, args...))
+		return
+	}
 	line := fmt.Sprintf(format, args...)
 	c.result.Log = append(c.result.Log, line)
 	if c.verbose != nil {
 		fmt.Fprintf(c.verbose, "[%s] %s\n", c.Pass.Name, line)
 	}
 }
+
+// MaxLogLines is how many log lines of a pass the report keeps.
+const MaxLogLines = 10000
 
 // Count adds delta to the named counter.
 func (c *Context) Count(name string, delta int64) {

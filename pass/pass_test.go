@@ -3,9 +3,11 @@ package pass
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -394,6 +396,107 @@ func TestWriteFileAtomic(t *testing.T) {
 	if err := WriteFileAtomic(filepath.Join(dir, "missing", "f"), []byte("x")); err == nil {
 		t.Error("write into a missing directory succeeded")
 	}
+}
+
+// TestContext_Logf: the report keeps the first MaxLogLines lines of a pass
+// and counts the rest; a verbose writer still gets every line.
+func TestContext_Logf(t *testing.T) {
+	for _, verbose := range []bool{false, true} {
+		const extra = 5
+		table := Table{Passes: []Pass{{Name: "chatty", Default: true, Run: func(c *Context) error {
+			for k := 0; k < MaxLogLines+extra; k++ {
+				c.Logf("line %d", k)
+			}
+			return nil
+		}}}}
+		var out bytes.Buffer
+		cfg := Config{}
+		if verbose {
+			cfg.Verbose = &out
+		}
+		rep, err := table.Run(smallModule(t), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := rep.Result("chatty")
+		if len(res.Log) != MaxLogLines || res.LogDropped != extra {
+			t.Errorf("verbose=%v: kept %d lines, dropped %d; want %d and %d", verbose, len(res.Log), res.LogDropped, MaxLogLines, extra)
+		}
+		if res.Log[MaxLogLines-1] != fmt.Sprintf("line %d", MaxLogLines-1) {
+			t.Errorf("verbose=%v: last kept line %q", verbose, res.Log[MaxLogLines-1])
+		}
+		wantPrinted := 0
+		if verbose {
+			wantPrinted = MaxLogLines + extra
+		}
+		if got := strings.Count(out.String(), "\n"); got != wantPrinted {
+			t.Errorf("verbose=%v: printed %d lines, want %d", verbose, got, wantPrinted)
+		}
+	}
+}
+
+// TestWriteAtomic: the writer callback streams into the file, which
+// appears whole or not at all.
+func TestWriteAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.txt")
+	big := strings.Repeat("0123456789abcdef", 1<<14) // larger than the buffer
+	if err := WriteAtomic(path, func(w io.Writer) error {
+		for k := 0; k < 4; k++ {
+			if _, err := io.WriteString(w, big); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if string(data) != strings.Repeat(big, 4) {
+		t.Errorf("content: %d bytes, want %d", len(data), 4*len(big))
+	}
+	failed := errors.New("encoder failed")
+	if err := WriteAtomic(path, func(w io.Writer) error {
+		io.WriteString(w, "partial")
+		return failed
+	}); !errors.Is(err, failed) {
+		t.Errorf("err = %v, want the callback's error", err)
+	}
+	if again, _ := os.ReadFile(path); string(again) != string(data) {
+		t.Error("a failed write replaced the file")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("temporary files left behind: %d entries", len(entries))
+	}
+}
+
+// TestMeter_Usage: a meter sees the bytes allocated and the CPU spent
+// between its start and Usage.
+func TestMeter_Usage(t *testing.T) {
+	mt := NewMeter()
+	var keep [][]byte
+	for k := 0; k < 64; k++ {
+		keep = append(keep, make([]byte, 64<<10))
+	}
+	x := 0
+	for k := 0; k < 20_000_000; k++ {
+		x += k * k
+	}
+	u := mt.Usage()
+	if u.Alloc < 64*64<<10 {
+		t.Errorf("Alloc = %d, want at least %d", u.Alloc, 64*64<<10)
+	}
+	if u.Wall <= 0 {
+		t.Errorf("Wall = %v", u.Wall)
+	}
+	if ProcessCPU() == 0 && runtime.GOOS == "linux" {
+		t.Error("ProcessCPU() = 0 on linux")
+	}
+	if live := LiveHeap(); live == 0 {
+		t.Error("LiveHeap() = 0")
+	}
+	runtime.KeepAlive(keep)
+	_ = x
 }
 
 // TestContext_PeerOption: a pass reads another pass's options as this run

@@ -51,7 +51,10 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 	start := time.Now()
 	var stage verify.Stage
 	if !cfg.NoVerify {
-		if err := verify.Module(m, verify.Options{Arch: model, Stage: stage}); err != nil {
+		mv := NewMeter()
+		err := verify.Module(m, verify.Options{Arch: model, Stage: stage})
+		rep.InputVerify = mv.Usage()
+		if err != nil {
 			return rep, fmt.Errorf("the input does not verify: %w", err)
 		}
 	}
@@ -82,9 +85,10 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 		res := PassResult{Name: p.Name, Order: p.Order, InstsBefore: m.NumInsts()}
 		ctx := &Context{Module: m, Arch: model, Pass: p, opts: cfg.Options[p.Name], table: t, allOpts: cfg.Options, runs: run,
 			result: &res, verbose: cfg.Verbose, produced: p.Produces}
-		t0 := time.Now()
+		mp := NewMeter()
 		err := runProtected(ctx)
-		res.Wall = time.Since(t0)
+		u := mp.Usage()
+		res.Wall, res.CPU, res.Alloc = u.Wall, u.CPU, u.Alloc
 		res.InstsAfter = m.NumInsts()
 		if err != nil {
 			rep.Passes = append(rep.Passes, res)
@@ -93,16 +97,25 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 		}
 		stage |= ctx.produced
 		if cfg.VerifyEach || (i == lastRun && !cfg.NoVerify) {
-			t1 := time.Now()
+			mv := NewMeter()
 			verr := verify.Module(m, verify.Options{Arch: model, Stage: stage})
-			res.VerifyWall = time.Since(t1)
+			uv := mv.Usage()
+			res.VerifyWall, res.VerifyCPU = uv.Wall, uv.CPU
 			if verr != nil {
 				rep.Passes = append(rep.Passes, res)
 				rep.Total = time.Since(start)
 				return rep, fmt.Errorf("verifier after pass %s: %w", p.Name, verr)
 			}
 		}
+		if cfg.Stats {
+			res.LiveHeap = LiveHeap()
+		}
 		rep.Passes = append(rep.Passes, res)
+		if p.Checkpoint != "" && cfg.DumpDir != "" && cfg.Checkpointer != nil {
+			if err := checkpoint(m, &cfg, p.Checkpoint); err != nil {
+				return rep, err
+			}
+		}
 		if printAfter(printList, p.Name) {
 			if err := dump(m, &cfg, i, p.Name); err != nil {
 				return rep, err
@@ -140,6 +153,18 @@ func dump(m *bir.Module, cfg *Config, idx int, name string) error {
 		if err := WriteFileAtomic(path, buf.Bytes()); err != nil {
 			return fmt.Errorf("--dump-dir: %w", err)
 		}
+	}
+	return nil
+}
+
+// checkpoint writes the module as BIR-JSON to DumpDir/name.
+func checkpoint(m *bir.Module, cfg *Config, name string) error {
+	if err := os.MkdirAll(cfg.DumpDir, 0o755); err != nil {
+		return fmt.Errorf("--dump-dir: %w", err)
+	}
+	path := filepath.Join(cfg.DumpDir, name)
+	if err := outfile.Write(path, outfile.Options{}, func(w io.Writer) error { return cfg.Checkpointer(w, m) }); err != nil {
+		return fmt.Errorf("--dump-dir: checkpoint %s: %w", name, err)
 	}
 	return nil
 }

@@ -24,8 +24,11 @@ import (
 	"fmt"
 
 	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/passes/alloc"
+	"github.com/narwhal-compiler/narwhal/passes/deps"
 	"github.com/narwhal-compiler/narwhal/passes/dma"
 	"github.com/narwhal-compiler/narwhal/passes/sbsize"
+	"github.com/narwhal-compiler/narwhal/passes/sched"
 	"github.com/narwhal-compiler/narwhal/passes/shrink"
 	"github.com/narwhal-compiler/narwhal/passes/tiling"
 	"github.com/narwhal-compiler/narwhal/passes/translate"
@@ -46,7 +49,14 @@ var Table = pass.Table{
 		inDefault(unroll.FullUnrollPassAt(unroll.LevelAuto)),
 		vnsplit.VNSplitterPass,
 		shrink.ShrinkMLPass,
+		alloc.InferPSumTensorPass,
+		alloc.AllocPass,
 		notDefault(unroll.UnrollPass),
+		deps.AntiDependencyAnalyzerPass,
+		sched.AssignEnginesPass,
+		sched.AssignHWDGEEnginePass,
+		sched.AllocQueuesPass,
+		sched.TimeAwareSchedulerPass,
 	},
 	Constraints: []pass.Constraint{
 		{Before: "translate_nki_ast_to_bir", After: "lower_generic_indirect", Why: "NKI kernels must be materialized before their DMAs can be legalized"},
@@ -62,7 +72,16 @@ var Table = pass.Table{
 		{Before: "sb_size_legalization", After: "full_unroll", Why: "sb_size_legalization only marks splitShape and forces loops; FullUnroll::tensorSplit performs the cut and the unrolling (seed 000, the delegated clone): a mark written after full_unroll is never used"},
 		{Before: "full_unroll", After: "vn_splitter", Why: "vn_splitter rewrites physical access patterns and must see the pieces the cut created"},
 		{Before: "vn_splitter", After: "shrink_ml", Why: "the seeds' execution order (24, 25): each _VN_ piece is trimmed on its own, and shrink_ml checks the final footprint"},
+		{Before: "shrink_ml", After: "infer_psum_tensor", Why: "the footprint passes size placement-open locations as SBUF; InferPSumTensor then decides SB or PSUM on their final shapes (design.md: shrink_ml -> [tiling] -> infer_psum_tensor -> pre-schedule -> allocation)"},
+		{Before: "infer_psum_tensor", After: "alloc", Why: "the allocator places SB and PSUM locations: no location may still be OnChip"},
 		{Before: "full_unroll", After: "unroll", Why: "both flatten loops: the production Unroll is the alternative for dynamic loops (run with --passes), never a second unroll after FullUnroll"},
+		{Before: "alloc", After: "anti_dependency_analyzer", Why: "hazards are computed on physical addresses: the allocation's reuse creates the WAR/WAW edges that locations alone do not show (design.md)"},
+		{Before: "shrink_ml", After: "anti_dependency_analyzer", Why: "hazards are computed on the final footprints (design.md: dependency analysis follows allocation, which follows the SB-legal stage)"},
+		{Before: "unroll", After: "anti_dependency_analyzer", Why: "the analysis needs straight-line code, whichever unroller made it"},
+		{Before: "anti_dependency_analyzer", After: "time_aware_scheduler", Why: "the scheduler respects the IR's dependencies, which the analyzer computes"},
+		{Before: "assign_engines", After: "time_aware_scheduler", Why: "an instruction's engine is its timeline"},
+		{Before: "assign_hwdge_engine", After: "alloc_queues", Why: "the DGE prices a DMA, and alloc_queues balances priced DMAs"},
+		{Before: "alloc_queues", After: "time_aware_scheduler", Why: "a DMA's queue is its timeline"},
 	},
 }
 

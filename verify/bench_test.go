@@ -24,7 +24,7 @@ func allocatedStraightLine(n int) *bir.Module {
 
 func TestStraightLine_Clean(t *testing.T) {
 	m := allocatedStraightLine(4000)
-	for _, d := range diags(t, Module(m, Options{Stage: AllStages})) {
+	for _, d := range diags(t, Module(m, Options{Stage: unscheduled})) {
 		t.Fatal(d)
 	}
 }
@@ -34,7 +34,7 @@ func TestStraightLine_Clean(t *testing.T) {
 // function, never per instruction).
 func TestModule_NoPerInstructionAllocs(t *testing.T) {
 	small, large := allocatedStraightLine(1000), allocatedStraightLine(50000)
-	opt := Options{Stage: AllStages}
+	opt := Options{Stage: unscheduled}
 	a1 := testing.AllocsPerRun(5, func() { _ = Module(small, opt) })
 	a2 := testing.AllocsPerRun(5, func() { _ = Module(large, opt) })
 	if a2 > a1+4 {
@@ -47,7 +47,7 @@ func TestModule_NoPerInstructionAllocs(t *testing.T) {
 func BenchmarkVerify1M(b *testing.B) {
 	const n = 1_000_000
 	m := allocatedStraightLine(n)
-	opt := Options{Stage: AllStages}
+	opt := Options{Stage: unscheduled}
 	if err := Module(m, opt); err != nil {
 		b.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func BenchmarkVerify1MCachedTables(b *testing.B) {
 	f := m.Main()
 	f.Uses()
 	f.InstByName("")
-	opt := Options{Stage: AllStages}
+	opt := Options{Stage: unscheduled}
 	if err := Module(m, opt); err != nil {
 		b.Fatal(err)
 	}

@@ -85,6 +85,7 @@ type scratch struct {
 	bucketPos                            []int32
 	dups                                 [][2]int32
 	branches                             []bir.InstID // branch instructions whose targets are resolved after the walk
+	ovScratch
 }
 
 var checkerPool = sync.Pool{New: func() any {
@@ -305,7 +306,9 @@ func (c *checker) function(f *bir.Function) {
 	c.branchTargets()
 	c.instNames()
 	c.usedLocations()
+	c.overlaps()
 	c.tables()
+	c.schedule()
 }
 
 // tables reports the stale entries of the function's cached name tables

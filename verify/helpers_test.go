@@ -122,3 +122,35 @@ func diags(t *testing.T, err error) []Diag {
 	}
 	return e.Diags()
 }
+
+// unscheduled is every stage but StageScheduled: the stages a module
+// without a schedule table can satisfy.
+const unscheduled = AllStages &^ StageScheduled
+
+// scheduleSerially gives every function of m a valid schedule: one
+// instruction after the other in program order (1 ps each), DMAs on
+// queue 0.
+func scheduleSerially(m *bir.Module) {
+	for _, f := range m.Funcs {
+		tab := bir.NewSchedule(f.NumInstSlots())
+		var t int64
+		var order [bir.NumEngines + 1]int32
+		f.Walk(func(i bir.InstID) bool {
+			in := f.Inst(i)
+			if in.Op.IsLoop() {
+				return true
+			}
+			tab.Start[i], tab.End[i] = t, t+1
+			t++
+			r := int(in.Engine)
+			if in.Op.Info().Has(bir.FlagDMA) {
+				tab.Queue[i] = 0
+				r = int(bir.NumEngines)
+			}
+			tab.Order[i] = order[r]
+			order[r]++
+			return true
+		})
+		f.Sched = tab
+	}
+}

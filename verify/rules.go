@@ -84,8 +84,10 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 	allocated := c.stage&StageAllocated != 0
 	tiled := c.stage&StageTiled != 0
 
-	// Per-operand rules.
-	psum := allocated && c.arch != nil && c.arch.PSUMBankBytes > 0
+	// Per-operand rules. The placement rules (partition start, PSUM bank)
+	// run at StageAllocated and, before it, on every operand whose
+	// location already carries an address (an allocated input).
+	psum := c.arch != nil && c.arch.PSUMBankBytes > 0
 	for k := range all {
 		x := &all[k]
 		if !x.isAP {
@@ -95,14 +97,15 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 			c.memoryRules(i, in, info, x, eng, pe)
 		}
 		if x.ok && x.onChip {
+			placed := allocated || c.placed(x)
 			if eng {
-				c.engineAP(i, x, allocated, tiled)
+				c.engineAP(i, x, placed, tiled)
 			}
 			if (eng || pe) && tiled {
 				c.freeSize(i, x)
 				c.tileSize(i, x, pe)
 			}
-			if psum && x.mem == bir.MemPSUM && !(pe && x.out && c.arch.MatmulSpansBanks()) {
+			if psum && placed && x.mem == bir.MemPSUM && !(pe && x.out && c.arch.MatmulSpansBanks()) {
 				c.psumBank(i, x) // a matmul row may span banks where N exceeds a bank (NC-v4)
 			}
 		}
@@ -248,7 +251,7 @@ func (c *checker) memoryRules(i bir.InstID, in *bir.Instruction, info *bir.OpInf
 		c.instLocDiag(i, x.loc, "onchip-operand", "%s is in %s: want SB or PSUM (compute engines access on-chip memory only)", c.label(x), x.mem)
 	}
 	if op == bir.OpCustomOp {
-		if x.mem != bir.MemSB && !isHBM(x.mem) {
+		if x.mem != bir.MemSB && x.mem != bir.MemOnChip && !isHBM(x.mem) {
 			msg := msgCustomOpArgs
 			if x.out {
 				msg = msgCustomOpOuts
@@ -262,7 +265,7 @@ func (c *checker) memoryRules(i bir.InstID, in *bir.Instruction, info *bir.OpInf
 			c.instLocDiag(i, x.loc, "gpsimd-psum", "%s: %s runs only on GpSimd (want %s in SB, have PSUM)", msgGpSimdPSUM, c.m.OpName(op), c.label(x))
 		}
 	}
-	if pe {
+	if pe && x.mem != bir.MemOnChip { // OnChip: infer_psum_tensor places it for the PE
 		if !x.out && x.mem != bir.MemSB {
 			c.instLocDiag(i, x.loc, "pe-memory", "the Tensor engine reads only SBUF: want %s in SB, have %s", c.label(x), x.mem)
 		}
@@ -279,8 +282,8 @@ func (c *checker) memoryRules(i bir.InstID, in *bir.Instruction, info *bir.OpInf
 // StageTiled: a macro operation's free pair may exceed them before
 // tiling), partition contiguity (before StageTiled pair 0 may broadcast
 // with step 0, a macro operation's partition broadcast) and (once
-// allocated) the partition-start rule.
-func (c *checker) engineAP(i bir.InstID, x *opnd, allocated, tiled bool) {
+// placed) the partition-start rule.
+func (c *checker) engineAP(i bir.InstID, x *opnd, placed, tiled bool) {
 	if !x.ok || !x.onChip || x.e <= 0 {
 		return
 	}
@@ -308,7 +311,7 @@ func (c *checker) engineAP(i bir.InstID, x *opnd, allocated, tiled bool) {
 		c.instDiag(i, "partition-stride", "%s: free pattern spans %d elements: want fewer than %d, the elements per partition", c.label(x), pf.maxFree-pf.minFree+1, x.e)
 		return
 	}
-	if !allocated {
+	if !placed {
 		return
 	}
 	if p, ok := c.startPartition(x); ok && !arch.LegalPartitionStart(int(p), int(x.parts)) {
@@ -369,6 +372,15 @@ func (c *checker) locForBlock(t bir.TensorID, b int64) (bir.LocID, bool) {
 		return ts.Locs[0], true
 	}
 	return bir.NoLoc, false
+}
+
+// placed reports whether the location an AP resolves to carries an
+// address (Allocated): the placement rules then apply before
+// StageAllocated too (an input that arrives allocated, such as a KLR
+// kernel).
+func (c *checker) placed(x *opnd) bool {
+	l, ok := c.accessLoc(x)
+	return ok && c.f.Loc(l).Allocated
 }
 
 // startPartition returns the first partition an on-chip AP touches:
@@ -601,13 +613,11 @@ func (c *checker) matmul(i bir.InstID, attrs bir.AttrSet, attrsOK bool, ins, out
 	if K > s0 || M > s1 {
 		c.instDiag(i, "tile-size", "K = %d, M = %d: want K <= %d and M <= %d, the tile_size", K, M, s0, s1)
 	}
-	if c.stage&StageAllocated == 0 {
-		return
-	}
-	if pm, ok := c.startPartition(mv); ok && pm != p0 {
+	allocated := c.stage&StageAllocated != 0
+	if pm, ok := c.startPartition(mv); ok && pm != p0 && (allocated || c.placed(mv)) {
 		c.instDiag(i, "tile-position", "moving %s starts at partition %d: want tile_position row %d", c.label(mv), pm, p0)
 	}
-	if pd, ok := c.startPartition(d); ok && pd != p1 {
+	if pd, ok := c.startPartition(d); ok && pd != p1 && (allocated || c.placed(d)) {
 		c.instDiag(i, "tile-position", "%s starts at partition %d: want tile_position column %d", c.label(d), pd, p1)
 	}
 }
@@ -872,9 +882,6 @@ func sameShape(a, b bir.Pattern) bool {
 // usedLocations applies sb-fit and the allocation rules to every location
 // an instruction reaches.
 func (c *checker) usedLocations() {
-	if c.stage&(StageSBLegal|StageAllocated) == 0 {
-		return
-	}
 	f := c.f
 	for t := 0; t < c.nTensors; t++ {
 		if !bitSet(c.usedTen, t) {
@@ -897,9 +904,15 @@ func (c *checker) usedLocations() {
 			if lc.Dead {
 				continue
 			}
-			if c.stage&StageAllocated != 0 && lc.Type == bir.MemUnallocated {
-				c.locDiag(l, "allocated", "memory type Unallocated: want a placed memory (SB, PSUM or DRAM)")
-				continue
+			if c.stage&StageAllocated != 0 {
+				switch lc.Type {
+				case bir.MemUnallocated:
+					c.locDiag(l, "allocated", "memory type Unallocated: want a placed memory (SB, PSUM or DRAM)")
+					continue
+				case bir.MemOnChip:
+					c.locDiag(l, "allocated", "memory type OnChip (placement open): want SB or PSUM (infer_psum_tensor decides)")
+					continue
+				}
 			}
 			if !lc.Type.IsOnChip() || a == nil {
 				continue
@@ -907,7 +920,9 @@ func (c *checker) usedLocations() {
 			if c.stage&StageSBLegal != 0 {
 				c.sbFit(l, lc, a)
 			}
-			if c.stage&StageAllocated != 0 {
+			// The placement rules hold once memory is allocated, and of
+			// any location that arrives with an address.
+			if c.stage&StageAllocated != 0 || lc.Allocated && lc.Type != bir.MemOnChip {
 				c.allocatedLoc(l, lc, a)
 			}
 		}
@@ -919,7 +934,7 @@ func (c *checker) sbFit(l bir.LocID, lc *bir.MemLoc, a *arch.Model) {
 		c.locDiag(l, "sb-fit", "%d partitions: want <= %d on %s", lc.Partitions, a.Partitions, a.Name)
 	}
 	switch lc.Type {
-	case bir.MemSB:
+	case bir.MemSB, bir.MemOnChip: // OnChip: sized against SBUF, the larger of its two homes
 		if u := a.UsableSBUFBytes(); u > 0 && lc.Bytes > u {
 			c.locDiag(l, "sb-fit", "%d bytes per partition: want <= %d, the usable SBUF per partition of %s", lc.Bytes, u, a.Name)
 		}

@@ -27,14 +27,18 @@
 //	                       tensorSplit, which performs the split   partition <= usable SBUF, PSUM bytes per
 //	                       SBSizeLegalization marks                partition <= banks x bank bytes
 //	StageAllocated         the memory planner (passes/alloc,       every used SB/PSUM location is allocated,
-//	                       seed 002 §4)                            placed by the partition-start rule, inside
+//	                       seed 002 §4: pass alloc)                placed by the partition-start rule, inside
 //	                                                               the usable SBUF / PSUM; every engine AP
 //	                                                               starts legally; every PSUM access stays in
 //	                                                               one bank per partition; matmul tile
-//	                                                               positions match the operands' partitions
+//	                                                               positions match the operands' partitions;
+//	                                                               no two live allocations overlap
 //	StageEnginesAssigned   engine assignment (passes/sched)        no compute instruction is Unassigned
 //	StageStridedLegal      legalize_strided_dma (passes/dma,       every Load from DRAM has a partition-
 //	                       order 18, seed 001; gated)              contiguous source (arch.PartitionContiguous)
+//	StageScheduled         time_aware_scheduler (passes/sched,     every instruction scheduled; dependencies
+//	                       seed 002 §6.4)                          respected; no overlap on an engine, queue
+//	                                                               or NC-v2 shared port; blocks in start order
 //	StageTiled             sunda_size_tiling (passes/tiling,       no macro operation remains: every compute
 //	                       seed 002 §2)                            instruction fits one hardware instruction
 //	                                                               (the size rules below marked StageTiled)
@@ -138,8 +142,24 @@
 //	partition-start    StageAllocated  locations and compute-engine APs (seed 002 §3)
 //	psum-bank          StageAllocated
 //	tile-position      StageAllocated  getLegalTilePosition (seed 000)
+//	overlap            StageAllocated  no two simultaneously live allocations share a partition and a
+//	                                   byte; a matmul accumulation group owns its whole PSUM bank while
+//	                                   open (live ranges computed from the instructions: overlap.go)
 //	engine-assigned    StageEnginesAssigned
 //	strided-load       StageStridedLegal  Loads from DRAM are partition-contiguous (seed 001 R2/R4 deferral)
+//	schedule           always          a schedule table (bir.Schedule) covers the function's instruction
+//	                                   slots with equal-length columns, queues within the arch's DMA
+//	                                   queues, DGE engines within its hardware DGE engines
+//	scheduled          StageScheduled  see schedule.go
+//
+// The allocation rules (allocated's placement checks, partition-start,
+// psum-bank, tile-position, overlap) also apply before StageAllocated to
+// every location that already carries an address (Allocated set): an
+// input that arrives allocated, such as a KLR kernel, is checked as
+// placed. Memory type OnChip ("placement open", infer_psum_tensor decides
+// SB or PSUM) is on-chip for every rule that holds of both memories, is
+// accepted on either side of the Tensor engine and by custom ops, is sized
+// against SBUF by sb-fit, and is rejected by the allocated rule.
 //
 // # Decisions where the spec is silent
 //
@@ -186,9 +206,9 @@
 //   - Iota's destination is SBUF (semantics.md §4.11): Iota runs only on
 //     GpSimd (the opcode table), so gpsimd-psum reports a PSUM destination
 //     and onchip-operand a DRAM one; no separate rule.
-//   - Not checked: liveness overlap of allocations (two locations sharing
-//     SBUF bytes while both live) and the NC-v2 engine-sharing restrictions,
-//     which are properties of the schedule, not of one instruction.
+//   - The NC-v2 engine-sharing restrictions, properties of the schedule
+//     rather than of one instruction, are checked on scheduled modules
+//     (StageScheduled).
 //
 // # Performance
 //
@@ -251,6 +271,11 @@ const (
 	// source (legalize_strided_dma, seed 001, order 18: the loads it
 	// leaves alone at R1/R2/R4 are "deferred to the verifier").
 	StageStridedLegal
+	// StageScheduled: every instruction has a schedule entry that
+	// respects its dependencies and its engine's or queue's other
+	// instructions, blocks in start order (passes/sched,
+	// time_aware_scheduler; schedule.go).
+	StageScheduled
 	// StageTiled: every instruction fits one hardware instruction (no
 	// macro operation remains): compute-engine accesses within pmax
 	// partitions, the free-size and encoding limits, matmul K/M/N, one
@@ -258,13 +283,13 @@ const (
 	// (sunda_size_tiling, passes/tiling, seed 002 §2).
 	StageTiled
 
-	numStages = 8
+	numStages = 9
 )
 
 // AllStages is every stage bit.
 const AllStages Stage = 1<<numStages - 1
 
-var stageNames = [numStages]string{"unrolled", "indirect-lowered", "cce-legal", "sb-legal", "allocated", "engines-assigned", "strided-legal", "tiled"}
+var stageNames = [numStages]string{"unrolled", "indirect-lowered", "cce-legal", "sb-legal", "allocated", "engines-assigned", "strided-legal", "scheduled", "tiled"}
 
 // String returns the stage names joined by "|" ("none" for 0).
 func (s Stage) String() string {

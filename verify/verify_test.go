@@ -2,6 +2,7 @@ package verify
 
 import (
 	"math/rand"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -20,10 +21,13 @@ func TestModule_CleanPerStage(t *testing.T) {
 		}
 		t.Run(s.String(), func(t *testing.T) {
 			m, _ := legal(t)
+			if s&StageScheduled != 0 {
+				scheduleSerially(m)
+			}
 			for _, d := range diags(t, Module(m, Options{Stage: s})) {
 				t.Error(d)
 			}
-			if s&StageUnrolled != 0 {
+			if s&(StageUnrolled|StageScheduled) != 0 {
 				return
 			}
 			lm, _ := tiledAdd(t)
@@ -45,7 +49,7 @@ func TestModule_CleanOnEveryArch(t *testing.T) {
 			b.F.Remove(inst(t, b.F, "iota"))
 			a.SBUFBytesPerPartition, a.PSUMBanks, a.PSUMBankBytes = 192*arch.KiB, 8, 2*arch.KiB
 		}
-		for _, d := range diags(t, Module(m, Options{Arch: a, Stage: AllStages})) {
+		for _, d := range diags(t, Module(m, Options{Arch: a, Stage: unscheduled})) {
 			t.Errorf("%s: %s", a.Name, d)
 		}
 	}
@@ -121,7 +125,7 @@ func TestError_Format(t *testing.T) {
 
 func TestFunction(t *testing.T) {
 	m, b := legal(t)
-	if err := Function(b.F, Options{Stage: AllStages}); err != nil {
+	if err := Function(b.F, Options{Stage: unscheduled}); err != nil {
 		t.Fatal(err)
 	}
 	b.F.Inst(inst(t, b.F, "add")).Engine = bir.EngPE
@@ -146,7 +150,7 @@ func TestStage_StringParse(t *testing.T) {
 		{0, "none"},
 		{StageUnrolled, "unrolled"},
 		{StageAllocated | StageCCELegal, "cce-legal|allocated"},
-		{AllStages, "unrolled|indirect-lowered|cce-legal|sb-legal|allocated|engines-assigned|strided-legal|tiled"},
+		{AllStages, "unrolled|indirect-lowered|cce-legal|sb-legal|allocated|engines-assigned|strided-legal|scheduled|tiled"},
 		{1 << 10, "0x400"},
 	}
 	for _, tc := range tests {
@@ -195,7 +199,7 @@ func TestModule_NoPanicOnCorruption(t *testing.T) {
 			func() {
 				defer func() {
 					if r := recover(); r != nil {
-						t.Fatalf("iteration %d: verifier panicked: %v", iter, r)
+						t.Fatalf("iteration %d: verifier panicked: %v\n%s", iter, r, debug.Stack())
 					}
 				}()
 				_ = Module(x.m, Options{Stage: Stage(rng.Intn(int(AllStages) + 1)), InstNameTable: rng.Intn(2) == 0})

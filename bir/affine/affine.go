@@ -504,8 +504,8 @@ func Mod(e Expr, d int64) Expr {
 		reduced = reduced || c != t.Coeff
 		if c != 0 {
 			terms = append(terms, Term{Coeff: c, Atom: t.Atom})
-			// d divides c*a exactly when d/gcd(c, d) divides a.
-			if t.Atom.Kind == AtomMod && t.Atom.Div%(d/gcd(c, d)) == 0 {
+			// d divides c*a exactly when d/GCD(c, d) divides a.
+			if t.Atom.Kind == AtomMod && t.Atom.Div%(d/GCD(c, d)) == 0 {
 				nested = true
 			}
 		}
@@ -518,7 +518,7 @@ func Mod(e Expr, d int64) Expr {
 		acc := Const(c)
 		for _, t := range terms {
 			x := Expr{Terms: []Term{t}}
-			if t.Atom.Kind == AtomMod && t.Atom.Div%(d/gcd(t.Coeff, d)) == 0 {
+			if t.Atom.Kind == AtomMod && t.Atom.Div%(d/GCD(t.Coeff, d)) == 0 {
 				x = Scale(*t.Atom.Sub, t.Coeff)
 			}
 			acc = Add(acc, x)
@@ -554,7 +554,7 @@ func hasCompound(terms []Term) bool {
 func coeffGCD(e Expr, d int64) int64 {
 	g := d
 	for _, t := range e.Terms {
-		if g = gcd(g, t.Coeff); g == 1 {
+		if g = GCD(g, t.Coeff); g == 1 {
 			break
 		}
 	}
@@ -608,8 +608,8 @@ func finiteRange(e Expr) (lo, hi int64, ok bool) {
 	return lo, hi, true
 }
 
-// gcd returns the greatest common divisor of |a| and |b| (gcd(0, 0) = 0).
-func gcd(a, b int64) int64 {
+// GCD returns the greatest common divisor of |a| and |b| (GCD(0, 0) = 0).
+func GCD(a, b int64) int64 {
 	if a < 0 {
 		a = -a
 	}

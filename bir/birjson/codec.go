@@ -39,7 +39,17 @@ import (
 // Decode parses BIR-JSON held in data; name is the file name used in error
 // messages. data is not retained (the module copies what it keeps).
 func Decode(data []byte, name string) (m *bir.Module, err error) {
+	return DecodeReleasing(data, name, nil)
+}
+
+// DecodeReleasing is Decode for input memory-mapped from a file (package
+// internal/mapfile): as it moves through data it calls release(from, to)
+// for the ranges it has passed, so that they can leave memory. It may read
+// a released range again (a skipped block parsed later, an error's line
+// number), which the mapping allows. release may be nil.
+func DecodeReleasing(data []byte, name string, release func(from, to int)) (m *bir.Module, err error) {
 	d := newDecoder(data, name)
+	d.release = release
 	defer func() {
 		if r := recover(); r != nil {
 			m = nil

@@ -245,6 +245,9 @@ func (d *decoder) reserve(b bir.BlockID) {
 
 // finishFunction releases capacity reserve over-estimated.
 func (d *decoder) finishFunction() {
+	if d.f.Sched != nil {
+		d.f.Sched.Grow(d.f.NumInstSlots())
+	}
 	if d.grownBlock == bir.NoBlock {
 		return
 	}

@@ -139,13 +139,14 @@ const (
 	ikLoopAxis
 	ikBlocks
 	ikPos
+	ikSchedule
 )
 
 // instSeq is the order narwhal and bir-json.md §7 write the common keys
 // in (the opcode-specific fields sit between engine and ins).
 var instSeq = []keyLit{{`"opcode":`, ikOpcode}, {`"name":`, ikName}, {`"engine":`, ikEngine}, {`"ins":`, ikIns}, {`"outs":`, ikOuts}}
 
-var instKeyNames = []string{"opcode", "name", "engine", "ins", "outs", "predicate", "deps", "LoopAxis", "blocks", "pos"}
+var instKeyNames = []string{"opcode", "name", "engine", "ins", "outs", "predicate", "deps", "LoopAxis", "blocks", "pos", "schedule"}
 
 func instKeyBit(key []byte) uint {
 	switch string(key) {
@@ -169,6 +170,8 @@ func instKeyBit(key []byte) uint {
 		return ikBlocks
 	case "pos":
 		return ikPos
+	case "schedule":
+		return ikSchedule
 	}
 	return 0
 }
@@ -200,6 +203,7 @@ func (d *decoder) parseInst(b bir.BlockID, idx int) error {
 		opcodePos                int
 		insStart, outsStart, end int
 		srcPos                   bir.PosID
+		sched                    schedEntry
 	)
 	d.ins, d.outs, d.fields = d.ins[:0], d.outs[:0], d.fields[:0]
 	next := 0 // index into instSeq: the next predicted key
@@ -256,6 +260,8 @@ func (d *decoder) parseInst(b bir.BlockID, idx int) error {
 			err = d.skip()
 		case ikPos:
 			srcPos, err = d.srcPos()
+		case ikSchedule:
+			sched, err = d.schedEntry()
 		case ikLoopAxis:
 			err = d.skip()
 			axisSpan = fieldSpan{kpos, vpos, d.pos}
@@ -349,6 +355,9 @@ func (d *decoder) parseInst(b bir.BlockID, idx int) error {
 		f.Inst(id).Pred = pred
 	}
 	f.Inst(id).Pos = srcPos
+	if seen&ikSchedule != 0 {
+		d.setSched(id, sched)
+	}
 	f.Append(b, id)
 	if d.fnInsts == 0 {
 		d.fnInstPos = start

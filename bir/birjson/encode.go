@@ -629,6 +629,9 @@ func (e *encoder) inst(i bir.InstID, depth int) error {
 		}
 		e.b = append(e.b, t...)
 	}
+	if tab := f.Sched; tab != nil && int(i) < tab.Len() {
+		e.b = appendSchedule(e.b, tab, i)
+	}
 	if !isLoop || in.NIns > 0 {
 		e.b = append(e.b, `,"ins":[`...)
 		for k := range int(in.NIns) {
@@ -691,7 +694,7 @@ func (e *encoder) inst(i bir.InstID, depth int) error {
 }
 
 // instKeys are the instruction keys an attribute set may not hold.
-var instKeys = []string{"opcode", "name", "engine", "ins", "outs", "predicate", "deps", "pos"}
+var instKeys = []string{"opcode", "name", "engine", "ins", "outs", "predicate", "deps", "pos", "schedule"}
 
 // attrs appends the attribute set id (built once per Encode).
 func (e *encoder) attrs(i bir.InstID, id bir.AttrID, isLoop bool) error {

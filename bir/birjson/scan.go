@@ -99,6 +99,23 @@ type scanner struct {
 	pos   int
 	depth int
 	file  string
+
+	// release, when set, is told about the input the scanner has moved
+	// past (DecodeReleasing); released is how far it has been told.
+	release  func(from, to int)
+	released int
+}
+
+// releaseStep is how much input passes between two release calls, and
+// releaseSlack how much before the cursor is kept.
+const releaseStep, releaseSlack = 32 << 20, 1 << 20
+
+// releaseBehind tells release about the input before the cursor.
+func (s *scanner) releaseBehind() {
+	if to := s.pos - releaseSlack; to > s.released {
+		s.release(s.released, to)
+		s.released = to
+	}
 }
 
 // synErr returns a syntax error at byte offset pos (no context).
@@ -209,6 +226,9 @@ func (s *scanner) nextField() (bool, error) {
 		case ',':
 			s.pos++
 			s.ws()
+			if s.release != nil && s.pos-s.released >= releaseStep {
+				s.releaseBehind()
+			}
 			return true, nil
 		case '}':
 			s.pos++

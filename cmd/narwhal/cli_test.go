@@ -75,8 +75,8 @@ func TestCompile_PrintAfterAndDumpDir(t *testing.T) {
 		t.Fatalf("--dump-dir alone: exit %d, stdout %q, stderr %s", code, stdout, stderr)
 	}
 	entries, _ := os.ReadDir(dir2)
-	if want := len(passTableNames()); len(entries) != want {
-		t.Errorf("--dump-dir alone wrote %d files, want %d (one per pass run)", len(entries), want)
+	if want := len(passTableNames()) + 1; len(entries) != want {
+		t.Errorf("--dump-dir alone wrote %d files, want %d (one per pass run and the scheduler's checkpoint)", len(entries), want)
 	}
 
 	// --print-after all: one dump per pass run.
@@ -410,5 +410,61 @@ func TestRun_LNCCoreErrors(t *testing.T) {
 		if code, _, stderr := narwhal(t, "run", klrPath, "--core-id", core, "--outputs", t.TempDir()); code != 0 {
 			t.Errorf("--core-id %s: exit %d: %s", core, code, stderr)
 		}
+	}
+}
+
+// TestCompile_TraceAndCheckpoint: --trace writes a Chrome trace-event file
+// (it parses, one slice per instruction on tracks named as the Neuron
+// profiler names its rows) and --dump-dir writes the scheduler's
+// checkpoint bir.scheduled.after-ooo.json, a BIR-JSON module whose
+// instructions carry their schedule.
+func TestCompile_TraceAndCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "t.json")
+	code, _, stderr := narwhal(t, "compile", "builtin:matmul", "--trace", trace, "--dump-dir", dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []struct {
+			Ph   string          `json:"ph"`
+			Name string          `json:"name"`
+			Args json.RawMessage `json:"args"`
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatalf("the trace does not parse: %v", err)
+	}
+	kinds := map[string]int{}
+	tracks := map[string]bool{}
+	for _, e := range doc.TraceEvents {
+		kinds[e.Ph]++
+		if e.Ph == "M" && e.Name == "thread_name" {
+			var a struct{ Name string }
+			_ = json.Unmarshal(e.Args, &a)
+			tracks[a.Name] = true
+		}
+	}
+	if kinds["X"] == 0 || kinds["s"] == 0 || kinds["s"] != kinds["f"] || kinds["C"] == 0 {
+		t.Errorf("event kinds %v: want slices, paired flows and counters", kinds)
+	}
+	for _, want := range []string{"Tensor", "Vector", "DMA queue 0"} {
+		if !tracks[want] {
+			t.Errorf("no %q track (tracks %v)", want, tracks)
+		}
+	}
+	ck, err := os.ReadFile(filepath.Join(dir, "bir.scheduled.after-ooo.json"))
+	if err != nil {
+		t.Fatalf("no checkpoint: %v", err)
+	}
+	if !strings.Contains(string(ck), `"schedule":{"start_ps":`) {
+		t.Error("the checkpoint carries no schedule")
+	}
+	if code, _, stderr := narwhal(t, "verify", filepath.Join(dir, "bir.scheduled.after-ooo.json")); code != 0 {
+		t.Errorf("the checkpoint does not verify: %s", stderr)
 	}
 }

@@ -9,9 +9,11 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/bir/birjson"
 	"github.com/narwhal-compiler/narwhal/driver"
 	"github.com/narwhal-compiler/narwhal/kernels"
 	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/passes/sched"
 	"github.com/narwhal-compiler/narwhal/pipeline"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -29,8 +31,10 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&printAfter, "print-after", "print the module after `PASS` (repeatable; 'all' for every pass)")
 	dumpDir := fs.String("dump-dir", "", "also write the --print-after dumps into `DIR` as NN-PASS.bir (without --print-after: a dump after every pass, into DIR only)")
 	verbose := fs.Bool("v", false, "print pass log lines as they happen")
+	statsPath := fs.String("stats", "", "write what each phase cost (wall, CPU, memory) as JSON to `FILE` (for narwhal bench)")
 	coreID := fs.Int64("core-id", -1, "the module's neuron core `id` (selects one core's body of an LNC kernel; -1: as in the file)")
 	inPlace := fs.Bool("in-place", false, "allow -o to name the input file (replaced atomically once the compile succeeds)")
+	trace := fs.String("trace", "", "write the schedule as Chrome trace-event JSON (Perfetto) to `FILE.json`")
 	// Gates of the original compiler are flags of the same name.
 	gates := map[string]*bool{}
 	for _, p := range pipeline.Table.Passes {
@@ -60,19 +64,22 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutputNotInput(input, *out, *inPlace); err != nil {
 		return err
 	}
-	m, err := driver.Load(input)
-	if err != nil {
+	st := newStats(*statsPath, "compile", input)
+	var m *bir.Module
+	if err := st.phase("load", instsOf(&m), func() (err error) { m, err = driver.Load(input); return err }); err != nil {
 		return err
 	}
 	if *coreID >= 0 {
 		m.NeuronCoreID, m.HasCoreID = *coreID, true
 	}
 	cfg := pass.Config{
-		VerifyEach: *verifyEach,
-		PrintAfter: printAfter,
-		PrintOut:   stdout,
-		DumpDir:    *dumpDir,
-		Printer:    bir.Print,
+		VerifyEach:   *verifyEach,
+		PrintAfter:   printAfter,
+		PrintOut:     stdout,
+		DumpDir:      *dumpDir,
+		Printer:      bir.Print,
+		Checkpointer: birjson.Write,
+		Stats:        st != nil,
 	}
 	if *verbose {
 		cfg.Verbose = stderr
@@ -97,6 +104,7 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	rep, runErr := pipeline.Table.Run(m, cfg)
+	st.passes(rep)
 	if *report && rep != nil {
 		fmt.Fprintf(stdout, "input: %s\n", input)
 		if err := rep.Write(stdout); err != nil {
@@ -106,10 +114,18 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	if runErr != nil {
 		return fmt.Errorf("%s: %w", input, runErr)
 	}
-	if *out != "" {
-		return driver.SaveTo(*out, stdout, m)
+	if *trace != "" {
+		if err := writeTrace(*trace, stdout, m, cfg.Arch); err != nil {
+			return err
+		}
 	}
-	if !*report && len(printAfter) == 0 && *dumpDir == "" {
+	if *out != "" {
+		if err := st.phase("save", instsOf(&m), func() error { return driver.SaveTo(*out, stdout, m) }); err != nil {
+			return err
+		}
+		return st.write(m)
+	}
+	if !*report && len(printAfter) == 0 && *dumpDir == "" && *trace == "" {
 		// Nothing asked to be shown or written: say what happened.
 		ran := 0
 		for _, p := range rep.Passes {
@@ -119,7 +135,18 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "%s: compiled (%d passes, %d instructions); nothing written: -o OUT saves the result, --report prints the pass report\n", input, ran, m.NumInsts())
 	}
-	return nil
+	return st.write(m)
+}
+
+// writeTrace writes the Perfetto timeline of a compiled module.
+func writeTrace(path string, stdout io.Writer, m *bir.Module, model *arch.Model) error {
+	if model == nil {
+		var err error
+		if model, err = arch.ForModule(m); err != nil {
+			return err
+		}
+	}
+	return driver.WriteOutput(path, stdout, func(w io.Writer) error { return sched.WriteTrace(w, m, model) })
 }
 
 func runPrint(args []string, stdout, stderr io.Writer) error {
@@ -167,9 +194,14 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	var options multiFlag
 	fs.Var(&options, "option", "machine parameter `arch.NAME=VALUE` (repeatable)")
 	all := fs.Bool("all", false, "print every diagnostic, not only the first")
+	stageText := fs.String("stage", "", "also check the rules of verifier stage `NAME` (unrolled, indirect-lowered, cce-legal, sb-legal, allocated, engines-assigned; several joined by ',')")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
+	}
+	stage, err := verify.ParseStage(*stageText)
+	if err != nil {
+		return fmt.Errorf("--stage: %w", err)
 	}
 	m, err := loadOne(pos)
 	if err != nil {
@@ -183,7 +215,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := verify.Module(m, verify.Options{Arch: model}); err != nil {
+	if err := verify.Module(m, verify.Options{Arch: model, Stage: stage}); err != nil {
 		if ve, ok := err.(*verify.Error); ok && *all {
 			for _, d := range ve.Diags() {
 				fmt.Fprintln(stderr, d.String())
@@ -192,7 +224,11 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		}
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	fmt.Fprintf(stdout, "%s: ok (%d functions, %d instructions)\n", pos[0], len(m.Funcs), m.NumInsts())
+	at := ""
+	if stage != 0 {
+		at = " at stage " + stage.String()
+	}
+	fmt.Fprintf(stdout, "%s: ok%s (%d functions, %d instructions)\n", pos[0], at, len(m.Funcs), m.NumInsts())
 	return nil
 }
 

@@ -60,6 +60,7 @@ func runFullUnrollCmd(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("o", "", "output file `name` (BIR-JSON when it ends in .json, text otherwise; - for standard output)")
 	inPlace := fs.Bool("in-place", false, "allow -o to name the input file (replaced atomically once the unroll succeeds)")
 	noVerify := fs.Bool("no-verify", false, "check only the module's structure (dangling ids, blocks, loops), not every verifier rule, as the original tool does")
+	statsPath := fs.String("stats", "", "write what each phase cost (wall, CPU, memory) as JSON to `FILE` (for narwhal bench)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -75,34 +76,41 @@ func runFullUnrollCmd(args []string, stdout, stderr io.Writer) error {
 	if err := checkOutputNotInput(pos[0], *out, *inPlace); err != nil {
 		return err
 	}
-	m, err := driver.Load(pos[0])
-	if err != nil {
+	st := newStats(*statsPath, "full-unroll", pos[0])
+	var m *bir.Module
+	if err := st.phase("load", instsOf(&m), func() (err error) { m, err = driver.Load(pos[0]); return err }); err != nil {
 		return err
 	}
-	if err := structurallyValid(m); err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
-	}
-	if !*noVerify {
-		if err := verifyInput(m, pos[0], "--no-verify"); err != nil {
-			return err
+	if err := st.phase("verify input", instsOf(&m), func() error {
+		if err := structurallyValid(m); err != nil {
+			return fmt.Errorf("%s: %w", pos[0], err)
 		}
+		if !*noVerify {
+			return verifyInput(m, pos[0], "--no-verify")
+		}
+		return nil
+	}); err != nil {
+		return err
 	}
 	var logf func(string, ...any)
 	if *verbose <= logInfo {
 		logf = func(format string, a ...any) { fmt.Fprintf(stderr, format+"\n", a...) }
 	}
-	st, err := unroll.FullUnroll(m, unroll.FullUnrollOptions{Level: *level, Logf: logf})
-	if err != nil {
+	var ust unroll.Stats
+	if err := st.phase("full_unroll", instsOf(&m), func() (err error) {
+		ust, err = unroll.FullUnroll(m, unroll.FullUnrollOptions{Level: *level, Logf: logf})
+		return err
+	}); err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	if err := driver.SaveTo(*out, stdout, m); err != nil {
+	if err := st.phase("save", instsOf(&m), func() error { return driver.SaveTo(*out, stdout, m) }); err != nil {
 		return err
 	}
 	if logf != nil {
 		logf("INFO (full_unroll) level %d: %d functions unrolled, %d loops, %d clones, %d dead removed, %d tensors split; total_count=%d; wrote %s",
-			*level, st.Functions, st.Loops, st.Clones, st.DeadRemoved, st.TensorsSplit, st.TotalCount, *out)
+			*level, ust.Functions, ust.Loops, ust.Clones, ust.DeadRemoved, ust.TensorsSplit, ust.TotalCount, *out)
 	}
-	return nil
+	return st.write(m)
 }
 
 // structuralRules are the verifier rules whose violation makes a module

@@ -5,7 +5,7 @@
 //	narwhal compile [FILE] [-o OUT] [--arch A] [--passes a,b] [--option PASS.KEY=VALUE]...
 //	                [--GATE] [--report] [--verify-each] [--print-after P] [--dump-dir D] [-v]
 //	narwhal print FILE [--format text|json] [--no-verify]
-//	narwhal verify FILE [--arch A]
+//	narwhal verify FILE [--arch A] [--stage NAME] [--all]
 //	narwhal passes
 //	narwhal version
 //
@@ -47,7 +47,7 @@ type command struct {
 var baseCommands = []command{
 	{"compile", "compile [FILE] [-o OUT] [flags]: run the pass pipeline (no FILE: the built-in default kernel, with the report)", runCompile},
 	{"print", "print FILE [--format text|json] [--no-verify]: print a module (verified first)", runPrint},
-	{"verify", "verify FILE [--arch A]: run the verifier", runVerify},
+	{"verify", "verify FILE [--arch A] [--stage NAME] [--all]: run the verifier (with NAME's stage rules)", runVerify},
 	{"passes", "passes: list the pass table", runPasses},
 	{"version", "version: print the version", runVersion},
 }

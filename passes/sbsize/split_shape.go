@@ -10,26 +10,85 @@
 //
 //  1. A cut. A dim d is a candidate when it has a divisor between 2 and 16
 //     and, cut alone, every access either stays inside one piece or can be
-//     split by the unroller (an element-wise opcode whose access-pattern
-//     operands have equal nums, with exactly one pair moving along d). A
-//     matmul-touched partition dim is a candidate only when a piece's
-//     partition count is a valid PE tile size at base partition 0
-//     (validTileSizes, arch.IsValidTileSize): a matmul operand cannot be
-//     re-tiled by the cut. The partition dim is marked when the tensor has
-//     more partitions than the array; then free dims are marked until a
-//     piece passes is_legal_tensor, preferring dims no access straddles
-//     (fewest straddling accesses first, then dims a loop axis indexes —
-//     the seed's loop-axes rule — then outermost).
+//     split by the unroller (footprint.ElementWise, access-pattern operands
+//     with equal nums, exactly one pair moving along d). A matmul-touched
+//     partition dim is a candidate only when a piece's partition count is
+//     a valid PE tile size (validTileSizes, see below). The partition dim
+//     is marked when the tensor has more partitions than the array; then
+//     free dims are marked until a piece passes is_legal_tensor, preferring
+//     dims no access straddles (fewest straddling accesses first, then
+//     dims a loop axis indexes — the seed's loop-axes rule — then
+//     outermost). The cut needs full_unroll at level 1, 2 or auto in the
+//     run (level 0 only generates locations).
 //  2. If that cut makes some access straddle pieces (FullUnroll then
-//     splits the instruction), vn_splitter is preferred when it can do the
-//     job without splitting anything: the accesses fall into groups of
-//     disjoint partitions, each within the partition count, whose touched
-//     bytes per partition fit (vn_splitter carves them into _VN_ pieces,
-//     shrink_ml trims each). Otherwise the cut of step 1 is taken.
-//  3. Else shrink_ml: the window of elements the accesses touch, from the
-//     lowest to the highest over every access, fits (planShrink).
+//     splits the instruction), vn_splitter is preferred when it will
+//     certainly do the job without splitting anything (planVN: its rules
+//     and the options the run gives it, on every location FullUnroll will
+//     make of the tensor). Otherwise the cut of step 1 is taken.
+//  3. Else shrink_ml, when it will certainly trim every location of the
+//     tensor to a legal window (planShrink).
 //  4. Else the tensor cannot fit: an error names it, its bytes per
 //     partition and the budget, and why each remedy fails.
+//
+// After every tensor of a function is planned, vn_limit is checked over
+// the function (checkVNLimit); a tensor vn_splitter might refuse for it
+// falls back to its cut, else shrink_ml, else is reported. So a tensor is
+// left to vn_splitter or shrink_ml only when the pass's own rules, as
+// configured, repair it: "not certain" means the cut (or an error here),
+// never a failure in shrink_ml's final check. The rules are read from
+// package footprint, where the passes read them (Reach, OnChipLayout,
+// VNOptions, IsValidForSB, LocLegal); TestFootprintPipeline_Random checks
+// the agreement on generated modules.
+//
+// Which dims may be marked (the seed's set_splitShape). The pseudocode
+// reads pd = getPartitionDim(mls) with the comment "only dims >= pd are
+// candidates", loops "for dim in [0 .. pd)", and builds the mask "for i in
+// [pd .. n): mask[i] = 0 — tail zeroed — dims below pd never split; for i
+// in [0 .. pd): mask[i] = splittable[i]". The loop and the mask say dims
+// below pd; the two comments say dims from pd on. narwhal takes the
+// comments' reading, dims >= pd (the partition dim and the free dims), for
+// two reasons. (a) It is the only reading consistent with validTileSizes:
+// the seed has set_splitShape consult the PE tile table "when [it] hits a
+// dimension that a matmul touches" because a cut "cannot cut to an
+// arbitrary size — the PE array only accepts certain (row, col) tile
+// shapes"; tile sizes are partition extents, so the partition dim must be
+// a candidate, and under the loop's reading (dims before pd, the outer
+// tile dims) no cut ever changes a partition extent and the table would
+// never matter. (b) FullUnroll::tensorSplit divides "each marked dim" with
+// no restriction, and narwhal's tensors are laid out [partitions,
+// free...] with pd = 0 (the BIR-JSON and KLR layouts narwhal reads): the
+// loop's reading would give no candidate at all, and the pass could never
+// cut the oversized free dim it exists for (the [128, 16, 4800] example of
+// docs/footprint.md). A tensor whose partition dim is not 0 is refused
+// ("FullUnroll cuts tensors laid out [partitions, free...]").
+//
+// Which candidates are marked. The seed marks a dim when a non-matmul
+// loop axis of a symbolic access indexes it (axis flag 0x58), whether or
+// not the tensor needs that cut, and leaves matmul axes to the tile table.
+// narwhal chooses by legality instead and keeps the loop-axes rule as a
+// tie-break: marking every loop-indexed dim would cut dims that need no
+// cut (every piece multiplies locations, the allocator's work and, for a
+// straddling access, instructions), could mark a dim whose cut makes an
+// access straddle pieces in a way the cut cannot split (FullUnroll would
+// refuse the tensor), and would never mark anything in straight-line code
+// (post-unroll modules and BIR-JSON inputs have no loop axes), where the
+// same tensor is just as oversized.
+//
+// getLargestFactorWithThreshold and validTileSizes. A marked dim of n is
+// cut into k pieces, k the largest divisor of n at most MaxFactor = 16:
+// 128 partitions give 16 pieces of 8, 256 give 16 of 16, 512 give 16 of
+// 32, 1024 give 16 of 64. validTileSizes ({0: {32, 64, 128}, 32: {32}, 64:
+// {32, 64}, 96: {32}}) admits 32, 64 and 128 partitions only, so a cut of
+// a matmul-touched partition dim of 128 or 256 can never give the matmul a
+// valid tile; the cut respects the table by not marking such a dim: the
+// partition dim of a tensor a matmul touches is a candidate only when
+// n / k is a valid tile size at base partition 0 (arch.IsValidTileSize;
+// each piece is a location of its own, placed by the allocator from the
+// same table: 32-partition pieces fit at every quadrant base, 64 at bases
+// 0 and 64). Otherwise the tensor goes to vn_splitter (whose groups keep
+// the accesses' own partition extents) or is reported with the reason
+// ("dim 0 would give pieces of 8 partitions, not a valid matmul tile
+// size").
 //
 // Tensors that need no repair keep their SplitShape as it is (nil stays
 // nil: the pass writes a mask only where it decided a cut).
@@ -43,6 +102,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/bir/affine"
 	"github.com/narwhal-compiler/narwhal/footprint"
 )
 
@@ -731,9 +791,9 @@ func (fs *funcState) planVN(t bir.TensorID) (ok bool, groups int64, why string) 
 			g.pmin = min(g.pmin, x.lay.PartMin())
 			g.pmax = max(g.pmax, x.lay.PartMax())
 			g.hi = max(g.hi, x.lay.ElemHi)
-			g.stride = gcd(g.stride, x.lay.PartFirst-g.ref)
+			g.stride = affine.GCD(g.stride, x.lay.PartFirst-g.ref)
 			if x.lay.PartCount > 1 {
-				g.stride = gcd(g.stride, x.lay.PartStep)
+				g.stride = affine.GCD(g.stride, x.lay.PartStep)
 			}
 		}
 		count := func(g *grp) int64 {
@@ -852,19 +912,6 @@ func satAdd(a, b int64) int64 {
 		return math.MaxInt64
 	}
 	return a + b
-}
-
-func gcd(a, b int64) int64 {
-	if a < 0 {
-		a = -a
-	}
-	if b < 0 {
-		b = -b
-	}
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
 }
 
 // unionFind is a small disjoint-set forest over partitions.

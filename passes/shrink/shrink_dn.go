@@ -45,10 +45,16 @@
 //     opcodes whose effect narwhal does not follow (footprint.ReachOf:
 //     indirect DMA, collectives, calls, DMA descriptors, DMACopy modes
 //     other than Copy, CCE and the 2-D Transpose, opcodes kept verbatim).
-//   - updateDimensions: the location's bytes per partition become the
-//     window's; the tensor's shape becomes [partitions, window] when every
-//     live location of the tensor shrank (the largest window among them),
-//     and its shrink record, if any, keeps a dim of the new shape.
+//   - updateDimensions and getShrinkDim: the location's bytes per
+//     partition become the window's. When every live location of the
+//     tensor shrank, the tensor's shape shrinks along its shrink dim — the
+//     dim shrinkTensor recorded (it runs first, the seed's order), or for a
+//     tensor without a record footprint.ShrinkDimOf, the same rule: the
+//     outermost free dim — to the largest window among its locations, when
+//     that window is a whole number of rows of the dims inside the shrink
+//     dim ([128, 16, 4800] trimmed to 3 x 4800 elements becomes [128, 3,
+//     4800]); otherwise the shape becomes [partitions, window]. The shrink
+//     record keeps naming a dim of the new shape.
 package shrink
 
 import (
@@ -378,9 +384,25 @@ func (s *shrinkDN) updateTensor(t bir.TensorID) {
 	if maxE == 0 {
 		return
 	}
-	ts.Shape = []int64{ts.Shape[0], maxE}
-	ts.SplitShape = nil
-	if ts.LiveN != 0 && ts.ShrinkDim >= int64(len(ts.Shape)) {
-		ts.ShrinkDim = 1
+	sd := footprint.ShrinkDimOf(ts)
+	if ts.LiveN != 0 {
+		sd = ts.ShrinkDim // getShrinkDim: shrinkTensor's record
 	}
+	inner := int64(1)
+	if sd >= 1 && sd < int64(len(ts.Shape)) {
+		for _, x := range ts.Shape[sd+1:] {
+			inner *= x
+		}
+	}
+	if sd == 1 && inner > 0 && maxE%inner == 0 {
+		shape := slices.Clone(ts.Shape)
+		shape[sd] = maxE / inner
+		ts.Shape = shape
+	} else {
+		ts.Shape = []int64{ts.Shape[0], maxE}
+		if ts.LiveN != 0 && ts.ShrinkDim >= int64(len(ts.Shape)) {
+			ts.ShrinkDim = 1
+		}
+	}
+	ts.SplitShape = nil
 }

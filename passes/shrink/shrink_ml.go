@@ -1,9 +1,10 @@
 // Package shrink implements shrink_ml (pass "shrink_ml", order 25, seed
 // 004 §3): the footprint shrink that runs after vn_splitter and before the
-// allocator. Its run is ShrinkDN (shrink_dn.go: every SB/PSUM location
-// trimmed to the bytes per partition its accesses reach) followed by
-// shrinkTensor (shrink_tensor.go: the set-level (shrinkDim, liveN)
-// record of every block tensor).
+// allocator. Per function, in the seed's order, shrinkTensor
+// (shrink_tensor.go: the set-level (shrinkDim, liveN) record of every
+// block tensor, the analysis) then ShrinkDN (shrink_dn.go: every SB/PSUM
+// location trimmed to the bytes per partition its accesses reach, the
+// transform, which reads the shrink dim: getShrinkDim).
 //
 // shrink_ml is the last of the allocator-prep footprint passes
 // (sb_size_legalization, full_unroll's cut, vn_splitter, shrink_ml), so it
@@ -84,9 +85,11 @@ func ShrinkML(m *bir.Module, model *arch.Model, opt Options) (Stats, error) {
 		if opt.OnFunction != nil {
 			opt.OnFunction(f.Name)
 		}
+		// The seed's order: shrinkTensor records (shrinkDim, liveN), then
+		// ShrinkDN reads the shrink dim (getShrinkDim) as it trims.
+		shrinkTensor(f, opt.MaxLivenessSteps, &st, opt.Logf)
 		s := &shrinkDN{f: f, m: m, st: &st, log: opt.Logf}
 		s.run()
-		shrinkTensor(f, opt.MaxLivenessSteps, &st, opt.Logf)
 	}
 	if opt.OnFunction != nil {
 		opt.OnFunction("")

@@ -137,7 +137,9 @@ func accessFormCases() []accessFormCase {
 			name: "birPattern",
 			kernel: func() *klr.LncKernel {
 				o := hbmT("out", "float32", 64, 32)
-				ta := chipT("ta", "float32", klr.MemSBUF, 64, 32, 32, 0)
+				// 64 partitions start at partition 0 or 64 (the
+				// partition-start rule holds of allocated kernels).
+				ta := chipT("ta", "float32", klr.MemSBUF, 64, 32, 64, 0)
 				return lncKernel("bir", []klr.TensorName{a2}, []klr.TensorName{o},
 					dma(whole(ta), tile(a2, 32, 64, 8, 32)),
 					&klr.TensorScalar{Dst: whole(ta), Src: whole(ta), Imm0: fimm(2), Op0: aluOp("mult"), Engine: klr.EngDVE},

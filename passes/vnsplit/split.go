@@ -137,6 +137,7 @@ import (
 	"strconv"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/bir/affine"
 	"github.com/narwhal-compiler/narwhal/footprint"
 )
 
@@ -764,9 +765,9 @@ func (s *splitter) sweepStats() {
 		g.pmin = min(g.pmin, lay.PartMin())
 		g.pmax = max(g.pmax, lay.PartMax())
 		g.hi = max(g.hi, lay.ElemHi)
-		g.stride = gcd(g.stride, lay.PartFirst-g.ref)
+		g.stride = affine.GCD(g.stride, lay.PartFirst-g.ref)
 		if lay.PartCount > 1 {
-			g.stride = gcd(g.stride, lay.PartStep)
+			g.stride = affine.GCD(g.stride, lay.PartStep)
 		}
 		if !out {
 			g.reads++
@@ -1090,19 +1091,6 @@ func (s *splitter) removeUnused() {
 		s.logf("VNSplitter: removed unused location %s", f.Loc(l).Name)
 		s.removeLoc(l)
 	}
-}
-
-func gcd(a, b int64) int64 {
-	if a < 0 {
-		a = -a
-	}
-	if b < 0 {
-		b = -b
-	}
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
 }
 
 // partUF is a disjoint-set forest over partitions with a "next unmerged"

@@ -1,0 +1,82 @@
+package bir
+
+// Schedule is the scheduler's result for one function (passes/sched, seed
+// 002 §6.4: the TimeAwareScheduler's simulated engine timelines): dense
+// side tables indexed by InstID, as design.md asks for results that exist
+// per instruction ("start/end time, engine, queue ... live in dense side
+// tables indexed by InstID, not in interned attributes").
+//
+//   - Start[i], End[i]: the simulated interval of instruction i, in
+//     picoseconds from the start of the function, End >= Start. Start < 0
+//     means i has no schedule (an instruction added after scheduling, a
+//     loop, a dead slot).
+//   - Queue[i]: the DMA queue (0 .. arch DMAQueues-1) a DMA runs on, -1 for
+//     an instruction that runs on its engine (Instruction.Engine).
+//   - DGE[i]: the descriptor-generation engine of a DMA: -1 a software DGE
+//     (the default), k >= 0 hardware DGE k (seed 001: assign_hwdge_engine).
+//   - Order[i]: the position of i in the stream of its engine or queue
+//     (0, 1, 2, ... in Start order), -1 without a schedule.
+//
+// The tables cover the instruction slots that existed when the schedule
+// was made (Len); an instruction created later has no entry (Has is
+// false). A pass that changes an instruction's operands, engine or order
+// after scheduling leaves the table stale: drop it (Function.Sched = nil)
+// or reschedule. The verifier's StageScheduled rules check a table against
+// the function (verify package comment).
+//
+// After scheduling, each block's instruction order is the linearized
+// schedule (ascending Start, ties in the order the scheduler issued them),
+// so a sequential run of the block executes the scheduled order.
+type Schedule struct {
+	Start []int64
+	End   []int64
+	Queue []int16
+	DGE   []int8
+	Order []int32
+}
+
+// NewSchedule returns a table of n entries, all without a schedule.
+func NewSchedule(n int) *Schedule {
+	s := &Schedule{
+		Start: make([]int64, n),
+		End:   make([]int64, n),
+		Queue: make([]int16, n),
+		DGE:   make([]int8, n),
+		Order: make([]int32, n),
+	}
+	for i := range n {
+		s.Start[i], s.End[i], s.Queue[i], s.DGE[i], s.Order[i] = -1, -1, -1, -1, -1
+	}
+	return s
+}
+
+// Len returns the number of instruction slots the table covers.
+func (s *Schedule) Len() int { return len(s.Start) }
+
+// Has reports whether instruction i has a schedule entry.
+func (s *Schedule) Has(i InstID) bool {
+	return s != nil && int(i) >= 0 && int(i) < len(s.Start) && s.Start[i] >= 0
+}
+
+// Grow extends the table to n slots (new slots have no schedule).
+func (s *Schedule) Grow(n int) {
+	for len(s.Start) < n {
+		s.Start = append(s.Start, -1)
+		s.End = append(s.End, -1)
+		s.Queue = append(s.Queue, -1)
+		s.DGE = append(s.DGE, -1)
+		s.Order = append(s.Order, -1)
+	}
+}
+
+// Makespan returns the largest End of the table (0 when empty).
+func (s *Schedule) Makespan() int64 {
+	var m int64
+	if s == nil {
+		return 0
+	}
+	for _, e := range s.End {
+		m = max(m, e)
+	}
+	return m
+}

@@ -1,0 +1,115 @@
+package depgraph
+
+import "slices"
+
+// The interval structure of the AntiDependencyAnalyzer (seed 002 §6.3:
+// "The analyzer uses boost::icl interval sets over the physical
+// access-pattern ranges, so the hazard test is an interval-overlap, not a
+// whole-tensor compare").
+//
+// A space is one address space (the shared SBUF, the shared PSUM, a
+// location of its own, ...): rows (partitions) times bytes. Its rows are
+// cut into segments, a split_interval_set over the partitions: every
+// partition boundary an access has used is a cut, and each segment keeps
+// one interval map over the bytes of its rows. A segment is therefore
+// accessed as a whole by every access that touches it, and the byte maps
+// of its rows are identical.
+//
+// An interval map is a sorted list of disjoint byte ranges, each with the
+// last instruction that wrote it and the instructions that read it since
+// (a persistent list: splitting a range shares the list, appending to one
+// half does not change the other). Untouched bytes have no entry.
+
+// entry is one byte range of an interval map.
+type entry struct {
+	lo, hi  int64
+	writer  int32 // position of the last writer, -1 none
+	readers int32 // head of the readers list in the cons pool, -1 none
+}
+
+// imap is an interval map over bytes.
+type imap struct {
+	ents []entry
+}
+
+// cons is a cell of a persistent readers list.
+type cons struct {
+	pos  int32
+	next int32
+}
+
+// space is one address space.
+type space struct {
+	cuts []int64 // segment k covers rows [cuts[k], cuts[k+1]); the last ends at the space's rows
+	segs []imap
+}
+
+func (s *space) reset() {
+	s.cuts = append(s.cuts[:0], 0)
+	for k := range s.segs {
+		s.segs[k].ents = s.segs[k].ents[:0]
+	}
+	if len(s.segs) == 0 {
+		s.segs = append(s.segs, imap{})
+	}
+	s.segs = s.segs[:1]
+}
+
+// split makes row r a segment boundary (r > 0), copying the byte map of
+// the segment it falls in.
+func (s *space) split(r int64) {
+	k, found := slices.BinarySearch(s.cuts, r)
+	if found || r <= 0 {
+		return
+	}
+	// Row r falls in segment k-1.
+	src := s.segs[k-1].ents
+	cp := imap{ents: append(make([]entry, 0, len(src)), src...)}
+	s.cuts = slices.Insert(s.cuts, k, r)
+	s.segs = slices.Insert(s.segs, k, cp)
+}
+
+// segments returns the segment index range [a, b) covering rows [r0, r1]
+// after cutting at r0 and r1+1.
+func (s *space) segments(r0, r1 int64) (int, int) {
+	s.split(r0)
+	s.split(r1 + 1)
+	a, _ := slices.BinarySearch(s.cuts, r0)
+	b, found := slices.BinarySearch(s.cuts, r1+1)
+	if !found {
+		b = len(s.cuts)
+	}
+	return a, b
+}
+
+// find returns the index of the first entry with hi > lo.
+func (m *imap) find(lo int64) int {
+	ents := m.ents
+	i, j := 0, len(ents)
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if ents[h].hi <= lo {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i
+}
+
+// splitAt makes byte x an entry boundary (entries crossing x are cut in
+// two, sharing writer and readers). It returns the index of the first
+// entry at or after x.
+func (m *imap) splitAt(x int64) int {
+	i := m.find(x)
+	if i < len(m.ents) && m.ents[i].lo < x {
+		e := m.ents[i]
+		left := e
+		left.hi = x
+		e.lo = x
+		m.ents[i] = left
+		m.ents = slices.Insert(m.ents, i+1, e)
+		return i + 1
+	}
+	return i
+}

@@ -1,0 +1,402 @@
+// Package alloc is narwhal's static memory planner (seed 002 §4, with the
+// placement rules of §3; design.md "Allocation, scheduling and
+// synchronization"): after it, every SB and PSUM location the program
+// touches has an address, and the user sees why it fits or not.
+//
+// Three passes, in this order, after shrink_ml (the SB-legal stage):
+//
+//	infer_psum_tensor  infer_psum_tensor.go  OnChip (placement open) -> SB or PSUM (InferPSumTensor, §4.4)
+//	pre_schedule       pre_schedule.go       straight-line blocks: an instruction order whose max-live fits
+//	alloc              alloc.go              live intervals (model.go; loops: decision.go), addresses
+//	                                         (assign.go), ModuloAllocation (modulo.go), spills (spill.go);
+//	                                         produces verify.StageAllocated
+//
+// After them, a block's instruction order is the order the live intervals
+// refer to: the interpreter, the verifier's overlap rule and the scheduler
+// see the order the allocation assumed.
+//
+// The report (report.go) shows, per memory, the peak against the budget
+// and against max-live, with the seed's linear-scan allocator beside the
+// solver used, the PSUM banks used and the spills; --memmap and
+// --dump-alloc-problem write the allocation and the problem.
+package alloc
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/verify"
+)
+
+// Allocator names (option allocator).
+const (
+	AllocPack       = "pack"
+	AllocLinearScan = "linear-scan"
+)
+
+// DefaultExactNodes is the default node budget of the exact search per
+// time component.
+const DefaultExactNodes = 200_000
+
+// Options configure Allocate.
+type Options struct {
+	// Allocator is AllocPack (default) or AllocLinearScan.
+	Allocator string
+	// ExactNodes bounds pack's exact search per component (0: the default).
+	ExactNodes int64
+	// Baseline also runs the allocator not chosen, for the report's
+	// comparison (its placement is discarded).
+	Baseline bool
+	// OnFunction is told the function being worked on ("" when done).
+	OnFunction func(string)
+}
+
+// MemStats describe one memory's allocation over the module (the worst
+// function's figures).
+type MemStats struct {
+	Locations    int   // locations placed (fixed obstacles excluded)
+	Fixed        int   // fixed obstacles
+	Peak         int64 // highest byte used per partition
+	MaxLive      int64 // the 2-D max-live lower bound on the peak
+	Budget       int64 // capacity per partition
+	BaselinePeak int64 // the other allocator's peak (0: not run)
+	BanksUsed    int   // PSUM: distinct banks holding a location
+	Method       string
+}
+
+// Stats are the allocation's results.
+type Stats struct {
+	Mem       [numMems]MemStats
+	Allocator string
+	Baseline  string
+	Functions int
+	Blocks    blockStats
+}
+
+// Allocate places every on-chip location of m.
+func Allocate(m *bir.Module, a *arch.Model, opt Options) (Stats, error) {
+	st := Stats{Allocator: opt.Allocator}
+	if st.Allocator == "" {
+		st.Allocator = AllocPack
+	}
+	if st.Allocator != AllocPack && st.Allocator != AllocLinearScan {
+		return st, fmt.Errorf("allocator %q: want %s or %s", opt.Allocator, AllocPack, AllocLinearScan)
+	}
+	if opt.Baseline {
+		st.Baseline = AllocLinearScan
+		if st.Allocator == AllocLinearScan {
+			st.Baseline = AllocPack
+		}
+	}
+	if opt.ExactNodes <= 0 {
+		opt.ExactNodes = DefaultExactNodes
+	}
+	g, err := geometries(a)
+	if err != nil {
+		return st, err
+	}
+	for k := range st.Mem {
+		st.Mem[k].Budget = g[k].capacity
+	}
+	for _, f := range m.FuncsMainFirst() {
+		if opt.OnFunction != nil {
+			opt.OnFunction(f.Name)
+		}
+		st.Functions++
+		if err := allocateFunction(f, g, st.Allocator, st.Baseline, opt, &st); err != nil {
+			return st, err
+		}
+	}
+	if opt.OnFunction != nil {
+		opt.OnFunction("")
+	}
+	return st, nil
+}
+
+func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline string, opt Options, st *Stats) error {
+	for l := 0; l < f.NumLocs(); l++ {
+		if lc := f.Loc(bir.LocID(l)); !lc.Dead && lc.Type == bir.MemOnChip {
+			return fmt.Errorf("function %s, location %s: memory type OnChip (placement open): run infer_psum_tensor first", f.Name, lc.Name)
+		}
+	}
+	if hasLoops(f) {
+		if err := createLocalTensors(f, &st.Blocks); err != nil {
+			return err
+		}
+	}
+	md := newModel(f)
+	md.intervals()
+	items := buildItems(md, g)
+	for mem := 0; mem < numMems; mem++ {
+		its := items[mem]
+		if len(its) == 0 {
+			continue
+		}
+		res, err := solve(allocator, its, g[mem], opt.ExactNodes)
+		if err != nil {
+			return fmt.Errorf("function %s: %s: %w", f.Name, memNames[mem], err)
+		}
+		if !res.fits {
+			return &FitError{Func: f.Name, Mem: memNames[mem], Budget: g[mem].capacity, MaxLive: res.maxLive, Peak: res.peak, Reason: res.reason, Live: liveSet(md, its)}
+		}
+		ms := &st.Mem[mem]
+		if baseline != "" {
+			cp := append([]item(nil), its...)
+			if b, err := solve(baseline, cp, g[mem], opt.ExactNodes); err == nil {
+				ms.BaselinePeak = max(ms.BaselinePeak, b.peak)
+			}
+		}
+		apply(f, its, g[mem])
+		for _, it := range its {
+			if it.fixed {
+				ms.Fixed++
+			} else {
+				ms.Locations++
+			}
+		}
+		ms.Peak = max(ms.Peak, res.peak)
+		ms.MaxLive = max(ms.MaxLive, res.maxLive)
+		if ms.Method == "" || res.method == "exact" {
+			ms.Method = res.method
+		}
+		if mem == memPSUM {
+			ms.BanksUsed = max(ms.BanksUsed, banksUsed(its, g[mem]))
+		}
+	}
+	return nil
+}
+
+// hasLoops reports whether f has a loop (loops nest only in loops, so the
+// top-level blocks tell).
+func hasLoops(f *bir.Function) bool {
+	for _, b := range f.Top {
+		for _, i := range f.Block(b).Insts {
+			if f.Inst(i).Op.IsLoop() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func solve(allocator string, items []item, g geometry, nodes int64) (solveResult, error) {
+	if allocator == AllocLinearScan {
+		return solveLinearScan(items, g)
+	}
+	return solvePack(items, g, nodes)
+}
+
+// banksUsed counts the PSUM banks holding at least one location.
+func banksUsed(items []item, g geometry) int {
+	used := make([]bool, g.banks)
+	n := 0
+	for _, it := range items {
+		for b := it.off / g.bank; b*g.bank < it.off+it.size && b < g.banks; b++ {
+			if !used[b] {
+				used[b] = true
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// FitError says that a memory's locations cannot all be placed: the live
+// set at the worst instant, tensor by tensor, the budget, and what was
+// tried.
+type FitError struct {
+	Func    string
+	Mem     string
+	Budget  int64
+	MaxLive int64
+	Peak    int64
+	Reason  string
+	Live    []LiveLoc
+	Tried   []string
+}
+
+// LiveLoc is one location of a live set.
+type LiveLoc struct {
+	Name        string // location
+	Tensor      string
+	Partitions  int64
+	Bytes       int64  // bytes per partition as placed
+	First, Last string // instructions of the live interval's ends
+}
+
+func (e *FitError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "function %s: %s does not fit: %d bytes per partition available, max-live %d", e.Func, e.Mem, e.Budget, e.MaxLive)
+	if e.Peak > 0 {
+		fmt.Fprintf(&b, ", best placement peak %d", e.Peak)
+	}
+	if e.Reason != "" {
+		fmt.Fprintf(&b, " (%s)", e.Reason)
+	}
+	if len(e.Live) > 0 {
+		b.WriteString("; live at the worst instant:")
+		for _, l := range e.Live {
+			fmt.Fprintf(&b, "\n  %s (tensor %s): %d partitions x %d bytes, live %s..%s", l.Name, l.Tensor, l.Partitions, l.Bytes, l.First, l.Last)
+		}
+	}
+	for _, t := range e.Tried {
+		fmt.Fprintf(&b, "\n  tried: %s", t)
+	}
+	return b.String()
+}
+
+// liveSet returns the locations live at the instant of highest live area
+// (bytes x quadrants spanned), largest first.
+func liveSet(md *model, items []item) []LiveLoc {
+	if len(items) == 0 {
+		return nil
+	}
+	type ev struct {
+		t int32
+		d int64
+	}
+	evs := make([]ev, 0, 2*len(items))
+	area := func(it item) int64 { return it.size * int64((it.parts+31)/32) }
+	for _, it := range items {
+		evs = append(evs, ev{it.lo, area(it)}, ev{it.hi + 1, -area(it)})
+	}
+	sortEvents := func(a, b ev) int {
+		if a.t != b.t {
+			return int(a.t - b.t)
+		}
+		return int(a.d - b.d)
+	}
+	slices.SortFunc(evs, sortEvents)
+	var cur, best int64
+	var at int32
+	for _, e := range evs {
+		cur += e.d
+		if cur > best {
+			best, at = cur, e.t
+		}
+	}
+	f := md.f
+	var out []LiveLoc
+	for _, it := range items {
+		if it.lo <= at && at <= it.hi {
+			lc := f.Loc(it.loc)
+			out = append(out, LiveLoc{Name: lc.Name, Tensor: f.Tensor(lc.Tensor).Name, Partitions: int64(it.parts), Bytes: it.size,
+				First: f.InstName(md.firstInst[it.loc]), Last: f.InstName(md.lastInst[it.loc])})
+		}
+	}
+	slices.SortFunc(out, func(a, b LiveLoc) int {
+		if x, y := a.Bytes*a.Partitions, b.Bytes*b.Partitions; x != y {
+			if x > y {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return out
+}
+
+// ---- the passes ----
+
+// InferPSumTensorPass is the "infer_psum_tensor" pass.
+var InferPSumTensorPass = pass.Pass{
+	Name:    "infer_psum_tensor",
+	Default: true,
+	Options: []pass.Option{
+		{Name: "act_to_psum", Default: "true", Doc: "place Activation results in PSUM where every access can touch PSUM and each location fits a bank (the seed's rule; false: SBUF)"},
+	},
+	Doc: "InferPSumTensor: every OnChip (placement open) location to PSUM or SBUF by can_write_to_psum / can_read_from_psum / force_tensortensor_psum_sb (seed 002 §4.4)",
+	Run: runInfer,
+}
+
+func runInfer(ctx *pass.Context) error {
+	act, err := ctx.BoolOption("act_to_psum")
+	if err != nil {
+		return err
+	}
+	st, err := InferPSumTensor(ctx.Module, ctx.Arch, InferOptions{ActToPSUM: act}, ctx.Function)
+	ctx.Function("")
+	if st.OpenTensors > 0 {
+		ctx.Count("onchip_tensors", int64(st.OpenTensors))
+		ctx.Count("to_psum", int64(st.ToPSUM))
+		ctx.Count("to_sb", int64(st.ToSB))
+		ctx.Count("act_to_psum", int64(st.ActToPSUM))
+		ctx.Count("force_tensortensor_psum_sb", int64(st.ForcedSB))
+		ctx.Logf("%s", inferSummary(st))
+	}
+	return err
+}
+
+// AllocPass is the "alloc" pass: live intervals, addresses, modulo
+// allocation and spills; it produces verify.StageAllocated.
+var AllocPass = pass.Pass{
+	Name:     "alloc",
+	Default:  true,
+	Requires: verify.StageSBLegal,
+	Produces: verify.StageAllocated,
+	Options: []pass.Option{
+		{Name: "allocator", Default: AllocPack, Doc: "pack (the 2-D solver: greedy, exact search, best-fit) or linear-scan (the seed's LinearScanStackAllocator)"},
+		{Name: "exact_nodes", Default: fmt.Sprint(DefaultExactNodes), Doc: "node budget of pack's exact search per time component"},
+		{Name: "baseline", Default: "true", Doc: "also run the other allocator and report its peak beside the one used"},
+	},
+	Doc: "the memory planner: live intervals (AllocationDecision, AllocateBlocks, stack discipline in loops), SB/PSUM addresses (pack or LinearScanStackAllocator), accumulation groups own their bank (seed 002 §4)",
+	Run: runAlloc,
+}
+
+func runAlloc(ctx *pass.Context) error {
+	nodes, err := ctx.IntOption("exact_nodes")
+	if err != nil {
+		return err
+	}
+	base, err := ctx.BoolOption("baseline")
+	if err != nil {
+		return err
+	}
+	st, err := Allocate(ctx.Module, ctx.Arch, Options{Allocator: ctx.Option("allocator"), ExactNodes: nodes, Baseline: base, OnFunction: ctx.Function})
+	if _, isFit := err.(*FitError); isFit || err == nil {
+		ctx.Function("")
+	}
+	if err != nil {
+		return err
+	}
+	for mem, ms := range st.Mem {
+		name := strings.ToLower(memNames[mem])
+		ctx.Count(name+"_locations", int64(ms.Locations))
+		ctx.Count(name+"_peak", ms.Peak)
+		ctx.Count(name+"_max_live", ms.MaxLive)
+	}
+	if b := st.Blocks; b.Folded+b.Split > 0 {
+		ctx.Count("createLocalTensors.folded", int64(b.Folded))
+		ctx.Count("createLocalTensors.split", int64(b.Split))
+	}
+	ctx.AddReport("Allocation:", reportText(st))
+	return nil
+}
+
+// reportText is the allocation block of the report.
+func reportText(st Stats) string {
+	var b strings.Builder
+	for mem, ms := range st.Mem {
+		ratio := "-"
+		if ms.MaxLive > 0 {
+			ratio = fmt.Sprintf("%.3f", float64(ms.Peak)/float64(ms.MaxLive))
+		}
+		fmt.Fprintf(&b, " %-4s %s: peak %d of %d bytes per partition (%.1f%%), max-live %d, peak/max-live %s, %d locations",
+			memNames[mem], st.Allocator, ms.Peak, ms.Budget, 100*float64(ms.Peak)/float64(max(ms.Budget, 1)), ms.MaxLive, ratio, ms.Locations)
+		if ms.Fixed > 0 {
+			fmt.Fprintf(&b, " + %d fixed", ms.Fixed)
+		}
+		if st.Baseline != "" {
+			fmt.Fprintf(&b, "; %s peak %d", st.Baseline, ms.BaselinePeak)
+		}
+		if mem == memPSUM {
+			fmt.Fprintf(&b, "; %d banks used", ms.BanksUsed)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

@@ -1,0 +1,302 @@
+// Address assignment: every on-chip location gets (Base partition, Addr
+// byte) in SBUF, or (Bank, Base partition, Addr byte within the bank) in
+// PSUM (seed 002 §4.2: assign_sb_addr's (start_partition, byte_addr),
+// assign_psum_addr's (bank_id, start_partition, byte_addr)).
+//
+// The problem handed to the solver, per memory:
+//
+//   - one rectangle per location: its live interval (model.go,
+//     decision.go) by its partitions x bytes per partition, aligned to its
+//     dtype's size (the seed's align_up(size, dtype_align));
+//   - SBUF capacity: the generation's usable bytes per partition (the 16
+//     KiB runtime carve-out excluded, seed 002 §4.6); start partitions by
+//     the quadrant rule (seed 002 §3);
+//   - PSUM: banks x bank bytes per partition (8 x 2 KiB), no location
+//     spanning a bank (a location larger than a bank starts one and covers
+//     whole banks). A location a Matmult writes is rounded up to whole
+//     banks and bank-aligned for its whole life: start_tensor_calc clears
+//     the whole bank of each destination partition, and the accumulation
+//     group owns the bank until stop_tensor_calc (design.md: "the group
+//     (start to stop) owns the bank, for the allocator and for dependency
+//     analysis alike"); giving the bank for the location's whole life
+//     (not only start to stop) keeps the model one rectangle per location;
+//   - fixed obstacles: locations that arrive allocated or pinned (KLR
+//     kernels, a caller's kernel scratchpad) keep their placement, are
+//     checked against the capacity and each other, and are live over the
+//     whole function (the seed's static tensors).
+//
+// Allocators (option allocator):
+//
+//   - pack (default): package pack's 2-D solver (Solve2D): independent
+//     time components, greedy-by-size, then the exact search where the
+//     greedy placement does not fit; components too large for its model
+//     fall back to best-fit. The exact search runs under the option
+//     exact_nodes (a node budget per component: deterministic).
+//   - linear-scan: the seed's LinearScanStackAllocator, for comparison:
+//     assign_sb_addr's byte cursor (pack.LinearScan: intervals by start,
+//     expire_intervals pops the stack, a hole below a live tensor is never
+//     reused) with every start partition the first the quadrant rule allows
+//     (quadrant_base); assign_psum_addr's bank cursor (psumLinearScan).
+package alloc
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/pack"
+)
+
+// Memory classes the allocator places.
+const (
+	memSB = iota
+	memPSUM
+	numMems
+)
+
+var memNames = [numMems]string{"SBUF", "PSUM"}
+
+// item is one rectangle of the allocation problem.
+type item struct {
+	loc    bir.LocID
+	parts  int
+	size   int64 // bytes per partition as placed (PSUM matmul destinations: whole banks)
+	align  int64
+	lo, hi int32 // live interval, positions inclusive
+	fixed  bool
+	base   int   // placement: start partition
+	off    int64 // placement: byte offset (PSUM: bank * bank bytes + address)
+}
+
+// geometry is one memory's capacity.
+type geometry struct {
+	capacity int64 // bytes per partition
+	bank     int64 // PSUM bank bytes (0 for SBUF)
+	banks    int64
+}
+
+func geometries(a *arch.Model) ([numMems]geometry, error) {
+	var g [numMems]geometry
+	sb, err := a.SBUFBudget()
+	if err != nil {
+		return g, err
+	}
+	ps, err := a.PSUMBudget()
+	if err != nil {
+		return g, err
+	}
+	g[memSB] = geometry{capacity: sb}
+	g[memPSUM] = geometry{capacity: ps, bank: a.PSUMBankBytes, banks: a.PSUMBanks}
+	return g, nil
+}
+
+// memOf returns the memory class of an on-chip type.
+func memOf(t bir.MemoryType) int {
+	if t == bir.MemPSUM {
+		return memPSUM
+	}
+	return memSB
+}
+
+// buildItems turns the model's intervals into the two problems.
+func buildItems(m *model, g [numMems]geometry) [numMems][]item {
+	var out [numMems][]item
+	f := m.f
+	for l := 0; l < len(m.flags); l++ {
+		fl := m.flags[l]
+		if fl&(lfUsed|lfFixed) == 0 {
+			continue
+		}
+		lc := f.Loc(bir.LocID(l))
+		if lc.Dead || !lc.Type.IsOnChip() {
+			continue
+		}
+		mem := memOf(lc.Type)
+		it := item{loc: bir.LocID(l), parts: int(lc.Partitions), size: lc.Bytes, align: max(f.Tensor(lc.Tensor).Dtype.Size(), 1)}
+		if bank := g[mem].bank; bank > 0 && (fl&lfMatmulDst != 0 || it.size > bank) {
+			it.size = (it.size + bank - 1) / bank * bank
+			it.align = bank
+		}
+		if fl&lfFixed != 0 {
+			it.fixed = true
+			it.lo, it.hi = 0, max(m.n-1, 0)
+			it.base, it.off = int(lc.Base), lc.Addr
+			if mem == memPSUM {
+				it.off = lc.Bank*g[mem].bank + lc.Addr
+			}
+		} else {
+			it.lo, it.hi = m.lo[l], m.hi[l]
+		}
+		out[mem] = append(out[mem], it)
+	}
+	return out
+}
+
+// solveResult is the outcome of one memory's assignment.
+type solveResult struct {
+	peak    int64
+	maxLive int64
+	method  string
+	fits    bool
+	reason  string
+}
+
+// toPack converts items to pack's 2-D tensors.
+func toPack(items []item) []pack.Tensor {
+	ts := make([]pack.Tensor, len(items))
+	for k, it := range items {
+		ts[k] = pack.Tensor{ID: int64(k), Lower: int64(it.lo), Upper: int64(it.hi) + 1, Partitions: it.parts, Size: it.size, Align: it.align}
+		if it.fixed {
+			ts[k].Fixed = &pack.Placement2D{StartPartition: it.base, Offset: it.off}
+		}
+	}
+	return ts
+}
+
+// solvePack places items with pack.Solve2D.
+func solvePack(items []item, g geometry, nodes int64) (solveResult, error) {
+	ts := toPack(items)
+	res := solveResult{maxLive: pack.MaxLive2D(ts)}
+	sol, err := pack.Solve2D(pack.Problem2D{Tensors: ts, Capacity: g.capacity, BankSize: g.bank}, pack.Options{NodeLimit: nodes, Workers: 1})
+	var ie *pack.InputError
+	if errors.As(err, &ie) {
+		return res, err
+	}
+	if sol == nil {
+		return res, err
+	}
+	for k := range items {
+		items[k].base, items[k].off = sol.Placements[k].StartPartition, sol.Placements[k].Offset
+	}
+	res.peak, res.method = sol.Peak, sol.Method
+	res.fits = sol.Status == pack.StatusFit
+	if !res.fits {
+		res.reason = sol.Reason
+	}
+	return res, nil
+}
+
+// solveLinearScan is the seed's LinearScanStackAllocator.
+func solveLinearScan(items []item, g geometry) (solveResult, error) {
+	res := solveResult{maxLive: pack.MaxLive2D(toPack(items)), method: "linear-scan"}
+	if g.bank > 0 {
+		return psumLinearScan(items, g, res)
+	}
+	p := pack.Problem{Capacity: g.capacity, Buffers: make([]pack.Buffer, len(items))}
+	for k, it := range items {
+		p.Buffers[k] = pack.Buffer{ID: int64(k), Lower: int64(it.lo), Upper: int64(it.hi) + 1, Size: it.size, Align: it.align}
+		if it.fixed {
+			off := it.off
+			p.Buffers[k].Fixed = &off
+		}
+	}
+	offs, peak, err := pack.LinearScan(p)
+	if err != nil {
+		return res, err
+	}
+	for k := range items {
+		if !items[k].fixed {
+			items[k].base, items[k].off = firstStart(items[k].parts), offs[k]
+		}
+	}
+	res.peak = peak
+	res.fits = peak <= g.capacity
+	if !res.fits {
+		res.reason = fmt.Sprintf("the linear scan's peak %d exceeds the capacity %d", peak, g.capacity)
+	}
+	return res, nil
+}
+
+// firstStart is the seed's quadrant_base: the first start partition the
+// quadrant rule allows (0 for every height).
+func firstStart(parts int) int { return pack.QuadrantStarts(parts)[0] }
+
+// psumLinearScan is assign_psum_addr: tensors by start of interval; expire
+// the ones that ended; each takes whole banks at byte 0 from a rotating
+// bank cursor ("a bank index (0..7), NOT a byte cursor"; cur_psum_bank =
+// (cur_psum_bank + eff_banks) % 8), the next run of free banks at or after
+// the cursor. The seed's pseudo-code moves the cursor without checking
+// that the bank is free; narwhal skips banks still in use, and a tensor
+// that finds no free run is placed past the last bank (the peak then
+// exceeds the capacity: it does not fit).
+func psumLinearScan(items []item, g geometry, res solveResult) (solveResult, error) {
+	nb := int(g.banks)
+	busyUntil := make([]int32, nb) // last position a bank is in use (-1: free)
+	fill(busyUntil, -1)
+	order := make([]int, 0, len(items))
+	for k, it := range items {
+		if it.fixed {
+			for b := it.off / g.bank; b*g.bank < it.off+it.size && b < int64(nb); b++ {
+				busyUntil[b] = max(busyUntil[b], it.hi)
+			}
+			continue
+		}
+		order = append(order, k)
+	}
+	sortByStart(items, order)
+	cursor := 0
+	over := int64(0)
+	for _, k := range order {
+		it := &items[k]
+		need := int((it.size + g.bank - 1) / g.bank)
+		placed := false
+		for t := 0; t < nb && !placed; t++ {
+			b := (cursor + t) % nb
+			if b+need > nb {
+				continue
+			}
+			free := true
+			for j := b; j < b+need; j++ {
+				free = free && busyUntil[j] < it.lo
+			}
+			if !free {
+				continue
+			}
+			for j := b; j < b+need; j++ {
+				busyUntil[j] = it.hi
+			}
+			it.base, it.off = firstStart(it.parts), int64(b)*g.bank
+			cursor = (b + need) % nb
+			placed = true
+		}
+		if !placed {
+			it.base, it.off = firstStart(it.parts), g.capacity+over
+			over += int64(need) * g.bank
+		}
+		res.peak = max(res.peak, it.off+it.size)
+	}
+	res.fits = res.peak <= g.capacity
+	if !res.fits {
+		res.reason = fmt.Sprintf("assign_psum_addr found no free bank for %d bank(s) of tensors", over/g.bank)
+	}
+	return res, nil
+}
+
+// sortByStart orders item indices by (lo, index).
+func sortByStart(items []item, order []int) {
+	slices.SortFunc(order, func(a, b int) int {
+		if items[a].lo != items[b].lo {
+			return int(items[a].lo - items[b].lo)
+		}
+		return a - b
+	})
+}
+
+// apply writes the placements to the locations.
+func apply(f *bir.Function, items []item, g geometry) {
+	for _, it := range items {
+		if it.fixed {
+			continue
+		}
+		lc := f.Loc(it.loc)
+		lc.Base = int64(it.base)
+		lc.Allocated = true
+		if g.bank > 0 {
+			lc.Bank, lc.Addr = it.off/g.bank, it.off%g.bank
+		} else {
+			lc.Bank, lc.Addr = 0, it.off
+		}
+	}
+}

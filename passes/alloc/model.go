@@ -1,0 +1,188 @@
+// The allocator's view of a function: program positions, the touches of
+// every on-chip location, and the live intervals (straight-line code, code
+// with branches, and the loop rules of decision.go).
+//
+// Positions are f.Walk's order: every instruction, a loop instruction
+// before its body; a loop's range is its own position through the last
+// position of its body. A location is touched by an instruction when one
+// of its access patterns resolves to it: a physical AP names it; a
+// symbolic or register AP names its tensor and resolves to the location of
+// its block when the block index is a constant, else to every location of
+// the tensor (conservative: all of them are live for the access).
+//
+// Intervals are closed: [first touch, last touch]. An instruction that
+// reads one location and writes another keeps both live at its position,
+// so the allocator never assumes an engine reads its sources before it
+// writes its destination (no in-place reuse). A function with branch
+// instructions has no straight-line order: every location it touches is
+// live over the whole function.
+package alloc
+
+import (
+	"github.com/narwhal-compiler/narwhal/bir"
+)
+
+// Per-location flags.
+const (
+	lfUsed      uint8 = 1 << iota // touched by an instruction
+	lfMatmulDst                   // written by a Matmult (its group clears and owns whole banks)
+	lfFixed                       // arrives allocated or pinned: a fixed obstacle
+)
+
+// model holds the positions and touches of one function.
+type model struct {
+	f *bir.Function
+	n int32 // number of positions
+
+	loops   bool // the function has loops
+	control bool // the function has branch instructions
+
+	first, last         []int32 // per location: first and last touch position (-1: none)
+	firstInst, lastInst []bir.InstID
+	flags               []uint8
+
+	loopLo, loopHi []int32 // per loop table entry (-1: not reached)
+
+	// lo, hi are the live intervals (positions, inclusive); scope is the
+	// loop a location is local to (decision.go), NoInst at top level.
+	lo, hi []int32
+	scope  []bir.InstID
+
+	touch []bir.LocID // scratch of resolve
+}
+
+// newModel walks f once.
+func newModel(f *bir.Function) *model {
+	nl := f.NumLocs()
+	m := &model{
+		f:         f,
+		first:     fill(make([]int32, nl), -1),
+		last:      fill(make([]int32, nl), -1),
+		firstInst: make([]bir.InstID, nl),
+		lastInst:  make([]bir.InstID, nl),
+		flags:     make([]uint8, nl),
+		loopLo:    fill(make([]int32, f.NumLoops()), -1),
+		loopHi:    fill(make([]int32, f.NumLoops()), -1),
+	}
+	for l := 0; l < nl; l++ {
+		lc := f.Loc(bir.LocID(l))
+		if !lc.Dead && lc.Type.IsOnChip() && (lc.Allocated || lc.Pinned) {
+			m.flags[l] |= lfFixed
+		}
+	}
+	for _, b := range f.Top {
+		m.walk(b)
+	}
+	return m
+}
+
+func fill[T any](s []T, v T) []T {
+	for k := range s {
+		s[k] = v
+	}
+	return s
+}
+
+func (m *model) walk(b bir.BlockID) {
+	f := m.f
+	for _, i := range f.Block(b).Insts {
+		p := m.n
+		m.n++
+		in := f.Inst(i)
+		if in.Op.IsLoop() {
+			m.loops = true
+			aux := in.Aux
+			m.loopLo[aux] = p
+			for _, bb := range f.Loop(i).Body {
+				m.walk(bb)
+			}
+			m.loopHi[aux] = m.n - 1
+			continue
+		}
+		if in.Op == bir.OpCompareAndBranch || in.Op == bir.OpUnconditionalBranch {
+			m.control = true
+		}
+		nIn := int(in.NIns)
+		mm := in.Op.IsMatmul()
+		for k, o := range f.Operands(i) {
+			if !o.Kind.IsAP() {
+				continue
+			}
+			for _, l := range m.resolve(&o) {
+				if m.first[l] < 0 {
+					m.first[l], m.firstInst[l] = p, i
+					m.flags[l] |= lfUsed
+				}
+				m.last[l], m.lastInst[l] = p, i
+				if mm && k >= nIn {
+					m.flags[l] |= lfMatmulDst
+				}
+			}
+		}
+	}
+}
+
+// resolve returns the on-chip locations operand o touches (valid until
+// the next call).
+func (m *model) resolve(o *bir.Operand) []bir.LocID {
+	f := m.f
+	out := m.touch[:0]
+	switch o.Kind {
+	case bir.OpdPhysAP:
+		if f.Loc(o.Loc()).Type.IsOnChip() {
+			out = append(out, o.Loc())
+		}
+	case bir.OpdSymAP, bir.OpdRegAP:
+		t := o.TensorRef()
+		if o.Kind == bir.OpdSymAP {
+			if be := f.Module().Expr(o.BlockExpr()); be.IsConst() {
+				if l, ok := f.LocForBlock(t, be.Const); ok && f.Loc(l).Type.IsOnChip() {
+					out = append(out, l)
+				}
+				break
+			}
+		}
+		for _, l := range f.Tensor(t).Locs {
+			if f.Loc(l).Type.IsOnChip() {
+				out = append(out, l)
+			}
+		}
+	}
+	m.touch = out
+	return out
+}
+
+// intervals computes lo, hi and scope for every used location.
+func (m *model) intervals() {
+	nl := len(m.first)
+	m.lo, m.hi = make([]int32, nl), make([]int32, nl)
+	m.scope = fill(make([]bir.InstID, nl), bir.NoInst)
+	for l := 0; l < nl; l++ {
+		if m.flags[l]&lfUsed == 0 {
+			continue
+		}
+		switch {
+		case m.control:
+			m.lo[l], m.hi[l] = 0, m.n-1
+		case m.loops:
+			m.lo[l], m.hi[l], m.scope[l] = m.loopInterval(bir.LocID(l))
+		default:
+			m.lo[l], m.hi[l] = m.first[l], m.last[l]
+		}
+	}
+}
+
+// enclosingLoop returns the loop whose body holds instruction i, or NoInst.
+func (m *model) enclosingLoop(i bir.InstID) bir.InstID {
+	b := m.f.Inst(i).Block
+	if b == bir.NoBlock {
+		return bir.NoInst
+	}
+	return m.f.Block(b).Parent
+}
+
+// loopRange returns the positions of loop L.
+func (m *model) loopRange(L bir.InstID) (int32, int32) {
+	aux := m.f.Inst(L).Aux
+	return m.loopLo[aux], m.loopHi[aux]
+}

@@ -1,0 +1,289 @@
+package sched
+
+import (
+	"fmt"
+
+	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/verify"
+)
+
+// # assign_engines
+//
+// Every compute instruction whose engine is Unassigned gets one (the
+// verifier's engine-assigned rule holds after it: StageEnginesAssigned).
+// Instructions that already name an engine keep it. The seeds name no pass
+// for this (the NKI front end resolves most engines, seed 002 §7 step 1);
+// narwhal's rule, per opcode:
+//
+//   - an opcode one engine can run goes there (Matmult family: Tensor;
+//     Activation: Scalar; Iota: GpSimd; TensorReduce, BNStats: Vector
+//     when present, ...);
+//   - Transpose: the Tensor engine when it reads SBUF and writes PSUM (the
+//     PE form), else Vector (the 32x32 block form; interp's rule);
+//   - an opcode several engines can run (TensorScalar, TensorScalarPtr,
+//     TensorCopy, Reciprocal, Memset, TensorTensor, ...) goes to the
+//     present engine among Vector and Scalar (in that order, GpSimd only
+//     when neither can: its ~150-cycle start makes it the slowest for
+//     small tiles, seed 002 §6.2) with the least work assigned so far, in
+//     program order, priced by the cost model; GpSimd is never chosen for
+//     an instruction with an operand in PSUM (seed 002 §4.4).
+//
+// Pre: none. Post: StageEnginesAssigned; only Unassigned engines changed.
+
+// AssignEnginesPass is the pass table entry.
+var AssignEnginesPass = pass.Pass{
+	Name:     "assign_engines",
+	Default:  true,
+	Produces: verify.StageEnginesAssigned,
+	Doc:      "an engine for every compute instruction left Unassigned (least-loaded of the engines the opcode runs on)",
+	Run: func(ctx *pass.Context) error {
+		var n int64
+		err := ctx.ForEachFunction(func(f *bir.Function) error {
+			k, err := AssignEngines(f, ctx.Arch)
+			n += k
+			return err
+		})
+		ctx.Count("engines_assigned", n)
+		return err
+	},
+}
+
+// needsEngine mirrors the verifier's engine-assigned rule: every non-DMA
+// instruction that computes or moves data.
+func needsEngine(info *bir.OpInfo) bool {
+	return !info.Has(bir.FlagDMA) && info.Flags&(bir.FlagComputes|bir.FlagMovesData) != 0
+}
+
+// AssignEngines assigns f's Unassigned compute instructions (see the pass
+// comment) and returns how many it assigned.
+func AssignEngines(f *bir.Function, model *arch.Model) (int64, error) {
+	var load [bir.NumEngines]int64
+	var n int64
+	var err error
+	f.Walk(func(i bir.InstID) bool {
+		in := f.Inst(i)
+		info := in.Op.Info()
+		if in.Engine != bir.EngUnassigned {
+			if est, e := model.InstructionCost(f, i, in.Engine, false); e == nil && in.Engine < bir.NumEngines {
+				load[in.Engine] += est.Ps()
+			}
+			return true
+		}
+		if !needsEngine(info) {
+			return true
+		}
+		eng := chooseEngine(f, i, info, model, &load)
+		if eng == bir.EngUnassigned {
+			err = fmt.Errorf("function %s, instruction %s: no engine of %s can run %s", f.Name, f.InstName(i), model.Name, f.OpName(i))
+			return false
+		}
+		in.Engine = eng
+		n++
+		if est, e := model.InstructionCost(f, i, eng, false); e == nil {
+			load[eng] += est.Ps()
+		}
+		return true
+	})
+	return n, err
+}
+
+func chooseEngine(f *bir.Function, i bir.InstID, info *bir.OpInfo, model *arch.Model, load *[bir.NumEngines]int64) bir.Engine {
+	psum, psumOut, sbIn := false, false, false
+	nin := int(f.Inst(i).NIns)
+	for k, o := range f.Operands(i) {
+		if o.Kind != bir.OpdPhysAP || int(o.Loc()) >= f.NumLocs() {
+			continue
+		}
+		switch f.Loc(o.Loc()).Type {
+		case bir.MemPSUM:
+			psum = true
+			psumOut = psumOut || k >= nin
+		case bir.MemSB:
+			sbIn = sbIn || k < nin
+		}
+	}
+	can := func(e bir.Engine) bool {
+		return info.Engines.Has(e) && model.HasEngine(e) && !(e == bir.EngPool && psum)
+	}
+	op := f.Inst(i).Op
+	switch {
+	case op.IsMatmul():
+		return pick(can, bir.EngPE)
+	case op == bir.OpTranspose:
+		if psumOut && sbIn && can(bir.EngPE) {
+			return bir.EngPE
+		}
+		return pick(can, bir.EngDVE)
+	}
+	best := bir.EngUnassigned
+	for _, e := range []bir.Engine{bir.EngDVE, bir.EngAct} {
+		if can(e) && (best == bir.EngUnassigned || load[e] < load[best]) {
+			best = e
+		}
+	}
+	if best != bir.EngUnassigned {
+		return best
+	}
+	return pick(can, bir.EngPool, bir.EngPE, bir.EngSP)
+}
+
+func pick(can func(bir.Engine) bool, es ...bir.Engine) bir.Engine {
+	for _, e := range es {
+		if can(e) {
+			return e
+		}
+	}
+	return bir.EngUnassigned
+}
+
+// # assign_hwdge_engine
+//
+// Seed 001 names the pass ("HWDGE-engine and queue assignment are the
+// later assign_hwdge_engine / alloc_queues passes"; "bir::DGEType stays
+// Unassigned(3) from the InstDMA ctor") and says no more. narwhal's rule:
+// on a generation with hardware descriptor-generation engines (NC-v3: "+2
+// hardware descriptor engines", hardware.md), a DMA whose descriptors are
+// static (Load, Save, DMA, a DMACopy in Copy or Transpose mode) is issued
+// through one of them, in turn (DGE k = the n-th such DMA mod the engine
+// count); indirect DMAs (addresses read at run time), CCE copies and the
+// descriptor opcodes keep the software DGE. The choice prices the DMA's
+// fixed cost (hardware.md: "hardware DGE instruction about 600 ns on
+// NC-v3" against about 2 us). The result is the schedule table's DGE
+// column (bir.Schedule).
+//
+// Pre: none. Post: every DMA has a DGE entry (-1 software, k hardware).
+
+// AssignHWDGEEnginePass is the pass table entry.
+var AssignHWDGEEnginePass = pass.Pass{
+	Name:    "assign_hwdge_engine",
+	Default: true,
+	Doc:     "hardware DGE engine for each static DMA on generations that have them (seed 001)",
+	Run: func(ctx *pass.Context) error {
+		var hw, sw int64
+		err := ctx.ForEachFunction(func(f *bir.Function) error {
+			h, s := AssignHWDGEEngine(f, ctx.Arch)
+			hw += h
+			sw += s
+			return nil
+		})
+		ctx.Count("hwdge_dmas", hw)
+		ctx.Count("swdge_dmas", sw)
+		return err
+	},
+}
+
+// staticDescriptors reports whether DMA instruction i's descriptors can be
+// generated ahead of time (see assign_hwdge_engine).
+func staticDescriptors(f *bir.Function, i bir.InstID) bool {
+	switch f.Inst(i).Op {
+	case bir.OpLoad, bir.OpSave, bir.OpDMA:
+		return true
+	case bir.OpDMACopy:
+		mode := f.Attrs(i).Str("mode", "Copy")
+		return mode == "Copy" || mode == "Transpose"
+	}
+	return false
+}
+
+// table returns f's schedule table, creating it (or growing it) to cover
+// every instruction slot.
+func table(f *bir.Function) *bir.Schedule {
+	if f.Sched == nil {
+		f.Sched = bir.NewSchedule(f.NumInstSlots())
+	} else {
+		f.Sched.Grow(f.NumInstSlots())
+	}
+	return f.Sched
+}
+
+// AssignHWDGEEngine fills the DGE column of f's DMAs; it returns the
+// number on hardware and software DGEs.
+func AssignHWDGEEngine(f *bir.Function, model *arch.Model) (hw, sw int64) {
+	tab := table(f)
+	ne := model.HWDGEEngines
+	f.Walk(func(i bir.InstID) bool {
+		if !f.Inst(i).Op.Info().Has(bir.FlagDMA) {
+			return true
+		}
+		if ne > 0 && staticDescriptors(f, i) {
+			tab.DGE[i] = int8(hw % ne)
+			hw++
+		} else {
+			tab.DGE[i] = -1
+			sw++
+		}
+		return true
+	})
+	return hw, sw
+}
+
+// # alloc_queues
+//
+// Every DMA gets one of the generation's DMA queues (hardware.md: "DMA
+// engines per core: 16"; seed 001 names the pass alloc_queues). narwhal's
+// rule (the seed gives none): in program order, each DMA goes to the queue
+// with the least estimated work assigned so far (the cost model's time of
+// the DMA, with its DGE), ties to the lowest queue: a greedy balance, so
+// that the total DMA time is spread over the queues and the scheduler's
+// lower bound term "DMA time / queues" is reachable. The result is the
+// schedule table's Queue column; a DMA keeps a queue it already has.
+//
+// Pre: assign_hwdge_engine (the DGE prices the DMA). Post: every DMA has
+// a queue in 0..DMAQueues-1.
+
+// AllocQueuesPass is the pass table entry.
+var AllocQueuesPass = pass.Pass{
+	Name:    "alloc_queues",
+	Default: true,
+	Doc:     "a DMA queue for every DMA, balancing estimated DMA time over the queues (seed 001)",
+	Run: func(ctx *pass.Context) error {
+		var n int64
+		err := ctx.ForEachFunction(func(f *bir.Function) error {
+			k, err := AllocQueues(f, ctx.Arch)
+			n += k
+			return err
+		})
+		ctx.Count("dmas", n)
+		ctx.Count("queues", ctx.Arch.DMAQueues)
+		return err
+	},
+}
+
+// AllocQueues fills the Queue column of f's DMAs; it returns the number of
+// DMAs.
+func AllocQueues(f *bir.Function, model *arch.Model) (int64, error) {
+	tab := table(f)
+	nq := model.DMAQueues
+	if nq <= 0 || nq > 1<<15 {
+		return 0, fmt.Errorf("arch %s: %d DMA queues: want 1..32767", model.Name, nq)
+	}
+	load := make([]int64, nq)
+	var n int64
+	var err error
+	f.Walk(func(i bir.InstID) bool {
+		if !f.Inst(i).Op.Info().Has(bir.FlagDMA) {
+			return true
+		}
+		n++
+		est, e := model.InstructionCost(f, i, bir.EngDMA, tab.DGE[i] >= 0)
+		if e != nil {
+			err = fmt.Errorf("function %s, instruction %s: %w", f.Name, f.InstName(i), e)
+			return false
+		}
+		q := int(tab.Queue[i])
+		if q < 0 || int64(q) >= nq {
+			q = 0
+			for k := range load {
+				if load[k] < load[q] {
+					q = k
+				}
+			}
+			tab.Queue[i] = int16(q)
+		}
+		load[q] += est.Ps()
+		return true
+	})
+	return n, err
+}

@@ -1,0 +1,254 @@
+package sched
+
+import (
+	"fmt"
+
+	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/depgraph"
+)
+
+// Resources. An instruction occupies one resource for its duration: its
+// engine (index = bir.Engine), or its DMA queue (firstQueue + queue). A
+// call occupies every resource (its callee runs on all of them). On NC-v2
+// two shared ports model the engine-sharing restrictions (hardware.md:
+// "Vector and GpSimd cannot use SBUF at the same time; Vector and Scalar
+// cannot use PSUM at the same time"): a DVE or Pool instruction touching
+// SBUF also holds the SBUF port, a DVE or Act instruction touching PSUM the
+// PSUM port.
+const (
+	resNone int32 = -1 // no engine: starts when ready, occupies nothing
+	resAll  int32 = -2 // every resource (calls)
+
+	firstQueue = int32(bir.NumEngines)
+)
+
+const (
+	portSBUF uint8 = 1 << iota
+	portPSUM
+)
+
+// problem is one function's scheduling problem: its instructions in
+// program order (positions), their durations and resources, and the
+// dependence graph from the IR's dependencies.
+type problem struct {
+	f     *bir.Function
+	model *arch.Model
+	insts []bir.InstID
+	pos   []int32 // InstID -> position, -1 outside
+	block []int32 // position -> index of its top-level block
+	dur   []int64 // ps
+	res   []int32
+	ports []uint8
+	nRes  int32 // engines + queues + ports
+	portR [2]int32
+
+	predStart, pred []int32
+	succStart, succ []int32
+}
+
+// newProblem builds the problem of f. Durations come from the cost model
+// (arch.Model.InstructionCost); a call's duration is its callee's
+// makespan (calleeSpan).
+func newProblem(f *bir.Function, model *arch.Model, calleeSpan func(name string) int64) (*problem, error) {
+	p := &problem{f: f, model: model}
+	p.pos = make([]int32, f.NumInstSlots())
+	for k := range p.pos {
+		p.pos[k] = -1
+	}
+	var err error
+	for bi, b := range f.Top {
+		f.WalkBlock(b, func(i bir.InstID) bool {
+			if f.Inst(i).Op.IsLoop() {
+				err = fmt.Errorf("function %s, instruction %s: a %s remains; the scheduler needs straight-line code (run full_unroll first)", f.Name, f.InstName(i), f.OpName(i))
+				return false
+			}
+			p.pos[i] = int32(len(p.insts))
+			p.insts = append(p.insts, i)
+			p.block = append(p.block, int32(bi))
+			return true
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	n := len(p.insts)
+	nq := int32(max(model.DMAQueues, 1))
+	p.nRes = firstQueue + nq
+	p.portR = [2]int32{-1, -1}
+	if !model.DVEPoolShareSBUF {
+		p.portR[0] = p.nRes
+		p.nRes++
+	}
+	if !model.DVEActSharePSUM {
+		p.portR[1] = p.nRes
+		p.nRes++
+	}
+	p.dur = make([]int64, n)
+	p.res = make([]int32, n)
+	p.ports = make([]uint8, n)
+	tab := f.Sched
+	for k, i := range p.insts {
+		in := f.Inst(i)
+		info := in.Op.Info()
+		switch {
+		case info.Has(bir.FlagDMA):
+			q := int16(-1)
+			hw := false
+			if tab != nil && int(i) < tab.Len() {
+				q, hw = tab.Queue[i], tab.DGE[i] >= 0
+			}
+			if q < 0 || int32(q) >= nq {
+				return nil, fmt.Errorf("function %s, instruction %s: DMA without a queue (want 0..%d; run alloc_queues first)", f.Name, f.InstName(i), nq-1)
+			}
+			p.res[k] = firstQueue + int32(q)
+			est, err := model.InstructionCost(f, i, bir.EngDMA, hw)
+			if err != nil {
+				return nil, fmt.Errorf("function %s, instruction %s: %w", f.Name, f.InstName(i), err)
+			}
+			p.dur[k] = est.Ps()
+		case info.Has(bir.FlagCall):
+			p.res[k] = resAll
+			if calleeSpan != nil {
+				p.dur[k] = calleeSpan(f.Attrs(i).Str("func", ""))
+			}
+		default:
+			eng := in.Engine
+			p.res[k] = resNone
+			if eng != bir.EngUnassigned && eng < bir.NumEngines {
+				p.res[k] = int32(eng)
+			}
+			est, err := model.InstructionCost(f, i, eng, false)
+			if err != nil {
+				return nil, fmt.Errorf("function %s, instruction %s: %w", f.Name, f.InstName(i), err)
+			}
+			p.dur[k] = est.Ps()
+			p.ports[k] = p.portsOf(i, eng)
+		}
+	}
+	return p, nil
+}
+
+// portsOf returns the shared ports instruction i holds on engine eng.
+func (p *problem) portsOf(i bir.InstID, eng bir.Engine) uint8 {
+	if eng != bir.EngDVE && eng != bir.EngPool && eng != bir.EngAct {
+		return 0
+	}
+	var sb, ps bool
+	f := p.f
+	for _, o := range f.Operands(i) {
+		if o.Kind != bir.OpdPhysAP || int(o.Loc()) >= f.NumLocs() {
+			continue
+		}
+		switch f.Loc(o.Loc()).Type {
+		case bir.MemSB:
+			sb = true
+		case bir.MemPSUM:
+			ps = true
+		}
+	}
+	var m uint8
+	if sb && p.portR[0] >= 0 && (eng == bir.EngDVE || eng == bir.EngPool) {
+		m |= portSBUF
+	}
+	if ps && p.portR[1] >= 0 && (eng == bir.EngDVE || eng == bir.EngAct) {
+		m |= portPSUM
+	}
+	return m
+}
+
+// graphFromIR reads the IR's dependencies into predecessor and successor
+// lists.
+func (p *problem) graphFromIR() error {
+	f := p.f
+	n := len(p.insts)
+	p.predStart = make([]int32, n+1)
+	for k, i := range p.insts {
+		for d := f.Inst(i).Deps; d >= 0; {
+			dep, next, ok := f.DepRecord(d)
+			if !ok {
+				break
+			}
+			d = next
+			if int(dep.On) < 0 || int(dep.On) >= len(p.pos) || p.pos[dep.On] < 0 {
+				return fmt.Errorf("function %s, instruction %s: depends on a removed or unknown instruction", f.Name, f.InstName(i))
+			}
+			q := p.pos[dep.On]
+			if q >= int32(k) {
+				return fmt.Errorf("function %s, instruction %s: depends on %s, which does not precede it in program order", f.Name, f.InstName(i), f.InstName(dep.On))
+			}
+			p.pred = append(p.pred, q)
+		}
+		p.predStart[k+1] = int32(len(p.pred))
+	}
+	p.successors()
+	return nil
+}
+
+// withGraph returns a copy of p whose dependencies are g's (a graph of the
+// same function, positions in the same program order).
+func (p *problem) withGraph(g *depgraph.Graph) *problem {
+	q := *p
+	q.predStart = g.PredStart
+	q.pred = g.Pred
+	q.successors()
+	return &q
+}
+
+// successors builds the successor lists from the predecessor lists
+// (counting sort).
+func (p *problem) successors() {
+	n := len(p.insts)
+	cnt := make([]int32, n+1)
+	for _, q := range p.pred {
+		cnt[q+1]++
+	}
+	for k := 0; k < n; k++ {
+		cnt[k+1] += cnt[k]
+	}
+	p.succStart = append([]int32(nil), cnt...)
+	p.succ = make([]int32, len(p.pred))
+	for k := 0; k < n; k++ {
+		for _, q := range p.pred[p.predStart[k]:p.predStart[k+1]] {
+			p.succ[cnt[q]] = int32(k)
+			cnt[q]++
+		}
+	}
+}
+
+func (p *problem) preds(k int32) []int32 { return p.pred[p.predStart[k]:p.predStart[k+1]] }
+func (p *problem) succs(k int32) []int32 { return p.succ[p.succStart[k]:p.succStart[k+1]] }
+
+// resName names a resource as the Neuron profiler names its rows
+// (hardware.md "Profiler conventions": Tensor, Vector, Scalar, GpSimd,
+// Sync, and one row per DMA queue).
+func resName(r int32) string {
+	switch {
+	case r == resAll:
+		return "all engines"
+	case r == resNone:
+		return "none"
+	case r < firstQueue:
+		return EngineName(bir.Engine(r))
+	}
+	return fmt.Sprintf("DMA queue %d", r-firstQueue)
+}
+
+// EngineName is the Neuron profiler's name of an engine.
+func EngineName(e bir.Engine) string {
+	switch e {
+	case bir.EngPE:
+		return "Tensor"
+	case bir.EngDVE:
+		return "Vector"
+	case bir.EngAct:
+		return "Scalar"
+	case bir.EngPool:
+		return "GpSimd"
+	case bir.EngSP:
+		return "Sync"
+	case bir.EngDMA:
+		return "DMA"
+	}
+	return e.String()
+}

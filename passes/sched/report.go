@@ -1,0 +1,301 @@
+package sched
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/narwhal-compiler/narwhal/bir"
+)
+
+// Report is the scheduler's account of one function's schedule (the
+// `--report` block; design.md: "makespan vs max(critical path, busiest
+// engine, DMA bytes / queues)").
+//
+//   - Makespan: the schedule's end, in ps (printed in us and in cycles of
+//     the Tensor engine's clock).
+//   - LowerBound: the largest of three terms, each a bound on any
+//     schedule that respects the dependencies: CriticalPath (the longest
+//     dependency chain, durations summed), BusiestBusy (the busiest engine,
+//     DMA queue or shared port: its instructions run one at a time) and
+//     DMATerm (the DMA time spread evenly over every queue, whatever the
+//     queue assignment). The engine and DMA terms are the issue's "busiest
+//     engine's busy time" and "DMA bytes over queues" strengthened by the
+//     one-machine relaxation (a departure that only raises the bound, so
+//     it stays valid): no instruction of a resource can start before the
+//     shortest chain leading to one of them (its head) ends, and the
+//     schedule cannot end before the shortest chain after one of them (its
+//     tail) has run, so a resource needs head + busy + tail (the DMA pool:
+//     head + DMA time / queues + tail). The plain busy times are reported
+//     beside them. Binding names the term that gives the bound.
+//   - ProgramOrder: the makespan of issuing in program order (the memory
+//     planner's order, no reordering) on the same engines and queues.
+//   - Unlimited: the makespan of the same scheduler with the dependencies
+//     of unlimited memory (every location its own space): Makespan -
+//     Unlimited is the reuse cost of the allocation's WAR/WAW edges; -1
+//     when not computed.
+//   - Util: each resource's busy time; Stalls: the largest idle gaps an
+//     engine or queue spent waiting for a dependency, with the producer.
+type Report struct {
+	Function     string
+	Insts        int
+	Makespan     int64
+	LowerBound   int64
+	Binding      string
+	CriticalPath int64
+	BusiestBusy  int64 // the busiest resource's busy time
+	Busiest      string
+	EngineTerm   int64 // max over resources of head + busy + tail
+	EngineName   string
+	DMATerm      int64 // DMA head + DMA time / queues + DMA tail
+	DMABusy      int64 // DMA time / queues
+	ProgramOrder int64
+	Unlimited    int64
+	PEClockGHz   float64
+	Queues       int
+	Reordered    int // instructions whose position in their block changed
+	Util         []Util
+	Stalls       []Stall
+}
+
+// Util is one resource's busy time.
+type Util struct {
+	Resource string
+	Busy     int64
+}
+
+// Stall is an idle gap of a resource before an instruction, caused by the
+// dependency named.
+type Stall struct {
+	Wait     int64 // ps
+	Waiter   string
+	Inst     string
+	On       string // the producer's resource
+	Producer string
+	Loc      string // the location they share, "" when none (reused bytes)
+}
+
+// MaxStalls is the number of stalls a report lists.
+const MaxStalls = 5
+
+// Gap returns (Makespan - LowerBound) / LowerBound in percent.
+func (r *Report) Gap() float64 {
+	if r.LowerBound <= 0 {
+		return 0
+	}
+	return 100 * float64(r.Makespan-r.LowerBound) / float64(r.LowerBound)
+}
+
+func us(ps int64) string { return fmt.Sprintf("%.3f us", float64(ps)/1e6) }
+
+// String prints the report block.
+func (r *Report) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  instructions %d\n", r.Insts)
+	fmt.Fprintf(&b, "  makespan %s (%.0f Tensor-engine cycles at %.2f GHz)\n", us(r.Makespan), float64(r.Makespan)*r.PEClockGHz/1000, r.PEClockGHz)
+	fmt.Fprintf(&b, "  lower bound %s, bound by the %s\n", us(r.LowerBound), r.Binding)
+	fmt.Fprintf(&b, "    critical path %s; %s with head and tail %s (busiest: %s busy %s); DMA queues with head and tail %s (DMA time / %d queues %s)\n",
+		us(r.CriticalPath), r.EngineName, us(r.EngineTerm), r.Busiest, us(r.BusiestBusy), us(r.DMATerm), r.Queues, us(r.DMABusy))
+	fmt.Fprintf(&b, "  gap %.1f%%\n", r.Gap())
+	if r.ProgramOrder > 0 {
+		fmt.Fprintf(&b, "  program order %s (x%.2f the schedule)\n", us(r.ProgramOrder), float64(r.ProgramOrder)/float64(max(r.Makespan, 1)))
+	}
+	if len(r.Util) > 0 {
+		b.WriteString("  utilization:")
+		for k, u := range r.Util {
+			if k > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, " %s %.0f%%", u.Resource, 100*float64(u.Busy)/float64(max(r.Makespan, 1)))
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Stalls) > 0 {
+		b.WriteString("  largest stalls:\n")
+		for _, s := range r.Stalls {
+			on := ""
+			if s.Loc != "" {
+				on = " on " + s.Loc
+			}
+			fmt.Fprintf(&b, "    %s waited %s for %s%s (%s after %s)\n", s.Waiter, us(s.Wait), s.On, on, s.Inst, s.Producer)
+		}
+	}
+	if r.Unlimited >= 0 {
+		cost := 0.0
+		if r.Unlimited > 0 {
+			cost = 100 * float64(r.Makespan-r.Unlimited) / float64(r.Unlimited)
+		}
+		fmt.Fprintf(&b, "  reuse cost: makespan %s with the allocation's WAR/WAW edges, %s with unlimited memory (%+.1f%%)\n", us(r.Makespan), us(r.Unlimited), cost)
+	}
+	return b.String()
+}
+
+// resName names resource r of p.
+func (p *problem) resName(r int32) string {
+	switch {
+	case r == p.portR[0] && r >= 0:
+		return "SBUF port (Vector+GpSimd)"
+	case r == p.portR[1] && r >= 0:
+		return "PSUM port (Vector+Scalar)"
+	}
+	return resName(r)
+}
+
+// report computes the report of timeline t.
+func (p *problem) report(t *timeline, pr *priority) *Report {
+	r := &Report{Function: p.f.Name, Insts: len(p.insts), Makespan: t.makespan, Unlimited: -1,
+		PEClockGHz: p.model.Clock(bir.EngPE), Queues: int(max(p.model.DMAQueues, 1))}
+	busy := make([]int64, p.nRes)
+	head := make([]int64, p.nRes)
+	tail := make([]int64, p.nRes)
+	for x := range head {
+		head[x], tail[x] = -1, -1
+	}
+	top := p.topLevels()
+	var dma int64
+	dmaHead, dmaTail := int64(-1), int64(-1)
+	note := func(x int32, k int) {
+		busy[x] += p.dur[k]
+		if h := top[k]; head[x] < 0 || h < head[x] {
+			head[x] = h
+		}
+		if tl := pr.bl[k] - p.dur[k]; tail[x] < 0 || tl < tail[x] {
+			tail[x] = tl
+		}
+	}
+	for k := range p.insts {
+		r.CriticalPath = max(r.CriticalPath, pr.bl[k])
+		switch x := p.res[k]; {
+		case x >= 0:
+			note(x, k)
+			if x >= firstQueue && x < firstQueue+int32(r.Queues) {
+				dma += p.dur[k]
+				if dmaHead < 0 || top[k] < dmaHead {
+					dmaHead = top[k]
+				}
+				if tl := pr.bl[k] - p.dur[k]; dmaTail < 0 || tl < dmaTail {
+					dmaTail = tl
+				}
+			}
+		case x == resAll:
+			for j := range busy {
+				note(int32(j), k)
+			}
+		}
+		if m := p.ports[k]; m != 0 {
+			if m&portSBUF != 0 {
+				note(p.portR[0], k)
+			}
+			if m&portPSUM != 0 {
+				note(p.portR[1], k)
+			}
+		}
+	}
+	r.DMABusy = (dma + int64(r.Queues) - 1) / int64(r.Queues)
+	if dma > 0 {
+		r.DMATerm = dmaHead + r.DMABusy + dmaTail
+	}
+	for x, b := range busy {
+		if b > r.BusiestBusy {
+			r.BusiestBusy, r.Busiest = b, p.resName(int32(x))
+		}
+		if b > 0 {
+			if t := head[x] + b + tail[x]; t > r.EngineTerm {
+				r.EngineTerm, r.EngineName = t, p.resName(int32(x))
+			}
+		}
+	}
+	r.LowerBound, r.Binding = r.CriticalPath, "critical path"
+	if r.EngineTerm > r.LowerBound {
+		r.LowerBound, r.Binding = r.EngineTerm, r.EngineName+" (head + busy + tail)"
+	}
+	if r.DMATerm > r.LowerBound {
+		r.LowerBound, r.Binding = r.DMATerm, "DMA queues (head + DMA time / queues + tail)"
+	}
+	var qBusy, qMax int64
+	for x := int32(0); x < p.nRes; x++ {
+		if busy[x] == 0 {
+			continue
+		}
+		if x >= firstQueue && x < firstQueue+int32(r.Queues) {
+			qBusy += busy[x]
+			qMax = max(qMax, busy[x])
+			continue
+		}
+		r.Util = append(r.Util, Util{Resource: p.resName(x), Busy: busy[x]})
+	}
+	if qBusy > 0 {
+		r.Util = append(r.Util, Util{Resource: fmt.Sprintf("DMA queues (mean of %d)", r.Queues), Busy: qBusy / int64(r.Queues)},
+			Util{Resource: "busiest DMA queue", Busy: qMax})
+	}
+	r.Stalls = p.stalls(t)
+	return r
+}
+
+// stalls finds the largest idle gaps before an instruction on its
+// resource that a dependency caused.
+func (p *problem) stalls(t *timeline) []Stall {
+	type gap struct {
+		wait int64
+		k, b int32
+	}
+	var top []gap
+	lastEnd := make([]int64, p.nRes)
+	for _, k := range p.linear(t) {
+		x := p.res[k]
+		if x < 0 {
+			continue
+		}
+		g := t.start[k] - lastEnd[x]
+		lastEnd[x] = t.end[k]
+		if g <= 0 || t.bind[k] < 0 {
+			continue
+		}
+		if len(top) < MaxStalls || g > top[len(top)-1].wait {
+			top = append(top, gap{g, k, t.bind[k]})
+			slices.SortStableFunc(top, func(a, b gap) int {
+				switch {
+				case a.wait > b.wait:
+					return -1
+				case a.wait < b.wait:
+					return 1
+				}
+				return 0
+			})
+			if len(top) > MaxStalls {
+				top = top[:MaxStalls]
+			}
+		}
+	}
+	out := make([]Stall, len(top))
+	for j, g := range top {
+		out[j] = Stall{Wait: g.wait, Waiter: p.resName(p.res[g.k]), Inst: p.f.InstName(p.insts[g.k]),
+			On: p.resName(p.res[g.b]), Producer: p.f.InstName(p.insts[g.b]), Loc: p.sharedLoc(g.b, g.k)}
+	}
+	return out
+}
+
+// sharedLoc names a location producer b writes and consumer k uses, or
+// any location both use, or "".
+func (p *problem) sharedLoc(b, k int32) string {
+	f := p.f
+	ib, ik := p.insts[b], p.insts[k]
+	nb := int(f.Inst(ib).NIns)
+	any := ""
+	for j, ob := range f.Operands(ib) {
+		if ob.Kind != bir.OpdPhysAP {
+			continue
+		}
+		for _, ok := range f.Operands(ik) {
+			if ok.Kind == bir.OpdPhysAP && ok.Loc() == ob.Loc() {
+				if j >= nb {
+					return f.Loc(ob.Loc()).Name
+				}
+				if any == "" {
+					any = f.Loc(ob.Loc()).Name
+				}
+			}
+		}
+	}
+	return any
+}

@@ -1,0 +1,249 @@
+package sched
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/depgraph"
+	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/verify"
+)
+
+// # time_aware_scheduler
+//
+// What it does (seed 002 §6.1 and §6.4). For every function (callees
+// before their callers, so that a call is priced by its callee's
+// schedule):
+//
+//  1. the DDG list scheduler (list_scheduler.go) orders the instructions
+//     by priority (critical path, num_ready_succs, kill_bytes - def_bytes);
+//  2. the TimeAwareScheduler (simulate.go: linearize_insts_by_simulation,
+//     pick_candidate) walks that order simulating every engine's and DMA
+//     queue's timeline, issuing at each step the candidate of the reorder
+//     window that can start earliest;
+//  3. the result goes into the schedule side table (bir.Schedule: Start,
+//     End, Order; Queue and DGE come from alloc_queues and
+//     assign_hwdge_engine) and each block's instruction order becomes the
+//     linearized schedule (ascending start), so the sequential interpreter
+//     executes the scheduled order;
+//  4. the report (report.go): makespan, lower bound and its binding term,
+//     gap, program-order makespan, utilization, largest stalls, reuse cost.
+//
+// The reorder window (option reorder-window, default 64 instructions):
+// 0 or 1 switches it off, with the seed's log line "Disabling reorder
+// window optimization.", and instructions are issued in list order.
+//
+// Pre: every DMA has a queue (alloc_queues); dependencies as the
+// anti_dependency_analyzer leaves them (any backward dependencies are
+// respected). A function that still has loops (FullUnroll level 0 or 1
+// keeps dynamic loops) is not scheduled ("function F keeps loops: not
+// scheduled"), and then the module does not reach StageScheduled. Post:
+// StageScheduled (the
+// verifier's rules: every instruction scheduled, every dependency
+// respected, no two instructions overlap on one engine or queue, blocks in
+// start order). The instructions are unchanged except for their order
+// within their block.
+//
+// Decisions where the seed is silent: the priority's combination
+// (list_scheduler.go); pick_candidate's rule (earliest start, then list
+// order); the window size; blocks are scheduled one after the other (an
+// instruction of a later block starts no earlier than every instruction
+// of the earlier blocks started); a call occupies every engine and queue
+// for its callee's makespan. reschedule_cc_related_inst (re-placing
+// GpSimd ops for their launch cost) has no separate step: the launch
+// cost (GPSIMD_START) is in the cost model, and the earliest-start rule
+// places GpSimd ops by it like any other. is_better_trigger (which engine
+// triggers a DMA) belongs to synchronization (seed 002 §6.5).
+//
+// Checkpoint: with --dump-dir the pass manager writes the module after
+// this pass as BIR-JSON to the seed's checkpoint name
+// bir.scheduled.after-ooo.json.
+
+// CheckpointName is the seed's checkpoint file name (seed 002 §6.4).
+const CheckpointName = "bir.scheduled.after-ooo.json"
+
+// DefaultWindow is the default reorder window.
+const DefaultWindow = 64
+
+// TimeAwareSchedulerPass is the pass table entry.
+var TimeAwareSchedulerPass = pass.Pass{
+	Name:       "time_aware_scheduler",
+	Default:    true,
+	Produces:   verify.StageScheduled,
+	Checkpoint: CheckpointName,
+	Options: []pass.Option{
+		{Name: "reorder-window", Default: strconv.Itoa(DefaultWindow), Doc: "candidates pick_candidate considers (0 or 1: issue in list order)"},
+		{Name: "reuse-cost", Default: "auto", Doc: "also schedule with unlimited memory to price the allocation's reuse: true, false, or auto (functions up to 1M instructions)"},
+	},
+	Doc: "DDG list scheduler feeding the TimeAwareScheduler: start/end of every instruction on its engine or DMA queue (seed 002 §6.1, §6.4)",
+	Run: runScheduler,
+}
+
+// Options configure Schedule.
+type Options struct {
+	// Window is the reorder window (<= 1: off).
+	Window int
+	// ReuseCost also schedules the function with unlimited memory (the
+	// logical dependencies) for the report.
+	ReuseCost bool
+}
+
+func runScheduler(ctx *pass.Context) error {
+	w, err := ctx.IntOption("reorder-window")
+	if err != nil {
+		return err
+	}
+	if w < 0 {
+		return fmt.Errorf("option reorder-window=%d: want >= 0", w)
+	}
+	if w <= 1 {
+		ctx.Logf("Disabling reorder window optimization.")
+	}
+	reuse := ctx.Option("reuse-cost")
+	if reuse != "auto" && reuse != "true" && reuse != "false" {
+		return fmt.Errorf("option reuse-cost=%q: want true, false or auto", reuse)
+	}
+	var total int64
+	for _, f := range calleesFirst(ctx.Module) {
+		if depgraph.HasLoops(f) {
+			// The seed's machinery for loops (modulo schedules, carried
+			// dependencies) is not narwhal's: a function FullUnroll left
+			// loops in stays unscheduled, and the module does not reach
+			// StageScheduled.
+			ctx.Logf("function %s keeps loops: not scheduled", f.Name)
+			ctx.Count("functions_with_loops", 1)
+			ctx.SetProduced(0)
+			continue
+		}
+		ctx.Function(f.Name)
+		opt := Options{Window: int(w), ReuseCost: reuse == "true" || reuse == "auto" && f.NumInsts() <= 1_000_000}
+		rep, err := Schedule(f, ctx.Arch, opt)
+		if err != nil {
+			return err
+		}
+		ctx.Function("")
+		if rep.Insts == 0 {
+			continue
+		}
+		total += int64(rep.Insts)
+		ctx.Count("reordered", int64(rep.Reordered))
+		ctx.AddReport(fmt.Sprintf("Schedule of function %s:", f.Name), rep.String())
+		if f == ctx.Module.Main() || len(ctx.Module.Funcs) == 1 {
+			ctx.Count("makespan_ns", rep.Makespan/1000)
+			ctx.Count("lower_bound_ns", rep.LowerBound/1000)
+			ctx.Count("program_order_ns", rep.ProgramOrder/1000)
+		}
+	}
+	ctx.Count("instructions_scheduled", total)
+	return nil
+}
+
+// calleesFirst returns the module's functions with main last, so that a
+// call's callee is scheduled before the call.
+func calleesFirst(m *bir.Module) []*bir.Function {
+	main := m.Main()
+	var out []*bir.Function
+	for _, f := range m.Funcs {
+		if f != main {
+			out = append(out, f)
+		}
+	}
+	if main != nil {
+		out = append(out, main)
+	}
+	return out
+}
+
+// Schedule schedules f (see the pass comment): it fills f.Sched's Start,
+// End and Order, reorders f's blocks into the linearized schedule, and
+// returns the report. f's DMAs must have queues (AllocQueues).
+func Schedule(f *bir.Function, model *arch.Model, opt Options) (*Report, error) {
+	m := f.Module()
+	span := func(name string) int64 {
+		if c := m.Func(name); c != nil && c.Sched != nil {
+			return c.Sched.Makespan()
+		}
+		return 0
+	}
+	p, err := newProblem(f, model, span)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.graphFromIR(); err != nil {
+		return nil, err
+	}
+	t, pr := p.schedule(opt.Window)
+	rep := p.report(t, pr)
+	// The in-order program-order makespan: issue in program order.
+	prog := make([]int32, len(p.insts))
+	for k := range prog {
+		prog[k] = int32(k)
+	}
+	rep.ProgramOrder = p.simulate(prog, 1).makespan
+	rep.Unlimited = -1
+	if opt.ReuseCost && len(p.insts) > 0 {
+		g, err := depgraph.Analyze(f, depgraph.Options{Mode: depgraph.Logical, Partitions: model.Partitions, PSUMBankBytes: model.PSUMBankBytes})
+		if err != nil {
+			return nil, err
+		}
+		q := p.withGraph(g)
+		tu, _ := q.schedule(opt.Window)
+		rep.Unlimited = tu.makespan
+	}
+	rep.Reordered = p.commit(t)
+	return rep, nil
+}
+
+// schedule runs the list scheduler and the time-aware simulation.
+func (p *problem) schedule(window int) (*timeline, *priority) {
+	pr := &priority{bl: p.bottomLevels(), netFree: p.pressure()}
+	list := p.listSchedule(pr)
+	return p.simulate(list, window), pr
+}
+
+// commit writes the schedule into f.Sched and reorders the blocks; it
+// returns how many instructions changed position.
+func (p *problem) commit(t *timeline) int {
+	f := p.f
+	tab := table(f)
+	lin := p.linear(t)
+	next := make([]int32, p.nRes+1)
+	for _, k := range lin {
+		i := p.insts[k]
+		tab.Start[i], tab.End[i] = t.start[k], t.end[k]
+		r := p.res[k]
+		switch {
+		case r >= 0:
+			tab.Order[i] = next[r]
+			next[r]++
+		case r == resAll:
+			tab.Order[i] = next[p.nRes]
+			next[p.nRes]++
+		default:
+			tab.Order[i] = -1
+		}
+	}
+	// Reorder each top-level block (positions of one block are contiguous
+	// in lin, blocks in order).
+	at, moved := 0, 0
+	for bi, b := range f.Top {
+		n := 0
+		for at+n < len(lin) && p.block[lin[at+n]] == int32(bi) {
+			n++
+		}
+		list := make([]bir.InstID, n)
+		for j := range n {
+			list[j] = p.insts[lin[at+j]]
+			if lin[at+j] != int32(at+j) {
+				moved++
+			}
+		}
+		if n > 0 || len(f.Block(b).Insts) == 0 {
+			f.ReplaceBlockInsts(b, list)
+		}
+		at += n
+	}
+	return moved
+}
