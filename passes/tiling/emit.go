@@ -80,17 +80,7 @@ func (e *emitter) place(i bir.InstID) {
 }
 
 // uniqueInst returns name when no live instruction has it, else name_<k>.
-func (e *emitter) uniqueInst(name string) string {
-	if _, taken := e.f.InstByName(name); !taken {
-		return name
-	}
-	for k := 1; ; k++ {
-		n := name + "_" + strconv.Itoa(k)
-		if _, taken := e.f.InstByName(n); !taken {
-			return n
-		}
-	}
-}
+func (e *emitter) uniqueInst(name string) string { return uniqueName(e.f, name) }
 
 func (e *emitter) uniqueBlock(name string) string {
 	n := name
