@@ -510,14 +510,78 @@ func (e *emitter) replicate(gi int, g *group) error {
 				return err
 			}
 			e.tiles[key] = h
+			e.stats.Replicated++
+			if e.a.peReplicable(t.dt) {
+				if err := e.replicatePE(x.id, t, o, g.pt, h); err != nil {
+					return err
+				}
+				continue
+			}
 			src := bir.PhysAP(e.f.Tensor(t.id).Locs[0], t.dt, o.off, e.pat([2]int64{0, g.pt}, [2]int64{1, o.cols}))
 			cp := e.f.NewInst(bir.OpDMACopy, e.uniqueInst(t.name+"_replicate"), bir.EngUnassigned,
 				[]bir.Operand{src}, []bir.Operand{h.All()}, bir.Attrs("mode", "Copy"))
 			e.f.InheritPos(cp, x.id)
 			e.place(cp)
 			e.stats.Created++
-			e.stats.Replicated++
 		}
+	}
+	return nil
+}
+
+// peReplicable reports whether a row of dtype dt can be replicated by the
+// Tensor engine: a float dtype the matmul takes (fp32 with fp32, bf16 and
+// fp16), on a generation with the engine.
+func (a *analysis) peReplicable(dt bir.Dtype) bool {
+	return a.model.HasEngine(bir.EngPE) && (dt == bir.Float32 || dt == bir.BFloat16 || dt == bir.Float16)
+}
+
+// replicatePE replicates the broadcast row o of t into h [pt, cols] the
+// NKI tutorial's way (the hand-written rmsnorm's): a ones vector [1, pt]
+// as the stationary operand and the row as the moving one (K = 1), so the
+// Tensor engine writes the row into every partition of a PSUM tile, one
+// bank's worth of columns at a time, each evacuated into the replica.
+// Every product is 1 * g, exact in fp32, summed from +0: the replica
+// equals the row, except that a -0 becomes +0 (semantics.md §4.7's sum
+// from +0).
+func (e *emitter) replicatePE(at bir.InstID, t *tensor, o *opnd, pt int64, h bir.T) error {
+	f, m, a := e.f, e.m, e.a
+	ones, err := e.newTensor(t.name+"_ones", bir.MemSB, t.dt, 1, 1, pt)
+	if err != nil {
+		return err
+	}
+	ms := f.NewInst(bir.OpMemset, e.uniqueInst(t.name+"_ones"), bir.EngUnassigned, nil, []bir.Operand{ones.All()},
+		bir.Attrs("mode", "Const", "constant", bir.Float(1)))
+	f.InheritPos(ms, at)
+	e.place(ms)
+	e.stats.Created++
+	chunk := min(o.cols, a.model.Tile.GemmMovingFMax, a.model.PSUMBankBytes/bir.Float32.Size())
+	if n := a.model.MatmulMaxN(bir.Float32); n > 0 {
+		chunk = min(chunk, n)
+	}
+	zero := affine.Const(0)
+	for si, sp := range spans(o.cols, chunk) {
+		name := t.name + "_bcast"
+		if si > 0 {
+			name += "_t" + strconv.Itoa(si)
+		}
+		ps, err := e.newTensor(name, bir.MemPSUM, bir.Float32, sp.count, pt, sp.size)
+		if err != nil {
+			return err
+		}
+		e.loop(t.name+"_replicate_c", "c", sp.count, at, func(c affine.Expr) {
+			col := affine.Scale(affine.Add(c, affine.Const(sp.base)), chunk)
+			mv := sym(bir.T{ID: t.id, Dtype: t.dt}, zero, affine.Add(affine.Const(o.off), col), e.pat([2]int64{t.cols, 1}, [2]int64{1, sp.size}), m)
+			dst := sym(ps, c, zero, e.pat([2]int64{sp.size, pt}, [2]int64{1, sp.size}), m)
+			mm := f.NewInst(bir.OpMatmult, e.uniqueInst(t.name+"_replicate"), bir.EngPE,
+				[]bir.Operand{ones.All(), mv}, []bir.Operand{dst}, bir.Attrs("start_tensor_calc", true, "stop_tensor_calc", true))
+			f.InheritPos(mm, at)
+			e.place(mm)
+			cp := f.NewInst(bir.OpTensorCopy, e.uniqueInst(t.name+"_replicate_copy"), bir.EngUnassigned,
+				[]bir.Operand{dst}, []bir.Operand{sym(h, zero, col, e.pat([2]int64{o.cols, pt}, [2]int64{1, sp.size}), m)}, nil)
+			f.InheritPos(cp, at)
+			e.place(cp)
+			e.stats.Created += 2
+		})
 	}
 	return nil
 }

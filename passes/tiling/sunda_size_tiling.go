@@ -60,10 +60,15 @@
 //  6. Software replication (enable_software_replication,
 //     is_replication_candidate; seed 002 §2.4): a one-partition row read
 //     through a partition broadcast by a group whose tile has more
-//     partitions is replicated once, before the group's nest, by one
-//     on-chip DMA into a [pt, cols] replica that every tile reads. With
-//     replication off (or for a row that is no candidate) every tile
-//     re-loads the row from DRAM with a partition-broadcast DMA.
+//     partitions is replicated once, before the group's nest, into a
+//     [pt, cols] replica that every tile reads: by the Tensor engine for
+//     a float row (a ones vector [1, pt] as the stationary operand and
+//     the row as the moving one, K = 1, one PSUM bank of columns at a
+//     time, each evacuated into the replica: the NKI tutorial's and the
+//     hand-written rmsnorm's broadcast), by one on-chip DMA whose source
+//     reads the row with partition step 0 otherwise. With replication off
+//     (or for a row that is no candidate) every tile re-loads the row
+//     from DRAM with a partition-broadcast DMA.
 //  7. The SIMD-macro path (seed 002 §2.2, §2.5; option simd_macro): a
 //     group of GpSimd elementwise instructions (with its loads and stores)
 //     is one SIMD macro (packInstsToSIMDMacro: the group is one loop
@@ -90,8 +95,9 @@
 // Pre: a module the verifier accepts (macro operations allowed: stage
 // none). Post: verify.StageTiled (no compute access over pmax partitions,
 // no free size, encoding, matmul or PSUM-bank limit exceeded, no partition
-// broadcast); every output bit-identical to the macro module's, except
-// where a matmul's K is split: each K tile's products are summed in fp32
+// broadcast); every output bit-identical to the macro module's (a -0 in a
+// row replicated by the Tensor engine excepted, see below), except where
+// a matmul's K is split: each K tile's products are summed in fp32
 // and added to PSUM, so the sum's rounding differs from one K-long sum (a
 // relative error within (K + 1) * 2^-24 of the sum of |products|, the
 // bound the matmul reference states; tests hold the split to it).
@@ -125,9 +131,14 @@
 //   - A reduction keeps whole rows (its free axis is not split: partial
 //     reductions combined across tiles would reorder sums); a row wider
 //     than the budget is an error naming the bound.
-//   - Replication is one DMA (exact for every dtype) rather than the NKI
-//     tutorial's ones-matmul (which turns -0 into +0 and needs a float
-//     dtype); only one-partition rows are broadcast (pair 0 step 0).
+//   - Replication uses the Tensor engine where it can (float rows): the
+//     cost model prices a K = 1 matmul and its evacuation far below a DMA
+//     of the whole replica (about 1.5 us against 25 us for [128, 512]
+//     fp32 on trn2), and macro_rmsnorm then matches the hand-written
+//     kernel's makespan. Its one inexactness: the matmul sums from +0, so
+//     a -0 in the row becomes +0 in the replica (the hand-written kernel
+//     has the same); an integer row is replicated by a DMA, exactly. Only
+//     one-partition rows are broadcast (pair 0 step 0).
 //   - The remainder tile of an axis is its own region (a copy of the nest
 //     with the remainder's sizes), not a predicate: every instruction of a
 //     region has one shape.
