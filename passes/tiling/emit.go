@@ -34,17 +34,16 @@ func spans(n, tile int64) []span {
 // tileCtx is one region of a group's nest: the expressions of the current
 // tile inside it.
 type tileCtx struct {
-	g        *group
-	gi       int
-	region   int // index of (pr, fr) among the group's regions
-	pspan    int
-	pr, fr   span
-	p, f     affine.Expr // global tile indices
-	pl       affine.Expr // the p loop's local index (column tiles)
-	local    affine.Expr // the region's block index: pl*fr.count + fl
-	multiF   bool
-	suffix   string
-	nRegions int
+	g      *group
+	gi     int
+	region int // index of (pr, fr) among the group's regions
+	pspan  int
+	pr, fr span
+	p, f   affine.Expr // global tile indices
+	pl     affine.Expr // the p loop's local index (column tiles)
+	local  affine.Expr // the region's block index: pl*fr.count + fl
+	multiF bool
+	suffix string
 }
 
 // emitter rewrites one function.

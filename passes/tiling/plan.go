@@ -229,10 +229,7 @@ func (a *analysis) plan() ([]*group, error) {
 			if a.opt.RateMatching {
 				a.link(su, func(xi int) bool { return !psumUnit[a.mops[xi].unit] })
 			}
-			var members []int
-			for _, xi := range g.ops {
-				members = append(members, xi)
-			}
+			members := append([]int(nil), g.ops...)
 			for xi := range a.mops {
 				if f := a.mops[xi].fusedInto; f >= 0 && slices.Contains(g.ops, f) {
 					members = append(members, xi)
