@@ -31,6 +31,7 @@ package pack
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 )
@@ -242,11 +243,11 @@ func MaxLive(buffers []Buffer) int64 {
 		events = append(events, event{b.Lower, b.Size}, event{b.Upper, -b.Size})
 	}
 	// Ends before starts at the same instant: intervals are half-open.
-	sort.Slice(events, func(i, j int) bool {
-		if events[i].t != events[j].t {
-			return events[i].t < events[j].t
+	slices.SortFunc(events, func(a, b event) int {
+		if a.t != b.t {
+			return compareInt64(a.t, b.t)
 		}
-		return events[i].delta < events[j].delta
+		return compareInt64(a.delta, b.delta)
 	})
 	var live, best int64
 	for _, e := range events {
