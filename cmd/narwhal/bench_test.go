@@ -104,3 +104,32 @@ func TestBench_BadArguments(t *testing.T) {
 		}
 	}
 }
+
+// TestFullUnroll_Stats: full-unroll --stats records its four phases, the
+// instruction count after each, and the peak RSS.
+func TestFullUnroll_Stats(t *testing.T) {
+	dir := t.TempDir()
+	stats := filepath.Join(dir, "stats.json")
+	spec, want := benchKernels["tensor_add"](4000)
+	if code, _, stderr := narwhal(t, "full-unroll", "-unrollLevel=2", spec, "-o", filepath.Join(dir, "out.json"), "--stats", stats); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st cmdStats
+	if err := json.Unmarshal(data, &st); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range st.Phases {
+		names = append(names, p.Name)
+	}
+	if got := strings.Join(names, ","); got != "load,verify input,full_unroll,save" {
+		t.Errorf("phases %s", got)
+	}
+	if st.Command != "full-unroll" || st.Insts != want || st.Phases[0].Insts >= want || st.Phases[2].Insts != want || st.Phases[2].Alloc == 0 {
+		t.Errorf("stats %+v", st)
+	}
+}
