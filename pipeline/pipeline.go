@@ -29,6 +29,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/passes/dma"
 	"github.com/narwhal-compiler/narwhal/passes/sbsize"
 	"github.com/narwhal-compiler/narwhal/passes/sched"
+	"github.com/narwhal-compiler/narwhal/passes/semaphores"
 	"github.com/narwhal-compiler/narwhal/passes/shrink"
 	"github.com/narwhal-compiler/narwhal/passes/tiling"
 	"github.com/narwhal-compiler/narwhal/passes/translate"
@@ -59,6 +60,7 @@ var Table = pass.Table{
 		sched.AssignHWDGEEnginePass,
 		sched.AllocQueuesPass,
 		sched.TimeAwareSchedulerPass,
+		semaphores.AllocSemaphoresPass,
 	},
 	Constraints: []pass.Constraint{
 		{Before: "translate_nki_ast_to_bir", After: "lower_generic_indirect", Why: "NKI kernels must be materialized before their DMAs can be legalized"},
@@ -89,6 +91,7 @@ var Table = pass.Table{
 		{Before: "assign_engines", After: "time_aware_scheduler", Why: "an instruction's engine is its timeline"},
 		{Before: "assign_hwdge_engine", After: "alloc_queues", Why: "the DGE prices a DMA, and alloc_queues balances priced DMAs"},
 		{Before: "alloc_queues", After: "time_aware_scheduler", Why: "a DMA's queue is its timeline"},
+		{Before: "time_aware_scheduler", After: "alloc_semaphores", Why: "semaphores order the scheduled streams: a wait's count names an update in its stream's order (seed 002 §6.5 runs after the schedule)"},
 	},
 }
 
