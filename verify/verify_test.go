@@ -153,7 +153,7 @@ func TestStage_StringParse(t *testing.T) {
 		{0, "none"},
 		{StageUnrolled, "unrolled"},
 		{StageAllocated | StageCCELegal, "cce-legal|allocated"},
-		{AllStages, "unrolled|indirect-lowered|cce-legal|sb-legal|allocated|engines-assigned|strided-legal|scheduled|synchronized"},
+		{AllStages, "unrolled|indirect-lowered|cce-legal|sb-legal|allocated|engines-assigned|strided-legal|scheduled|synchronized|tiled"},
 		{1 << 10, "0x400"},
 	}
 	for _, tc := range tests {

@@ -172,7 +172,7 @@ func hostileCorpus() map[string][]byte {
 // scratch copy of the corpus), $OUT a fresh scratch directory, ” an
 // empty argument.
 const casesText = `# issue 19's reproducers (each within 30 s and 2 GiB) and the CLI items
-1 | run builtin:tensor_add:rows=1048576,cols=1048576 --outputs $OUT | the input does not verify
+1 | run builtin:tensor_add:rows=1048576,cols=1048576 --outputs $OUT | input x (float32 [1048576 1048576], 4 TiB) does not fit
 1 | run builtin:tensor_add:rows=1048576,cols=1048576 --no-verify --outputs $OUT | does not fit the interpreter's memory budget of 2 GiB
 1 | run builtin:embedding:vocab=1000000000 --outputs $OUT | raise it with --max-memory
 1 | run @repro1_dram_2e20x2e20.bir --outputs $OUT | location big
