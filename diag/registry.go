@@ -72,6 +72,25 @@ const cce3 = "  red = DMACopy %x[ap=[[512,128],[1,512]]] f32, %x[ap=[[512,128],[
 const stT = `  st = Save %t[ap=[[512,128],[1,512]]] f32 -> %out[ap=[[512,128],[1,512]]] f32
 `
 
+// matmulTile is a bf16 [K=64, M=32] x [64, 512] matmul into PSUM with the
+// given fields.
+func matmulTile(fields string) string {
+	return `module arch=trn2
+
+func @main {
+  tensor %st_set: bf16[64, 32] class=NeuronSBTensor
+    loc %st: SB 64x64
+  tensor %mv_set: bf16[64, 512] class=NeuronSBTensor
+    loc %mv: SB 64x1024
+  tensor %ps_set: f32[32, 512] class=NeuronPSUMTensor
+    loc %ps: PSUM 32x2048
+
+Block1:
+  mm = Matmult on PE %st[ap=[[32,64],[1,32]]] bf16, %mv[ap=[[512,64],[1,512]]] bf16 -> %ps[ap=[[512,32],[1,512]]] f32 ` + fields + `
+}
+`
+}
+
 // mod is a text-form module: head, extra declarations, then Block1.
 func mod(decls, body string) string {
 	if decls != "" {
@@ -154,9 +173,9 @@ var Registry = []Entry{
 		Code: BadJSON, Title: "malformed BIR-JSON",
 		ExplainText: "The file is not JSON, or a field has the wrong type or value for BIR-JSON (docs/bir-json.md). " +
 			"The message gives file:line:column and the function, instruction and operand.",
-		Example: Example{Args: []string{"compile", "kernel.json"}, Files: []File{{Name: "kernel.json", Lang: "json",
+		Example: Example{Args: []string{"verify", "kernel.json"}, Files: []File{{Name: "kernel.json", Lang: "json",
 			Text: `{"version": 2, "arch": "trn2" "functions": [{"name": "main", "blocks": []}]}` + "\n"}}},
-		Fix: Example{Args: []string{"compile", "kernel.json"}, Files: []File{{Name: "kernel.json", Lang: "json",
+		Fix: Example{Args: []string{"verify", "kernel.json"}, Files: []File{{Name: "kernel.json", Lang: "json",
 			Text: `{"version": 2, "arch": "trn2", "functions": [{"name": "main", "blocks": []}]}` + "\n"}}},
 		FixText: "Add the missing comma.",
 	},
@@ -264,16 +283,15 @@ var Registry = []Entry{
 	},
 	{
 		Code: MatmulLimit, Title: "matmul sizes or tile fields out of range",
-		ExplainText: "A matmul contracts K <= 128 partitions, produces M <= 128 rows (the stationary's free size) " +
-			"and N columns up to the generation's limit for the destination dtype (512 fp32 per PSUM bank " +
-			"on trn2), and its tile_position/tile_size must be a legal PE tile. Rules matmul-limits, " +
-			"tile-size, tile-position.",
-		Example: compileBir(mod("  tensor %w_set: f32[128, 128] class=NeuronSBTensor\n    loc %w: SB 128x512\n  tensor %m_set: f32[128, 1024] class=NeuronSBTensor\n    loc %m: SB 128x4096\n  tensor %r_set: f32[128, 1024] class=NeuronPSUMTensor\n    loc %r: PSUM 128x4096\n",
-			"  mm = Matmult on PE %w[ap=[[128,128],[1,128]]] f32, %m[ap=[[1024,128],[1,1024]]] f32 -> %r[ap=[[1024,128],[1,1024]]] f32 {start_tensor_calc=true, stop_tensor_calc=true}\n")),
-		Fix: compileBir(mod("  tensor %w_set: f32[128, 128] class=NeuronSBTensor\n    loc %w: SB 128x512\n  tensor %m_set: f32[128, 1024] class=NeuronSBTensor\n    loc %m: SB 128x4096\n  tensor %r_set: f32[128, 1024] class=NeuronPSUMTensor\n    loc %r: PSUM 128x4096\n",
-			"  mm0 = Matmult on PE %w[ap=[[128,128],[1,128]]] f32, %m[ap=[[1024,128],[1,512]]] f32 -> %r[ap=[[1024,128],[1,512]]] f32 {start_tensor_calc=true, stop_tensor_calc=true}\n"+
-				"  mm1 = Matmult on PE %w[ap=[[128,128],[1,128]]] f32, %m[offset=512, ap=[[1024,128],[1,512]]] f32 -> %r[offset=512, ap=[[1024,128],[1,512]]] f32 {start_tensor_calc=true, stop_tensor_calc=true}\n")),
-		FixText: "Split N = 1024 into two matmuls of 512 columns, one PSUM bank each.",
+		ExplainText: "A matmul's destination dtype must be one the generation writes, and fp32 inputs go only " +
+			"with fp32; once tiled (StageTiled) it contracts K <= 128 partitions, produces M <= 128 rows (the " +
+			"stationary's free size) and N columns up to the generation's limit for the destination dtype " +
+			"(512 fp32 per PSUM bank on trn2); larger matmuls are macro operations sunda_size_tiling splits. " +
+			"Its tile_position/tile_size must be a legal PE tile that holds the operands. Rules matmul-limits, " +
+			"matmul-dtype, tile-size, tile-position.",
+		Example: compileBir(matmulTile("{start_tensor_calc=true, stop_tensor_calc=true, tile_position=[0, 0], tile_size=[32, 32]}")),
+		Fix:     compileBir(matmulTile("{start_tensor_calc=true, stop_tensor_calc=true}")),
+		FixText: "A [K=64, M=32] stationary does not fit a 32 x 32 PE tile: give no tile fields (the whole array), or a tile that holds it.",
 	},
 	{
 		Code: BadField, Title: "missing or malformed opcode field",

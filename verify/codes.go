@@ -18,11 +18,11 @@ var ruleCodes = map[string]string{
 	"pe-memory": diag.WrongMemory, "dma-psum": diag.WrongMemory, "tt-psum": diag.WrongMemory,
 	"engine-ap": diag.EngineAP, "partition-stride": diag.EngineAP, "free-size": diag.EngineAP,
 	"matmul-limits": diag.MatmulLimit, "matmul-dtype": diag.MatmulLimit, "tile-size": diag.MatmulLimit, "tile-position": diag.MatmulLimit,
-	"attr": diag.BadField, "semaphore": diag.BadField,
+	"attr": diag.BadField, "semaphore": diag.BadField, "sync": diag.BadField,
 	"indirect-shape": diag.IndirectShape, "tensor-indirection": diag.IndirectShape,
 	"partition-start": diag.PartStart,
-	"psum-bank":       diag.PSUMBank,
-	"overlap":         diag.Overlap,
+	"psum-bank":       diag.PSUMBank, "psum-tile": diag.PSUMBank,
+	"overlap": diag.Overlap,
 	// An allocated NKI kernel (translate verifies it at StageAllocated)
 	// whose tile lies outside the usable memory does not fit.
 	"sb-fit": diag.DoesNotFit, "allocated": diag.DoesNotFit,
@@ -32,6 +32,7 @@ var ruleCodes = map[string]string{
 	// violation as the pass's fault (pass.VerifierError, diag.Internal).
 	"unrolled": diag.Stage, "indirect-lowered": diag.Stage, "cce-sources": diag.Stage,
 	"engine-assigned": diag.Stage, "strided-load": diag.Stage, "scheduled": diag.Stage,
+	"tile-partitions": diag.Stage, "synchronized": diag.Stage,
 }
 
 // RuleCode returns the error code of rule ("" for an unknown rule).
