@@ -35,9 +35,12 @@ package tiling
 //     (the makespan function the pipeline supplies: the dependency
 //     analysis on physical addresses, engine, DGE and queue assignment,
 //     the time-aware list scheduler); it is kept when the makespan drops.
-//     Later candidates are judged against the improved function. At most
-//     max_evaluations schedules per function, and none for a function
-//     above max_instructions (each judgement schedules the function).
+//     Later candidates are judged against the improved function. Each
+//     judgement schedules the whole function, so the schedules per
+//     function are bounded twice: at most max_evaluations, and at most
+//     max_work / (its instructions) (the work is about 3 us of CPU per
+//     instruction scheduled); a function that cannot afford two (the
+//     baseline and one candidate) is not judged.
 //  3. Report: the makespan and the scheduler's lower bound before and
 //     after, per function, and the splits kept.
 //
@@ -70,6 +73,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
@@ -94,7 +98,7 @@ type MakespanFunc func(f *bir.Function, model *arch.Model) (Schedule, error)
 type PerfOptions struct {
 	Makespan        MakespanFunc
 	MaxEvaluations  int   // schedules per function (0: DefaultMaxEvaluations)
-	MaxInstructions int64 // larger functions are left alone (0: DefaultMaxInstructions)
+	MaxWork         int64 // instructions scheduled per function, over all judgements (0: DefaultMaxWork)
 	Logf            func(format string, args ...any)
 	OnFunction      func(name string)
 }
@@ -102,7 +106,7 @@ type PerfOptions struct {
 // Defaults of the performance-tiling options.
 const (
 	DefaultMaxEvaluations  = 64
-	DefaultMaxInstructions = 20000
+	DefaultMaxWork         = 200_000
 )
 
 // PerfStats count what performance tiling did.
@@ -115,7 +119,7 @@ type PerfStats struct {
 	After        int64 // and after
 	LowerBefore  int64 // sum of the scheduler's lower bounds before
 	LowerAfter   int64 // and after
-	SkippedLarge int   // functions above MaxInstructions
+	SkippedLarge int   // functions too large for MaxWork
 	SkippedLoops int   // functions that keep loops
 }
 
@@ -134,15 +138,23 @@ type candidate struct {
 	gain   int64 // the cost model's estimate of the time saved (ps)
 }
 
+// String names the candidate in log lines: its kind and splits (the
+// first three of a larger group, then how many).
 func (c *candidate) String(f *bir.Function) string {
-	s := c.kind + " "
+	var sb strings.Builder
+	sb.WriteString(c.kind)
+	sb.WriteByte(' ')
 	for j, x := range c.splits {
-		if j > 0 {
-			s += " + "
+		if j == 3 && len(c.splits) > 4 {
+			fmt.Fprintf(&sb, " + ... (%d splits)", len(c.splits))
+			break
 		}
-		s += fmt.Sprintf("%s/%d", f.InstName(x.inst), x.k)
+		if j > 0 {
+			sb.WriteString(" + ")
+		}
+		fmt.Fprintf(&sb, "%s/%d", f.InstName(x.inst), x.k)
 	}
-	return s
+	return sb.String()
 }
 
 // PerformanceTiling runs performance tiling on every function of m.
@@ -154,8 +166,8 @@ func PerformanceTiling(m *bir.Module, model *arch.Model, opt PerfOptions) (PerfS
 	if opt.MaxEvaluations <= 0 {
 		opt.MaxEvaluations = DefaultMaxEvaluations
 	}
-	if opt.MaxInstructions <= 0 {
-		opt.MaxInstructions = DefaultMaxInstructions
+	if opt.MaxWork <= 0 {
+		opt.MaxWork = DefaultMaxWork
 	}
 	for _, f := range m.FuncsMainFirst() {
 		if opt.OnFunction != nil {
@@ -165,14 +177,16 @@ func PerformanceTiling(m *bir.Module, model *arch.Model, opt PerfOptions) (PerfS
 			st.SkippedLoops++
 			continue
 		}
-		if n := f.NumInsts(); n > opt.MaxInstructions {
+		n := max(f.NumInsts(), 1)
+		evals := min(int64(opt.MaxEvaluations), opt.MaxWork/n)
+		if evals < 2 {
 			st.SkippedLarge++
 			if opt.Logf != nil {
-				opt.Logf("function %s: %d instructions, above max_instructions %d: not judged", f.Name, n, opt.MaxInstructions)
+				opt.Logf("function %s: %d instructions: max_work %d affords %d schedules, fewer than 2: not judged", f.Name, n, opt.MaxWork, evals)
 			}
 			continue
 		}
-		if err := perfFunction(f, model, &opt, &st); err != nil {
+		if err := perfFunction(f, model, int(evals), &opt, &st); err != nil {
 			return st, err
 		}
 	}
@@ -189,7 +203,7 @@ func hasLoops(f *bir.Function) bool {
 }
 
 // perfFunction judges the candidates of one function.
-func perfFunction(f *bir.Function, model *arch.Model, opt *PerfOptions, st *PerfStats) error {
+func perfFunction(f *bir.Function, model *arch.Model, maxEvals int, opt *PerfOptions, st *PerfStats) error {
 	deps, err := newDepState(f, model)
 	if err != nil {
 		return err
@@ -204,7 +218,7 @@ func perfFunction(f *bir.Function, model *arch.Model, opt *PerfOptions, st *Perf
 	cands := candidates(f, model)
 	kept, evals := 0, 1
 	for _, c := range cands {
-		if evals >= opt.MaxEvaluations {
+		if evals >= maxEvals {
 			break
 		}
 		if !c.live(f) {
@@ -588,13 +602,44 @@ func axisExtent(f *bir.Function, i bir.InstID, axis int) (int64, bool) {
 // instruction's pieces in pieces, and returns the instructions created.
 func applySplit(f *bir.Function, c *candidate, pieces map[bir.InstID][]bir.InstID) (int64, error) {
 	var created int64
+	now := make(map[bir.InstID][]bir.InstID, len(c.splits))
+	blocks := map[bir.BlockID]bool{}
 	for _, x := range c.splits {
+		if _, done := now[x.inst]; done {
+			continue
+		}
 		ps, err := splitInst(f, x.inst, x.axis, x.k)
 		if err != nil {
-			return created, err
+			for _, qs := range now { // leave no stray pieces behind
+				for _, q := range qs {
+					f.Remove(q)
+				}
+			}
+			for _, q := range ps {
+				f.Remove(q)
+			}
+			return 0, err
 		}
-		pieces[x.inst] = ps
+		now[x.inst] = ps
+		blocks[f.Inst(x.inst).Block] = true
 		created += int64(len(ps))
+	}
+	// One rebuild per block: the pieces take their instruction's place
+	// (inserting piece by piece would cost a block's length each).
+	for b := range blocks {
+		old := f.Block(b).Insts
+		list := make([]bir.InstID, 0, len(old)+int(created))
+		for _, i := range old {
+			if ps, ok := now[i]; ok {
+				list = append(list, ps...)
+				continue
+			}
+			list = append(list, i)
+		}
+		f.SetBlockInsts(b, list)
+	}
+	for i, ps := range now {
+		pieces[i] = ps
 	}
 	return created, nil
 }
@@ -685,8 +730,8 @@ func (d *depState) materialize(f *bir.Function) {
 	}
 }
 
-// splitInst replaces instruction i by k pieces along axis and returns
-// them.
+// splitInst creates the k pieces of instruction i along axis (in no
+// block: applySplit puts them in i's place) and returns them.
 func splitInst(f *bir.Function, i bir.InstID, axis int, k int64) ([]bir.InstID, error) {
 	m := f.Module()
 	ext, ok := axisExtent(f, i, axis)
@@ -723,10 +768,8 @@ func splitInst(f *bir.Function, i bir.InstID, axis int, k int64) ([]bir.InstID, 
 		}
 		c := f.Clone(i, m.NewSym(uniqueName(f, name+".t"+strconv.FormatInt(j, 10))))
 		f.SetArgs(c, all[:nIns], all[nIns:])
-		f.InsertBefore(i, c)
 		pieces = append(pieces, c)
 	}
-	f.Remove(i)
 	return pieces, nil
 }
 
@@ -791,7 +834,7 @@ func PerfPass(makespan MakespanFunc) pass.Pass {
 		Options: []pass.Option{
 			{Name: "enable", Default: "true", Doc: "split instructions where the scheduler's makespan drops (false: leave the program as it is)"},
 			{Name: "max_evaluations", Default: strconv.Itoa(DefaultMaxEvaluations), Doc: "schedules computed per function to judge candidate splits"},
-			{Name: "max_instructions", Default: strconv.Itoa(DefaultMaxInstructions), Doc: "functions with more instructions are not judged"},
+			{Name: "max_work", Default: strconv.Itoa(DefaultMaxWork), Doc: "instructions scheduled per function over all judgements (bounds the schedules of a large function)"},
 		},
 		Doc: "performance tiling: instructions split into pieces where the scheduler's makespan drops (seed 002 §2.1 rate matching)",
 		Run: func(ctx *pass.Context) error {
@@ -807,14 +850,14 @@ func PerfPass(makespan MakespanFunc) pass.Pass {
 			if err != nil {
 				return err
 			}
-			mi, err := ctx.IntOption("max_instructions")
+			mw, err := ctx.IntOption("max_work")
 			if err != nil {
 				return err
 			}
-			if me < 1 || mi < 1 {
-				return fmt.Errorf("max_evaluations = %d, max_instructions = %d: want both >= 1", me, mi)
+			if me < 1 || mw < 1 {
+				return fmt.Errorf("max_evaluations = %d, max_work = %d: want both >= 1", me, mw)
 			}
-			st, err := PerformanceTiling(ctx.Module, ctx.Arch, PerfOptions{Makespan: makespan, MaxEvaluations: int(me), MaxInstructions: mi, Logf: ctx.Logf, OnFunction: ctx.Function})
+			st, err := PerformanceTiling(ctx.Module, ctx.Arch, PerfOptions{Makespan: makespan, MaxEvaluations: int(me), MaxWork: mw, Logf: ctx.Logf, OnFunction: ctx.Function})
 			ctx.Function("")
 			if err != nil {
 				return err
