@@ -96,17 +96,17 @@ type MakespanFunc func(f *bir.Function, model *arch.Model) (Schedule, error)
 
 // PerfOptions configure PerformanceTiling.
 type PerfOptions struct {
-	Makespan        MakespanFunc
-	MaxEvaluations  int   // schedules per function (0: DefaultMaxEvaluations)
-	MaxWork         int64 // instructions scheduled per function, over all judgements (0: DefaultMaxWork)
-	Logf            func(format string, args ...any)
-	OnFunction      func(name string)
+	Makespan       MakespanFunc
+	MaxEvaluations int   // schedules per function (0: DefaultMaxEvaluations)
+	MaxWork        int64 // instructions scheduled per function, over all judgements (0: DefaultMaxWork)
+	Logf           func(format string, args ...any)
+	OnFunction     func(name string)
 }
 
 // Defaults of the performance-tiling options.
 const (
-	DefaultMaxEvaluations  = 64
-	DefaultMaxWork         = 200_000
+	DefaultMaxEvaluations = 64
+	DefaultMaxWork        = 200_000
 )
 
 // PerfStats count what performance tiling did.
