@@ -70,6 +70,7 @@ package tiling
 // instruction touches, so the allocation stays valid.
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -173,7 +174,7 @@ func PerformanceTiling(m *bir.Module, model *arch.Model, opt PerfOptions) (PerfS
 		if opt.OnFunction != nil {
 			opt.OnFunction(f.Name)
 		}
-		if hasLoops(f) {
+		if depgraph.HasLoops(f) {
 			st.SkippedLoops++
 			continue
 		}
@@ -191,15 +192,6 @@ func PerformanceTiling(m *bir.Module, model *arch.Model, opt PerfOptions) (PerfS
 		}
 	}
 	return st, nil
-}
-
-func hasLoops(f *bir.Function) bool {
-	loops := false
-	f.Walk(func(i bir.InstID) bool {
-		loops = f.Inst(i).Op.IsLoop()
-		return !loops
-	})
-	return loops
 }
 
 // perfFunction judges the candidates of one function.
@@ -459,6 +451,7 @@ func candidates(f *bir.Function, model *arch.Model) []candidate {
 	// alike (one split alone often gains nothing while its repetitions
 	// still bound the schedule).
 	bySig := map[string]*candidate{}
+	members := map[string]int{}
 	var sigs []string
 	for _, c := range out {
 		if c.kind == "dma-partitions (siblings)" {
@@ -480,21 +473,14 @@ func candidates(f *bir.Function, model *arch.Model) []candidate {
 		}
 		g.splits = append(g.splits, c.splits...)
 		g.gain += c.gain
+		members[key]++
 	}
 	for _, key := range sigs {
-		if g := bySig[key]; len(g.splits) > len(out[0].splits) && g.gain > 0 && countInsts(g) > 1 {
+		if g := bySig[key]; members[key] > 1 && g.gain > 0 && countInsts(g) > 1 {
 			out = append(out, *g)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b candidate) int {
-		switch {
-		case a.gain > b.gain:
-			return -1
-		case a.gain < b.gain:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(out, func(a, b candidate) int { return cmp.Compare(b.gain, a.gain) })
 	return out
 }
 
@@ -862,17 +848,12 @@ func PerfPass(makespan MakespanFunc) pass.Pass {
 			if err != nil {
 				return err
 			}
-			for _, c := range []struct {
-				name string
-				v    int64
-			}{
+			count(ctx, "sunda_size_tiling_perf.", []counter{
 				{"functions", int64(st.Functions)}, {"evaluations", int64(st.Evaluations)}, {"kept", int64(st.Kept)}, {"pieces", st.Pieces},
 				{"makespan_before_ns", st.Before / 1000}, {"makespan_after_ns", st.After / 1000},
 				{"lower_bound_before_ns", st.LowerBefore / 1000}, {"lower_bound_after_ns", st.LowerAfter / 1000},
 				{"skipped_large", int64(st.SkippedLarge)}, {"skipped_loops", int64(st.SkippedLoops)},
-			} {
-				ctx.Count("sunda_size_tiling_perf."+c.name, c.v)
-			}
+			}, true)
 			return nil
 		},
 	}
