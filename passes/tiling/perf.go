@@ -20,10 +20,11 @@ package tiling
 //     piece costs as much), at most the DMA queues, and each piece must
 //     move at least its fixed cost's worth of bytes (the DMA fixed cost
 //     against the transfer time gained).
-//     - pipeline-free: a producer and its consumer (an engine instruction
-//     and the DMA that loads its input or stores its output, or two
-//     engine instructions) split along the free axis into k pieces, so
-//     the consumer starts on piece j while the producer makes piece j+1.
+//     - pipeline-free: a consumer and the producers of its inputs (an
+//     engine instruction and the DMAs that load its inputs, a DMA that
+//     stores an engine instruction's output, or engine instructions)
+//     split alike along the free axis into k pieces, so the consumer
+//     starts on piece j while the producers make piece j+1.
 //     The cost model decides k: an engine piece must keep at least MIN_II
 //     elements (GPSIMD_START on GpSimd, whose start-up cost a small piece
 //     would pay again), a DMA piece at least the bytes per partition of
@@ -136,6 +137,7 @@ type split struct {
 type candidate struct {
 	kind   string // "dma-partitions", "dma-partitions (siblings)" or "pipeline-free"
 	splits []split
+	pairs  [][2]bir.InstID // producer -> consumer pairs split piece for piece
 	gain   int64 // the cost model's estimate of the time saved (ps)
 }
 
@@ -391,32 +393,39 @@ func candidates(f *bir.Function, model *arch.Model) []candidate {
 				}
 			}
 		}
-		// pipeline-free: i consumes what a single producer wrote.
+		// pipeline-free: i and the producers of its inputs (each read by
+		// i alone), split alike along the free axis.
 		if free {
+			F, okF := axisExtent(f, i, 1)
+			group := []bir.InstID{i}
 			for _, o := range f.Ins(i) {
-				if o.Kind != bir.OpdPhysAP {
+				if !okF || o.Kind != bir.OpdPhysAP {
 					continue
 				}
 				p, ok := writer[region{o.Loc(), o.Offset, o.Pattern}]
-				if !ok || readers[p] != 1 || f.Inst(p).Dead() {
+				if !ok || readers[p] != 1 || f.Inst(p).Dead() || slices.Contains(group, p) {
 					continue
 				}
 				_, pfree := splitKind(f, p)
 				pdma := f.Inst(p).Op.Info().Has(bir.FlagDMA)
-				if !pfree || (dma && pdma) {
+				if F2, ok2 := axisExtent(f, p, 1); !pfree || (dma && pdma) || !ok2 || F2 != F {
 					continue
 				}
-				F, ok1 := axisExtent(f, i, 1)
-				F2, ok2 := axisExtent(f, p, 1)
-				if !ok1 || !ok2 || F != F2 {
-					continue
+				group = append(group, p)
+			}
+			if len(group) > 1 {
+				if k := pipelineK(f, model, group, F); k > 1 {
+					c := candidate{kind: "pipeline-free"}
+					tc := cost(f, i, model)
+					for _, p := range group[1:] {
+						c.splits = append(c.splits, split{p, 1, k})
+						c.pairs = append(c.pairs, [2]bir.InstID{p, i})
+						tp := cost(f, p, model)
+						c.gain += min(tp, tc) - min(tp, tc)/k
+					}
+					c.splits = append(c.splits, split{i, 1, k})
+					out = append(out, c)
 				}
-				if k := pipelineK(f, model, []bir.InstID{p, i}, F); k > 1 {
-					tp, tc := cost(f, p, model), cost(f, i, model)
-					gain := min(tp, tc) - min(tp, tc)/k
-					out = append(out, candidate{kind: "pipeline-free", splits: []split{{p, 1, k}, {i, 1, k}}, gain: gain})
-				}
-				break
 			}
 		}
 		// Siblings: the DMAs whose outputs i reads are split together
@@ -472,6 +481,7 @@ func candidates(f *bir.Function, model *arch.Model) []candidate {
 			sigs = append(sigs, key)
 		}
 		g.splits = append(g.splits, c.splits...)
+		g.pairs = append(g.pairs, c.pairs...)
 		g.gain += c.gain
 		members[key]++
 	}
@@ -670,10 +680,8 @@ func (d *depState) clone() *depState {
 // record notes a candidate's pipelined pairs (applySplit recorded the
 // pieces).
 func (d *depState) record(c *candidate) {
-	if c.kind == "pipeline-free" || c.kind == "pipeline-free (all alike)" {
-		for j := 0; j+1 < len(c.splits); j += 2 {
-			d.pairs[[2]bir.InstID{c.splits[j].inst, c.splits[j+1].inst}] = true
-		}
+	for _, pr := range c.pairs {
+		d.pairs[pr] = true
 	}
 }
 
