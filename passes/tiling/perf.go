@@ -138,7 +138,7 @@ type candidate struct {
 	kind   string // "dma-partitions", "dma-partitions (siblings)" or "pipeline-free"
 	splits []split
 	pairs  [][2]bir.InstID // producer -> consumer pairs split piece for piece
-	gain   int64 // the cost model's estimate of the time saved (ps)
+	gain   int64           // the cost model's estimate of the time saved (ps)
 }
 
 // String names the candidate in log lines: its kind and splits (the
