@@ -320,7 +320,10 @@ func (c *checker) physAP(i bir.InstID, x *opnd, o *bir.Operand) {
 			c.label(x), patternText(c.m.Pattern(o.Pattern)), o.Offset, lo, hi, total, x.dtype, total)
 		return
 	}
-	if x.onChip && pf.p0num > lc.Partitions {
+	if x.onChip && pf.p0num > lc.Partitions && pf.p0step != 0 {
+		// (Pair 0 with step 0 reads one partition row over and over: a
+		// macro operation's partition broadcast, bounded by the element
+		// range above.)
 		c.instLocDiag(i, l, "ap-bounds", "%s: pair 0 accesses %d partitions: want <= %d, the location's partitions", c.label(x), pf.p0num, lc.Partitions)
 		return
 	}
@@ -388,7 +391,7 @@ func (c *checker) symAP(i bir.InstID, x *opnd, o *bir.Operand) {
 			c.label(x), oe.Format(c.m.AxisName), patternText(c.m.Pattern(o.Pattern)), lo, hi, total, x.dtype, total)
 		return
 	}
-	if x.onChip && pf.p0num > c.f.Loc(x.loc).Partitions {
+	if x.onChip && pf.p0num > c.f.Loc(x.loc).Partitions && pf.p0step != 0 {
 		c.instDiag(i, "ap-bounds", "%s: pair 0 accesses %d partitions: want <= %d, the location's partitions", c.label(x), pf.p0num, c.f.Loc(x.loc).Partitions)
 		return
 	}

@@ -35,12 +35,19 @@ func TestBenchKernels(t *testing.T) {
 			if err := json.Unmarshal(data, &st); err != nil {
 				t.Fatal(err)
 			}
-			if st.Insts != want {
-				t.Errorf("%s: %d instructions after compile, benchKernels says %d", spec, st.Insts, want)
-			}
+			// benchKernels counts the unrolled instructions; synchronization
+			// (alloc_semaphores) adds carriers and stream endings after, and
+			// performance tiling (sunda_size_tiling_perf) may split some.
 			var names []string
+			unrolled := int64(-1)
 			for _, p := range st.Phases {
 				names = append(names, p.Name)
+				if p.Name == "full_unroll" {
+					unrolled = p.Insts
+				}
+			}
+			if unrolled != want || st.Insts < want {
+				t.Errorf("%s: %d instructions after full_unroll (%d after compile), benchKernels says %d", spec, unrolled, st.Insts, want)
 			}
 			joined := strings.Join(names, ",")
 			for _, phase := range []string{"load", "verify input", "full_unroll", "save"} {
@@ -49,7 +56,7 @@ func TestBenchKernels(t *testing.T) {
 				}
 			}
 			last := st.Phases[len(st.Phases)-1]
-			if last.Name != "save" || last.Insts != want || last.LiveHeap == 0 || st.PeakRSS <= 0 {
+			if last.Name != "save" || last.Insts != st.Insts || last.LiveHeap == 0 || st.PeakRSS <= 0 {
 				t.Errorf("%s: last phase %+v, peak RSS %d", spec, last, st.PeakRSS)
 			}
 		}

@@ -24,12 +24,7 @@ import (
 // Modules whose trip counts multiply to more than 64 are skipped (the
 // interpreter runs both sides of every unroller).
 func FuzzUnrollers(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.bir"))
-	for _, p := range files {
-		if src, err := os.ReadFile(p); err == nil {
-			f.Add(src)
-		}
-	}
+	addGoldenSeeds(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
 		if len(src) > 8192 {
 			return
@@ -121,12 +116,7 @@ func FuzzUnrollers_Limits(f *testing.F) {
 	} {
 		f.Add([]byte(src))
 	}
-	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.bir"))
-	for _, p := range files {
-		if src, err := os.ReadFile(p); err == nil {
-			f.Add(src)
-		}
-	}
+	addGoldenSeeds(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
 		if len(src) > 8192 {
 			return
@@ -156,4 +146,14 @@ func FuzzUnrollers_Limits(f *testing.F) {
 			}
 		}
 	})
+}
+
+// addGoldenSeeds adds the golden inputs to a fuzz target's seed corpus.
+func addGoldenSeeds(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.bir"))
+	for _, p := range files {
+		if src, err := os.ReadFile(p); err == nil {
+			f.Add(src)
+		}
+	}
 }
