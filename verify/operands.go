@@ -379,13 +379,22 @@ func (c *checker) symAP(i bir.InstID, x *opnd, o *bir.Operand) {
 		return
 	}
 	nb := max(ts.NBlocks, 1)
-	if lo, hi := c.exprRange(&be); lo < 0 || hi >= nb {
+	lo, hi, ok := c.exprRange(&be)
+	if !ok {
+		c.instDiag(i, "ap-bounds", "%s: block index %s over the enclosing loops' ranges: want values within +-2^62, have an int64 overflow", c.label(x), be.Format(c.m.AxisName))
+		return
+	}
+	if lo < 0 || hi >= nb {
 		c.instDiag(i, "ap-bounds", "%s: block index %s ranges over [%d, %d]: want 0 <= block < %d (tensor %s has %d blocks)",
 			c.label(x), be.Format(c.m.AxisName), lo, hi, nb, ts.Name, nb)
 		return
 	}
-	olo, ohi := c.exprRange(&oe)
-	lo, hi := olo+pf.minRel, ohi+pf.maxRel
+	olo, ohi, ok := c.exprRange(&oe)
+	if !ok {
+		c.instDiag(i, "ap-bounds", "%s: offset %s over the enclosing loops' ranges: want values within +-2^62, have an int64 overflow", c.label(x), oe.Format(c.m.AxisName))
+		return
+	}
+	lo, hi = olo+pf.minRel, ohi+pf.maxRel
 	if lo < 0 || hi >= total {
 		c.instDiag(i, "ap-bounds", "%s: offset %s with access pattern %s reaches elements [%d, %d] of a block of %d %s elements: want 0 <= index < %d",
 			c.label(x), oe.Format(c.m.AxisName), patternText(c.m.Pattern(o.Pattern)), lo, hi, total, x.dtype, total)
@@ -435,15 +444,24 @@ func plainAffine(e *affine.Expr) bool {
 // plain affine expressions (affine.Expr.Bounds), and for quasi-affine ones
 // exact by enumeration when the axes involved span at most enumLimit
 // points, else Bounds' conservative interval.
-func (c *checker) exprRange(e *affine.Expr) (int64, int64) {
-	lo, hi := e.Bounds(c.box)
+//
+// ok is false when the expression overflows int64 on the loops' ranges,
+// or reaches beyond +-2^62 (where adding a pattern's relative index could
+// overflow): the interpreter and the unrollers evaluate expressions in
+// wrapping int64 arithmetic, so such an expression could wrap an
+// out-of-bounds access back into bounds.
+func (c *checker) exprRange(e *affine.Expr) (int64, int64, bool) {
+	lo, hi, ok := e.Bounds(c.box)
+	if !ok || lo <= -limit || hi >= limit {
+		return 0, 0, false
+	}
 	if plainAffine(e) {
-		return lo, hi
+		return lo, hi, true
 	}
 	if elo, ehi, ok := c.enumerate(e); ok {
-		return elo, ehi
+		return elo, ehi, true
 	}
-	return lo, hi
+	return lo, hi, true
 }
 
 const enumLimit = 1 << 16

@@ -494,6 +494,23 @@ func ruleCases() []ruleCase {
 			})
 			return must(t, b)
 		}},
+		{name: "symbolic offset wrapping int64", rule: "ap-bounds", msg: "offset 8*i over the enclosing loops' ranges: want values within +-2^62, have an int64 overflow", build: func(t *testing.T) *bir.Module {
+			// Two iterations, i = 0 and 2^61: 8*i = 2^64 wraps to 0, which
+			// the range used to call in bounds.
+			b, x, xs := base()
+			b.Loop("i", 0, 1<<62, 1<<61, func(i affine.Expr) {
+				b.Load("ld", xs.All(), x.Sym(affine.Const(0), affine.Scale(i, 8), [2]int64{512, 128}, [2]int64{1, 512}))
+			})
+			return must(t, b)
+		}},
+		{name: "symbolic block wrapping int64", rule: "ap-bounds", msg: "block index 8*i over the enclosing loops' ranges", build: func(t *testing.T) *bir.Module {
+			b, x, _ := base()
+			bt := b.BlockTensor("bt", bir.MemSB, f32, 2, 128, 512)
+			b.Loop("i", 0, 1<<62, 1<<61, func(i affine.Expr) {
+				b.Load("ld", bt.Sym(affine.Scale(i, 8), affine.Const(0), [2]int64{512, 128}, [2]int64{1, 512}), x.All())
+			})
+			return must(t, b)
+		}},
 		{name: "quasi-affine offset out of range", rule: "ap-bounds", msg: "reaches elements [0, 66047]", build: func(t *testing.T) *bir.Module {
 			b, x, xs := base()
 			b.Loop("i", 0, 8, 1, func(i affine.Expr) {
