@@ -105,15 +105,27 @@ var (
 	chainUnary  = []string{"scale", "relu"}
 )
 
+// positiveParams reads integer parameters that must be positive (a macro
+// kernel's shapes are free: the tiler handles any size).
+func positiveParams(p Params, names ...string) ([]int64, error) {
+	v, err := intParams(p, names...)
+	if err != nil {
+		return nil, err
+	}
+	for k, x := range v {
+		if x <= 0 {
+			return nil, fmt.Errorf("%s=%d: want a positive size", names[k], x)
+		}
+	}
+	return v, nil
+}
+
 func macroChainParams(p Params) (macroChain, error) {
-	v, err := intParams(p, "rows", "cols")
+	v, err := positiveParams(p, "rows", "cols")
 	if err != nil {
 		return macroChain{}, err
 	}
 	c := macroChain{rows: v[0], cols: v[1]}
-	if c.rows <= 0 || c.cols <= 0 {
-		return c, fmt.Errorf("rows=%d, cols=%d: want positive sizes", c.rows, c.cols)
-	}
 	if c.dt, err = floatDtype(p); err != nil {
 		return c, err
 	}
@@ -238,14 +250,11 @@ func refMacroElementwise(p Params, in map[string]*interp.Tensor) (map[string]*in
 // ---- macro_matmul ----
 
 func macroMatmulParams(p Params) (matmulDims, error) {
-	v, err := intParams(p, "m", "k", "n")
+	v, err := positiveParams(p, "m", "k", "n")
 	if err != nil {
 		return matmulDims{}, err
 	}
 	d := matmulDims{M: v[0], K: v[1], N: v[2]}
-	if d.M <= 0 || d.K <= 0 || d.N <= 0 {
-		return d, fmt.Errorf("m=%d, k=%d, n=%d: want positive sizes", d.M, d.K, d.N)
-	}
 	d.dt, err = floatDtype(p)
 	return d, err
 }
@@ -289,14 +298,11 @@ func refMacroMatmul(p Params, in map[string]*interp.Tensor) (map[string]*interp.
 // ---- macro_softmax ----
 
 func macroSoftmaxParams(p Params) (rows, cols int64, dt bir.Dtype, err error) {
-	v, err := intParams(p, "rows", "cols")
+	v, err := positiveParams(p, "rows", "cols")
 	if err != nil {
 		return 0, 0, 0, err
 	}
 	rows, cols = v[0], v[1]
-	if rows <= 0 || cols <= 0 {
-		return 0, 0, 0, fmt.Errorf("rows=%d, cols=%d: want positive sizes", rows, cols)
-	}
 	dt, err = floatDtype(p)
 	return rows, cols, dt, err
 }
@@ -343,14 +349,11 @@ func refMacroSoftmax(p Params, in map[string]*interp.Tensor) (map[string]*interp
 // ---- macro_rmsnorm ----
 
 func macroRMSNormParams(p Params) (rmsDims, error) {
-	v, err := intParams(p, "rows", "d")
+	v, err := positiveParams(p, "rows", "d")
 	if err != nil {
 		return rmsDims{}, err
 	}
 	r := rmsDims{rows: v[0], d: v[1]}
-	if r.rows <= 0 || r.d <= 0 {
-		return r, fmt.Errorf("rows=%d, d=%d: want positive sizes", r.rows, r.d)
-	}
 	if r.eps, err = p.Float("eps"); err != nil {
 		return r, err
 	}

@@ -446,28 +446,13 @@ func (a *analysis) classify() error {
 			switch {
 			case s.role == roleDRAM && (d.role == roleFull || d.role == roleCol):
 				x.cls = clsLoad
-				x.rows, x.cols = d.rows, d.cols
-				if s.rows*s.cols != d.rows*d.cols {
-					return a.errAt(i, "source region [%d x %d] and destination [%d x %d] differ in elements", s.rows, s.cols, d.rows, d.cols)
-				}
-				if s.rows != d.rows {
-					// A flat DRAM run loaded into rows: view it as [rows, cols].
-					if s.rows != 1 || s.stride != s.cols {
-						return a.errAt(i, "source region [%d x %d] into [%d x %d]: want the same rows, or one contiguous run", s.rows, s.cols, d.rows, d.cols)
-					}
-					s.rows, s.cols, s.stride = d.rows, d.cols, d.cols
+				if err := a.dmaShape(x, s, d); err != nil {
+					return err
 				}
 			case (s.role == roleFull || s.role == roleCol) && d.role == roleDRAM:
 				x.cls = clsSave
-				x.rows, x.cols = s.rows, s.cols
-				if s.rows*s.cols != d.rows*d.cols {
-					return a.errAt(i, "source [%d x %d] and destination region [%d x %d] differ in elements", s.rows, s.cols, d.rows, d.cols)
-				}
-				if s.rows != d.rows {
-					if d.rows != 1 || d.stride != d.cols {
-						return a.errAt(i, "source [%d x %d] into region [%d x %d]: want the same rows, or one contiguous run", s.rows, s.cols, d.rows, d.cols)
-					}
-					d.rows, d.cols, d.stride = s.rows, s.cols, s.cols
+				if err := a.dmaShape(x, d, s); err != nil {
+					return err
 				}
 			default:
 				return a.errAt(i, "a macro DMA moves a whole on-chip tensor from or to a DRAM region (have a %v source and a %v destination)", roleName(s.role), roleName(d.role))
@@ -495,6 +480,23 @@ func (a *analysis) classify() error {
 		default:
 			return a.errAt(i, "no macro form: sunda_size_tiling tiles Load, Save, DMACopy, TensorTensor, TensorScalar, TensorScalarPtr, TensorCopy, Activation, Reciprocal, Memset, TensorReduce (axis X) and Matmult over whole tensors")
 		}
+	}
+	return nil
+}
+
+// dmaShape checks a macro DMA between DRAM region dram and on-chip tensor
+// chip: the same elements, in the same rows or from one contiguous run
+// (then viewed as the tensor's rows).
+func (a *analysis) dmaShape(x *mop, dram, chip *opnd) error {
+	x.rows, x.cols = chip.rows, chip.cols
+	if dram.rows*dram.cols != chip.rows*chip.cols {
+		return a.errAt(x.id, "DRAM region [%d x %d] and on-chip tensor [%d x %d] differ in elements", dram.rows, dram.cols, chip.rows, chip.cols)
+	}
+	if dram.rows != chip.rows {
+		if dram.rows != 1 || dram.stride != dram.cols {
+			return a.errAt(x.id, "DRAM region [%d x %d] and on-chip tensor [%d x %d]: want the same rows, or one contiguous run", dram.rows, dram.cols, chip.rows, chip.cols)
+		}
+		dram.rows, dram.cols, dram.stride = chip.rows, chip.cols, chip.cols
 	}
 	return nil
 }

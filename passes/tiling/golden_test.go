@@ -26,11 +26,23 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/golden/*.golden")
 
+// Every mechanism acts in some golden case (its counter is non-zero),
+// under the translation validation above (checked by execution).
+var mechanisms = []string{"rate_matched", "boundary_tensors", "psum_splits", "replicated", "reloaded", "simd_macros", "simd_reviewed"}
+
 func TestSundaSizeTiling_Golden(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.bir"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden inputs: %v", err)
 	}
+	acted := map[string]bool{}
+	defer func() {
+		for _, c := range mechanisms {
+			if !acted[c] {
+				t.Errorf("sunda_size_tiling.%s is 0 in every golden case: the mechanism is not exercised", c)
+			}
+		}
+	}()
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".bir")
 		t.Run(name, func(t *testing.T) {
@@ -77,6 +89,9 @@ func TestSundaSizeTiling_Golden(t *testing.T) {
 			}
 			for _, c := range res.Counters {
 				sb.WriteString("// " + c.Name + " = " + strconv.FormatInt(c.Value, 10) + "\n")
+				if c.Value > 0 {
+					acted[strings.TrimPrefix(c.Name, "sunda_size_tiling.")] = true
+				}
 			}
 			sb.WriteString(bir.Format(m))
 			got := sb.String()

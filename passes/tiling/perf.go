@@ -20,10 +20,11 @@ package tiling
 //     piece costs as much), at most the DMA queues, and each piece must
 //     move at least its fixed cost's worth of bytes (the DMA fixed cost
 //     against the transfer time gained).
-//     - pipeline-free: a producer and its consumer (an engine instruction
-//     and the DMA that loads its input or stores its output, or two
-//     engine instructions) split along the free axis into k pieces, so
-//     the consumer starts on piece j while the producer makes piece j+1.
+//     - pipeline-free: a consumer and the producers of its inputs (an
+//     engine instruction and the DMAs that load its inputs, a DMA that
+//     stores an engine instruction's output, or engine instructions)
+//     split alike along the free axis into k pieces, so the consumer
+//     starts on piece j while the producers make piece j+1.
 //     The cost model decides k: an engine piece must keep at least MIN_II
 //     elements (GPSIMD_START on GpSimd, whose start-up cost a small piece
 //     would pay again), a DMA piece at least the bytes per partition of
@@ -35,9 +36,12 @@ package tiling
 //     (the makespan function the pipeline supplies: the dependency
 //     analysis on physical addresses, engine, DGE and queue assignment,
 //     the time-aware list scheduler); it is kept when the makespan drops.
-//     Later candidates are judged against the improved function. At most
-//     max_evaluations schedules per function, and none for a function
-//     above max_instructions (each judgement schedules the function).
+//     Later candidates are judged against the improved function. Each
+//     judgement schedules the whole function, so the schedules per
+//     function are bounded twice: at most max_evaluations, and at most
+//     max_work / (its instructions) (the work is about 3 us of CPU per
+//     instruction scheduled); a function that cannot afford two (the
+//     baseline and one candidate) is not judged.
 //  3. Report: the makespan and the scheduler's lower bound before and
 //     after, per function, and the splits kept.
 //
@@ -67,9 +71,11 @@ package tiling
 // instruction touches, so the allocation stays valid.
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
@@ -92,17 +98,17 @@ type MakespanFunc func(f *bir.Function, model *arch.Model) (Schedule, error)
 
 // PerfOptions configure PerformanceTiling.
 type PerfOptions struct {
-	Makespan        MakespanFunc
-	MaxEvaluations  int   // schedules per function (0: DefaultMaxEvaluations)
-	MaxInstructions int64 // larger functions are left alone (0: DefaultMaxInstructions)
-	Logf            func(format string, args ...any)
-	OnFunction      func(name string)
+	Makespan       MakespanFunc
+	MaxEvaluations int   // schedules per function (0: DefaultMaxEvaluations)
+	MaxWork        int64 // instructions scheduled per function, over all judgements (0: DefaultMaxWork)
+	Logf           func(format string, args ...any)
+	OnFunction     func(name string)
 }
 
 // Defaults of the performance-tiling options.
 const (
-	DefaultMaxEvaluations  = 64
-	DefaultMaxInstructions = 20000
+	DefaultMaxEvaluations = 64
+	DefaultMaxWork        = 200_000
 )
 
 // PerfStats count what performance tiling did.
@@ -115,7 +121,7 @@ type PerfStats struct {
 	After        int64 // and after
 	LowerBefore  int64 // sum of the scheduler's lower bounds before
 	LowerAfter   int64 // and after
-	SkippedLarge int   // functions above MaxInstructions
+	SkippedLarge int   // functions too large for MaxWork
 	SkippedLoops int   // functions that keep loops
 }
 
@@ -131,18 +137,27 @@ type split struct {
 type candidate struct {
 	kind   string // "dma-partitions", "dma-partitions (siblings)" or "pipeline-free"
 	splits []split
-	gain   int64 // the cost model's estimate of the time saved (ps)
+	pairs  [][2]bir.InstID // producer -> consumer pairs split piece for piece
+	gain   int64           // the cost model's estimate of the time saved (ps)
 }
 
+// String names the candidate in log lines: its kind and splits (the
+// first three of a larger group, then how many).
 func (c *candidate) String(f *bir.Function) string {
-	s := c.kind + " "
+	var sb strings.Builder
+	sb.WriteString(c.kind)
+	sb.WriteByte(' ')
 	for j, x := range c.splits {
-		if j > 0 {
-			s += " + "
+		if j == 3 && len(c.splits) > 4 {
+			fmt.Fprintf(&sb, " + ... (%d splits)", len(c.splits))
+			break
 		}
-		s += fmt.Sprintf("%s/%d", f.InstName(x.inst), x.k)
+		if j > 0 {
+			sb.WriteString(" + ")
+		}
+		fmt.Fprintf(&sb, "%s/%d", f.InstName(x.inst), x.k)
 	}
-	return s
+	return sb.String()
 }
 
 // PerformanceTiling runs performance tiling on every function of m.
@@ -154,42 +169,35 @@ func PerformanceTiling(m *bir.Module, model *arch.Model, opt PerfOptions) (PerfS
 	if opt.MaxEvaluations <= 0 {
 		opt.MaxEvaluations = DefaultMaxEvaluations
 	}
-	if opt.MaxInstructions <= 0 {
-		opt.MaxInstructions = DefaultMaxInstructions
+	if opt.MaxWork <= 0 {
+		opt.MaxWork = DefaultMaxWork
 	}
 	for _, f := range m.FuncsMainFirst() {
 		if opt.OnFunction != nil {
 			opt.OnFunction(f.Name)
 		}
-		if hasLoops(f) {
+		if depgraph.HasLoops(f) {
 			st.SkippedLoops++
 			continue
 		}
-		if n := f.NumInsts(); n > opt.MaxInstructions {
+		n := max(f.NumInsts(), 1)
+		evals := min(int64(opt.MaxEvaluations), opt.MaxWork/n)
+		if evals < 2 {
 			st.SkippedLarge++
 			if opt.Logf != nil {
-				opt.Logf("function %s: %d instructions, above max_instructions %d: not judged", f.Name, n, opt.MaxInstructions)
+				opt.Logf("function %s: %d instructions: max_work %d affords %d schedules, fewer than 2: not judged", f.Name, n, opt.MaxWork, evals)
 			}
 			continue
 		}
-		if err := perfFunction(f, model, &opt, &st); err != nil {
+		if err := perfFunction(f, model, int(evals), &opt, &st); err != nil {
 			return st, err
 		}
 	}
 	return st, nil
 }
 
-func hasLoops(f *bir.Function) bool {
-	loops := false
-	f.Walk(func(i bir.InstID) bool {
-		loops = f.Inst(i).Op.IsLoop()
-		return !loops
-	})
-	return loops
-}
-
 // perfFunction judges the candidates of one function.
-func perfFunction(f *bir.Function, model *arch.Model, opt *PerfOptions, st *PerfStats) error {
+func perfFunction(f *bir.Function, model *arch.Model, maxEvals int, opt *PerfOptions, st *PerfStats) error {
 	deps, err := newDepState(f, model)
 	if err != nil {
 		return err
@@ -204,7 +212,7 @@ func perfFunction(f *bir.Function, model *arch.Model, opt *PerfOptions, st *Perf
 	cands := candidates(f, model)
 	kept, evals := 0, 1
 	for _, c := range cands {
-		if evals >= opt.MaxEvaluations {
+		if evals >= maxEvals {
 			break
 		}
 		if !c.live(f) {
@@ -385,32 +393,39 @@ func candidates(f *bir.Function, model *arch.Model) []candidate {
 				}
 			}
 		}
-		// pipeline-free: i consumes what a single producer wrote.
+		// pipeline-free: i and the producers of its inputs (each read by
+		// i alone), split alike along the free axis.
 		if free {
+			F, okF := axisExtent(f, i, 1)
+			group := []bir.InstID{i}
 			for _, o := range f.Ins(i) {
-				if o.Kind != bir.OpdPhysAP {
+				if !okF || o.Kind != bir.OpdPhysAP {
 					continue
 				}
 				p, ok := writer[region{o.Loc(), o.Offset, o.Pattern}]
-				if !ok || readers[p] != 1 || f.Inst(p).Dead() {
+				if !ok || readers[p] != 1 || f.Inst(p).Dead() || slices.Contains(group, p) {
 					continue
 				}
 				_, pfree := splitKind(f, p)
 				pdma := f.Inst(p).Op.Info().Has(bir.FlagDMA)
-				if !pfree || (dma && pdma) {
+				if F2, ok2 := axisExtent(f, p, 1); !pfree || (dma && pdma) || !ok2 || F2 != F {
 					continue
 				}
-				F, ok1 := axisExtent(f, i, 1)
-				F2, ok2 := axisExtent(f, p, 1)
-				if !ok1 || !ok2 || F != F2 {
-					continue
+				group = append(group, p)
+			}
+			if len(group) > 1 {
+				if k := pipelineK(f, model, group, F); k > 1 {
+					c := candidate{kind: "pipeline-free"}
+					tc := cost(f, i, model)
+					for _, p := range group[1:] {
+						c.splits = append(c.splits, split{p, 1, k})
+						c.pairs = append(c.pairs, [2]bir.InstID{p, i})
+						tp := cost(f, p, model)
+						c.gain += min(tp, tc) - min(tp, tc)/k
+					}
+					c.splits = append(c.splits, split{i, 1, k})
+					out = append(out, c)
 				}
-				if k := pipelineK(f, model, []bir.InstID{p, i}, F); k > 1 {
-					tp, tc := cost(f, p, model), cost(f, i, model)
-					gain := min(tp, tc) - min(tp, tc)/k
-					out = append(out, candidate{kind: "pipeline-free", splits: []split{{p, 1, k}, {i, 1, k}}, gain: gain})
-				}
-				break
 			}
 		}
 		// Siblings: the DMAs whose outputs i reads are split together
@@ -445,6 +460,7 @@ func candidates(f *bir.Function, model *arch.Model) []candidate {
 	// alike (one split alone often gains nothing while its repetitions
 	// still bound the schedule).
 	bySig := map[string]*candidate{}
+	members := map[string]int{}
 	var sigs []string
 	for _, c := range out {
 		if c.kind == "dma-partitions (siblings)" {
@@ -465,22 +481,16 @@ func candidates(f *bir.Function, model *arch.Model) []candidate {
 			sigs = append(sigs, key)
 		}
 		g.splits = append(g.splits, c.splits...)
+		g.pairs = append(g.pairs, c.pairs...)
 		g.gain += c.gain
+		members[key]++
 	}
 	for _, key := range sigs {
-		if g := bySig[key]; len(g.splits) > len(out[0].splits) && g.gain > 0 && countInsts(g) > 1 {
+		if g := bySig[key]; members[key] > 1 && g.gain > 0 && countInsts(g) > 1 {
 			out = append(out, *g)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b candidate) int {
-		switch {
-		case a.gain > b.gain:
-			return -1
-		case a.gain < b.gain:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(out, func(a, b candidate) int { return cmp.Compare(b.gain, a.gain) })
 	return out
 }
 
@@ -588,13 +598,44 @@ func axisExtent(f *bir.Function, i bir.InstID, axis int) (int64, bool) {
 // instruction's pieces in pieces, and returns the instructions created.
 func applySplit(f *bir.Function, c *candidate, pieces map[bir.InstID][]bir.InstID) (int64, error) {
 	var created int64
+	now := make(map[bir.InstID][]bir.InstID, len(c.splits))
+	blocks := map[bir.BlockID]bool{}
 	for _, x := range c.splits {
+		if _, done := now[x.inst]; done {
+			continue
+		}
 		ps, err := splitInst(f, x.inst, x.axis, x.k)
 		if err != nil {
-			return created, err
+			for _, qs := range now { // leave no stray pieces behind
+				for _, q := range qs {
+					f.Remove(q)
+				}
+			}
+			for _, q := range ps {
+				f.Remove(q)
+			}
+			return 0, err
 		}
-		pieces[x.inst] = ps
+		now[x.inst] = ps
+		blocks[f.Inst(x.inst).Block] = true
 		created += int64(len(ps))
+	}
+	// One rebuild per block: the pieces take their instruction's place
+	// (inserting piece by piece would cost a block's length each).
+	for b := range blocks {
+		old := f.Block(b).Insts
+		list := make([]bir.InstID, 0, len(old)+int(created))
+		for _, i := range old {
+			if ps, ok := now[i]; ok {
+				list = append(list, ps...)
+				continue
+			}
+			list = append(list, i)
+		}
+		f.SetBlockInsts(b, list)
+	}
+	for i, ps := range now {
+		pieces[i] = ps
 	}
 	return created, nil
 }
@@ -639,10 +680,8 @@ func (d *depState) clone() *depState {
 // record notes a candidate's pipelined pairs (applySplit recorded the
 // pieces).
 func (d *depState) record(c *candidate) {
-	if c.kind == "pipeline-free" || c.kind == "pipeline-free (all alike)" {
-		for j := 0; j+1 < len(c.splits); j += 2 {
-			d.pairs[[2]bir.InstID{c.splits[j].inst, c.splits[j+1].inst}] = true
-		}
+	for _, pr := range c.pairs {
+		d.pairs[pr] = true
 	}
 }
 
@@ -685,8 +724,8 @@ func (d *depState) materialize(f *bir.Function) {
 	}
 }
 
-// splitInst replaces instruction i by k pieces along axis and returns
-// them.
+// splitInst creates the k pieces of instruction i along axis (in no
+// block: applySplit puts them in i's place) and returns them.
 func splitInst(f *bir.Function, i bir.InstID, axis int, k int64) ([]bir.InstID, error) {
 	m := f.Module()
 	ext, ok := axisExtent(f, i, axis)
@@ -723,10 +762,8 @@ func splitInst(f *bir.Function, i bir.InstID, axis int, k int64) ([]bir.InstID, 
 		}
 		c := f.Clone(i, m.NewSym(uniqueName(f, name+".t"+strconv.FormatInt(j, 10))))
 		f.SetArgs(c, all[:nIns], all[nIns:])
-		f.InsertBefore(i, c)
 		pieces = append(pieces, c)
 	}
-	f.Remove(i)
 	return pieces, nil
 }
 
@@ -791,7 +828,7 @@ func PerfPass(makespan MakespanFunc) pass.Pass {
 		Options: []pass.Option{
 			{Name: "enable", Default: "true", Doc: "split instructions where the scheduler's makespan drops (false: leave the program as it is)"},
 			{Name: "max_evaluations", Default: strconv.Itoa(DefaultMaxEvaluations), Doc: "schedules computed per function to judge candidate splits"},
-			{Name: "max_instructions", Default: strconv.Itoa(DefaultMaxInstructions), Doc: "functions with more instructions are not judged"},
+			{Name: "max_work", Default: strconv.Itoa(DefaultMaxWork), Doc: "instructions scheduled per function over all judgements (bounds the schedules of a large function)"},
 		},
 		Doc: "performance tiling: instructions split into pieces where the scheduler's makespan drops (seed 002 §2.1 rate matching)",
 		Run: func(ctx *pass.Context) error {
@@ -807,29 +844,24 @@ func PerfPass(makespan MakespanFunc) pass.Pass {
 			if err != nil {
 				return err
 			}
-			mi, err := ctx.IntOption("max_instructions")
+			mw, err := ctx.IntOption("max_work")
 			if err != nil {
 				return err
 			}
-			if me < 1 || mi < 1 {
-				return fmt.Errorf("max_evaluations = %d, max_instructions = %d: want both >= 1", me, mi)
+			if me < 1 || mw < 1 {
+				return fmt.Errorf("max_evaluations = %d, max_work = %d: want both >= 1", me, mw)
 			}
-			st, err := PerformanceTiling(ctx.Module, ctx.Arch, PerfOptions{Makespan: makespan, MaxEvaluations: int(me), MaxInstructions: mi, Logf: ctx.Logf, OnFunction: ctx.Function})
+			st, err := PerformanceTiling(ctx.Module, ctx.Arch, PerfOptions{Makespan: makespan, MaxEvaluations: int(me), MaxWork: mw, Logf: ctx.Logf, OnFunction: ctx.Function})
 			ctx.Function("")
 			if err != nil {
 				return err
 			}
-			for _, c := range []struct {
-				name string
-				v    int64
-			}{
+			count(ctx, "sunda_size_tiling_perf.", []counter{
 				{"functions", int64(st.Functions)}, {"evaluations", int64(st.Evaluations)}, {"kept", int64(st.Kept)}, {"pieces", st.Pieces},
 				{"makespan_before_ns", st.Before / 1000}, {"makespan_after_ns", st.After / 1000},
 				{"lower_bound_before_ns", st.LowerBefore / 1000}, {"lower_bound_after_ns", st.LowerAfter / 1000},
 				{"skipped_large", int64(st.SkippedLarge)}, {"skipped_loops", int64(st.SkippedLoops)},
-			} {
-				ctx.Count("sunda_size_tiling_perf."+c.name, c.v)
-			}
+			}, true)
 			return nil
 		},
 	}

@@ -311,19 +311,28 @@ func run(ctx *pass.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, c := range []struct {
-		name string
-		v    int64
-	}{
+	count(ctx, "sunda_size_tiling.", []counter{
 		{"tiled", st.Tiled}, {"created", st.Created}, {"groups", st.Groups}, {"rate_matched", st.RateMatched},
 		{"tiles", st.Tiles}, {"loops", st.Loops}, {"boundary_tensors", st.Boundary}, {"psum_splits", st.PSUMSplits},
 		{"replicated", st.Replicated}, {"reloaded", st.Reloaded}, {"simd_macros", st.SIMDMacros}, {"simd_reviewed", st.Reviewed},
-	} {
-		if c.v != 0 {
-			ctx.Count("sunda_size_tiling."+c.name, c.v)
+	}, false)
+	return nil
+}
+
+// counter is one report counter of a pass of this package.
+type counter struct {
+	name string
+	v    int64
+}
+
+// count adds the counters (those that are zero too when all) to the
+// pass's report, each under prefix.
+func count(ctx *pass.Context, prefix string, cs []counter, all bool) {
+	for _, c := range cs {
+		if all || c.v != 0 {
+			ctx.Count(prefix+c.name, c.v)
 		}
 	}
-	return nil
 }
 
 // SplitsK reports whether tiling m with the default options splits some
