@@ -111,9 +111,10 @@
 // tensors that FullUnroll's memloc generation gives one location per
 // block, and sb_size_legalization / vn_splitter / shrink_ml would meet
 // 512-partition tensors they can only cut into 16-partition pieces (or
-// reject). The DMA legalizations then see tile-sized loads. The
-// performance tiling, which needs the schedule, is the second pass of
-// this package, at design.md's [tiling] place (perf.go).
+// reject). The DMA legalizations then see tile-sized loads. Performance
+// tiling, which needs the schedule, is the second pass of this package
+// (perf.go): it runs after the allocation, whose reuse the schedule it is
+// judged by depends on, and before the dependency analysis.
 //
 // Decisions where the seed is silent (its §2.3 knob list and the .so
 // immediates are not in the seed text):
