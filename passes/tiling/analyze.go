@@ -179,7 +179,7 @@ func macroInst(f *bir.Function, i bir.InstID, model *arch.Model) bool {
 		}
 		mem := f.Loc(f.Tensor(t).Locs[0]).Type
 		switch mem {
-		case bir.MemSB:
+		default: // SB, and OnChip (placement open), as the verifier's free-size
 			if lim := model.Tile.SBUFMaxFreeElems; lim > 0 && free > lim {
 				return true
 			}
@@ -501,6 +501,25 @@ func (a *analysis) dmaShape(x *mop, dram, chip *opnd) error {
 	return nil
 }
 
+// isPSUM reports whether tensor tk is PSUM for the tiler: in PSUM, or
+// OnChip (placement open) and written by a matmul (infer_psum_tensor will
+// put it in PSUM: the Tensor engine writes only PSUM).
+func (a *analysis) isPSUM(tk int) bool {
+	t := &a.tens[tk]
+	if t.mem == bir.MemPSUM {
+		return true
+	}
+	if t.mem != bir.MemOnChip {
+		return false
+	}
+	for _, w := range t.writers {
+		if a.mops[w].cls == clsMatmul {
+			return true
+		}
+	}
+	return false
+}
+
 func roleName(r role) string {
 	return [...]string{"whole tensor", "column", "broadcast row", "DRAM region", "stationary", "moving", "non-memory"}[r]
 }
@@ -580,8 +599,9 @@ func (a *analysis) matmul(x *mop, attrs bir.AttrSet) error {
 	if st.role != roleFull && st.role != roleCol || mv.role != roleFull && mv.role != roleCol || d.role != roleFull && d.role != roleCol {
 		return a.errAt(i, "want whole on-chip tensors as stationary, moving and destination")
 	}
-	if a.tens[d.t].mem != bir.MemPSUM || a.tens[st.t].mem != bir.MemSB || a.tens[mv.t].mem != bir.MemSB {
-		return a.errAt(i, "want SBUF stationary and moving and a PSUM destination")
+	in := func(t int, m bir.MemoryType) bool { return a.tens[t].mem == m || a.tens[t].mem == bir.MemOnChip }
+	if !in(d.t, bir.MemPSUM) || !in(st.t, bir.MemSB) || !in(mv.t, bir.MemSB) {
+		return a.errAt(i, "want SBUF stationary and moving and a PSUM destination (or OnChip, placement open)")
 	}
 	if st.rows != mv.rows || d.rows != st.cols || d.cols != mv.cols {
 		return a.errAt(i, "stationary [%d x %d], moving [%d x %d], destination [%d x %d]: want [K x M], [K x N], [M x N]", st.rows, st.cols, mv.rows, mv.cols, d.rows, d.cols)

@@ -744,7 +744,7 @@ func (e *emitter) matmul(x *mop, c *tileCtx) error {
 						name += "_t" + strconv.Itoa(c.region) + "_" + strconv.Itoa(ki)
 					}
 					var e2 error
-					if h, e2 = e.newTensor(name, bir.MemSB, t.dt, c.pr.count*c.fr.count*k.count, k.size, width); e2 != nil && err == nil {
+					if h, e2 = e.newTensor(name, t.mem, t.dt, c.pr.count*c.fr.count*k.count, k.size, width); e2 != nil && err == nil {
 						err = e2
 					}
 					e.tiles[key] = h
