@@ -469,7 +469,7 @@ func (a *analysis) classify() error {
 			if attrs.Str("axis", "") != "X" {
 				return a.errAt(i, "axis %q: the macro reduction folds the free axis of [rows, cols] (axis X)", attrs.Str("axis", ""))
 			}
-			if len(x.ops) != 2 || x.ops[0].role != roleFull || x.ops[1].role != roleCol || x.ops[0].rows != x.ops[1].rows {
+			if len(x.ops) != 2 || (x.ops[0].role != roleFull && x.ops[0].role != roleCol) || x.ops[1].role != roleCol || x.ops[0].rows != x.ops[1].rows {
 				return a.errAt(i, "a macro reduction reads a whole [rows, cols] tensor and writes a [rows, 1] column of the same rows")
 			}
 			x.cls, x.rows, x.cols = clsReduce, x.ops[0].rows, x.ops[0].cols
@@ -559,7 +559,7 @@ func (a *analysis) elementwise(x *mop) error {
 				return a.errAt(i, "source %d is [%d x %d], the destination [%d x %d]: want equal shapes", k, s.rows, s.cols, x.rows, x.cols)
 			}
 		case k < data && s.role == roleBcast:
-			if s.rows != x.rows || s.cols != x.cols || x.colOp {
+			if s.rows != x.rows || s.cols != x.cols {
 				return a.errAt(i, "source %d broadcasts [%d x %d] onto [%d x %d]: want the destination's shape", k, s.rows, s.cols, x.rows, x.cols)
 			}
 		case k >= data && s.role == roleCol:
