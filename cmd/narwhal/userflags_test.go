@@ -252,3 +252,35 @@ func BenchmarkCompileMany(b *testing.B) {
 		})
 	}
 }
+
+// TestCompile_PositionsInOutputs: a KLR kernel's source lines reach every
+// output of a compile: the result (BIR-JSON "pos"), the text dumps
+// (loc(...)), the Perfetto trace's event args, the allocation map (CSV
+// column and SVG titles) and the HTML page.
+func TestCompile_PositionsInOutputs(t *testing.T) {
+	dir := t.TempDir()
+	klrPath := filepath.Join(dir, "copy.klr")
+	if err := os.WriteFile(klrPath, encodeKLR(t, copyKernel(0, 0), nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, trace, memCSV, memSVG, page := filepath.Join(dir, "o.json"), filepath.Join(dir, "t.json"), filepath.Join(dir, "m.csv"), filepath.Join(dir, "m.svg"), filepath.Join(dir, "p.html")
+	code, stdout, stderr := narwhal(t, "compile", klrPath, "-o", out, "--trace", trace, "--memmap", memCSV, "--html", page, "--print-after", "full_unroll")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := narwhal(t, "compile", klrPath, "--memmap", memSVG, "-o", os.DevNull); code != 0 {
+		t.Fatalf("--memmap svg: exit %d: %s", code, stderr)
+	}
+	for _, c := range []struct{ what, text, want string }{
+		{"the BIR-JSON result", readFile(t, out), `"pos":{"file":"k.py","line":10,"column":4}`},
+		{"the text dump", stdout, `loc("k.py":11:4)`},
+		{"the trace", readFile(t, trace), `"source":"k.py:10:4"`},
+		{"the memory map CSV", readFile(t, memCSV), ",k.py:10:4"},
+		{"the memory map SVG", readFile(t, memSVG), "first used at k.py:10:4"},
+		{"the HTML page", readFile(t, page), `loc(&#34;k.py&#34;:10:4)`},
+	} {
+		if !strings.Contains(c.text, c.want) {
+			t.Errorf("%s lacks %q", c.what, c.want)
+		}
+	}
+}
