@@ -211,17 +211,17 @@ func TestCompileMany(t *testing.T) {
 }
 
 // benchSpecs are the built-in kernels at sizes where a compile does real
-// work (16,000 to 130,000 instructions each).
+// work (13,000 to 70,000 instructions each through the default pipeline).
 var benchSpecs = []string{
-	"builtin:tensor_add:rows=4194304,cols=2048",
-	"builtin:matmul:m=8192,k=4096,n=8192",
-	"builtin:softmax:rows=1048576,cols=512",
-	"builtin:rmsnorm:rows=1048576,d=512",
-	"builtin:attention:seq=16384,d=64",
-	"builtin:transpose2d:rows=16384,cols=16384",
-	"builtin:average_pool2d:c=524288,h=32,w=32",
-	"builtin:embedding:tokens=1048576",
-	"builtin:cce_reduce:rows=2097152,cols=512",
+	"builtin:tensor_add:rows=1048576,cols=2048",
+	"builtin:matmul:m=4096,k=4096,n=8192",
+	"builtin:softmax:rows=262144,cols=512",
+	"builtin:rmsnorm:rows=262144,d=512",
+	"builtin:attention:seq=4096,d=64",
+	"builtin:transpose2d:rows=8192,cols=16384",
+	"builtin:average_pool2d:c=131072,h=32,w=32",
+	"builtin:embedding:tokens=262144",
+	"builtin:cce_reduce:rows=524288,cols=512",
 	"builtin:oversized",
 }
 
