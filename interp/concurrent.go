@@ -47,9 +47,9 @@ package interp
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"math/rand/v2"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/arch"

@@ -83,9 +83,9 @@ func TestRunConcurrent_Policies(t *testing.T) {
 // halted.
 func TestRunConcurrent_Findings(t *testing.T) {
 	tests := []struct {
-		name  string
+		name   string
 		break_ func(f *bir.Function, ids map[string]bir.InstID)
-		want  []string
+		want   []string
 	}{
 		{"RAW", func(f *bir.Function, ids map[string]bir.InstID) { f.Sync.SetWaits(ids["scale"], nil) },
 			[]string{"race:", "instruction load (Load on DMA queue 0) writes", "instruction scale (TensorScalar on Vector) reads", "SBUF partitions 0..127"}},
