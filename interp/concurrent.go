@@ -21,8 +21,9 @@ package interp
 //     late as possible); the other steps are random.
 //
 // Reads of never-written memory are not errors here (they are races,
-// reported when the writer's write lands); an instruction that fails after
-// a race was found stops the run (ConcurrentResult.Stopped).
+// reported when the writer's write lands); an instruction that fails is
+// skipped, and the failure is the run's error unless a race is found
+// (then it is its likely consequence: ConcurrentResult.Stopped).
 //
 // Reads happen at issue and writes at completion: an instruction's
 // accesses are checked against the shadow memory (race.go) with the
@@ -118,9 +119,10 @@ type ConcurrentResult struct {
 	// halted (the program ends there: its outputs may be read before
 	// those DMAs land).
 	Late []string
-	// Stopped is set when an instruction failed after races were found
+	// Stopped is set when an instruction failed in a run that found races
 	// (a consequence of a race: an index read before it was written, say):
-	// the run stopped there.
+	// the run went on without that instruction's effects. (Without a race
+	// the failure is the run's error.)
 	Stopped string
 	// Steps is the number of steps taken.
 	Steps int64
@@ -213,6 +215,12 @@ func RunCores(mods []*bir.Module, inputs map[string]*Tensor, opt ConcurrentOptio
 	if err := w.run(res); err != nil {
 		return nil, err
 	}
+	if w.failed != nil {
+		if w.sh.found == 0 {
+			return nil, w.failed
+		}
+		res.Stopped = w.failed.Error()
+	}
 	res.Races, res.RacesFound = w.sh.races, w.sh.found
 	if res.Deadlock == nil && res.Stopped == "" {
 		co := w.cores[0]
@@ -239,6 +247,8 @@ type world struct {
 	evs   []event
 	pref  []int
 	runs  []run
+	// failed is the first instruction failure of the run.
+	failed error
 }
 
 type core struct {
@@ -750,7 +760,7 @@ func (w *world) step(e event) error {
 		}
 		w.barrier(co, parent)
 		parent.resetSems(nil, true)
-		w.callAccesses(parent, a.call, w.g(co, parent.engines()[0]), false)
+		w.copyOutAccesses(parent, a, w.g(co, parent.engines()[0]))
 		for _, s := range parent.engines() {
 			parent.pc[s]++
 		}
@@ -798,7 +808,13 @@ func (w *world) complete(a *activation, s stream.ID, x bir.InstID, execute bool)
 			return err
 		}
 		if err := co.mc.exec(a.fr, x); err != nil {
-			return err
+			// Possibly the consequence of a race not reported yet (an
+			// index read before it was written): go on without the
+			// instruction's effects; the run fails with err unless a
+			// race turns up (world.run).
+			if w.failed == nil {
+				w.failed = err
+			}
 		}
 	}
 	vc[g]++
@@ -942,6 +958,53 @@ func (w *world) callAccesses(a *activation, x bir.InstID, g int32, in bool) {
 		if v, err := mc.evalAP(a.fr, k, o); err == nil {
 			w.viewAccess(v, rec, g, !in, vc)
 		}
+	}
+}
+
+// copyOutAccesses checks the writes of call child.call's copy-out in its
+// caller a: the bytes of each destination whose callee element was
+// written (a multi-core copy-out copies only those; a single-core one
+// carries the unwritten state along, which writes no value).
+func (w *world) copyOutAccesses(a, child *activation, g int32) {
+	co := a.co
+	mc := co.mc
+	f := a.fr.f
+	vc := w.vc[g]
+	rec := w.sh.record(accessRec{inst: int32(child.call), core: int16(co.idx), fn: int32(f.Index()), g: g, epoch: vc[g]})
+	x := child.callX
+	scratch := len(x.ins) + len(x.outs)
+	mc.reserve(scratch + 2)
+	for k, io := range child.outs {
+		r, err := mc.calleeRegion(child.fr, io, "output")
+		if err != nil {
+			continue
+		}
+		src, err := mc.wholeView(r, child.fr.f.Tensor(io.tensor).Dtype, scratch)
+		if err != nil {
+			continue
+		}
+		dst, err := mc.out(x, k)
+		if err != nil || dst.n != src.n {
+			continue
+		}
+		ds := dst.ds
+		runs := w.runs[:0]
+		sorted := true
+		for i, so := range src.offs {
+			if !src.st().isInit(so, src.ds) {
+				continue
+			}
+			off := dst.offs[i]
+			if n := len(runs); n > 0 && off == runs[n-1].hi {
+				runs[n-1].hi = off + ds
+				continue
+			} else if n > 0 && off < runs[n-1].hi {
+				sorted = false
+			}
+			runs = append(runs, run{off, off + ds})
+		}
+		w.runs = normalize(runs, sorted)
+		w.sh.access(dst.reg.st, dst.reg.name, w.runs, rec, true, vc)
 	}
 }
 

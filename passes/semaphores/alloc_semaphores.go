@@ -523,7 +523,7 @@ func (a *allocator) newSyncInst(op bir.Opcode, name string, e bir.Engine, origin
 
 // nameMarkers are substrings of every name the pass gives an
 // instruction: an existing name that contains none cannot collide.
-var nameMarkers = [][]byte{[]byte("_sync"), []byte("rotation"), []byte("drain_"), []byte("halt_")}
+var nameMarkers = [][]byte{[]byte("_sync"), []byte("rotation"), []byte("drain_"), []byte("halt_"), []byte("core_barrier"), []byte("ptcom_")}
 
 // names keeps the instruction names that could collide with the pass's
 // (one walk, comparing bytes in place: no per-instruction allocation).
