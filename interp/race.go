@@ -106,7 +106,6 @@ func (sh *shadow) access(st *storage, name string, runs []run, rec int32, write 
 		for pos < r.hi {
 			if i >= len(old) || old[i].lo >= r.hi {
 				fresh(pos, r.hi)
-				pos = r.hi
 				break
 			}
 			s := old[i]

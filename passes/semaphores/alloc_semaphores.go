@@ -388,6 +388,9 @@ type allocator struct {
 	semOf    []int32 // stream -> semaphore (-1 none)
 	barrierN int64   // AllEngineBarrier ids used
 	taken    names
+	// final is chooseWaits' tracker at the end: what every stream knows
+	// once it has run (the waits it chose are the ones acquired).
+	final *stream.Tracker
 }
 
 func (a *allocator) layout() (*stream.Layout, error) {
@@ -566,6 +569,14 @@ func (a *allocator) chooseWaits() {
 	may := mayUpdate(L)
 	snapAt := make([]int32, n)
 	t := stream.NewTracker(L)
+	producers := 0
+	for _, m := range may {
+		if m {
+			producers++
+		}
+	}
+	t.Reserve(producers)
+	a.final = t
 	ns := t.NS
 	// cand[s]: the latest candidate source on stream s for the current
 	// instruction (-1 none).
@@ -636,7 +647,7 @@ func (a *allocator) chooseWaits() {
 			c := cand[s]
 			redundant := false
 			for _, s2 := range touched {
-				if c2 := cand[s2]; s2 != s && snapAt[c2] >= 0 && t.Snap(snapAt[c2])[s] > L.DonePos(c) {
+				if c2 := cand[s2]; s2 != s && snapAt[c2] >= 0 && t.SnapKnows(snapAt[c2], s, L.DonePos(c)) {
 					redundant = true
 					break
 				}
@@ -804,7 +815,7 @@ func (a *allocator) materialize(entry bool) {
 		return
 	}
 	// Stream endings: what each engine knows at the end.
-	t := a.finalKnowledge()
+	t := a.final
 	last := f.Top[len(f.Top)-1]
 	end := tab.Makespan()
 	lastOf := make([]bir.InstID, L.NumStreams)
@@ -848,16 +859,6 @@ func (a *allocator) materialize(entry bool) {
 		a.st.Halts++
 	}
 	f.ReplaceBlockInsts(last, list)
-}
-
-// finalKnowledge replays the function with its waits and returns the
-// tracker at the end.
-func (a *allocator) finalKnowledge() *stream.Tracker {
-	L, err := a.layout()
-	if err != nil {
-		return stream.NewTracker(a.L)
-	}
-	return stream.Replay(L)
 }
 
 // renumberOrder renumbers the schedule's Order column in program order:
