@@ -62,6 +62,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/kernels/ref"
 	"github.com/narwhal-compiler/narwhal/npy"
 	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/passes/tiling"
 	"github.com/narwhal-compiler/narwhal/passes/translate"
 )
 
@@ -139,7 +140,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, err := arch.Retarget(m, *archName, params); err != nil {
+	model, err := arch.Retarget(m, *archName, params)
+	if err != nil {
 		return err
 	}
 	if *coreID >= 0 {
@@ -175,7 +177,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if inst != nil {
 		k = inst.Kernel
 	}
-	iopt := interp.Options{MaxInstructions: *maxInsts, MaxMemory: int64(*maxMem)}
+	// Whole-tensor operations (before sunda_size_tiling) may span PSUM banks.
+	iopt := interp.Options{MaxInstructions: *maxInsts, MaxMemory: int64(*maxMem), Macro: tiling.HasMacroOperations(m, model)}
 	if err := interp.CheckInputs(m, iopt); err != nil {
 		return fmt.Errorf("%s: %w", src, err)
 	}
