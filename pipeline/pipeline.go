@@ -16,8 +16,14 @@
 // memory-planning", and its tiles are loops over block tensors that
 // FullUnroll must flatten and give one location per block, while the
 // footprint passes cannot split a 512-partition macro tensor that a
-// matmul or a reduction reads whole. The constraints below carry the
-// reasons.
+// matmul or a reduction reads whole. Its second pass,
+// sunda_size_tiling_perf (performance tiling), needs the schedule to judge
+// a split: it runs after alloc (the schedule depends on the allocation's
+// reuse; a piece addresses part of its instruction's locations, so the
+// allocation stays valid) and before anti_dependency_analyzer (which
+// derives the pieces' edges); it is handed pipeline.Makespan, the
+// scheduling of a copy as the passes after it do it, since passes do not
+// import each other. The constraints below carry the reasons.
 package pipeline
 
 import (

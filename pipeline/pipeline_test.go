@@ -42,7 +42,7 @@ func TestPipeline_Kernels(t *testing.T) {
 					}
 				}
 				opts := []passtest.Option{passtest.Stage(stage)}
-				if model, err := arch.ForModule(m); err == nil && tiling.SplitsK(m, model) {
+				if model, err := arch.ForModule(m); err == nil && tiling.SplitsK(m, model, tiling.Defaults(model)) {
 					opts = append(opts, passtest.ReferenceTolerance()) // the one reordering: a matmul's K split
 				}
 				passtest.Check(t, m, func(m *bir.Module) error {

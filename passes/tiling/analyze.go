@@ -179,7 +179,7 @@ func macroInst(f *bir.Function, i bir.InstID, model *arch.Model) bool {
 		}
 		mem := f.Loc(f.Tensor(t).Locs[0]).Type
 		switch mem {
-		case bir.MemSB:
+		default: // SB, and OnChip (placement open), as the verifier's free-size
 			if lim := model.Tile.SBUFMaxFreeElems; lim > 0 && free > lim {
 				return true
 			}
@@ -469,7 +469,7 @@ func (a *analysis) classify() error {
 			if attrs.Str("axis", "") != "X" {
 				return a.errAt(i, "axis %q: the macro reduction folds the free axis of [rows, cols] (axis X)", attrs.Str("axis", ""))
 			}
-			if len(x.ops) != 2 || x.ops[0].role != roleFull || x.ops[1].role != roleCol || x.ops[0].rows != x.ops[1].rows {
+			if len(x.ops) != 2 || (x.ops[0].role != roleFull && x.ops[0].role != roleCol) || x.ops[1].role != roleCol || x.ops[0].rows != x.ops[1].rows {
 				return a.errAt(i, "a macro reduction reads a whole [rows, cols] tensor and writes a [rows, 1] column of the same rows")
 			}
 			x.cls, x.rows, x.cols = clsReduce, x.ops[0].rows, x.ops[0].cols
@@ -499,6 +499,25 @@ func (a *analysis) dmaShape(x *mop, dram, chip *opnd) error {
 		dram.rows, dram.cols, dram.stride = chip.rows, chip.cols, chip.cols
 	}
 	return nil
+}
+
+// isPSUM reports whether tensor tk is PSUM for the tiler: in PSUM, or
+// OnChip (placement open) and written by a matmul (infer_psum_tensor will
+// put it in PSUM: the Tensor engine writes only PSUM).
+func (a *analysis) isPSUM(tk int) bool {
+	t := &a.tens[tk]
+	if t.mem == bir.MemPSUM {
+		return true
+	}
+	if t.mem != bir.MemOnChip {
+		return false
+	}
+	for _, w := range t.writers {
+		if a.mops[w].cls == clsMatmul {
+			return true
+		}
+	}
+	return false
 }
 
 func roleName(r role) string {
@@ -540,7 +559,7 @@ func (a *analysis) elementwise(x *mop) error {
 				return a.errAt(i, "source %d is [%d x %d], the destination [%d x %d]: want equal shapes", k, s.rows, s.cols, x.rows, x.cols)
 			}
 		case k < data && s.role == roleBcast:
-			if s.rows != x.rows || s.cols != x.cols || x.colOp {
+			if s.rows != x.rows || s.cols != x.cols {
 				return a.errAt(i, "source %d broadcasts [%d x %d] onto [%d x %d]: want the destination's shape", k, s.rows, s.cols, x.rows, x.cols)
 			}
 		case k >= data && s.role == roleCol:
@@ -580,8 +599,9 @@ func (a *analysis) matmul(x *mop, attrs bir.AttrSet) error {
 	if st.role != roleFull && st.role != roleCol || mv.role != roleFull && mv.role != roleCol || d.role != roleFull && d.role != roleCol {
 		return a.errAt(i, "want whole on-chip tensors as stationary, moving and destination")
 	}
-	if a.tens[d.t].mem != bir.MemPSUM || a.tens[st.t].mem != bir.MemSB || a.tens[mv.t].mem != bir.MemSB {
-		return a.errAt(i, "want SBUF stationary and moving and a PSUM destination")
+	in := func(t int, m bir.MemoryType) bool { return a.tens[t].mem == m || a.tens[t].mem == bir.MemOnChip }
+	if !in(d.t, bir.MemPSUM) || !in(st.t, bir.MemSB) || !in(mv.t, bir.MemSB) {
+		return a.errAt(i, "want SBUF stationary and moving and a PSUM destination (or OnChip, placement open)")
 	}
 	if st.rows != mv.rows || d.rows != st.cols || d.cols != mv.cols {
 		return a.errAt(i, "stationary [%d x %d], moving [%d x %d], destination [%d x %d]: want [K x M], [K x N], [M x N]", st.rows, st.cols, mv.rows, mv.cols, d.rows, d.cols)

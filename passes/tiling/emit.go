@@ -375,8 +375,8 @@ func (e *emitter) operand(x *mop, o *opnd, c *tileCtx) (bir.Operand, error) {
 	cols := c.tileCols(x)
 	zero := affine.Const(0)
 	fOff := affine.Scale(c.f, c.g.ft)
-	if cols == 1 || c.g.wholeRow {
-		fOff = zero
+	if x.colOp || x.cols == 1 || c.g.wholeRow {
+		fOff = zero // a column instruction, or whole rows: no free offset (a remainder tile of one column has one)
 	}
 	switch o.role {
 	case roleOther:
@@ -394,6 +394,9 @@ func (e *emitter) operand(x *mop, o *opnd, c *tileCtx) (bir.Operand, error) {
 			h, err := e.boundary(o.t, c.g.pt, x.id)
 			if err != nil {
 				return bir.Operand{}, err
+			}
+			if o.role == roleCol {
+				return sym(h, c.p, zero, e.pat([2]int64{1, rows}, [2]int64{1, 1}), m), nil
 			}
 			return sym(h, c.p, fOff, e.pat([2]int64{t.cols, rows}, [2]int64{1, cols}), m), nil
 		}
@@ -744,7 +747,7 @@ func (e *emitter) matmul(x *mop, c *tileCtx) error {
 						name += "_t" + strconv.Itoa(c.region) + "_" + strconv.Itoa(ki)
 					}
 					var e2 error
-					if h, e2 = e.newTensor(name, bir.MemSB, t.dt, c.pr.count*c.fr.count*k.count, k.size, width); e2 != nil && err == nil {
+					if h, e2 = e.newTensor(name, t.mem, t.dt, c.pr.count*c.fr.count*k.count, k.size, width); e2 != nil && err == nil {
 						err = e2
 					}
 					e.tiles[key] = h

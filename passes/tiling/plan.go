@@ -68,7 +68,7 @@ func (a *analysis) units() unionFind {
 	u := newUnionFind(len(a.mops))
 	for k := range a.tens {
 		t := &a.tens[k]
-		if t.mem != bir.MemPSUM {
+		if !a.isPSUM(k) {
 			continue
 		}
 		all := append(append([]int(nil), t.writers...), t.readers...)
@@ -104,7 +104,7 @@ func (a *analysis) units() unionFind {
 // hasPSUM reports whether instruction xi touches a PSUM tensor.
 func (a *analysis) hasPSUM(xi int) bool {
 	for _, o := range a.mops[xi].ops {
-		if o.t >= 0 && a.tens[o.t].mem == bir.MemPSUM {
+		if o.t >= 0 && a.isPSUM(o.t) {
 			return true
 		}
 	}
@@ -336,7 +336,7 @@ func (a *analysis) shape(g *group) error {
 				continue
 			}
 			t := &a.tens[o.t]
-			if t.mem == bir.MemPSUM {
+			if a.isPSUM(o.t) {
 				if !psumDt[o.t] {
 					psumDt[o.t] = true
 					note(model.PSUMBankBytes/t.dt.Size(), "one PSUM bank")
@@ -429,7 +429,7 @@ func (a *analysis) layouts(groups []*group) error {
 			continue
 		}
 		t.boundary = true
-		if t.mem == bir.MemPSUM {
+		if a.isPSUM(k) {
 			return a.errAt(a.mops[t.writers[0]].id, "internal error: PSUM tensor %s shared by two groups", t.tname)
 		}
 		if b := t.cols * t.dt.Size(); b > a.opt.MaxComputationTileSizeInBytes {
@@ -497,7 +497,7 @@ func (a *analysis) simd(g *group) {
 		for _, o := range x.ops {
 			switch o.role {
 			case roleFull:
-				if a.tens[o.t].boundary || a.tens[o.t].mem != bir.MemSB {
+				if a.tens[o.t].boundary || a.isPSUM(o.t) {
 					return
 				}
 			case roleDRAM:

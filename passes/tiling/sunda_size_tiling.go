@@ -111,9 +111,10 @@
 // tensors that FullUnroll's memloc generation gives one location per
 // block, and sb_size_legalization / vn_splitter / shrink_ml would meet
 // 512-partition tensors they can only cut into 16-partition pieces (or
-// reject). The DMA legalizations then see tile-sized loads. The
-// performance tiling, which needs the schedule, is the second pass of
-// this package, at design.md's [tiling] place (perf.go).
+// reject). The DMA legalizations then see tile-sized loads. Performance
+// tiling, which needs the schedule, is the second pass of this package
+// (perf.go): it runs after the allocation, whose reuse the schedule it is
+// judged by depends on, and before the dependency analysis.
 //
 // Decisions where the seed is silent (its §2.3 knob list and the .so
 // immediates are not in the seed text):
@@ -335,20 +336,25 @@ func count(ctx *pass.Context, prefix string, cs []counter, all bool) {
 	}
 }
 
-// SplitsK reports whether tiling m with the default options splits some
-// matmul's contraction axis: a Matmult whose stationary operand spans more
-// partitions than the arch has. That is the one place the tiler reorders
-// arithmetic (each K tile's products are summed in fp32, then accumulated
-// in PSUM); everywhere else the tiled module computes bit for bit what the
-// macro module does. Tests use it to decide between bit-exact comparison
-// and the reference's tolerance.
-func SplitsK(m *bir.Module, model *arch.Model) bool {
+// SplitsK reports whether tiling m with options opt splits some matmul's
+// contraction axis: a Matmult whose stationary operand spans more
+// partitions than the K tile (the arch's partitions, and
+// partition_max_elts rounded down to the quadrant). That is the one place
+// the tiler reorders arithmetic (each K tile's products are summed in
+// fp32, then accumulated in PSUM); everywhere else the tiled module
+// computes bit for bit what the macro module does. Tests use it to decide
+// between bit-exact comparison and the reference's tolerance.
+func SplitsK(m *bir.Module, model *arch.Model, opt Options) bool {
+	a := &analysis{model: model, opt: &opt}
+	if opt.PartitionMaxElts == 0 {
+		opt.PartitionMaxElts = model.Tile.PMax
+	}
 	for _, f := range m.Funcs {
 		split := false
 		f.Walk(func(i bir.InstID) bool {
 			if f.Inst(i).Op.IsMatmul() {
 				if ins := f.Ins(i); len(ins) > 0 {
-					if p := m.Pattern(ins[0].Pattern); len(p) > 0 && p[0].Num > model.Partitions {
+					if p := m.Pattern(ins[0].Pattern); len(p) > 0 && p[0].Num > a.partTile(p[0].Num, model.Partitions) {
 						split = true
 					}
 				}

@@ -21,7 +21,7 @@ func TestSundaSizeTiling_Kernels(t *testing.T) {
 	passtest.ForEachKernelAsBuilt(t, func(t *testing.T, name string, m *bir.Module) {
 		k, _, _ := kernels.ParseSpec(name)
 		opts := []passtest.Option{passtest.Stage(verify.StageTiled)}
-		if tiling.SplitsK(m, model(t, m)) {
+		if tiling.SplitsK(m, model(t, m), tiling.Defaults(model(t, m))) {
 			opts = append(opts, passtest.ReferenceTolerance())
 		}
 		if err := verify.Module(m, verify.Options{Stage: verify.StageTiled}); (err != nil) != k.Macro {
