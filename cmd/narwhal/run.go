@@ -56,6 +56,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/driver"
 	"github.com/narwhal-compiler/narwhal/interp"
 	"github.com/narwhal-compiler/narwhal/kernels"
@@ -106,7 +107,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *maxInsts == 0 || *maxInsts < -1 {
-		return fmt.Errorf("--max-instructions %d: want N > 0, or -1 for no limit", *maxInsts)
+		return diag.Errorf(diag.Usage, "--max-instructions %d: want N > 0, or -1 for no limit", *maxInsts)
 	}
 	if err := emptyFlags(fs, "outputs", "inputs", "arch"); err != nil {
 		return err
@@ -273,7 +274,7 @@ func loadInputs(m *bir.Module, k *kernels.Kernel, dir string, seed int64, stderr
 			}
 			t, ok := random[s.Name]
 			if !ok || t == nil {
-				return nil, nil, fmt.Errorf("input %s: no file and no random value for it", s.Name)
+				return nil, nil, diag.Errorf(diag.RunInput, "input %s: no file and no random value for it", s.Name)
 			}
 			inputs[s.Name] = t
 			origin[s.Name] = fmt.Sprintf("random (seed %d)", seed)
@@ -296,10 +297,10 @@ func loadDir(dir string, specs []interp.Spec, names []string, inputs map[string]
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("input %s: %w", s.Name, err)
+			return diag.Errorf(diag.RunInput, "input %s: %w", s.Name, err)
 		}
 		if !slices.Equal(t.Shape, s.Shape) {
-			return fmt.Errorf("input %s: %s: shape %v, want %v", s.Name, path, t.Shape, s.Shape)
+			return diag.Errorf(diag.RunInput, "input %s: %s: shape %v, want %v", s.Name, path, t.Shape, s.Shape)
 		}
 		t.Name = s.Name
 		inputs[s.Name] = t
@@ -334,10 +335,10 @@ func loadNPZ(path string, specs []interp.Spec, names []string, inputs map[string
 		}
 		t, err := a.ReadAs(s.Name, s.Dtype)
 		if err != nil {
-			return fmt.Errorf("input %s: %w", s.Name, err)
+			return diag.Errorf(diag.RunInput, "input %s: %w", s.Name, err)
 		}
 		if !slices.Equal(t.Shape, s.Shape) {
-			return fmt.Errorf("input %s: %s, array %s: shape %v, want %v", s.Name, path, s.Name, t.Shape, s.Shape)
+			return diag.Errorf(diag.RunInput, "input %s: %s, array %s: shape %v, want %v", s.Name, path, s.Name, t.Shape, s.Shape)
 		}
 		inputs[s.Name] = t
 		origin[s.Name] = path + ":" + s.Name
@@ -355,7 +356,7 @@ func loadNPZ(path string, specs []interp.Spec, names []string, inputs map[string
 // directory (path separators, ".", "..", empty).
 func safeFileName(name string) error {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || strings.ContainsRune(name, 0) {
-		return fmt.Errorf("the name cannot be used as a file name")
+		return diag.Errorf(diag.Output, "the name cannot be used as a file name")
 	}
 	return nil
 }
