@@ -45,6 +45,13 @@ type Options struct {
 	// NoReduce keeps every candidate edge (for the oracle test's
 	// comparison and for debugging).
 	NoReduce bool
+	// KeepExisting adds the dependencies the instructions already have in
+	// the IR to the candidates (they must point backwards in program
+	// order), so that constraints the input states survive the
+	// recomputation. Off, the graph is computed from the accesses alone
+	// (what the logical mode needs: the physical edges a previous run
+	// wrote must not leak into it).
+	KeepExisting bool
 	// Log, when set, receives the analyzer's log lines (the seed's
 	// "Added ordered dependency from " and "Avoided Dependency Reduction
 	// due to too_many_spills attribute"); at most MaxLogLines are sent.
@@ -367,8 +374,10 @@ func (a *analyzer) run() error {
 		p := int32(p32)
 		a.cands = a.cands[:0]
 		a.curNoRed = false
-		if err := a.existing(p, i); err != nil {
-			return err
+		if a.opt.KeepExisting {
+			if err := a.existing(p, i); err != nil {
+				return err
+			}
 		}
 		if a.lastBar >= 0 {
 			a.cand(p, a.lastBar, bir.DepOrdered)

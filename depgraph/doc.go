@@ -27,14 +27,16 @@
 // dependencies (bir.Dep, Graph.Write), replacing what the instruction had.
 //
 // Pre-conditions: straight-line code (StageUnrolled: no loops, no symbolic
-// access patterns); existing dependencies point backwards in program order
-// (the verifier's dep rule). Post-conditions: every pair of instructions
+// access patterns); with KeepExisting, existing dependencies point
+// backwards in program order (the verifier's dep rule). Post-conditions: every pair of instructions
 // whose byte footprints conflict is ordered by the transitive closure of
-// the dependencies (TestAnalyze_Oracle checks it against a brute-force
+// the dependencies (TestAnalyze_OracleKernels and _OracleRandom check it against a brute-force
 // enumeration of every element on every built-in kernel and on random
 // modules); dependencies point backwards; the instructions and their order
-// are unchanged. Existing dependencies are kept as constraints (reduced
-// with the rest), so running the pass twice gives the same edges.
+// are unchanged. The graph is computed from the accesses alone, so running
+// the analysis twice gives the same edges; with Options.KeepExisting the
+// dependencies the IR already has are kept as constraints (reduced with
+// the rest).
 //
 // Addresses. In the default physical mode an allocated SB or PSUM
 // location lives at its placement in the one shared SBUF or PSUM (base

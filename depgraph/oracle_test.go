@@ -539,3 +539,39 @@ func randomModule(seed uint64, model *arch.Model) *bir.Module {
 	}
 	return m
 }
+
+// TestAnalyze_KeepExisting: an ORDERED dependency the input states
+// between two independent instructions survives with KeepExisting and is
+// recomputed away without it; the analysis is idempotent either way.
+func TestAnalyze_KeepExisting(t *testing.T) {
+	m := bir.NewModule("trn2")
+	b := bir.NewBuilder(m, "main")
+	x := b.SBUF("x", bir.Float32, 128, 64)
+	y := b.SBUF("y", bir.Float32, 128, 64)
+	i0 := b.Memset("a", bir.EngDVE, x.All(), 1)
+	i1 := b.Memset("b", bir.EngAct, y.All(), 2)
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	f := b.F
+	f.AddDep(i1, bir.Dep{On: i0, Kind: bir.DepOrdered, CarryAxis: bir.NoAxis})
+	for _, keep := range []bool{true, false} {
+		for round := range 2 {
+			g, err := depgraph.Analyze(f, depgraph.Options{KeepExisting: keep})
+			if err != nil {
+				t.Fatal(err)
+			}
+			preds, kinds := g.Preds(1)
+			want := 0
+			if keep {
+				want = 1
+			}
+			if len(preds) != want || want == 1 && kinds[0] != bir.DepOrdered {
+				t.Errorf("keep=%v round %d: preds %v %v, want %d ORDERED", keep, round, preds, kinds, want)
+			}
+			if keep {
+				g.Write(f)
+			}
+		}
+	}
+}
