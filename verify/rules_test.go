@@ -1019,7 +1019,7 @@ func ruleCases() []ruleCase {
 
 func TestRules(t *testing.T) {
 	fired := map[string]bool{}
-	for _, tc := range ruleCases() {
+	for _, tc := range append(ruleCases(), scheduleRuleCases()...) {
 		t.Run(tc.rule+"/"+tc.name, func(t *testing.T) {
 			m := tc.build(t)
 			opt := Options{Stage: tc.stage, InstNameTable: tc.instNames}
@@ -1088,7 +1088,7 @@ var allRules = []string{
 	"engine-ap", "partition-stride", "matmul-limits", "tile-size", "semaphore", "indirect-shape",
 	"tensor-indirection", "cce-shape", "unrolled", "indirect-lowered", "cce-sources", "sb-fit",
 	"allocated", "partition-start", "psum-bank", "tile-position", "engine-assigned",
-	"matmul-dtype", "free-size", "act-reduce", "strided-load",
+	"matmul-dtype", "free-size", "act-reduce", "strided-load", "schedule", "scheduled",
 }
 
 // TestCheckCCEDMALegality_CountsArguments: seed 001's checkCCEDMALegality
