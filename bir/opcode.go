@@ -295,14 +295,21 @@ var opTable = []OpInfo{
 }
 
 var (
-	opByNum  = map[Opcode]*OpInfo{}
+	// opByNum is indexed by opcode number (every narwhal opcode is below
+	// FirstUnknownOpcode): Info and Known run for every instruction of
+	// every pass, and an array index is several times cheaper than a map
+	// lookup.
+	opByNum  [FirstUnknownOpcode]*OpInfo
 	opByName = map[string]*OpInfo{}
 )
 
 func init() {
 	for i := range opTable {
 		in := &opTable[i]
-		if _, dup := opByNum[in.Op]; dup {
+		if in.Op >= FirstUnknownOpcode {
+			panic(fmt.Sprintf("bir: opcode %s has number %d >= FirstUnknownOpcode", in.Name, in.Op))
+		}
+		if opByNum[in.Op] != nil {
 			panic(fmt.Sprintf("bir: opcode number %d used twice (%s)", in.Op, in.Name))
 		}
 		if _, dup := opByName[in.Name]; dup {
@@ -318,20 +325,22 @@ var unknownOpInfo = OpInfo{Name: "?", MinIns: 0, MaxIns: Variadic, MinOuts: 0, M
 // Info returns the table entry of op. Unknown (module-local) opcodes get a
 // permissive entry with FlagNoSemantics; their name comes from the module.
 func (op Opcode) Info() *OpInfo {
-	if in, ok := opByNum[op]; ok {
-		return in
+	if op < FirstUnknownOpcode {
+		if in := opByNum[op]; in != nil {
+			return in
+		}
 	}
 	return &unknownOpInfo
 }
 
 // Known reports whether op is one of narwhal's opcodes.
-func (op Opcode) Known() bool { _, ok := opByNum[op]; return ok }
+func (op Opcode) Known() bool { return op < FirstUnknownOpcode && opByNum[op] != nil }
 
 // String returns the opcode's name (module-local unknown opcodes print as
 // "opcode(N)"; use Module.OpName for their real name).
 func (op Opcode) String() string {
-	if in, ok := opByNum[op]; ok {
-		return in.Name
+	if op.Known() {
+		return opByNum[op].Name
 	}
 	return fmt.Sprintf("opcode(%d)", uint16(op))
 }

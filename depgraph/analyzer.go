@@ -291,13 +291,23 @@ func (a *analyzer) attrs(i bir.InstID) attrFacts {
 // before and after it: calls, synchronization, control flow and opcodes
 // whose memory effects narwhal does not model.
 func isBarrier(op bir.Opcode) bool {
-	info := op.Info()
-	if !op.Known() {
-		return true
+	if int(op) < len(barrierOps) {
+		return barrierOps[op]
 	}
-	const barrier = bir.FlagCall | bir.FlagSync | bir.FlagCollective | bir.FlagControl | bir.FlagNoSemantics | bir.FlagDescriptor
-	return info.Flags&barrier != 0
+	return true // a module-local unknown opcode
 }
+
+// barrierOps caches isBarrier for narwhal's opcodes (looking an opcode up
+// is a map access; this runs twice per instruction).
+var barrierOps = func() []bool {
+	const barrier = bir.FlagCall | bir.FlagSync | bir.FlagCollective | bir.FlagControl | bir.FlagNoSemantics | bir.FlagDescriptor
+	t := make([]bool, bir.FirstUnknownOpcode)
+	for op := range t {
+		o := bir.Opcode(op)
+		t[op] = !o.Known() || o.Info().Flags&barrier != 0
+	}
+	return t
+}()
 
 // keyKind returns the space kind of a key.
 func (a *analyzer) keyKind(k int32) uint8 {

@@ -166,6 +166,9 @@ func (c *checker) scheduled(tab *bir.Schedule) {
 		case in.Engine != bir.EngUnassigned && in.Engine < bir.NumEngines:
 			occupy(i, int(in.Engine), in.Engine.String())
 			c.schedOrder(i, tab, order, int(in.Engine))
+			if shareSB && sharePS {
+				break
+			}
 			sb, ps := c.touches(i)
 			if !shareSB && sb && (in.Engine == bir.EngDVE || in.Engine == bir.EngPool) {
 				occupy(i, schedPortSBUF, "the SBUF port Vector and GpSimd share (NC-v2)")

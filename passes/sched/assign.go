@@ -59,6 +59,16 @@ func needsEngine(info *bir.OpInfo) bool {
 // AssignEngines assigns f's Unassigned compute instructions (see the pass
 // comment) and returns how many it assigned.
 func AssignEngines(f *bir.Function, model *arch.Model) (int64, error) {
+	// Nothing to assign (the common case): no need to price anything.
+	needed := false
+	f.Walk(func(i bir.InstID) bool {
+		in := f.Inst(i)
+		needed = in.Engine == bir.EngUnassigned && needsEngine(in.Op.Info())
+		return !needed
+	})
+	if !needed {
+		return 0, nil
+	}
 	var load [bir.NumEngines]int64
 	var n int64
 	var err error

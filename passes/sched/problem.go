@@ -163,6 +163,19 @@ func (p *problem) graphFromIR() error {
 	f := p.f
 	n := len(p.insts)
 	p.predStart = make([]int32, n+1)
+	// Count, then fill: the lists are allocated exactly once.
+	total := 0
+	for _, i := range p.insts {
+		for d := f.Inst(i).Deps; d >= 0; {
+			_, next, ok := f.DepRecord(d)
+			if !ok {
+				break
+			}
+			d = next
+			total++
+		}
+	}
+	p.pred = make([]int32, 0, total)
 	for k, i := range p.insts {
 		for d := f.Inst(i).Deps; d >= 0; {
 			dep, next, ok := f.DepRecord(d)

@@ -177,11 +177,7 @@ func Schedule(f *bir.Function, model *arch.Model, opt Options) (*Report, error) 
 	t, pr := p.schedule(opt.Window)
 	rep := p.report(t, pr)
 	// The in-order program-order makespan: issue in program order.
-	prog := make([]int32, len(p.insts))
-	for k := range prog {
-		prog[k] = int32(k)
-	}
-	rep.ProgramOrder = p.simulate(prog, 1).makespan
+	rep.ProgramOrder = p.programOrderMakespan()
 	rep.Unlimited = -1
 	if opt.ReuseCost && len(p.insts) > 0 {
 		g, err := depgraph.Analyze(f, depgraph.Options{Mode: depgraph.Logical, Partitions: model.Partitions, PSUMBankBytes: model.PSUMBankBytes})
