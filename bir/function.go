@@ -312,6 +312,10 @@ type Function struct {
 	// schedule is made.
 	Sched *Schedule
 
+	// Sync is the synchronization side table (sync.go: semaphore waits and
+	// updates, DMA trigger engines), nil until synchronization.
+	Sync *Sync
+
 	tensorByName map[string]TensorID
 	locByName    map[string]LocID
 	regByName    map[string]RegID

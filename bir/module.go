@@ -149,11 +149,15 @@ type APPair struct {
 // first. For an on-chip location pair 0 walks partitions.
 type Pattern []APPair
 
-// NumElements returns the product of the nums.
+// NumElements returns the product of the nums, saturating at
+// math.MaxInt64 when it overflows (the verifier rejects such a pattern).
 func (p Pattern) NumElements() int64 {
 	n := int64(1)
 	for _, q := range p {
-		n *= q.Num
+		var ok bool
+		if n, ok = checked.Mul(n, q.Num); !ok {
+			return math.MaxInt64
+		}
 	}
 	return n
 }

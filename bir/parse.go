@@ -88,9 +88,6 @@ func ParseReleasing(name string, src []byte, release func(from, to int)) (m *Mod
 			m, err = nil, te
 		}
 	}()
-	if int64(len(src)) >= math.MaxUint32 {
-		p.failAt(0, "input of %d bytes is larger than the 4 GiB the symbol arena holds", len(src))
-	}
 	p.parseModule()
 	return p.m, nil
 }
@@ -178,6 +175,17 @@ type parser struct {
 // textReleaseStep is how much input passes between two release calls, and
 // textReleaseSlack how much before the cursor is kept.
 const textReleaseStep, textReleaseSlack = 32 << 20, 1 << 20
+
+// sym adds an instruction name to the module's symbol arena. The arena
+// holds 4 GiB of names (the input may be larger: a 25M-instruction module
+// is about 4.5 GB of text but 0.3 GB of names); past that, an error at pos
+// instead of the arena's panic.
+func (p *parser) sym(pos int, name []byte) Sym {
+	if len(p.m.syms.data)+len(name) > math.MaxUint32 {
+		p.failAt(pos, "the instruction names exceed the 4 GiB the symbol arena holds")
+	}
+	return p.m.NewSymBytes(name)
+}
 
 // ---- errors and positions ----
 
@@ -1619,7 +1627,7 @@ func (p *parser) body(parent InstID, depth int) {
 				p.failAt(start, "instruction %s is outside a block: start the body with a label line such as \"Block1:\"", name)
 			}
 			p.pos++
-			p.instruction(f.m.NewSymBytes(name), cur, depth)
+			p.instruction(p.sym(start, name), cur, depth)
 		default:
 			if p.eof() {
 				p.fail("expected ':' after a block label or '=' after an instruction name, found end of file")
@@ -2211,7 +2219,7 @@ func (p *parser) resolveDeps() {
 			if i, ok := p.deadInsts[d.name]; ok {
 				on = i
 			} else {
-				on = f.NewInstSym(OpNoOp, m.NewSym(d.name), EngUnassigned, nil, nil, 0)
+				on = f.NewInstSym(OpNoOp, p.sym(d.pos, []byte(d.name)), EngUnassigned, nil, nil, 0)
 				f.insts[on].flags |= instDead
 				if p.deadInsts == nil {
 					p.deadInsts = map[string]InstID{}

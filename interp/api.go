@@ -37,14 +37,9 @@ type Tensor struct {
 	Data  []byte
 }
 
-// NumElements returns the product of the shape.
-func (t *Tensor) NumElements() int64 {
-	n := int64(1)
-	for _, d := range t.Shape {
-		n *= d
-	}
-	return n
-}
+// NumElements returns the product of the shape (-1 when it overflows
+// int64, so that it matches no data length).
+func (t *Tensor) NumElements() int64 { return shapeElements(t.Shape) }
 
 // Spec describes an input or output tensor of a function: its name (the
 // DRAM location name, e.g. "x"), dtype and shape.

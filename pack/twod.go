@@ -250,22 +250,149 @@ func buildModel2D(p Problem2D, idx, fixed []int, capacity int64) *exactModel {
 	return m
 }
 
-// lowerBound2D: the quadrant-area bound (the live bytes x quadrants at one
-// instant spread over four quadrants) and, for tensors above 64
-// partitions (which all use quadrant 0), their own max-live.
+// lowerBound2D is a lower bound on the peak of any placement, from the
+// quadrant rule. At each instant, with F the bytes of the live tensors of
+// more than 96 partitions (they start at 0 and cover all four quadrants,
+// so they overlap pairwise and stack in every quadrant) and "the rest"
+// the other live tensors:
+//
+//	peak >= F + max(ceil(area of the rest / 4),  (bytes x quadrants spanned)
+//	                largest tensor of the rest,   (it sits in some quadrant above F)
+//	                bytes of the rest above 64 partitions)  (they all cover quadrant 0)
+//
+// This is at least the classic bound max(ceil(area / 4), max-live of the
+// tensors above 64 partitions), and it is tight where a narrow tensor's
+// quadrants cannot be shared by full-width ones (a 64-partition tile beside
+// 128-partition ones).
 func lowerBound2D(p Problem2D) int64 {
-	var area, wide []Buffer
-	for _, t := range p.Tensors {
-		if t.Size <= 0 {
-			continue
-		}
-		q := int64(quadrantsSpanned(t.Partitions))
-		area = append(area, Buffer{Lower: t.Lower, Upper: t.Upper, Size: t.Size * q})
-		if t.Partitions > 2*QuadrantPartitions {
-			wide = append(wide, Buffer{Lower: t.Lower, Upper: t.Upper, Size: t.Size})
+	type event struct {
+		t     int64
+		start bool
+		i     int32
+	}
+	ev := make([]event, 0, 2*len(p.Tensors))
+	for i, t := range p.Tensors {
+		if t.Size > 0 && t.Upper > t.Lower {
+			ev = append(ev, event{t.Lower, true, int32(i)}, event{t.Upper, false, int32(i)})
 		}
 	}
-	return max((MaxLive(area)+numQuadrants-1)/numQuadrants, MaxLive(wide))
+	slices.SortFunc(ev, func(a, b event) int {
+		if a.t != b.t {
+			return compareInt64(a.t, b.t)
+		}
+		if a.start != b.start {
+			if a.start {
+				return 1 // ends first: intervals are half-open
+			}
+			return -1
+		}
+		return int(a.i - b.i)
+	})
+	var lb liveBound
+	lb.init(len(p.Tensors))
+	for _, e := range ev {
+		if e.start {
+			lb.start(p.Tensors[e.i], e.i)
+		} else {
+			lb.end(p.Tensors[e.i], e.i)
+		}
+	}
+	return lb.best
+}
+
+// liveBound accumulates lowerBound2D's bound over a sweep of starts and
+// ends (ends at an instant before its starts).
+type liveBound struct {
+	full, restArea, rest3, best int64
+	dead                        []bool
+	heap                        sizeHeap // live tensors of the rest, by size (lazy deletion)
+}
+
+func (b *liveBound) init(n int) { b.dead = make([]bool, n) }
+
+func (b *liveBound) start(t Tensor, i int32) {
+	if t.Size <= 0 || t.Upper <= t.Lower {
+		return
+	}
+	if t.Partitions > 3*QuadrantPartitions {
+		b.full += t.Size
+	} else {
+		b.restArea += t.Size * int64(quadrantsSpanned(t.Partitions))
+		if t.Partitions > 2*QuadrantPartitions {
+			b.rest3 += t.Size
+		}
+		b.heap.push(t.Size, i)
+	}
+	for b.heap.len() > 0 && b.dead[b.heap.top()] {
+		b.heap.pop()
+	}
+	var largest int64
+	if b.heap.len() > 0 {
+		largest = b.heap.size[0]
+	}
+	b.best = max(b.best, b.full+max((b.restArea+numQuadrants-1)/numQuadrants, largest, b.rest3))
+}
+
+func (b *liveBound) end(t Tensor, i int32) {
+	if t.Size <= 0 || t.Upper <= t.Lower {
+		return
+	}
+	if t.Partitions > 3*QuadrantPartitions {
+		b.full -= t.Size
+		return
+	}
+	b.restArea -= t.Size * int64(quadrantsSpanned(t.Partitions))
+	if t.Partitions > 2*QuadrantPartitions {
+		b.rest3 -= t.Size
+	}
+	b.dead[i] = true
+}
+
+// sizeHeap is a max-heap of (size, tensor index).
+type sizeHeap struct {
+	size []int64
+	idx  []int32
+}
+
+func (h *sizeHeap) len() int           { return len(h.idx) }
+func (h *sizeHeap) top() int32         { return h.idx[0] }
+func (h *sizeHeap) less(i, j int) bool { return h.size[i] > h.size[j] }
+func (h *sizeHeap) swap(i, j int) {
+	h.size[i], h.size[j] = h.size[j], h.size[i]
+	h.idx[i], h.idx[j] = h.idx[j], h.idx[i]
+}
+
+func (h *sizeHeap) push(size int64, i int32) {
+	h.size = append(h.size, size)
+	h.idx = append(h.idx, i)
+	for k := len(h.idx) - 1; k > 0; {
+		p := (k - 1) / 2
+		if !h.less(k, p) {
+			break
+		}
+		h.swap(k, p)
+		k = p
+	}
+}
+
+func (h *sizeHeap) pop() {
+	last := len(h.idx) - 1
+	h.swap(0, last)
+	h.size, h.idx = h.size[:last], h.idx[:last]
+	for k := 0; ; {
+		l, r, m := 2*k+1, 2*k+2, k
+		if l < last && h.less(l, m) {
+			m = l
+		}
+		if r < last && h.less(r, m) {
+			m = r
+		}
+		if m == k {
+			return
+		}
+		h.swap(k, m)
+		k = m
+	}
 }
 
 // MaxLive2D is the 2-D max-live: a lower bound on the peak (bytes per
@@ -273,6 +400,18 @@ func lowerBound2D(p Problem2D) int64 {
 // the bound Solve2D reports as Solution2D.LowerBound (alignment padding
 // aside).
 func MaxLive2D(tensors []Tensor) int64 { return lowerBound2D(Problem2D{Tensors: tensors}) }
+
+// Peak2D returns max(offset+size) of a 2-D placement (empty tensors count
+// as 0).
+func Peak2D(tensors []Tensor, placements []Placement2D) int64 {
+	var peak int64
+	for i, t := range tensors {
+		if t.Size > 0 && i < len(placements) {
+			peak = max(peak, placements[i].Offset+t.Size)
+		}
+	}
+	return peak
+}
 
 // Solve2D places SBUF (or, with BankSize, PSUM) tensors. Errors follow
 // Solve: *InputError for malformed input, *FitError when not fitted.

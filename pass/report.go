@@ -38,9 +38,13 @@ func (r *Report) Write(w io.Writer) error {
 		for _, c := range p.Counters {
 			fmt.Fprintf(&sb, "  %s = %d\n", c.Name, c.Value)
 		}
+		// A block's title (the seeds' statistic headings, kept verbatim)
+		// carries the pass's name, so that a line such as
+		// sb_size_legalization's "Total trip count unrolled: 0" cannot be
+		// read as the unroller's (issue 19).
 		for _, b := range p.Blocks {
 			if b.Title != "" {
-				fmt.Fprintf(&sb, "%s\n", b.Title)
+				fmt.Fprintf(&sb, "%s: %s\n", p.Name, b.Title)
 			}
 			text := strings.TrimRight(b.Text, "\n")
 			if text != "" {

@@ -19,6 +19,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/passes/dma"
 	"github.com/narwhal-compiler/narwhal/passes/sbsize"
 	"github.com/narwhal-compiler/narwhal/passes/sched"
+	"github.com/narwhal-compiler/narwhal/passes/semaphores"
 	"github.com/narwhal-compiler/narwhal/passes/shrink"
 	"github.com/narwhal-compiler/narwhal/passes/translate"
 	"github.com/narwhal-compiler/narwhal/passes/unroll"
@@ -38,6 +39,7 @@ var Table = pass.Table{
 		vnsplit.VNSplitterPass,
 		shrink.ShrinkMLPass,
 		alloc.InferPSumTensorPass,
+		alloc.PreSchedulePass,
 		alloc.AllocPass,
 		notDefault(unroll.UnrollPass),
 		deps.AntiDependencyAnalyzerPass,
@@ -45,6 +47,7 @@ var Table = pass.Table{
 		sched.AssignHWDGEEnginePass,
 		sched.AllocQueuesPass,
 		sched.TimeAwareSchedulerPass,
+		semaphores.AllocSemaphoresPass,
 	},
 	Constraints: []pass.Constraint{
 		{Before: "translate_nki_ast_to_bir", After: "lower_generic_indirect", Why: "NKI kernels must be materialized before their DMAs can be legalized"},
@@ -58,6 +61,8 @@ var Table = pass.Table{
 		{Before: "vn_splitter", After: "shrink_ml", Why: "the seeds' execution order (24, 25): each _VN_ piece is trimmed on its own, and shrink_ml checks the final footprint"},
 		{Before: "shrink_ml", After: "infer_psum_tensor", Why: "the footprint passes size placement-open locations as SBUF; InferPSumTensor then decides SB or PSUM on their final shapes (design.md: shrink_ml -> [tiling] -> infer_psum_tensor -> pre-schedule -> allocation)"},
 		{Before: "infer_psum_tensor", After: "alloc", Why: "the allocator places SB and PSUM locations: no location may still be OnChip"},
+		{Before: "infer_psum_tensor", After: "pre_schedule", Why: "the pre-schedule's pressure counts SBUF and PSUM apart (a PSUM location a Matmult writes takes whole banks)"},
+		{Before: "pre_schedule", After: "alloc", Why: "the live intervals refer to the instruction order: the pre-schedule fixes it first"},
 		{Before: "full_unroll", After: "unroll", Why: "both flatten loops: the production Unroll is the alternative for dynamic loops (run with --passes), never a second unroll after FullUnroll"},
 		{Before: "alloc", After: "anti_dependency_analyzer", Why: "hazards are computed on physical addresses: the allocation's reuse creates the WAR/WAW edges that locations alone do not show (design.md)"},
 		{Before: "shrink_ml", After: "anti_dependency_analyzer", Why: "hazards are computed on the final footprints (design.md: dependency analysis follows allocation, which follows the SB-legal stage)"},
@@ -66,6 +71,7 @@ var Table = pass.Table{
 		{Before: "assign_engines", After: "time_aware_scheduler", Why: "an instruction's engine is its timeline"},
 		{Before: "assign_hwdge_engine", After: "alloc_queues", Why: "the DGE prices a DMA, and alloc_queues balances priced DMAs"},
 		{Before: "alloc_queues", After: "time_aware_scheduler", Why: "a DMA's queue is its timeline"},
+		{Before: "time_aware_scheduler", After: "alloc_semaphores", Why: "semaphores order the scheduled streams: a wait's count names an update in its stream's order (seed 002 §6.5 runs after the schedule)"},
 	},
 }
 

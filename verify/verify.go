@@ -39,6 +39,10 @@
 //	StageScheduled         time_aware_scheduler (passes/sched,     every instruction scheduled; dependencies
 //	                       seed 002 §6.4)                          respected; no overlap on an engine, queue
 //	                                                               or NC-v2 shared port; blocks in start order
+//	StageSynchronized      alloc_semaphores (passes/semaphores,   every dependency ordered by stream order,
+//	                       seed 002 §6.5)                          triggers, semaphore waits and updates (exact
+//	                                                               happens-before); counters in range; streams
+//	                                                               of the entry function end with Halt
 //
 // "Used" locations are those an instruction reaches (a physical AP names
 // the location; a symbolic AP names its tensor, hence every location of
@@ -130,6 +134,10 @@
 //	                                   slots with equal-length columns, queues within the arch's DMA
 //	                                   queues, DGE engines within its hardware DGE engines
 //	scheduled          StageScheduled  see schedule.go
+//	sync               always          a synchronization table (bir.Sync): triggers only on DMAs, on
+//	                                   engines that run streams; semaphore ids within the arch's; the wire
+//	                                   limit (<= 2 waits, <= 1 update: "Too many sync wait commands")
+//	synchronized       StageSynchronized  the exact happens-before check (synchronized.go, stream.Check)
 //
 // The allocation rules (allocated's placement checks, partition-start,
 // psum-bank, tile-position, overlap) also apply before StageAllocated to
@@ -255,14 +263,20 @@ const (
 	// instructions, blocks in start order (passes/sched,
 	// time_aware_scheduler; schedule.go).
 	StageScheduled
+	// StageSynchronized: every dependency is ordered by the streams'
+	// order, DMA triggers and semaphore waits and updates (an exact
+	// happens-before check), counters stay within their width, the entry
+	// function's streams end with Halt (passes/semaphores,
+	// alloc_semaphores; synchronized.go).
+	StageSynchronized
 
-	numStages = 8
+	numStages = 9
 )
 
 // AllStages is every stage bit.
 const AllStages Stage = 1<<numStages - 1
 
-var stageNames = [numStages]string{"unrolled", "indirect-lowered", "cce-legal", "sb-legal", "allocated", "engines-assigned", "strided-legal", "scheduled"}
+var stageNames = [numStages]string{"unrolled", "indirect-lowered", "cce-legal", "sb-legal", "allocated", "engines-assigned", "strided-legal", "scheduled", "synchronized"}
 
 // String returns the stage names joined by "|" ("none" for 0).
 func (s Stage) String() string {

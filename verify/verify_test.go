@@ -21,13 +21,16 @@ func TestModule_CleanPerStage(t *testing.T) {
 		}
 		t.Run(s.String(), func(t *testing.T) {
 			m, _ := legal(t)
-			if s&StageScheduled != 0 {
+			if s&(StageScheduled|StageSynchronized) != 0 {
 				scheduleSerially(m)
+			}
+			if s&StageSynchronized != 0 {
+				synchronizeSerially(t, m)
 			}
 			for _, d := range diags(t, Module(m, Options{Stage: s})) {
 				t.Error(d)
 			}
-			if s&(StageUnrolled|StageScheduled) != 0 {
+			if s&(StageUnrolled|StageScheduled|StageSynchronized) != 0 {
 				return
 			}
 			lm, _ := tiledAdd(t)
@@ -150,7 +153,7 @@ func TestStage_StringParse(t *testing.T) {
 		{0, "none"},
 		{StageUnrolled, "unrolled"},
 		{StageAllocated | StageCCELegal, "cce-legal|allocated"},
-		{AllStages, "unrolled|indirect-lowered|cce-legal|sb-legal|allocated|engines-assigned|strided-legal|scheduled"},
+		{AllStages, "unrolled|indirect-lowered|cce-legal|sb-legal|allocated|engines-assigned|strided-legal|scheduled|synchronized"},
 		{1 << 10, "0x400"},
 	}
 	for _, tc := range tests {

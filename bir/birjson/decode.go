@@ -248,6 +248,9 @@ func (d *decoder) finishFunction() {
 	if d.f.Sched != nil {
 		d.f.Sched.Grow(d.f.NumInstSlots())
 	}
+	if d.f.Sync != nil {
+		d.f.Sync.Grow(d.f.NumInstSlots())
+	}
 	if d.grownBlock == bir.NoBlock {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -31,6 +32,8 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&printAfter, "print-after", "print the module after `PASS` (repeatable; 'all' for every pass)")
 	dumpDir := fs.String("dump-dir", "", "also write the --print-after dumps into `DIR` as NN-PASS.bir (without --print-after: a dump after every pass, into DIR only)")
 	verbose := fs.Bool("v", false, "print pass log lines as they happen")
+	memmap := fs.String("memmap", "", "write the SBUF/PSUM allocation to `FILE`.svg (a picture) or FILE.csv (rows)")
+	dumpAlloc := fs.String("dump-alloc-problem", "", "write the allocation problem to `FILE`.csv in the MiniMalloc format narwhal alloc reads (PSUM: FILE-psum.csv)")
 	statsPath := fs.String("stats", "", "write what each phase cost (wall, CPU, memory) as JSON to `FILE` (for narwhal bench)")
 	coreID := fs.Int64("core-id", -1, "the module's neuron core `id` (selects one core's body of an LNC kernel; -1: as in the file)")
 	inPlace := fs.Bool("in-place", false, "allow -o to name the input file (replaced atomically once the compile succeeds)")
@@ -93,6 +96,9 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	if cfg.Arch, err = retarget(m, *archName, cfg.Options); err != nil {
 		return err
 	}
+	if err := allocOutputs(&cfg, *memmap, *dumpAlloc); err != nil {
+		return err
+	}
 	names := make([]string, 0, len(gates))
 	for g := range gates {
 		names = append(names, g)
@@ -113,6 +119,9 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	}
 	if runErr != nil {
 		return fmt.Errorf("%s: %w", input, runErr)
+	}
+	if (*memmap != "" || *dumpAlloc != "") && (rep.Result("alloc") == nil || rep.Result("alloc").Skipped != "") {
+		return fmt.Errorf("--memmap and --dump-alloc-problem need the alloc pass, which did not run")
 	}
 	if *trace != "" {
 		if err := writeTrace(*trace, stdout, m, cfg.Arch); err != nil {
@@ -229,6 +238,26 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		at = " at stage " + stage.String()
 	}
 	fmt.Fprintf(stdout, "%s: ok%s (%d functions, %d instructions)\n", pos[0], at, len(m.Funcs), m.NumInsts())
+	return nil
+}
+
+// allocOutputs hands --memmap and --dump-alloc-problem to the alloc pass
+// (its options memmap and dump_problem).
+func allocOutputs(cfg *pass.Config, memmap, dump string) error {
+	if memmap != "" {
+		if ext := strings.ToLower(filepath.Ext(memmap)); ext != ".svg" && ext != ".csv" {
+			return fmt.Errorf("--memmap %s: want a .svg or .csv file", memmap)
+		}
+	}
+	for k, v := range map[string]string{"memmap": memmap, "dump_problem": dump} {
+		if v == "" {
+			continue
+		}
+		if cfg.Options["alloc"] == nil {
+			cfg.Options["alloc"] = map[string]string{}
+		}
+		cfg.Options["alloc"][k] = v
+	}
 	return nil
 }
 

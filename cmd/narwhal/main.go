@@ -60,7 +60,22 @@ func commands() []command {
 }
 
 func main() {
+	setGCPercent()
 	os.Exit(profiled(func() int { return mainExit(os.Args[1:], os.Stdout, os.Stderr) }))
+}
+
+// defaultGCPercent is the collector's target unless the GOGC environment
+// variable sets one. A module is nearly all of narwhal's heap and it lives
+// from load to save, so Go's default of 100 lets the heap reach twice the
+// module before collecting the garbage a pass leaves: 50 measured 22% less
+// peak memory for 3% more CPU on a 5M-instruction matmul compile (2.70 ->
+// 2.10 GB; 25 gave 1.97 GB for 5%).
+const defaultGCPercent = 50
+
+func setGCPercent() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(defaultGCPercent)
+	}
 }
 
 // profiled runs run under the profilers the environment asks for:

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/csv"
+	"encoding/xml"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -52,4 +55,77 @@ func TestVerify_Stage(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "[overlap]") || !strings.Contains(stderr, "y_tile_set_sub0") {
 		t.Fatalf("overlapping placement: exit %d, %q", code, stderr)
 	}
+}
+
+// TestCompile_MemmapAndDump: --memmap FILE.svg draws the allocation (well
+// formed SVG, a rectangle per location named on hover, the carve-out
+// shaded, a live-bytes curve), --memmap FILE.csv lists every placed
+// location, and --dump-alloc-problem writes the problem that narwhal alloc
+// reads back and fits.
+func TestCompile_MemmapAndDump(t *testing.T) {
+	dir := t.TempDir()
+	svgPath, csvPath, dump := filepath.Join(dir, "m.svg"), filepath.Join(dir, "m.csv"), filepath.Join(dir, "p.csv")
+	if code, _, stderr := narwhal(t, "compile", "builtin:attention", "--memmap", svgPath, "--dump-alloc-problem", dump); code != 0 {
+		t.Fatalf("compile: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := narwhal(t, "compile", "builtin:attention", "--memmap", csvPath); code != 0 {
+		t.Fatalf("compile: exit %d: %s", code, stderr)
+	}
+	svg, err := os.ReadFile(svgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := xml.NewDecoder(strings.NewReader(string(svg)))
+	for {
+		if _, err := dec.Token(); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("the SVG is not well formed: %v", err)
+		}
+	}
+	for _, want := range []string{"<title>kT_sb (tensor kT_sb_set): partitions 0-63", "runtime carve-out", "live bytes (max", "bank 7"} {
+		if !strings.Contains(string(svg), want) {
+			t.Errorf("the SVG has no %q", want)
+		}
+	}
+	rows, err := csv.NewReader(mustOpen(t, csvPath)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) < 2 || rows[0][1] != "location" {
+		t.Fatalf("memmap CSV: %v", rows)
+	}
+	mems := map[string]int{}
+	for _, r := range rows[1:] {
+		mems[r[3]]++
+	}
+	if mems["SBUF"] == 0 || mems["PSUM"] == 0 {
+		t.Errorf("memmap CSV rows by memory: %v, want SBUF and PSUM rows", mems)
+	}
+	for _, p := range []string{dump, filepath.Join(dir, "p-psum.csv")} {
+		capacity := "--capacity=212992"
+		if strings.HasSuffix(p, "-psum.csv") {
+			capacity = "--capacity=16384"
+		}
+		code, stdout, stderr := narwhal(t, "alloc", p, capacity)
+		if code != 0 || !strings.Contains(stdout, "fit") {
+			t.Errorf("narwhal alloc %s: exit %d, %q, %q", p, code, stdout, stderr)
+		}
+	}
+	if code, _, stderr := narwhal(t, "compile", "builtin:attention", "--memmap", filepath.Join(dir, "m.png")); code != 1 || !strings.Contains(stderr, "want a .svg or .csv") {
+		t.Errorf("--memmap m.png: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := narwhal(t, "compile", "builtin:attention", "--passes", "full_unroll", "--memmap", svgPath); code != 1 || !strings.Contains(stderr, "alloc pass") {
+		t.Errorf("--memmap without the alloc pass: exit %d, %q", code, stderr)
+	}
+}
+
+func mustOpen(t *testing.T, path string) io.Reader {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }

@@ -6,7 +6,8 @@
 // Three passes, in this order, after shrink_ml (the SB-legal stage):
 //
 //	infer_psum_tensor  infer_psum_tensor.go  OnChip (placement open) -> SB or PSUM (InferPSumTensor, §4.4)
-//	pre_schedule       pre_schedule.go       straight-line blocks: an instruction order whose max-live fits
+//	pre_schedule       pre_schedule.go       straight-line code: the program order if its max-live fits,
+//	                                         else a pressure-aware list schedule
 //	alloc              alloc.go              live intervals (model.go; loops: decision.go), addresses
 //	                                         (assign.go), ModuloAllocation (modulo.go), spills (spill.go);
 //	                                         produces verify.StageAllocated
@@ -28,6 +29,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/pack"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -42,6 +44,9 @@ const (
 // time component.
 const DefaultExactNodes = 200_000
 
+// DefaultSlack is the default of Options.Slack.
+const DefaultSlack = 0.02
+
 // Options configure Allocate.
 type Options struct {
 	// Allocator is AllocPack (default) or AllocLinearScan.
@@ -51,6 +56,15 @@ type Options struct {
 	// Baseline also runs the allocator not chosen, for the report's
 	// comparison (its placement is discarded).
 	Baseline bool
+	// Reuse is the sweep's policy among free regions that fit
+	// (pack.ReuseOldestFreed by default).
+	Reuse pack.ReusePolicy
+	// Slack: a sweep placement whose peak is within max-live x (1+Slack)
+	// is kept; beyond it pack's solver minimizes the peak (default 0.02).
+	Slack float64
+	// Memmap and DumpProblem name files to write (report.go): the memory
+	// map (.svg or .csv) and the allocation problem (MiniMalloc CSV).
+	Memmap, DumpProblem string
 	// OnFunction is told the function being worked on ("" when done).
 	OnFunction func(string)
 }
@@ -75,6 +89,7 @@ type Stats struct {
 	Baseline  string
 	Functions int
 	Blocks    blockStats
+	Spills    SpillStats
 }
 
 // Allocate places every on-chip location of m.
@@ -95,6 +110,9 @@ func Allocate(m *bir.Module, a *arch.Model, opt Options) (Stats, error) {
 	if opt.ExactNodes <= 0 {
 		opt.ExactNodes = DefaultExactNodes
 	}
+	if opt.Slack <= 0 {
+		opt.Slack = DefaultSlack
+	}
 	g, err := geometries(a)
 	if err != nil {
 		return st, err
@@ -102,22 +120,31 @@ func Allocate(m *bir.Module, a *arch.Model, opt Options) (Stats, error) {
 	for k := range st.Mem {
 		st.Mem[k].Budget = g[k].capacity
 	}
+	var mm *memMap
+	if opt.Memmap != "" || opt.DumpProblem != "" {
+		mm = newMemMap(a, g)
+	}
 	for _, f := range m.FuncsMainFirst() {
 		if opt.OnFunction != nil {
 			opt.OnFunction(f.Name)
 		}
 		st.Functions++
-		if err := allocateFunction(f, g, st.Allocator, st.Baseline, opt, &st); err != nil {
+		if err := allocateFunction(f, g, st.Allocator, st.Baseline, opt, &st, mm); err != nil {
 			return st, err
 		}
 	}
 	if opt.OnFunction != nil {
 		opt.OnFunction("")
 	}
+	if mm != nil {
+		if err := writeOutputs(mm, opt.Memmap, opt.DumpProblem); err != nil {
+			return st, err
+		}
+	}
 	return st, nil
 }
 
-func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline string, opt Options, st *Stats) error {
+func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline string, opt Options, st *Stats, mm *memMap) error {
 	for l := 0; l < f.NumLocs(); l++ {
 		if lc := f.Loc(bir.LocID(l)); !lc.Dead && lc.Type == bir.MemOnChip {
 			return fmt.Errorf("function %s, location %s: memory type OnChip (placement open): run infer_psum_tensor first", f.Name, lc.Name)
@@ -128,25 +155,109 @@ func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline 
 			return err
 		}
 	}
-	md := newModel(f)
-	md.intervals()
-	items := buildItems(md, g)
+	straight := len(f.Top) == 1 && !hasLoops(f) && !hasBranches(f)
+	target := [numMems]float64{1, 1}
+	var tried []string
+	for round := 0; ; round++ {
+		md := newModel(f)
+		md.intervals()
+		items := buildItems(md, g)
+		var res [numMems]solveResult
+		var fail *FitError
+		for mem := 0; mem < numMems; mem++ {
+			if len(items[mem]) == 0 {
+				continue
+			}
+			r, err := solve(allocator, items[mem], g[mem], opt)
+			if err != nil {
+				return fmt.Errorf("function %s: %s: %w", f.Name, memNames[mem], err)
+			}
+			res[mem] = r
+			if !r.fits && fail == nil {
+				fail = &FitError{Func: f.Name, Mem: memNames[mem], Budget: g[mem].capacity, MaxLive: r.maxLive, Peak: r.peak, Reason: r.reason, Live: liveSet(md, items[mem])}
+				if round == 0 {
+					if mem == memSB {
+						st.Spills.SBExcess += max(0, r.maxLive-g[mem].capacity)
+					} else {
+						st.Spills.PSUMExcess += max(0, r.maxLive-g[mem].capacity)
+					}
+				}
+			}
+		}
+		if fail == nil {
+			record(f, items, res, g, allocator, baseline, opt, st)
+			if mm != nil {
+				mm.addFunction(md, items, res)
+			}
+			return nil
+		}
+		if !straight {
+			fail.Tried = append(tried, "spilling: the function is not straight-line code (loops or branches remain); MaxLiveSpiller and SpillPSum work on unrolled code (full_unroll.unrollLevel=2)")
+			return fail
+		}
+		if round == maxSpillRounds {
+			fail.Tried = append(tried, fmt.Sprintf("spilling: gave up after %d rounds", round))
+			return fail
+		}
+		next := [numMems]float64{2, 2} // memories that fit do not spill
+		for mem := range res {
+			if len(items[mem]) > 0 && !res[mem].fits {
+				next[mem] = target[mem]
+				if round > 0 {
+					next[mem] = target[mem] - 0.04 // the packing needs room: spill deeper
+				}
+			}
+		}
+		target = next
+		n, err := spillFunc(f, g, target, &st.Spills)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			fail.Tried = append(tried, fmt.Sprintf("%s: no location left to spill at the worst instant: each live one is accessed there, belongs to a NoSpill tensor, arrives placed, was not written whole before it, or (PSUM) is written again later", spillerName(fail.Mem)))
+			return fail
+		}
+		st.Spills.Rounds++
+		tried = append(tried, fmt.Sprintf("%s round %d: %d location(s) spilled (target %.2f of the capacity)", spillerName(fail.Mem), round+1, n, target[memOfName(fail.Mem)]))
+	}
+}
+
+func spillerName(mem string) string {
+	if mem == memNames[memPSUM] {
+		return "SpillPSum"
+	}
+	return "MaxLiveSpiller"
+}
+
+func memOfName(mem string) int {
+	if mem == memNames[memPSUM] {
+		return memPSUM
+	}
+	return memSB
+}
+
+// hasBranches reports whether f has a branch instruction.
+func hasBranches(f *bir.Function) bool {
+	found := false
+	f.Walk(func(i bir.InstID) bool {
+		op := f.Inst(i).Op
+		found = op == bir.OpCompareAndBranch || op == bir.OpUnconditionalBranch
+		return !found
+	})
+	return found
+}
+
+// record applies a fitting allocation and adds it to the statistics.
+func record(f *bir.Function, items [numMems][]item, res [numMems]solveResult, g [numMems]geometry, allocator, baseline string, opt Options, st *Stats) {
 	for mem := 0; mem < numMems; mem++ {
 		its := items[mem]
 		if len(its) == 0 {
 			continue
 		}
-		res, err := solve(allocator, its, g[mem], opt.ExactNodes)
-		if err != nil {
-			return fmt.Errorf("function %s: %s: %w", f.Name, memNames[mem], err)
-		}
-		if !res.fits {
-			return &FitError{Func: f.Name, Mem: memNames[mem], Budget: g[mem].capacity, MaxLive: res.maxLive, Peak: res.peak, Reason: res.reason, Live: liveSet(md, its)}
-		}
 		ms := &st.Mem[mem]
 		if baseline != "" {
 			cp := append([]item(nil), its...)
-			if b, err := solve(baseline, cp, g[mem], opt.ExactNodes); err == nil {
+			if b, err := solve(baseline, cp, g[mem], opt); err == nil {
 				ms.BaselinePeak = max(ms.BaselinePeak, b.peak)
 			}
 		}
@@ -158,36 +269,23 @@ func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline 
 				ms.Locations++
 			}
 		}
-		ms.Peak = max(ms.Peak, res.peak)
-		ms.MaxLive = max(ms.MaxLive, res.maxLive)
-		if ms.Method == "" || res.method == "exact" {
-			ms.Method = res.method
+		r := res[mem]
+		ms.Peak = max(ms.Peak, r.peak)
+		ms.MaxLive = max(ms.MaxLive, r.maxLive)
+		if ms.Method == "" || r.method != ms.Method {
+			ms.Method = r.method
 		}
 		if mem == memPSUM {
 			ms.BanksUsed = max(ms.BanksUsed, banksUsed(its, g[mem]))
 		}
 	}
-	return nil
 }
 
-// hasLoops reports whether f has a loop (loops nest only in loops, so the
-// top-level blocks tell).
-func hasLoops(f *bir.Function) bool {
-	for _, b := range f.Top {
-		for _, i := range f.Block(b).Insts {
-			if f.Inst(i).Op.IsLoop() {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func solve(allocator string, items []item, g geometry, nodes int64) (solveResult, error) {
+func solve(allocator string, items []item, g geometry, opt Options) (solveResult, error) {
 	if allocator == AllocLinearScan {
 		return solveLinearScan(items, g)
 	}
-	return solvePack(items, g, nodes)
+	return solvePack(items, g, opt.ExactNodes, opt.Reuse, opt.Slack)
 }
 
 // banksUsed counts the PSUM banks holding at least one location.
@@ -331,6 +429,44 @@ func runInfer(ctx *pass.Context) error {
 	return err
 }
 
+// PreSchedulePass is the "pre_schedule" pass.
+var PreSchedulePass = pass.Pass{
+	Name:    "pre_schedule",
+	Default: true,
+	Options: []pass.Option{
+		{Name: "target", Default: "0.98", Doc: "the fraction of the SBUF and PSUM budgets the order may fill before the list schedule reorders for pressure"},
+		{Name: "force", Default: "false", Doc: "list-schedule every straight-line function, even when the program order fits"},
+	},
+	Doc: "pre-schedule: keeps the program order of straight-line code when its max-live fits the budget, else a pressure-aware list schedule (location-level dependencies)",
+	Run: runPreSchedule,
+}
+
+func runPreSchedule(ctx *pass.Context) error {
+	target, err := ctx.FloatOption("target")
+	if err != nil {
+		return err
+	}
+	if target <= 0 || target > 1 {
+		return fmt.Errorf("option target=%v: want a fraction in (0, 1]", target)
+	}
+	force, err := ctx.BoolOption("force")
+	if err != nil {
+		return err
+	}
+	st, err := PreSchedule(ctx.Module, ctx.Arch, PreOptions{Target: target, Force: force, OnFunction: ctx.Function})
+	if err != nil {
+		return err
+	}
+	ctx.Count("functions", int64(st.Functions))
+	ctx.Count("kept", int64(st.Kept))
+	ctx.Count("reordered", int64(st.Reordered))
+	ctx.Count("moved", int64(st.Moved))
+	if st.Reordered > 0 {
+		ctx.Logf("INFO (pre_schedule): %d function(s) reordered, %d instructions moved; SBUF live area %d -> %d bytes per partition", st.Reordered, st.Moved, st.PeakBefore, st.PeakAfter)
+	}
+	return nil
+}
+
 // AllocPass is the "alloc" pass: live intervals, addresses, modulo
 // allocation and spills; it produces verify.StageAllocated.
 var AllocPass = pass.Pass{
@@ -342,6 +478,10 @@ var AllocPass = pass.Pass{
 		{Name: "allocator", Default: AllocPack, Doc: "pack (the 2-D solver: greedy, exact search, best-fit) or linear-scan (the seed's LinearScanStackAllocator)"},
 		{Name: "exact_nodes", Default: fmt.Sprint(DefaultExactNodes), Doc: "node budget of pack's exact search per time component"},
 		{Name: "baseline", Default: "true", Doc: "also run the other allocator and report its peak beside the one used"},
+		{Name: "reuse", Default: "oldest-freed", Doc: "pack's sweep: among free regions that fit, the one freed longest ago (oldest-freed: fewer reuse hazards for the scheduler) or the smallest (best-fit)"},
+		{Name: "memmap", Default: "", Doc: "write the memory map to this .svg or .csv file (narwhal compile --memmap)"},
+		{Name: "dump_problem", Default: "", Doc: "write the allocation problem to this MiniMalloc CSV file, PSUM to FILE-psum.csv (narwhal compile --dump-alloc-problem)"},
+		{Name: "slack", Default: fmt.Sprint(DefaultSlack), Doc: "a sweep placement within max-live x (1 + slack) is kept; beyond it pack's solver minimizes the peak"},
 	},
 	Doc: "the memory planner: live intervals (AllocationDecision, AllocateBlocks, stack discipline in loops), SB/PSUM addresses (pack or LinearScanStackAllocator), accumulation groups own their bank (seed 002 §4)",
 	Run: runAlloc,
@@ -356,7 +496,21 @@ func runAlloc(ctx *pass.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := Allocate(ctx.Module, ctx.Arch, Options{Allocator: ctx.Option("allocator"), ExactNodes: nodes, Baseline: base, OnFunction: ctx.Function})
+	slack, err := ctx.FloatOption("slack")
+	if err != nil {
+		return err
+	}
+	var reuse pack.ReusePolicy
+	switch r := ctx.Option("reuse"); r {
+	case "oldest-freed":
+		reuse = pack.ReuseOldestFreed
+	case "best-fit":
+		reuse = pack.ReuseBestFit
+	default:
+		return fmt.Errorf("option reuse=%q: want oldest-freed or best-fit", r)
+	}
+	st, err := Allocate(ctx.Module, ctx.Arch, Options{Allocator: ctx.Option("allocator"), ExactNodes: nodes, Baseline: base, Reuse: reuse, Slack: slack,
+		Memmap: ctx.Option("memmap"), DumpProblem: ctx.Option("dump_problem"), OnFunction: ctx.Function})
 	if _, isFit := err.(*FitError); isFit || err == nil {
 		ctx.Function("")
 	}
@@ -368,6 +522,12 @@ func runAlloc(ctx *pass.Context) error {
 		ctx.Count(name+"_locations", int64(ms.Locations))
 		ctx.Count(name+"_peak", ms.Peak)
 		ctx.Count(name+"_max_live", ms.MaxLive)
+	}
+	if sp := st.Spills; sp.SBSpills+sp.PSUMSpills > 0 {
+		ctx.Count("MaxLiveSpiller.spills", int64(sp.SBSpills))
+		ctx.Count("MaxLiveSpiller.bytes", sp.SBBytes)
+		ctx.Count("SpillPSum.spills", int64(sp.PSUMSpills))
+		ctx.Count("SpillPSum.bytes", sp.PSUMBytes)
 	}
 	if b := st.Blocks; b.Folded+b.Split > 0 {
 		ctx.Count("createLocalTensors.folded", int64(b.Folded))
@@ -398,5 +558,32 @@ func reportText(st Stats) string {
 		}
 		b.WriteByte('\n')
 	}
+	sp := st.Spills
+	if sp.SBSpills+sp.PSUMSpills == 0 {
+		b.WriteString(" spills: none\n")
+		return b.String()
+	}
+	if sp.SBSpills > 0 {
+		fmt.Fprintf(&b, " spills: MaxLiveSpiller %d location(s) (%d bytes per partition in all), at most %d bytes per partition out of SBUF at once against the lower bound max(0, max-live - capacity) = %d; %d DMA bytes\n",
+			sp.SBSpills, sp.SBBytes, sp.SBOutPeak, sp.SBExcess, sp.DMABytes)
+	}
+	if sp.PSUMSpills > 0 {
+		fmt.Fprintf(&b, " spills: SpillPSum %d location(s) (%d bytes per partition in all), at most %d out of PSUM at once against the lower bound %d\n",
+			sp.PSUMSpills, sp.PSUMBytes, sp.PSUMOutPeak, sp.PSUMExcess)
+	}
+	fmt.Fprintf(&b, " spills: %d round(s), %d instructions added\n", sp.Rounds, sp.Instructions)
 	return b.String()
+}
+
+// hasLoops reports whether f has a loop (loops nest only in loops, so the
+// top-level blocks tell).
+func hasLoops(f *bir.Function) bool {
+	for _, b := range f.Top {
+		for _, i := range f.Block(b).Insts {
+			if f.Inst(i).Op.IsLoop() {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -282,3 +282,41 @@ func TestAlloc_RequiresInference(t *testing.T) {
 	}
 	_ = verify.StageAllocated
 }
+
+// TestPreSchedulePass_Kernels: translation validation of pre_schedule on
+// every built-in kernel after the footprint passes, with a target so low
+// that every order is over it: the list schedule reorders for pressure
+// (a report counter shows it moved instructions) and the outputs are
+// bit-identical; the allocator then places the new order.
+func TestPreSchedulePass_Kernels(t *testing.T) {
+	moved := 0
+	passtest.ForEachKernel(t, func(t *testing.T, name string, m *bir.Module) {
+		prefix(t, m, 2, "pre_schedule")
+		before := instOrder(m)
+		passtest.CheckPass(t, m, lookup(t, "pre_schedule"), passtest.PassOptions(map[string]string{"target": "0.0001"}))
+		after := instOrder(m)
+		if len(before) != len(after) {
+			t.Fatalf("%d instructions before, %d after", len(before), len(after))
+		}
+		for k := range before {
+			if before[k] != after[k] {
+				moved++
+			}
+		}
+		passtest.CheckPass(t, m, lookup(t, "alloc"))
+	})
+	if moved == 0 {
+		t.Fatal("the pre-schedule moved no instruction on any kernel")
+	}
+}
+
+func instOrder(m *bir.Module) []string {
+	var out []string
+	for _, f := range m.Funcs {
+		f.Walk(func(i bir.InstID) bool {
+			out = append(out, f.Name+"."+f.InstName(i))
+			return true
+		})
+	}
+	return out
+}

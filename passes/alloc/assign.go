@@ -42,6 +42,7 @@ package alloc
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/narwhal-compiler/narwhal/arch"
@@ -104,7 +105,19 @@ func memOf(t bir.MemoryType) int {
 func buildItems(m *model, g [numMems]geometry) [numMems][]item {
 	var out [numMems][]item
 	f := m.f
+	var count [numMems]int
 	for l := 0; l < len(m.flags); l++ {
+		if m.flags[l]&(lfUsed|lfFixed) != 0 {
+			if lc := f.Loc(bir.LocID(l)); !lc.Dead && lc.Type.IsOnChip() {
+				count[memOf(lc.Type)]++
+			}
+		}
+	}
+	for k := range out {
+		out[k] = make([]item, 0, count[k])
+	}
+	for _, l32 := range m.byStart() {
+		l := int(l32)
 		fl := m.flags[l]
 		if fl&(lfUsed|lfFixed) == 0 {
 			continue
@@ -155,27 +168,75 @@ func toPack(items []item) []pack.Tensor {
 	return ts
 }
 
-// solvePack places items with pack.Solve2D.
-func solvePack(items []item, g geometry, nodes int64) (solveResult, error) {
+// packModelLimit bounds the locations of a memory for which pack's
+// model-based solver (greedy-by-size, the exact search) is tried when the
+// sweep's peak is not within the slack of max-live.
+const packModelLimit = 20_000
+
+// solvePack places items with package pack: Sweep2D under the reuse
+// policy; where its peak exceeds max-live by more than slack (a fraction)
+// and the problem is small enough, Solve2D minimizes the peak and wins if
+// lower; where the peak exceeds the capacity, Solve2D fits the capacity
+// (greedy, then the exact search within the node budget).
+func solvePack(items []item, g geometry, nodes int64, policy pack.ReusePolicy, slack float64) (solveResult, error) {
 	ts := toPack(items)
-	res := solveResult{maxLive: pack.MaxLive2D(ts)}
-	sol, err := pack.Solve2D(pack.Problem2D{Tensors: ts, Capacity: g.capacity, BankSize: g.bank}, pack.Options{NodeLimit: nodes, Workers: 1})
-	var ie *pack.InputError
-	if errors.As(err, &ie) {
-		return res, err
+	p := pack.Problem2D{Tensors: ts, Capacity: g.capacity, BankSize: g.bank}
+	sw, err := pack.Sweep2D(p, policy)
+	if err != nil {
+		return solveResult{}, err
 	}
-	if sol == nil {
-		return res, err
+	res := solveResult{maxLive: sw.MaxLive, peak: sw.Peak, method: "sweep(" + policy.String() + ")"}
+	best := sw.Placements
+	tight := float64(sw.Peak) <= float64(sw.MaxLive)*(1+slack)
+	if !tight && len(items) <= packModelLimit || sw.Peak > g.capacity {
+		if pl, peak, method, ok := minimizePeak(p, min(sw.Peak, g.capacity), sw.MaxLive, nodes); ok && peak < res.peak {
+			best, res.peak, res.method = pl, peak, method
+		}
 	}
 	for k := range items {
-		items[k].base, items[k].off = sol.Placements[k].StartPartition, sol.Placements[k].Offset
+		items[k].base, items[k].off = best[k].StartPartition, best[k].Offset
 	}
-	res.peak, res.method = sol.Peak, sol.Method
-	res.fits = sol.Status == pack.StatusFit
+	res.fits = res.peak <= g.capacity
 	if !res.fits {
-		res.reason = sol.Reason
+		res.reason = fmt.Sprintf("best placement peak %d (%s)", res.peak, res.method)
 	}
 	return res, nil
+}
+
+// minimizePeak asks pack.Solve2D for a placement within hi, then bisects
+// the capacity down toward lo (each probe a fit-or-prove run under the
+// node budget). It returns the lowest-peak placement found.
+func minimizePeak(p pack.Problem2D, hi, lo, nodes int64) ([]pack.Placement2D, int64, string, bool) {
+	var best []pack.Placement2D
+	bestPeak, method := int64(math.MaxInt64), ""
+	probe := func(capacity int64) bool {
+		p.Capacity = capacity
+		sol, err := pack.Solve2D(p, pack.Options{NodeLimit: nodes, Workers: 1})
+		if sol == nil || sol.Status != pack.StatusFit {
+			var fe *pack.FitError
+			if errors.As(err, &fe) && fe.Proven {
+				lo = capacity + 1
+			}
+			return false
+		}
+		if sol.Peak < bestPeak {
+			best, bestPeak, method = sol.Placements, sol.Peak, "pack "+sol.Method
+		}
+		return true
+	}
+	if !probe(hi) {
+		return nil, 0, "", false
+	}
+	for rounds := 0; lo < bestPeak && rounds < 8; rounds++ {
+		mid := lo + (bestPeak-1-lo)/2
+		if rounds == 0 {
+			mid = lo // max-live is often reachable: try it first
+		}
+		if !probe(mid) && mid != lo {
+			lo = max(lo, mid+1)
+		}
+	}
+	return best, bestPeak, method, true
 }
 
 // solveLinearScan is the seed's LinearScanStackAllocator.

@@ -172,6 +172,41 @@ func (m *model) intervals() {
 	}
 }
 
+// byStart returns the locations with an interval or a fixed placement,
+// fixed ones first, then by the start of their interval (a counting sort
+// over positions: O(locations + positions)), so that the sweep needs no
+// sort.
+func (m *model) byStart() []int32 {
+	nl := len(m.flags)
+	count := make([]int32, m.n+2)
+	for l := 0; l < nl; l++ {
+		switch {
+		case m.flags[l]&lfFixed != 0:
+			count[1]++ // key 0, counted at key+1
+		case m.flags[l]&lfUsed != 0:
+			count[m.lo[l]+2]++ // key lo+1
+		}
+	}
+	for k := 1; k < len(count); k++ {
+		count[k] += count[k-1]
+	}
+	out := make([]int32, count[len(count)-1])
+	for l := 0; l < nl; l++ {
+		k := int32(-1)
+		switch {
+		case m.flags[l]&lfFixed != 0:
+			k = -1
+		case m.flags[l]&lfUsed != 0:
+			k = m.lo[l]
+		default:
+			continue
+		}
+		out[count[k+1]] = int32(l)
+		count[k+1]++
+	}
+	return out
+}
+
 // enclosingLoop returns the loop whose body holds instruction i, or NoInst.
 func (m *model) enclosingLoop(i bir.InstID) bir.InstID {
 	b := m.f.Inst(i).Block

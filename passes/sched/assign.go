@@ -184,19 +184,6 @@ var AssignHWDGEEnginePass = pass.Pass{
 	},
 }
 
-// staticDescriptors reports whether DMA instruction i's descriptors can be
-// generated ahead of time (see assign_hwdge_engine).
-func staticDescriptors(f *bir.Function, i bir.InstID) bool {
-	switch f.Inst(i).Op {
-	case bir.OpLoad, bir.OpSave, bir.OpDMA:
-		return true
-	case bir.OpDMACopy:
-		mode := f.Attrs(i).Str("mode", "Copy")
-		return mode == "Copy" || mode == "Transpose"
-	}
-	return false
-}
-
 // table returns f's schedule table, creating it (or growing it) to cover
 // every instruction slot.
 func table(f *bir.Function) *bir.Schedule {
@@ -217,7 +204,7 @@ func AssignHWDGEEngine(f *bir.Function, model *arch.Model) (hw, sw int64) {
 		if !f.Inst(i).Op.Info().Has(bir.FlagDMA) {
 			return true
 		}
-		if ne > 0 && staticDescriptors(f, i) {
+		if ne > 0 && arch.StaticDMADescriptors(f, i) {
 			tab.DGE[i] = int8(hw % ne)
 			hw++
 		} else {

@@ -247,21 +247,6 @@ func resName(r int32) string {
 	return fmt.Sprintf("DMA queue %d", r-firstQueue)
 }
 
-// EngineName is the Neuron profiler's name of an engine.
-func EngineName(e bir.Engine) string {
-	switch e {
-	case bir.EngPE:
-		return "Tensor"
-	case bir.EngDVE:
-		return "Vector"
-	case bir.EngAct:
-		return "Scalar"
-	case bir.EngPool:
-		return "GpSimd"
-	case bir.EngSP:
-		return "Sync"
-	case bir.EngDMA:
-		return "DMA"
-	}
-	return e.String()
-}
+// EngineName is the Neuron profiler's name of an engine
+// (bir.Engine.ProfilerName, shared with the stream listings).
+func EngineName(e bir.Engine) string { return e.ProfilerName() }
