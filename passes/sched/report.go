@@ -130,6 +130,12 @@ func (r *Report) String() string {
 	return b.String()
 }
 
+// realRes reports whether resource r is a timeline of the machine: not
+// the Unassigned engine nor the DMA pseudo-engine (DMAs run on queues).
+func (p *problem) realRes(r int32) bool {
+	return r != int32(bir.EngUnassigned) && r != int32(bir.EngDMA)
+}
+
 // resName names resource r of p.
 func (p *problem) resName(r int32) string {
 	switch {
@@ -179,7 +185,9 @@ func (p *problem) report(t *timeline, pr *priority) *Report {
 			}
 		case x == resAll:
 			for j := range busy {
-				note(int32(j), k)
+				if p.realRes(int32(j)) {
+					note(int32(j), k)
+				}
 			}
 		}
 		if m := p.ports[k]; m != 0 {
@@ -196,6 +204,9 @@ func (p *problem) report(t *timeline, pr *priority) *Report {
 		r.DMATerm = dmaHead + r.DMABusy + dmaTail
 	}
 	for x, b := range busy {
+		if !p.realRes(int32(x)) {
+			continue
+		}
 		if b > r.BusiestBusy {
 			r.BusiestBusy, r.Busiest = b, p.resName(int32(x))
 		}
@@ -214,7 +225,7 @@ func (p *problem) report(t *timeline, pr *priority) *Report {
 	}
 	var qBusy, qMax int64
 	for x := int32(0); x < p.nRes; x++ {
-		if busy[x] == 0 {
+		if busy[x] == 0 || !p.realRes(x) {
 			continue
 		}
 		if x >= firstQueue && x < firstQueue+int32(r.Queues) {
