@@ -751,3 +751,54 @@ func HasLoops(f *bir.Function) bool {
 	})
 	return found
 }
+
+// DRAMAccess is one DRAM range an instruction reads or writes: rows
+// [R0, R1] (inclusive) and bytes [Lo, Hi) of location Loc, in the row
+// geometry of the location's dims (element e at row e / E, element e % E
+// of the row: a bijection with its flat bytes).
+type DRAMAccess struct {
+	Inst   bir.InstID
+	Loc    bir.LocID
+	R0, R1 int64
+	Lo, Hi int64
+	Write  bool
+}
+
+// DRAMAccesses calls fn with every DRAM access of f's instructions in
+// program order, as the analysis sees them (footprints, operand roles): a
+// read at dynamic addresses (IndirectLoad) reads every DRAM location of
+// f whole. Barriers are skipped (their DRAM effects, if any, are not
+// modelled). The LncAwareScheduler finds the hazards between cores with
+// it.
+func DRAMAccesses(f *bir.Function, fn func(DRAMAccess)) error {
+	a := newAnalyzer(f, Options{})
+	if err := a.order(); err != nil {
+		return err
+	}
+	nLoc := f.NumLocs()
+	a.keySpace = make([]int32, int(numFixedSpaces)+2*nLoc+f.NumRegs())
+	for _, i := range a.g.Insts {
+		if isBarrier(f.Inst(i).Op) {
+			continue
+		}
+		a.collect(i)
+		for _, x := range a.accs {
+			switch {
+			case x.key == spDynDRAM && x.write:
+				// The dynamic reader (the pseudo space is written by it).
+				for l := range nLoc {
+					lc := f.Loc(bir.LocID(l))
+					if !lc.Dead && lc.Type.IsDRAM() {
+						fn(DRAMAccess{Inst: i, Loc: bir.LocID(l), R0: 0, R1: max(lc.Partitions, 1) - 1, Lo: 0, Hi: max(lc.Bytes, 1)})
+					}
+				}
+			case x.key >= numFixedSpaces && x.key < numFixedSpaces+2*int32(nLoc) && (x.key-numFixedSpaces)%2 == 0:
+				l := bir.LocID((x.key - numFixedSpaces) / 2)
+				if f.Loc(l).Type.IsDRAM() {
+					fn(DRAMAccess{Inst: i, Loc: l, R0: x.r0, R1: x.r1, Lo: x.lo, Hi: x.hi, Write: x.write})
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -74,35 +74,11 @@ func (p *problem) optimum(upper int64, maxNodes int) (int64, bool) {
 			if done[k] || npred[k] > 0 {
 				continue
 			}
-			s := readyAt[k]
-			r := p.res[k]
-			if r >= 0 {
-				s = max(s, free[r])
-			} else if r == resAll {
-				for _, x := range free {
-					s = max(s, x)
-				}
-			}
-			for b, pr := range []uint8{portSBUF, portPSUM} {
-				if p.ports[k]&pr != 0 {
-					s = max(s, free[p.portR[b]])
-				}
-			}
+			s := p.earliest(int32(k), readyAt[k], free)
 			e := s + p.dur[k]
 			saved := append([]int64(nil), free...)
 			savedReady := make([]int64, 0, 8)
-			if r >= 0 {
-				free[r] = e
-			} else if r == resAll {
-				for x := range free {
-					free[x] = e
-				}
-			}
-			for b, pr := range []uint8{portSBUF, portPSUM} {
-				if p.ports[k]&pr != 0 {
-					free[p.portR[b]] = e
-				}
-			}
+			p.occupy(int32(k), e, free)
 			done[k] = true
 			for _, sc := range p.succs(int32(k)) {
 				npred[sc]--

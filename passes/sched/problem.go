@@ -40,8 +40,15 @@ type problem struct {
 	dur   []int64 // ps
 	res   []int32
 	ports []uint8
-	nRes  int32 // engines + queues + ports
+	nRes  int32 // engines + queues + ports (all cores' for a joint problem)
 	portR [2]int32
+
+	// A joint problem of several cores (LncAwareSchedule): core[k] is
+	// position k's core, whose resources are stride*core + the
+	// single-core resource; nil for one core.
+	core   []uint8
+	stride int32
+	net    []int64 // the cores' kill_bytes - def_bytes (pressure() needs one function)
 
 	predStart, pred []int32
 	succStart, succ []int32
@@ -84,6 +91,7 @@ func newProblem(f *bir.Function, model *arch.Model, calleeSpan func(name string)
 		p.portR[1] = p.nRes
 		p.nRes++
 	}
+	p.stride = p.nRes
 	p.dur = make([]int64, n)
 	p.res = make([]int32, n)
 	p.ports = make([]uint8, n)

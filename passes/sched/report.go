@@ -133,11 +133,15 @@ func (r *Report) String() string {
 // realRes reports whether resource r is a timeline of the machine: not
 // the Unassigned engine nor the DMA pseudo-engine (DMAs run on queues).
 func (p *problem) realRes(r int32) bool {
+	r %= p.stride
 	return r != int32(bir.EngUnassigned) && r != int32(bir.EngDMA)
 }
 
 // resName names resource r of p.
 func (p *problem) resName(r int32) string {
+	if p.core != nil && r >= 0 {
+		return fmt.Sprintf("core %d %s", r/p.stride, (&problem{portR: p.portR, stride: p.stride}).resName(r%p.stride))
+	}
 	switch {
 	case r == p.portR[0] && r >= 0:
 		return "SBUF port (Vector+GpSimd)"
@@ -184,18 +188,19 @@ func (p *problem) report(t *timeline, pr *priority) *Report {
 				}
 			}
 		case x == resAll:
-			for j := range busy {
-				if p.realRes(int32(j)) {
-					note(int32(j), k)
+			lo, hi := p.allRange(int32(k))
+			for j := lo; j < hi; j++ {
+				if p.realRes(j) {
+					note(j, k)
 				}
 			}
 		}
 		if m := p.ports[k]; m != 0 {
 			if m&portSBUF != 0 {
-				note(p.portR[0], k)
+				note(p.portOf(int32(k), 0), k)
 			}
 			if m&portPSUM != 0 {
-				note(p.portR[1], k)
+				note(p.portOf(int32(k), 1), k)
 			}
 		}
 	}

@@ -103,16 +103,17 @@ func (p *problem) earliest(k int32, ready int64, free []int64) int64 {
 	case r >= 0:
 		s = max(s, free[r])
 	case r == resAll:
-		for _, x := range free {
+		lo, hi := p.allRange(k)
+		for _, x := range free[lo:hi] {
 			s = max(s, x)
 		}
 	}
 	if m := p.ports[k]; m != 0 {
 		if m&portSBUF != 0 {
-			s = max(s, free[p.portR[0]])
+			s = max(s, free[p.portOf(k, 0)])
 		}
 		if m&portPSUM != 0 {
-			s = max(s, free[p.portR[1]])
+			s = max(s, free[p.portOf(k, 1)])
 		}
 	}
 	return s
@@ -124,18 +125,39 @@ func (p *problem) occupy(k int32, e int64, free []int64) {
 	case r >= 0:
 		free[r] = e
 	case r == resAll:
-		for x := range free {
+		lo, hi := p.allRange(k)
+		for x := lo; x < hi; x++ {
 			free[x] = e
 		}
 	}
 	if m := p.ports[k]; m != 0 {
 		if m&portSBUF != 0 {
-			free[p.portR[0]] = e
+			free[p.portOf(k, 0)] = e
 		}
 		if m&portPSUM != 0 {
-			free[p.portR[1]] = e
+			free[p.portOf(k, 1)] = e
 		}
 	}
+}
+
+// allRange returns the resources a call at position k occupies: every
+// resource of its core.
+func (p *problem) allRange(k int32) (int32, int32) {
+	if p.core == nil {
+		return 0, p.nRes
+	}
+	c := int32(p.core[k])
+	return c * p.stride, (c + 1) * p.stride
+}
+
+// portOf returns the resource of shared port b (0: SBUF, 1: PSUM) of
+// position k's core.
+func (p *problem) portOf(k int32, b int) int32 {
+	r := p.portR[b]
+	if p.core != nil {
+		r += int32(p.core[k]) * p.stride
+	}
+	return r
 }
 
 // programOrderMakespan is simulate(program order, window 1) keeping only

@@ -194,7 +194,11 @@ func Schedule(f *bir.Function, model *arch.Model, opt Options) (*Report, error) 
 
 // schedule runs the list scheduler and the time-aware simulation.
 func (p *problem) schedule(window int) (*timeline, *priority) {
-	pr := &priority{bl: p.bottomLevels(), netFree: p.pressure()}
+	net := p.net
+	if net == nil {
+		net = p.pressure()
+	}
+	pr := &priority{bl: p.bottomLevels(), netFree: net}
 	list := p.listSchedule(pr)
 	return p.simulate(list, window), pr
 }
