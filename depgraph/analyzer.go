@@ -251,6 +251,7 @@ func (a *analyzer) order() error {
 	for k := range g.Pos {
 		g.Pos[k] = -1
 	}
+	g.Insts = make([]bir.InstID, 0, f.NumInstSlots())
 	var err error
 	f.Walk(func(i bir.InstID) bool {
 		if f.Inst(i).Op.IsLoop() {
@@ -354,6 +355,7 @@ func (a *analyzer) run() error {
 	// Pass 1: which spaces are written, whether DRAM is read at dynamic
 	// addresses, and the last use of each space (so that a per-location
 	// space is released after it).
+	reads := 0
 	for p, i := range a.g.Insts {
 		if isBarrier(f.Inst(i).Op) {
 			continue
@@ -363,6 +365,8 @@ func (a *analyzer) run() error {
 			a.lastUse[x.key] = int32(p)
 			if x.write {
 				a.written[x.key] = true
+			} else {
+				reads++
 			}
 			if x.key == spDynDRAM {
 				a.hasDyn = true
@@ -370,7 +374,14 @@ func (a *analyzer) run() error {
 		}
 	}
 
-	// Pass 2: the edges.
+	// Pass 2: the edges. The readers' lists get one cell per read of a
+	// written space at most (a read of several runs or segments adds one
+	// per run and segment: the slice grows past the estimate then); the
+	// edges, about two per instruction after reduction in the kernels
+	// measured, are reserved at that.
+	a.cons = make([]cons, 0, reads)
+	a.g.Pred = make([]int32, 0, 2*n)
+	a.g.Kind = make([]bir.DepKind, 0, 2*n)
 	a.stamp = make([]int32, n)
 	a.ckind = make([]bir.DepKind, n)
 	a.visit = make([]int32, n)

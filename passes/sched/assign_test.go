@@ -125,7 +125,7 @@ func TestAllocQueues_Balance(t *testing.T) {
 	f := b.F
 	sched.AssignHWDGEEngine(f, model)
 	f.Sched.Queue[dmas[5]] = 9
-	n, err := sched.AllocQueues(f, model)
+	n, err := sched.AllocQueues(f, model, sched.QueuesBalanced)
 	if err != nil || n != 40 {
 		t.Fatalf("%d DMAs, %v", n, err)
 	}

@@ -50,7 +50,7 @@ func BenchmarkDepsAndSchedule(b *testing.B) {
 			b.Fatal(err)
 		}
 		sched.AssignHWDGEEngine(f, model)
-		if _, err := sched.AllocQueues(f, model); err != nil {
+		if _, err := sched.AllocQueues(f, model, sched.QueuesAtIssue); err != nil {
 			b.Fatal(err)
 		}
 		rep, err := sched.Schedule(f, model, sched.Options{Window: sched.DefaultWindow})

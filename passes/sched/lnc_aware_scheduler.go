@@ -111,9 +111,15 @@ func LncAwareSchedule(fs []*bir.Function, model *arch.Model, opt Options) (*LncR
 	rep.Insts = len(j.dur)
 	// Split the joint timeline into each core's and commit it.
 	base := 0
-	for _, p := range ps {
+	for c, p := range ps {
 		n := len(p.insts)
-		sub := &timeline{start: t.start[base : base+n], end: t.end[base : base+n], rank: t.rank[base : base+n], bind: make([]int32, n)}
+		sub := &timeline{start: t.start[base : base+n], end: t.end[base : base+n], rank: t.rank[base : base+n], bind: make([]int32, n), res: make([]int32, n)}
+		for k := range n {
+			sub.res[k] = t.res[base+k]
+			if sub.res[k] >= 0 {
+				sub.res[k] -= int32(c) * j.stride
+			}
+		}
 		for k := range sub.end {
 			sub.makespan = max(sub.makespan, sub.end[k])
 		}

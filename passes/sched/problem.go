@@ -17,8 +17,9 @@ import (
 // SBUF also holds the SBUF port, a DVE or Act instruction touching PSUM the
 // PSUM port.
 const (
-	resNone int32 = -1 // no engine: starts when ready, occupies nothing
-	resAll  int32 = -2 // every resource (calls)
+	resNone  int32 = -1 // no engine: starts when ready, occupies nothing
+	resAll   int32 = -2 // every resource (calls)
+	resQueue int32 = -3 // any DMA queue: the one free first when it issues
 
 	firstQueue = int32(bir.NumEngines)
 )
@@ -106,10 +107,14 @@ func newProblem(f *bir.Function, model *arch.Model, calleeSpan func(name string)
 			if tab != nil && int(i) < tab.Len() {
 				q, hw = tab.Queue[i], tab.DGE[i] >= 0
 			}
-			if q < 0 || int32(q) >= nq {
-				return nil, fmt.Errorf("function %s, instruction %s: DMA without a queue (want 0..%d; run alloc_queues first)", f.Name, f.InstName(i), nq-1)
+			switch {
+			case q < 0:
+				p.res[k] = resQueue
+			case int32(q) >= nq:
+				return nil, fmt.Errorf("function %s, instruction %s: DMA queue %d: want 0..%d", f.Name, f.InstName(i), q, nq-1)
+			default:
+				p.res[k] = firstQueue + int32(q)
 			}
-			p.res[k] = firstQueue + int32(q)
 			est, err := model.InstructionCost(f, i, bir.EngDMA, hw)
 			if err != nil {
 				return nil, fmt.Errorf("function %s, instruction %s: %w", f.Name, f.InstName(i), err)

@@ -155,7 +155,8 @@ func (p *problem) resName(r int32) string {
 func (p *problem) report(t *timeline, pr *priority) *Report {
 	r := &Report{Function: p.f.Name, Insts: len(p.insts), Makespan: t.makespan, Unlimited: -1,
 		PEClockGHz: p.model.Clock(bir.EngPE), Queues: int(max(p.model.DMAQueues, 1))}
-	busy := make([]int64, p.nRes)
+	busy := make([]int64, p.nRes) // per resource: work bound to it before scheduling (the bound's terms)
+	used := make([]int64, p.nRes) // per resource: work that ran on it (utilization)
 	head := make([]int64, p.nRes)
 	tail := make([]int64, p.nRes)
 	for x := range head {
@@ -175,10 +176,17 @@ func (p *problem) report(t *timeline, pr *priority) *Report {
 	}
 	for k := range p.insts {
 		r.CriticalPath = max(r.CriticalPath, pr.bl[k])
+		if x := t.res[k]; x >= 0 {
+			used[x] += p.dur[k]
+		}
 		switch x := p.res[k]; {
-		case x >= 0:
-			note(x, k)
-			if x >= firstQueue && x < firstQueue+int32(r.Queues) {
+		case x >= 0 || x == resQueue:
+			if x >= 0 {
+				// A DMA whose queue was chosen when it issued is bound
+				// to no queue beforehand: only the pool term counts it.
+				note(x, k)
+			}
+			if x == resQueue || x >= firstQueue && x < firstQueue+int32(r.Queues) {
 				dma += p.dur[k]
 				if dmaHead < 0 || top[k] < dmaHead {
 					dmaHead = top[k]
@@ -230,15 +238,15 @@ func (p *problem) report(t *timeline, pr *priority) *Report {
 	}
 	var qBusy, qMax int64
 	for x := int32(0); x < p.nRes; x++ {
-		if busy[x] == 0 || !p.realRes(x) {
+		if used[x] == 0 || !p.realRes(x) {
 			continue
 		}
 		if x >= firstQueue && x < firstQueue+int32(r.Queues) {
-			qBusy += busy[x]
-			qMax = max(qMax, busy[x])
+			qBusy += used[x]
+			qMax = max(qMax, used[x])
 			continue
 		}
-		r.Util = append(r.Util, Util{Resource: p.resName(x), Busy: busy[x]})
+		r.Util = append(r.Util, Util{Resource: p.resName(x), Busy: used[x]})
 	}
 	if qBusy > 0 {
 		r.Util = append(r.Util, Util{Resource: fmt.Sprintf("DMA queues (mean of %d)", r.Queues), Busy: qBusy / int64(r.Queues)},
@@ -258,7 +266,7 @@ func (p *problem) stalls(t *timeline) []Stall {
 	var top []gap
 	lastEnd := make([]int64, p.nRes)
 	for _, k := range p.linear(t) {
-		x := p.res[k]
+		x := t.res[k]
 		if x < 0 {
 			continue
 		}
@@ -285,8 +293,8 @@ func (p *problem) stalls(t *timeline) []Stall {
 	}
 	out := make([]Stall, len(top))
 	for j, g := range top {
-		out[j] = Stall{Wait: g.wait, Waiter: p.resName(p.res[g.k]), Inst: p.f.InstName(p.insts[g.k]),
-			On: p.resName(p.res[g.b]), Producer: p.f.InstName(p.insts[g.b]), Loc: p.sharedLoc(g.b, g.k)}
+		out[j] = Stall{Wait: g.wait, Waiter: p.resName(t.res[g.k]), Inst: p.f.InstName(p.insts[g.k]),
+			On: p.resName(t.res[g.b]), Producer: p.f.InstName(p.insts[g.b]), Loc: p.sharedLoc(g.b, g.k)}
 	}
 	return out
 }

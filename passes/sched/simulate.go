@@ -6,6 +6,7 @@ import "slices"
 // the rank at which each was issued, and the makespan.
 type timeline struct {
 	start, end []int64
+	res        []int32 // the resource each position ran on (a DMA's queue chosen at issue)
 	rank       []int32 // issue order: rank[k] is the k-th position's turn
 	makespan   int64
 	// bind is, for each position, the predecessor whose end decided its
@@ -27,7 +28,7 @@ type timeline struct {
 // instruction not issued yet keeps its ready time in start and -1 in end.
 func (p *problem) simulate(list []int32, window int) *timeline {
 	n := len(p.insts)
-	t := &timeline{start: make([]int64, n), end: make([]int64, n), rank: make([]int32, n), bind: make([]int32, n)}
+	t := &timeline{start: make([]int64, n), end: make([]int64, n), rank: make([]int32, n), bind: make([]int32, n), res: make([]int32, n)}
 	npred := make([]int32, n)
 	for k := range n {
 		npred[k] = p.predStart[k+1] - p.predStart[k]
@@ -76,7 +77,7 @@ func (p *problem) simulate(list []int32, window int) *timeline {
 		t.rank[k] = int32(issued)
 		t.makespan = max(t.makespan, e)
 		blockMax = max(blockMax, s)
-		p.occupy(k, e, free)
+		t.res[k] = p.occupy(k, s, e, free)
 		for _, sc := range p.succs(k) {
 			npred[sc]--
 			if e >= readyAt[sc] {
@@ -107,6 +108,13 @@ func (p *problem) earliest(k int32, ready int64, free []int64) int64 {
 		for _, x := range free[lo:hi] {
 			s = max(s, x)
 		}
+	case r == resQueue:
+		lo, hi := p.queueRange(k)
+		m := free[lo]
+		for _, x := range free[lo+1 : hi] {
+			m = min(m, x)
+		}
+		s = max(s, m)
 	}
 	if m := p.ports[k]; m != 0 {
 		if m&portSBUF != 0 {
@@ -119,9 +127,13 @@ func (p *problem) earliest(k int32, ready int64, free []int64) int64 {
 	return s
 }
 
-// occupy marks position k's resources busy until e.
-func (p *problem) occupy(k int32, e int64, free []int64) {
-	switch r := p.res[k]; {
+// occupy marks position k's resources busy from s until e and returns the
+// resource it ran on: a DMA without a queue takes, among the queues free
+// by s, the one that became free last (the others stay free longer for
+// DMAs that are ready earlier), the lowest such on a tie.
+func (p *problem) occupy(k int32, s, e int64, free []int64) int32 {
+	r := p.res[k]
+	switch {
 	case r >= 0:
 		free[r] = e
 	case r == resAll:
@@ -129,6 +141,16 @@ func (p *problem) occupy(k int32, e int64, free []int64) {
 		for x := lo; x < hi; x++ {
 			free[x] = e
 		}
+	case r == resQueue:
+		lo, hi := p.queueRange(k)
+		best := int32(-1)
+		for x := lo; x < hi; x++ {
+			if free[x] <= s && (best < 0 || free[x] > free[best]) {
+				best = x
+			}
+		}
+		free[best] = e
+		r = best
 	}
 	if m := p.ports[k]; m != 0 {
 		if m&portSBUF != 0 {
@@ -138,6 +160,16 @@ func (p *problem) occupy(k int32, e int64, free []int64) {
 			free[p.portOf(k, 1)] = e
 		}
 	}
+	return r
+}
+
+// queueRange returns the DMA queues of position k's core.
+func (p *problem) queueRange(k int32) (int32, int32) {
+	lo := firstQueue
+	if p.core != nil {
+		lo += int32(p.core[k]) * p.stride
+	}
+	return lo, lo + int32(max(p.model.DMAQueues, 1))
 }
 
 // allRange returns the resources a call at position k occupies: every
@@ -177,7 +209,7 @@ func (p *problem) programOrderMakespan() int64 {
 		e := s + p.dur[k]
 		blockMax = max(blockMax, s)
 		makespan = max(makespan, e)
-		p.occupy(k, e, free)
+		p.occupy(k, s, e, free)
 		for _, sc := range p.succs(k) {
 			readyAt[sc] = max(readyAt[sc], e)
 		}
