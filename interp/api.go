@@ -73,6 +73,13 @@ type Options struct {
 	MaxMemory int64
 	// Function is the entry function (default: the module's main).
 	Function string
+	// Macro executes macro operations (docs/bir-json.md "Macro
+	// operations"): an engine access may span PSUM banks, as a
+	// whole-tensor operation does before sunda_size_tiling tiles it onto
+	// one bank per instruction. Off (the default), an access crossing a
+	// bank boundary is an ErrPSUMBankSpan (the hardware rule of one
+	// instruction). Every other rule is the same.
+	Macro bool
 }
 
 // The entry points (implemented in run.go):

@@ -418,7 +418,7 @@ func (d *decoder) loc(name []byte) (bir.LocID, string, bool) {
 	if c.ok && string(name) == c.name {
 		return c.id, c.set, true
 	}
-	l, ok := d.locs[string(name)]
+	l, ok := d.f.LocByNameBytes(name)
 	if !ok {
 		return bir.NoLoc, "", false
 	}

@@ -36,7 +36,8 @@ func TestBenchKernels(t *testing.T) {
 				t.Fatal(err)
 			}
 			// benchKernels counts the unrolled instructions; synchronization
-			// (alloc_semaphores) adds carriers and stream endings after.
+			// (alloc_semaphores) adds carriers and stream endings after, and
+			// performance tiling (sunda_size_tiling_perf) may split some.
 			var names []string
 			unrolled := int64(-1)
 			for _, p := range st.Phases {

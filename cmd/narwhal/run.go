@@ -55,12 +55,14 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/driver"
 	"github.com/narwhal-compiler/narwhal/interp"
 	"github.com/narwhal-compiler/narwhal/kernels"
 	"github.com/narwhal-compiler/narwhal/kernels/ref"
 	"github.com/narwhal-compiler/narwhal/npy"
 	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/passes/tiling"
 	"github.com/narwhal-compiler/narwhal/passes/translate"
 )
 
@@ -102,7 +104,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *maxInsts == 0 || *maxInsts < -1 {
-		return fmt.Errorf("--max-instructions %d: want N > 0, or -1 for no limit", *maxInsts)
+		return diag.Errorf(diag.Usage, "--max-instructions %d: want N > 0, or -1 for no limit", *maxInsts)
 	}
 	if err := emptyFlags(fs, "outputs", "inputs", "arch"); err != nil {
 		return err
@@ -136,7 +138,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, err := arch.Retarget(m, *archName, params); err != nil {
+	model, err := arch.Retarget(m, *archName, params)
+	if err != nil {
 		return err
 	}
 	if *coreID >= 0 {
@@ -172,7 +175,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if inst != nil {
 		k = inst.Kernel
 	}
-	iopt := interp.Options{MaxInstructions: *maxInsts, MaxMemory: int64(*maxMem)}
+	// Whole-tensor operations (before sunda_size_tiling) may span PSUM banks.
+	iopt := interp.Options{MaxInstructions: *maxInsts, MaxMemory: int64(*maxMem), Macro: tiling.HasMacroOperations(m, model)}
 	if err := interp.CheckInputs(m, iopt); err != nil {
 		return fmt.Errorf("%s: %w", src, err)
 	}
@@ -262,7 +266,7 @@ func loadInputs(m *bir.Module, k *kernels.Kernel, dir string, seed int64, stderr
 			}
 			t, ok := random[s.Name]
 			if !ok || t == nil {
-				return nil, nil, fmt.Errorf("input %s: no file and no random value for it", s.Name)
+				return nil, nil, diag.Errorf(diag.RunInput, "input %s: no file and no random value for it", s.Name)
 			}
 			inputs[s.Name] = t
 			origin[s.Name] = fmt.Sprintf("random (seed %d)", seed)
@@ -285,10 +289,10 @@ func loadDir(dir string, specs []interp.Spec, names []string, inputs map[string]
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("input %s: %w", s.Name, err)
+			return diag.Errorf(diag.RunInput, "input %s: %w", s.Name, err)
 		}
 		if !slices.Equal(t.Shape, s.Shape) {
-			return fmt.Errorf("input %s: %s: shape %v, want %v", s.Name, path, t.Shape, s.Shape)
+			return diag.Errorf(diag.RunInput, "input %s: %s: shape %v, want %v", s.Name, path, t.Shape, s.Shape)
 		}
 		t.Name = s.Name
 		inputs[s.Name] = t
@@ -323,10 +327,10 @@ func loadNPZ(path string, specs []interp.Spec, names []string, inputs map[string
 		}
 		t, err := a.ReadAs(s.Name, s.Dtype)
 		if err != nil {
-			return fmt.Errorf("input %s: %w", s.Name, err)
+			return diag.Errorf(diag.RunInput, "input %s: %w", s.Name, err)
 		}
 		if !slices.Equal(t.Shape, s.Shape) {
-			return fmt.Errorf("input %s: %s, array %s: shape %v, want %v", s.Name, path, s.Name, t.Shape, s.Shape)
+			return diag.Errorf(diag.RunInput, "input %s: %s, array %s: shape %v, want %v", s.Name, path, s.Name, t.Shape, s.Shape)
 		}
 		inputs[s.Name] = t
 		origin[s.Name] = path + ":" + s.Name
@@ -344,7 +348,7 @@ func loadNPZ(path string, specs []interp.Spec, names []string, inputs map[string
 // directory (path separators, ".", "..", empty).
 func safeFileName(name string) error {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || strings.ContainsRune(name, 0) {
-		return fmt.Errorf("the name cannot be used as a file name")
+		return diag.Errorf(diag.Output, "the name cannot be used as a file name")
 	}
 	return nil
 }
