@@ -160,6 +160,7 @@ const (
 	kindData     uint8 = iota // FLOW / ANTI / OUTPUT
 	kindOrdered               // every edge is ORDERED (accumulation-group state)
 	kindInverted              // the dynamic-DRAM pseudo space (see access roles)
+	kindLife                  // the allocation's live intervals (lifetime.go)
 )
 
 // access is one range of one space an instruction reads or writes.
@@ -168,6 +169,7 @@ type access struct {
 	r0, r1 int64 // rows, inclusive
 	lo, hi int64 // bytes, half-open
 	write  bool
+	loc    bir.LocID // the location of a lifetime access (kindLife)
 }
 
 type analyzer struct {
@@ -188,6 +190,12 @@ type analyzer struct {
 	written  []bool  // per space key: some instruction writes it
 	noReduce []bool  // per location: too_many_spills
 	hasDyn   bool    // some instruction reads DRAM at dynamic addresses
+
+	// Lifetime accesses (lifetime.go): per location, whether a start
+	// matmul writes it (bank-rounded), and the last instruction that
+	// touched it (one lifetime access per instruction and location).
+	bankOwner []bool
+	lifeSeen  []int32
 
 	cons []cons
 
@@ -216,6 +224,8 @@ const (
 	spPSUMFlags
 	spActAcc
 	spDynDRAM
+	spLifeSB   // the allocation's live intervals (see lifetime.go)
+	spLifePSUM // the same in PSUM
 	numFixedSpaces
 )
 
@@ -317,6 +327,8 @@ func (a *analyzer) keyKind(k int32) uint8 {
 		return kindOrdered
 	case k == spDynDRAM:
 		return kindInverted
+	case k == spLifeSB || k == spLifePSUM:
+		return kindLife
 	case k >= numFixedSpaces && k < numFixedSpaces+2*int32(a.f.NumLocs()) && (k-numFixedSpaces)%2 == 1:
 		return kindOrdered
 	}
@@ -351,6 +363,7 @@ func (a *analyzer) run() error {
 	for k := range a.spaces {
 		a.spaces[k].reset()
 	}
+	a.lifeInit()
 
 	// Pass 1: which spaces are written, whether DRAM is read at dynamic
 	// addresses, and the last use of each space (so that a per-location
@@ -372,6 +385,10 @@ func (a *analyzer) run() error {
 				a.hasDyn = true
 			}
 		}
+	}
+
+	for k := range a.lifeSeen {
+		a.lifeSeen[k] = -1
 	}
 
 	// Pass 2: the edges. The readers' lists get one cell per read of a
@@ -503,9 +520,9 @@ func (a *analyzer) hazard(p, q int32, kind bir.DepKind) {
 // keyClass returns the memory class of a space key.
 func (a *analyzer) keyClass(k int32) Class {
 	switch k {
-	case spSB:
+	case spSB, spLifeSB:
 		return ClassSB
-	case spPSUM, spPSUMFlags:
+	case spPSUM, spPSUMFlags, spLifePSUM:
 		return ClassPSUM
 	case spDynDRAM:
 		return ClassDRAM
@@ -580,7 +597,7 @@ func (a *analyzer) clearSpaces() {
 func (a *analyzer) apply(p int32, x access) {
 	kind := a.keyKind(x.key)
 	// A space nobody writes creates no edge: do not track its reads.
-	if !x.write && !a.written[x.key] && kind != kindInverted {
+	if !x.write && !a.written[x.key] && kind != kindInverted && kind != kindLife {
 		return
 	}
 	if x.key == spDynDRAM && !a.hasDyn {
@@ -591,6 +608,10 @@ func (a *analyzer) apply(p int32, x access) {
 	sa, sb := s.segments(x.r0, x.r1)
 	for k := sa; k < sb; k++ {
 		m := &s.segs[k]
+		if kind == kindLife {
+			a.life(p, m, x.lo, x.hi, x.loc)
+			continue
+		}
 		if x.write {
 			a.write(p, m, x.lo, x.hi, kind)
 		} else {
@@ -628,7 +649,7 @@ func (a *analyzer) read(p int32, m *imap, lo, hi int64, sk uint8) {
 	for k := i; k < j; k++ {
 		e := m.ents[k]
 		if e.lo > at {
-			ne = append(ne, entry{lo: at, hi: e.lo, writer: -1, readers: a.push(-1, p)})
+			ne = append(ne, entry{lo: at, hi: e.lo, writer: -1, readers: a.push(-1, p), prev: -1})
 		}
 		if e.writer >= 0 {
 			a.hazard(p, e.writer, edgeKind(sk, bir.DepFlow))
@@ -638,7 +659,7 @@ func (a *analyzer) read(p int32, m *imap, lo, hi int64, sk uint8) {
 		at = e.hi
 	}
 	if at < hi {
-		ne = append(ne, entry{lo: at, hi: hi, writer: -1, readers: a.push(-1, p)})
+		ne = append(ne, entry{lo: at, hi: hi, writer: -1, readers: a.push(-1, p), prev: -1})
 	}
 	m.ents = slices.Replace(m.ents, i, j, ne...)
 	a.newEnts = ne
@@ -657,7 +678,7 @@ func (a *analyzer) write(p int32, m *imap, lo, hi int64, sk uint8) {
 			a.hazard(p, a.cons[r].pos, edgeKind(sk, bir.DepAnti))
 		}
 	}
-	ne := entry{lo: lo, hi: hi, writer: p, readers: -1}
+	ne := entry{lo: lo, hi: hi, writer: p, readers: -1, prev: -1}
 	// Coalesce with a left neighbour written by the same instruction.
 	if i > 0 {
 		if l := &m.ents[i-1]; l.hi == lo && l.writer == p && l.readers == -1 {

@@ -51,6 +51,15 @@
 // report prices the allocation's reuse against, and which the memory
 // planner's pre-schedule can order by.
 //
+// Live intervals. In physical mode every access of an allocated SB or
+// PSUM location also touches the location's whole rectangle in a
+// lifetime space (lifetime.go), so that a location reusing another's
+// bytes is touched only after every touch of the other, even by accesses
+// that share no byte with them: the schedule then keeps the allocation's
+// live intervals (design.md: the scheduler "respects every dependency and
+// the allocation's live intervals"; the verifier's overlap rule checks
+// them in the scheduled order). These edges are ORDERED.
+//
 // Accumulation groups (design.md: "A matmul that starts an accumulation
 // group clears its whole PSUM bank: the group (start to stop) owns the
 // bank, for the allocator and for dependency analysis alike"): a
