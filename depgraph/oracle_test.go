@@ -45,8 +45,8 @@ type oracle struct {
 	f        *bir.Function
 	mode     depgraph.Mode
 	bb       int64
-	acc      [][]ival // per position, as collected
-	rd, wr   [][]ival // per position: reads and writes, sorted, merged
+	acc      [][]ival     // per position, as collected
+	rd, wr   [][]ival     // per position: reads and writes, sorted, merged
 	life     [][]lifeRect // per position: the allocated locations it touches
 	bankOwn  map[bir.LocID]bool
 	barrier  []bool
