@@ -295,21 +295,14 @@ var opTable = []OpInfo{
 }
 
 var (
-	// opByNum is indexed by opcode number (every narwhal opcode is below
-	// FirstUnknownOpcode): Info and Known run for every instruction of
-	// every pass, and an array index is several times cheaper than a map
-	// lookup.
-	opByNum  [FirstUnknownOpcode]*OpInfo
+	opByNum  = map[Opcode]*OpInfo{}
 	opByName = map[string]*OpInfo{}
 )
 
 func init() {
 	for i := range opTable {
 		in := &opTable[i]
-		if in.Op >= FirstUnknownOpcode {
-			panic(fmt.Sprintf("bir: opcode %s has number %d >= FirstUnknownOpcode", in.Name, in.Op))
-		}
-		if opByNum[in.Op] != nil {
+		if _, dup := opByNum[in.Op]; dup {
 			panic(fmt.Sprintf("bir: opcode number %d used twice (%s)", in.Op, in.Name))
 		}
 		if _, dup := opByName[in.Name]; dup {
@@ -317,16 +310,25 @@ func init() {
 		}
 		opByNum[in.Op] = in
 		opByName[in.Name] = in
+		for int(in.Op) >= len(opDense) {
+			opDense = append(opDense, nil)
+		}
+		opDense[in.Op] = in
 	}
 }
+
+// opDense indexes the table by opcode number: Info is called for every
+// instruction by every pass, and a slice lookup costs a fraction of a map
+// lookup (opByNum stays for the init-time duplicate check).
+var opDense []*OpInfo
 
 var unknownOpInfo = OpInfo{Name: "?", MinIns: 0, MaxIns: Variadic, MinOuts: 0, MaxOuts: Variadic, Engines: anyEngine, Flags: FlagNoSemantics}
 
 // Info returns the table entry of op. Unknown (module-local) opcodes get a
 // permissive entry with FlagNoSemantics; their name comes from the module.
 func (op Opcode) Info() *OpInfo {
-	if op < FirstUnknownOpcode {
-		if in := opByNum[op]; in != nil {
+	if int(op) < len(opDense) {
+		if in := opDense[op]; in != nil {
 			return in
 		}
 	}
@@ -334,13 +336,13 @@ func (op Opcode) Info() *OpInfo {
 }
 
 // Known reports whether op is one of narwhal's opcodes.
-func (op Opcode) Known() bool { return op < FirstUnknownOpcode && opByNum[op] != nil }
+func (op Opcode) Known() bool { return int(op) < len(opDense) && opDense[op] != nil }
 
 // String returns the opcode's name (module-local unknown opcodes print as
 // "opcode(N)"; use Module.OpName for their real name).
 func (op Opcode) String() string {
-	if op.Known() {
-		return opByNum[op].Name
+	if in, ok := opByNum[op]; ok {
+		return in.Name
 	}
 	return fmt.Sprintf("opcode(%d)", uint16(op))
 }

@@ -66,6 +66,7 @@ func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 	coreID := fs.Int64("core-id", -1, "the module's neuron core `id` (selects one core's body of an LNC kernel; -1: as in the file)")
 	inPlace := fs.Bool("in-place", false, "allow -o to name the input file (replaced atomically once the compile succeeds)")
 	trace := fs.String("trace", "", "write the schedule as Chrome trace-event JSON (Perfetto) to `FILE.json`")
+	streams := fs.String("streams", "", "write one listing per engine and DMA queue (waits, instruction, updates) into `DIR`")
 	uf := addUserFlags(fs)
 	// Gates of the original compiler are flags of the same name.
 	gates := map[string]*bool{}
@@ -91,7 +92,7 @@ func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 	} else {
 		*report = true
 	}
-	if err := emptyFlags(fs, "passes", "o", "dump-dir", "arch"); err != nil {
+	if err := emptyFlags(fs, "passes", "o", "dump-dir", "arch", "streams"); err != nil {
 		return err
 	}
 	if err := checkCoreID(*coreID); err != nil {
@@ -175,13 +176,18 @@ func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 			return err
 		}
 	}
+	if *streams != "" {
+		if err := writeStreams(*streams, stdout, m, cfg.Arch); err != nil {
+			return err
+		}
+	}
 	if *out != "" {
 		if err := st.phase("save", instsOf(&m), func() error { return driver.SaveTo(*out, stdout, m) }); err != nil {
 			return err
 		}
 		return st.write(m)
 	}
-	if !*report && len(printAfter) == 0 && *dumpDir == "" && *trace == "" {
+	if !*report && len(printAfter) == 0 && *dumpDir == "" && *trace == "" && *streams == "" {
 		// Nothing asked to be shown or written: say what happened.
 		ran := 0
 		for _, p := range rep.Passes {

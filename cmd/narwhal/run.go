@@ -4,6 +4,7 @@ package main
 //
 //	narwhal run FILE [--inputs DIR|F.npz] [--outputs DIR|F.npz] [--seed N] [--arch A]
 //	                 [--check] [--core-id N] [--max-instructions N]
+//	                 [--concurrent [--interleave random|starve:ENGINE|late-dma]]
 //
 // run executes a module (a BIR-JSON or text file, or builtin:NAME[:k=v,...])
 // in the reference interpreter. Each input X of the entry function is read
@@ -70,7 +71,7 @@ var _ = registerRunCommands()
 
 func registerRunCommands() bool {
 	extraCommands = append(extraCommands,
-		command{"run", "run FILE [--inputs DIR|F.npz] [--outputs DIR|F.npz] [--seed N] [--arch A] [--check]: execute in the reference interpreter; outputs go to DIR/NAME.npy (default DIR: out)", runRun},
+		command{"run", "run FILE [--inputs DIR|F.npz] [--outputs DIR|F.npz] [--seed N] [--arch A] [--check] [--concurrent [--interleave P]]: execute in the reference interpreter (--concurrent: also as concurrent engine streams, the race checker); outputs go to DIR/NAME.npy (default DIR: out)", runRun},
 		command{"kernels", "kernels [-v]: list the built-in kernels with their parameters and defaults", runKernels},
 	)
 	return true
@@ -91,6 +92,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	coreID := fs.Int64("core-id", -1, "the module's neuron core `id` (selects one core's body of an LNC kernel; -1: as in the file)")
 	maxInsts := fs.Int64("max-instructions", interp.DefaultMaxInstructions, "stop with an error after executing `N` instructions (loop iterations count as one; -1: no limit)")
 	noVerify := fs.Bool("no-verify", false, "execute the module even when the verifier rejects it")
+	concurrent := fs.Bool("concurrent", false, "also run the engines and DMA queues concurrently (a synchronized module: the race checker) and compare with the sequential run")
+	interleave := fs.String("interleave", "random", "the concurrent run's `policy`: random, late-dma, or starve:ENGINE (Tensor, Vector, Scalar, GpSimd, Sync, or a DMA queue: queue3)")
 	maxMem := sizeFlag(fs, "max-memory", interp.DefaultMaxMemory, "stop with an error before the interpreter's memory (storage, scratch, inputs, outputs) exceeds `SIZE` (bytes, or with KiB, MiB, GiB, TiB; -1: no limit)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -187,6 +190,11 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	outs, err := interp.Run(m, inputs, iopt)
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)
+	}
+	if *concurrent {
+		if outs, err = runConcurrent(m, inputs, outs, iopt, *interleave, *seed, stdout); err != nil {
+			return fmt.Errorf("%s: %w", src, err)
+		}
 	}
 	npz := strings.EqualFold(filepath.Ext(*outDir), npy.ExtNPZ)
 	// Every output name is checked before the first file is written, so

@@ -113,6 +113,14 @@ func (tr *translator) lowerFromKLR(f *bir.Function, i bir.InstID, path string) (
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if n := len(k.Bodies); n > 1 {
+		// The synchronization passes (insert_core_barrier,
+		// insert_ptcom_flat) act on kernels that run on several cores.
+		if tr.m.Config.Options == nil {
+			tr.m.Config.Options = map[string]string{}
+		}
+		tr.m.Config.Options[bir.OptionLNC] = strconv.Itoa(n)
+	}
 	return &kernelFunc{fn: fn, inputs: ioParams(fn, false), outputs: ioParams(fn, true)}, nil
 }
 
