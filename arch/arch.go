@@ -70,6 +70,7 @@ import (
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // Byte-size helpers.
@@ -370,7 +371,7 @@ func Names() []string {
 func Lookup(name string) (*Model, error) {
 	canon, ok := aliases[normalize(name)]
 	if !ok {
-		return nil, fmt.Errorf("arch: unknown architecture %q (accepted: %s)", name, strings.Join(Names(), ", "))
+		return nil, diag.Errorf(diag.UnknownArch, "arch: unknown architecture %q (accepted: %s)", name, strings.Join(Names(), ", "))
 	}
 	return models[canon]().Clone(), nil
 }
@@ -451,7 +452,7 @@ func Retarget(m *bir.Module, name string, opts map[string]string) (*Model, error
 	sort.Strings(keys)
 	for _, k := range keys {
 		if err := model.Set(k, opts[k]); err != nil {
-			return nil, fmt.Errorf("--option %s%s=%s: %w", OptionPrefix, k, opts[k], err)
+			return nil, diag.Errorf(diag.PassOption, "--option %s%s=%s: %w", OptionPrefix, k, opts[k], err)
 		}
 	}
 	if name != "" {

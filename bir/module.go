@@ -500,3 +500,27 @@ func (m *Module) FuncsMainFirst() []*Function {
 	}
 	return out
 }
+
+// OptionLNC is the module option that records how many logical neuron
+// cores the module's kernel runs on (LNC): translate_nki_ast_to_bir sets
+// it for a KLR kernel with several per-core bodies, a two-core built-in
+// kernel sets it, and the synchronization passes read it
+// (insert_core_barrier, insert_ptcom_flat act only when it is above 1).
+const OptionLNC = "narwhal.lnc"
+
+// LNC returns the module's logical core count (OptionLNC), 1 when unset
+// or malformed.
+func (m *Module) LNC() int {
+	v, ok := m.Config.Options[OptionLNC]
+	if !ok {
+		return 1
+	}
+	n := 0
+	for _, c := range v {
+		if c < '0' || c > '9' || n > 1<<16 {
+			return 1
+		}
+		n = n*10 + int(c-'0')
+	}
+	return max(n, 1)
+}

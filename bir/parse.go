@@ -53,6 +53,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // TextError is an error of Parse, positioned in the input.
@@ -66,6 +67,9 @@ type TextError struct {
 func (e *TextError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 }
+
+// ErrorCode is diag.BadText.
+func (e *TextError) ErrorCode() string { return diag.BadText }
 
 // Parse reads a module in the text form. name is used in error messages.
 func Parse(name string, src []byte) (m *Module, err error) {

@@ -1607,3 +1607,57 @@ func (p *printer) instRef(f *Function, i InstID) {
 		p.int(int64(p.depOrd[i]))
 	}
 }
+
+// InstFormatter formats single instructions of one function in the text
+// form, one line each, as Print writes them (without indentation and
+// newline): for listings of straight-line code such as the per-engine
+// streams (package stream). Loops are written without their bodies.
+type InstFormatter struct {
+	p *printer
+	f *Function
+	// NoDeps and NoPos leave out the dependency list and the source
+	// position.
+	NoDeps, NoPos bool
+}
+
+// NewInstFormatter returns a formatter for the instructions of f.
+func NewInstFormatter(f *Function) *InstFormatter {
+	p := newPrinter(f.m, nil)
+	p.prepare()
+	p.prepareDeps(f)
+	// Every live tensor and location counts as declared (the listing
+	// names them as the function's text form does).
+	p.declT = make([]bool, len(f.tensors))
+	for t := range f.tensors {
+		p.declT[t] = !f.tensors[t].Dead
+	}
+	p.declL = make([]bool, len(f.locs))
+	for l := range f.locs {
+		p.declL[l] = !f.locs[l].Dead
+	}
+	return &InstFormatter{p: p, f: f}
+}
+
+// Append appends instruction i's line to b.
+func (x *InstFormatter) Append(b []byte, i InstID) []byte {
+	p, f := x.p, x.f
+	in := f.insts[i]
+	deps, pos := in.Deps, in.Pos
+	if x.NoDeps {
+		f.insts[i].Deps = -1
+	}
+	if x.NoPos {
+		f.insts[i].Pos = NoPos
+	}
+	if in.Op.IsLoop() {
+		f.insts[i].Aux = -1 // no body
+	}
+	p.buf = p.buf[:0]
+	p.inst(f, i, 0)
+	f.insts[i].Deps, f.insts[i].Pos, f.insts[i].Aux = deps, pos, in.Aux
+	line := p.buf
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	return append(b, line...)
+}

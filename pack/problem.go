@@ -35,6 +35,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // Buffer is one allocation request.
@@ -125,6 +127,9 @@ type FitError struct {
 	Reason   string
 }
 
+// ErrorCode is diag.DoesNotFit.
+func (e *FitError) ErrorCode() string { return diag.DoesNotFit }
+
 func (e *FitError) Error() string {
 	kind := "no placement found"
 	if e.Proven {
@@ -155,6 +160,9 @@ type InputError struct {
 	ID    int64 // the buffer's ID when Index >= 0
 	Msg   string
 }
+
+// ErrorCode is diag.BadCSV: the problem's numbers are malformed.
+func (e *InputError) ErrorCode() string { return diag.BadCSV }
 
 func (e *InputError) Error() string {
 	if e.Index < 0 {

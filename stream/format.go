@@ -6,27 +6,28 @@ import (
 	"github.com/narwhal-compiler/narwhal/bir"
 )
 
-// AppendCommands appends instruction i's semaphore commands as the
-// assembler writes them (seed 002 §6.6: "$S[k]>0 $S[j]++@complete"):
-// each wait as `$S[k]>=v`, each update as `$S[j]++@complete` (an update
-// by more than one as `$S[j]+=d@complete`), separated by spaces.
-func AppendCommands(b []byte, sy *bir.Sync, i bir.InstID) []byte {
-	sep := false
-	for _, c := range sy.Waits(i) {
-		if sep {
+// AppendWaits appends wait commands as the assembler writes them (seed
+// 002 §6.6: "$S[k]>0 $S[j]++@complete"): `$S[k]>=v`, separated by spaces.
+func AppendWaits(b []byte, ws []bir.SemCmd) []byte {
+	for j, c := range ws {
+		if j > 0 {
 			b = append(b, ' ')
 		}
-		sep = true
 		b = append(b, "$S["...)
 		b = strconv.AppendInt(b, int64(c.Sem), 10)
 		b = append(b, "]>="...)
 		b = strconv.AppendInt(b, int64(c.Value), 10)
 	}
-	for _, c := range sy.Updates(i) {
-		if sep {
+	return b
+}
+
+// AppendUpdates appends update commands: `$S[j]++@complete`, or
+// `$S[j]+=d@complete` for an update by more than one.
+func AppendUpdates(b []byte, us []bir.SemCmd) []byte {
+	for j, c := range us {
+		if j > 0 {
 			b = append(b, ' ')
 		}
-		sep = true
 		b = append(b, "$S["...)
 		b = strconv.AppendInt(b, int64(c.Sem), 10)
 		if c.Value == 1 {
@@ -40,5 +41,15 @@ func AppendCommands(b []byte, sy *bir.Sync, i bir.InstID) []byte {
 	return b
 }
 
-// Commands returns AppendCommands' text.
-func Commands(sy *bir.Sync, i bir.InstID) string { return string(AppendCommands(nil, sy, i)) }
+// Commands returns instruction i's waits then updates, separated by a
+// space.
+func Commands(sy *bir.Sync, i bir.InstID) string {
+	b := AppendWaits(nil, sy.Waits(i))
+	if us := sy.Updates(i); len(us) > 0 {
+		if len(b) > 0 {
+			b = append(b, ' ')
+		}
+		b = AppendUpdates(b, us)
+	}
+	return string(b)
+}

@@ -1,6 +1,8 @@
 package stream
 
 import (
+	"slices"
+
 	"github.com/narwhal-compiler/narwhal/bir"
 )
 
@@ -17,39 +19,110 @@ import (
 // the waits' knowledge with Acquire), then Complete; calls, barrier
 // groups and Drain have their own steps. Snapshots of a row (taken at an
 // update) are kept in one pool and joined into another row by Acquire.
+//
+// Snapshots are compressed: a snapshot is a stored row plus the stream's
+// own entry, and a stream whose row changed only in its own entry since
+// its last snapshot (no wait, join or barrier taught it anything) shares
+// the stored row, so a long run of instructions that signal without
+// waiting costs 8 bytes per snapshot, not a row.
 type Tracker struct {
 	L    *Layout
 	NS   int
 	vc   []int32 // NS x NS
 	trig []int32 // NS x NS: [e][q] DMAs of queue q triggered by engine stream e so far
-	pool []int32
+	pool []int32 // stored rows
+	snap []snapRef
+	// dirty[s]: row s changed beyond its own entry since its last stored
+	// row; last[s] is that row (-1 none).
+	dirty []bool
+	last  []int32
+	buf   []int32
+}
+
+// snapRef is a snapshot: stored row, the stream and its own entry.
+type snapRef struct {
+	row int32
+	s   int32
+	own int32
 }
 
 // NewTracker returns a tracker at the start of L's function (nothing
 // known).
 func NewTracker(L *Layout) *Tracker {
 	ns := L.NumStreams
-	return &Tracker{L: L, NS: ns, vc: make([]int32, ns*ns), trig: make([]int32, ns*ns)}
+	t := &Tracker{L: L, NS: ns, vc: make([]int32, ns*ns), trig: make([]int32, ns*ns), dirty: make([]bool, ns), last: make([]int32, ns), buf: make([]int32, ns)}
+	for s := range t.last {
+		t.last[s] = -1
+	}
+	return t
 }
 
 // Row returns stream s's knowledge (a view).
 func (t *Tracker) Row(s ID) []int32 { return t.vc[int(s)*t.NS : int(s+1)*t.NS] }
 
-// Snapshot stores stream s's current row and returns its handle.
+// Snapshot records stream s's current row and returns its handle.
 func (t *Tracker) Snapshot(s ID) int32 {
-	k := int32(len(t.pool) / t.NS)
-	t.pool = append(t.pool, t.Row(s)...)
-	return k
+	r := t.last[s]
+	if r < 0 || t.dirty[s] {
+		r = int32(len(t.pool) / t.NS)
+		t.pool = append(t.pool, t.Row(s)...)
+		t.last[s], t.dirty[s] = r, false
+	}
+	t.snap = append(t.snap, snapRef{row: r, s: int32(s), own: t.Row(s)[s]})
+	return int32(len(t.snap) - 1)
 }
 
-// Snap returns snapshot k (a view).
-func (t *Tracker) Snap(k int32) []int32 { return t.pool[int(k)*t.NS : int(k+1)*t.NS] }
+// Reserve makes room for n snapshots (and as many stored rows).
+func (t *Tracker) Reserve(n int) {
+	t.snap = slices.Grow(t.snap, n)
+	t.pool = slices.Grow(t.pool, n*t.NS)
+}
 
-// NumSnapshots returns the snapshots taken.
-func (t *Tracker) NumSnapshots() int { return len(t.pool) / t.NS }
+// Snap returns snapshot k (a view valid until the next Snap).
+func (t *Tracker) Snap(k int32) []int32 {
+	ref := t.snap[k]
+	copy(t.buf, t.pool[int(ref.row)*t.NS:int(ref.row+1)*t.NS])
+	t.buf[ref.s] = ref.own
+	return t.buf
+}
+
+// SnapKnows reports whether snapshot k includes entry pos of stream s
+// (that is, knows more than pos entries of s).
+func (t *Tracker) SnapKnows(k int32, s ID, pos int32) bool {
+	ref := t.snap[k]
+	if ID(ref.s) == s {
+		return ref.own > pos
+	}
+	return t.pool[int(ref.row)*t.NS+int(s)] > pos
+}
+
+// NumSnapshots returns the snapshots taken; StoredRows the rows they
+// share.
+func (t *Tracker) NumSnapshots() int { return len(t.snap) }
+func (t *Tracker) StoredRows() int   { return len(t.pool) / t.NS }
 
 // Acquire joins snapshot k into stream s's row.
-func (t *Tracker) Acquire(s ID, k int32) { join(t.Row(s), t.Snap(k)) }
+func (t *Tracker) Acquire(s ID, k int32) {
+	if t.join(s, t.Snap(k)) {
+		t.dirty[s] = true
+	}
+}
+
+// join joins src into row s and reports whether an entry other than s's
+// own grew.
+func (t *Tracker) join(s ID, src []int32) bool {
+	dst := t.Row(s)
+	grew := false
+	for j, v := range src {
+		if v > dst[j] {
+			dst[j] = v
+			if j != int(s) {
+				grew = true
+			}
+		}
+	}
+	return grew
+}
 
 func join(dst, src []int32) {
 	for j, v := range src {
@@ -85,7 +158,9 @@ func (t *Tracker) Issue(x bir.InstID) ID {
 	if e != None {
 		re := t.Row(e)
 		re[e] = L.EPos[x] + 1
-		join(t.Row(q), re)
+		if t.join(q, re) {
+			t.dirty[q] = true
+		}
 		t.trig[int(e)*t.NS+int(q)] = L.QPos[x] + 1
 	}
 	return q
@@ -104,9 +179,9 @@ func (t *Tracker) Complete(x bir.InstID) {
 // so far has completed (their queue positions only: a sound
 // under-approximation of what the DMAs knew).
 func (t *Tracker) Drain(e ID) {
-	r := t.Row(e)
-	tr := t.trig[int(e)*t.NS : int(e+1)*t.NS]
-	join(r, tr)
+	if t.join(e, t.trig[int(e)*t.NS:int(e+1)*t.NS]) {
+		t.dirty[e] = true
+	}
 }
 
 // Barrier is an all-stream synchronization at which every engine stream
@@ -129,6 +204,7 @@ func (t *Tracker) Barrier(pos []int32) {
 	for s := 0; s < t.NS; s++ {
 		if L.Present[s] {
 			copy(t.Row(ID(s)), all)
+			t.dirty[s] = true
 		}
 	}
 }

@@ -29,7 +29,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/narwhal-compiler/narwhal/internal/bug"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/internal/checked"
 	"github.com/narwhal-compiler/narwhal/interp"
 )
@@ -115,9 +115,6 @@ func profiled(run func() int) int {
 	return run()
 }
 
-// internalText opens the message of an internal error (exit status 2).
-const internalText = "internal error, a bug in narwhal and not in your input (please report it with the input)"
-
 // errSilent is returned by a command that already printed its outcome
 // and only needs the exit status 1.
 var errSilent = errors.New("silent failure")
@@ -125,7 +122,7 @@ var errSilent = errors.New("silent failure")
 func mainExit(args []string, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "narwhal: %s: %v (set NARWHAL_TRACEBACK=1 for a trace)\n", internalText, oneLine(fmt.Sprint(r)))
+			fmt.Fprintf(stderr, "narwhal: internal error[%s], %s: %v; %s\n", diag.Internal, diag.InternalText, oneLine(fmt.Sprint(r)), diag.InternalHelp(args))
 			if os.Getenv("NARWHAL_TRACEBACK") != "" {
 				fmt.Fprintf(stderr, "%s", debug.Stack())
 			}
@@ -150,15 +147,12 @@ func mainExit(args []string, stdout, stderr io.Writer) (code int) {
 				return 0
 			case errors.Is(err, errSilent):
 				return 1
-			case errors.Is(err, bug.ErrInternal):
-				fmt.Fprintf(stderr, "narwhal %s: %s: %s\n", c.name, internalText, oneLine(err.Error()))
-				return 2
 			case isFlagError(err):
-				fmt.Fprintf(stderr, "narwhal %s: %s (narwhal %s -h lists the flags)\n", c.name, oneLine(err.Error()), c.name)
-				return 1
+				return diag.Report(stderr, c.name, err, args, "narwhal "+c.name+" -h lists the flags")
 			}
-			fmt.Fprintf(stderr, "narwhal %s: %s\n", c.name, oneLine(err.Error()))
-			return 1
+			// One line, led by the error code; exit 2 for narwhal's own
+			// faults (bug.ErrInternal), with how to report them.
+			return diag.Report(stderr, c.name, err, args, "")
 		}
 	}
 	fmt.Fprintf(stderr, "narwhal: unknown command %q (run 'narwhal help')\n", args[0])
@@ -254,6 +248,9 @@ type flagError struct{ err error }
 
 func (e *flagError) Error() string { return e.err.Error() }
 func (e *flagError) Unwrap() error { return e.err }
+
+// ErrorCode is diag.Usage.
+func (e *flagError) ErrorCode() string { return diag.Usage }
 
 func isFlagError(err error) bool {
 	var fe *flagError

@@ -164,6 +164,8 @@ func runAllocSemaphores(ctx *pass.Context) error {
 	ctx.Count("redundant_waits_removed", total.Redundant)
 	ctx.Count("carriers", total.Carriers)
 	ctx.Count("rotations", total.Rotations)
+	ctx.Count("core_barriers", total.CoreBarriers)
+	ctx.Count("ptcoms", total.PTCOMs)
 	ctx.Count("drains", total.Drains)
 	ctx.Count("halts", total.Halts)
 	if main != nil {
@@ -191,8 +193,12 @@ type Stats struct {
 	Redundant  int64 // candidate waits dropped because another wait implies them
 	Carriers   int64 // EventSemaphore carriers
 	Rotations  int64
-	Drains     int64
-	Halts      int64
+	// CoreBarriers and PTCOMs count those of insert_core_barrier and
+	// insert_ptcom_flat the function holds.
+	CoreBarriers int64
+	PTCOMs       int64
+	Drains       int64
+	Halts        int64
 	// Makespan is the schedule's; MakespanSync the streams re-timed with
 	// the semaphore latencies (stream.Simulate), in ps.
 	Makespan     int64
@@ -209,6 +215,8 @@ func (s *Stats) add(o *Stats) {
 	s.Redundant += o.Redundant
 	s.Carriers += o.Carriers
 	s.Rotations += o.Rotations
+	s.CoreBarriers += o.CoreBarriers
+	s.PTCOMs += o.PTCOMs
 	s.Drains += o.Drains
 	s.Halts += o.Halts
 	s.Makespan = max(s.Makespan, o.Makespan)
@@ -220,6 +228,9 @@ func (s *Stats) String() string {
 	fmt.Fprintf(&b, "  semaphores: %d (one per signalling stream)\n", s.Semaphores)
 	fmt.Fprintf(&b, "  semaphore commands: %d waits ($S[k]>=v), %d updates ($S[j]++@complete); %d redundant waits removed\n", s.Waits, s.Updates, s.Redundant)
 	fmt.Fprintf(&b, "  carrier EventSemaphores: %d; rotations (AllEngineBarrier + GroupResetSemaphores): %d; Drain: %d; Halt: %d\n", s.Carriers, s.Rotations, s.Drains, s.Halts)
+	if s.CoreBarriers+s.PTCOMs > 0 {
+		fmt.Fprintf(&b, "  core barriers: %d; PTCOMs: %d\n", s.CoreBarriers, s.PTCOMs)
+	}
 	if s.Makespan > 0 {
 		fmt.Fprintf(&b, "  makespan: %s scheduled, %s with semaphore latency (%+.1f%%)\n", ns(s.Makespan), ns(s.MakespanSync), 100*float64(s.MakespanSync-s.Makespan)/float64(s.Makespan))
 	}
@@ -282,6 +293,14 @@ func AllocSemaphores(f *bir.Function, model *arch.Model, entry bool) (*Stats, er
 	f.Sync.Compact()
 	renumberOrder(f)
 	st.Insts = len(L.Insts)
+	for _, i := range L.Insts {
+		switch in := f.Inst(i); {
+		case in.Op == bir.OpCoreBarrier:
+			st.CoreBarriers++
+		case in.Op == bir.OpEventSemaphore && f.Attrs(i).Has(PTCOMAttr):
+			st.PTCOMs++
+		}
+	}
 	st.Waits, st.Updates = f.Sync.NumCommands()
 	st.Makespan = f.Sched.Makespan()
 	if L2, err := a.layout(); err == nil {
@@ -388,6 +407,9 @@ type allocator struct {
 	semOf    []int32 // stream -> semaphore (-1 none)
 	barrierN int64   // AllEngineBarrier ids used
 	taken    names
+	// final is chooseWaits' tracker at the end: what every stream knows
+	// once it has run (the waits it chose are the ones acquired).
+	final *stream.Tracker
 }
 
 func (a *allocator) layout() (*stream.Layout, error) {
@@ -523,7 +545,7 @@ func (a *allocator) newSyncInst(op bir.Opcode, name string, e bir.Engine, origin
 
 // nameMarkers are substrings of every name the pass gives an
 // instruction: an existing name that contains none cannot collide.
-var nameMarkers = [][]byte{[]byte("_sync"), []byte("rotation"), []byte("drain_"), []byte("halt_")}
+var nameMarkers = [][]byte{[]byte("_sync"), []byte("rotation"), []byte("drain_"), []byte("halt_"), []byte("core_barrier"), []byte("ptcom_")}
 
 // names keeps the instruction names that could collide with the pass's
 // (one walk, comparing bytes in place: no per-instruction allocation).
@@ -566,6 +588,14 @@ func (a *allocator) chooseWaits() {
 	may := mayUpdate(L)
 	snapAt := make([]int32, n)
 	t := stream.NewTracker(L)
+	producers := 0
+	for _, m := range may {
+		if m {
+			producers++
+		}
+	}
+	t.Reserve(producers)
+	a.final = t
 	ns := t.NS
 	// cand[s]: the latest candidate source on stream s for the current
 	// instruction (-1 none).
@@ -636,7 +666,7 @@ func (a *allocator) chooseWaits() {
 			c := cand[s]
 			redundant := false
 			for _, s2 := range touched {
-				if c2 := cand[s2]; s2 != s && snapAt[c2] >= 0 && t.Snap(snapAt[c2])[s] > L.DonePos(c) {
+				if c2 := cand[s2]; s2 != s && snapAt[c2] >= 0 && t.SnapKnows(snapAt[c2], s, L.DonePos(c)) {
 					redundant = true
 					break
 				}
@@ -804,7 +834,7 @@ func (a *allocator) materialize(entry bool) {
 		return
 	}
 	// Stream endings: what each engine knows at the end.
-	t := a.finalKnowledge()
+	t := a.final
 	last := f.Top[len(f.Top)-1]
 	end := tab.Makespan()
 	lastOf := make([]bir.InstID, L.NumStreams)
@@ -848,16 +878,6 @@ func (a *allocator) materialize(entry bool) {
 		a.st.Halts++
 	}
 	f.ReplaceBlockInsts(last, list)
-}
-
-// finalKnowledge replays the function with its waits and returns the
-// tracker at the end.
-func (a *allocator) finalKnowledge() *stream.Tracker {
-	L, err := a.layout()
-	if err != nil {
-		return stream.NewTracker(a.L)
-	}
-	return stream.Replay(L)
 }
 
 // renumberOrder renumbers the schedule's Order column in program order:

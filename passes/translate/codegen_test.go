@@ -429,15 +429,15 @@ func TestCodegen_Errors(t *testing.T) {
 		{"unallocated", []klr.Operator{dma(whole(unalloc), whole(a))},
 			"SB tensor ua has no address (parOffset/freeOffset): the kernel is not allocated"},
 		{"unsupported operator", []klr.Operator{dma(whole(ta), whole(a)), &klr.UnknownOperator{Index: 35}},
-			"kernel bad, core 0: unsupported operator tensorTensorScan at k.py:11:4"},
+			"kernel bad, core 0: k.py:11:4: unsupported operator tensorTensorScan"},
 		{"out of bounds", []klr.Operator{dma(tile(ta, 64, 128, 0, 64), tile(a, 0, 128, 0, 64))},
-			"dst: access pattern [{64 128} {1 64}] at offset 4096 of ta reaches elements 4096..12287, the tensor holds 8192 float32 elements at k.py:10:4"},
+			"k.py:10:4: dst: access pattern [{64 128} {1 64}] at offset 4096 of ta reaches elements 4096..12287, the tensor holds 8192 float32 elements"},
 		{"conflicting declarations", []klr.Operator{dma(whole(ta), whole(a)), dma(whole(o), whole(moved))},
 			"tensor ta is float32 [128 64] in sbuf (parSize 128, freeSize 256, parOffset 0, freeOffset 1024) here but first used at k.py:10:4 as"},
 		{"engine", []klr.Operator{&klr.TensorTensor{Dst: whole(ta), Src0: whole(ta), Src1: whole(ta), Engine: klr.EngPE}},
 			"TensorTensor cannot run on engine pe"},
 		{"matMul alone", []klr.Operator{&klr.MatMul{Dst: whole(ta), Moving: whole(ta)}},
-			"matMul without a preceding loadStationary at k.py:10:4"},
+			"k.py:10:4: matMul without a preceding loadStationary"},
 		{"dynamic offset", []klr.Operator{dma(dyn, whole(a))}, "dst: dynamic access of ta (scalarOffset/vectorOffset) is not supported"},
 		{"sbuf view", []klr.Operator{dma(klr.TensorRef{Kind: klr.RefSbuf}, whole(a))}, "dst: TensorRef.sbuf is not supported"},
 		{"pattern fixedAxis", []klr.Operator{dma(whole(ta), pat)}, "src: Access.pattern of a has a fixedAxis"},
@@ -446,7 +446,7 @@ func TestCodegen_Errors(t *testing.T) {
 		{"activation func", []klr.Operator{&klr.NcActivate{Dst: whole(ta), Src: whole(ta), ActivationFunc: 24, Scale: fimm(1)}},
 			"activation function gelu_apprx_sigmoid_dx has no BIR counterpart"},
 		{"copy opDim", []klr.Operator{dma(whole(ta), whole(a)), &klr.Copy{Dst: whole(ta), Src: whole(ta), OpDim: klr.Some(klr.TensorSubDim(1))}},
-			"copy: opDim XY is not supported (TensorCopy copies elementwise; KLR's per-axis copy has no BIR counterpart) at k.py:11:4"},
+			"k.py:11:4: copy: opDim XY is not supported (TensorCopy copies elementwise; KLR's per-axis copy has no BIR counterpart)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -53,6 +53,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/internal/checked"
 )
 
@@ -315,7 +316,7 @@ const maxExpansionWork = 4 * MaxTotalCount
 // step counts one unit of expansion work.
 func (c *cloner) step(i bir.InstID) error {
 	if c.work++; c.work > maxExpansionWork {
-		return c.errAt(i, "more than %d loop iterations and predicated-off clones to expand; stopping to bound the time (the loops iterate far more than they create: predicates false on almost every iteration?)", int64(maxExpansionWork))
+		return diag.Wrap(diag.TooManyInsts, c.errAt(i, "more than %d loop iterations and predicated-off clones to expand; stopping to bound the time (the loops iterate far more than they create: predicates false on almost every iteration?)", int64(maxExpansionWork)))
 	}
 	return nil
 }

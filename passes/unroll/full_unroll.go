@@ -52,6 +52,7 @@ import (
 	"time"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/footprint"
 	"github.com/narwhal-compiler/narwhal/internal/checked"
 	"github.com/narwhal-compiler/narwhal/pass"
@@ -121,6 +122,11 @@ type FullUnrollOptions struct {
 	// pass.Context.Function. A panic is reported (as an *InternalError)
 	// against the function last named, with or without the hook.
 	OnFunction func(name string)
+	// Progress, when set, is told every 65536 clones how many the
+	// function's unroll has made of the projected number (an upper
+	// bound): the pass table entry sets it to pass.Context.Progress,
+	// which feeds the command line's progress line.
+	Progress func(done, total int64)
 }
 
 type fnMode int
@@ -343,16 +349,19 @@ func fullUnrollFunction(f *bir.Function, mode fnMode, level int, opt FullUnrollO
 		if !rem {
 			certain++
 		}
+		if opt.Progress != nil && created&0xffff == 0 {
+			opt.Progress(created, max(proj.clones, created))
+		}
 		if total := others + keptLower + certain; exceedsCeiling(total) {
 			return &CeilingError{TotalCount: total, Counting: true}
 		}
 		if others+created > maxCreated {
-			return fmt.Errorf("%s: more than %d instructions in the module before dead-code elimination (clones that dce would remove count until it runs); stopping to bound memory", CeilingMessage, int64(maxCreated))
+			return diag.Errorf(diag.TooManyInsts, "%s: more than %d instructions in the module before dead-code elimination (clones that dce would remove count until it runs); stopping to bound memory", CeilingMessage, int64(maxCreated))
 		}
 		return nil
 	}
 	if total := checked.SatAdd(others, checked.SatAdd(proj.upper-proj.clones, proj.sureClones)); total > maxCreated {
-		return fmt.Errorf("%s: total_count=%d instructions projected before dead-code elimination (clones that dce would remove count until it runs), want <= %d; stopping before cloning to bound memory (function %s)", CeilingMessage, total, int64(maxCreated), f.Name)
+		return diag.Errorf(diag.TooManyInsts, "%s: total_count=%d instructions projected before dead-code elimination (clones that dce would remove count until it runs), want <= %d; stopping before cloning to bound memory (function %s)", CeilingMessage, total, int64(maxCreated), f.Name)
 	}
 	c.reserve(proj, MaxTotalCount)
 	if err := c.allocOrdinals(maxCreated); err != nil {
@@ -457,7 +466,7 @@ func runFullUnroll(ctx *pass.Context) error {
 	if level != 2 {
 		ctx.SetProduced(0) // loops may remain below level 2
 	}
-	st, err := FullUnroll(ctx.Module, FullUnrollOptions{Level: level, Logf: ctx.Logf, OnFunction: ctx.Function})
+	st, err := FullUnroll(ctx.Module, FullUnrollOptions{Level: level, Logf: ctx.Logf, OnFunction: ctx.Function, Progress: ctx.Progress})
 	if level == LevelAuto && err == nil && st.FunctionsAtLevel2 == len(ctx.Module.Funcs) {
 		ctx.SetProduced(verify.StageUnrolled) // every function unrolled completely
 	}

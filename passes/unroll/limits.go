@@ -44,6 +44,7 @@ import (
 	"strconv"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/internal/checked"
 )
 
@@ -58,6 +59,12 @@ const CeilingMessage = `total_count < 25000000 && "Compiler generated too many i
 // threshold neuronx-cc users meet in "Number of instructions (N) is over
 // the threshold (5000000)" (aws-neuron-sdk issue 819).
 const DefaultMaxInstructionLimit = 5_000_000
+
+// ErrorCode is diag.TooManyInsts.
+func (e *CeilingError) ErrorCode() string { return diag.TooManyInsts }
+
+// ErrorCode is diag.TooManyInsts.
+func (e *BudgetError) ErrorCode() string { return diag.TooManyInsts }
 
 // CeilingError is the failure of the 25M ceiling.
 type CeilingError struct {

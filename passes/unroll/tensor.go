@@ -46,6 +46,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/internal/checked"
 )
 
@@ -278,7 +279,7 @@ func checkBlockCount(f *bir.Function, grid bool) (int64, error) {
 			limit = min(max(blockAccessBound(f), minGeneratedLocations), MaxGeneratedLocations)
 		}
 		if total > limit {
-			return total, fmt.Errorf("function %s, tensor %s: %d blocks: unrolling would create one location per block, %d in the function, more than the %d narwhal creates for it (its instructions make at most that many block accesses once unrolled, floor %d, cap %d: a block no instruction accesses is dead storage)",
+			return total, diag.Errorf(diag.TooManyInsts, "function %s, tensor %s: %d blocks: unrolling would create one location per block, %d in the function, more than the %d narwhal creates for it (its instructions make at most that many block accesses once unrolled, floor %d, cap %d: a block no instruction accesses is dead storage)",
 				f.Name, ts.Name, ts.NBlocks, total, limit, int64(minGeneratedLocations), int64(MaxGeneratedLocations))
 		}
 	}
