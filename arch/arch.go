@@ -70,6 +70,7 @@ import (
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // Byte-size helpers.
@@ -156,6 +157,12 @@ type Model struct {
 	DVEPoolShareSBUF bool // false: DVE and Pool must not access SBUF concurrently
 	DVEActSharePSUM  bool // false: DVE and Act must not access PSUM concurrently
 
+	// Synchronization (seed 002 §6.5, hardware.md "EventSemaphore"): the
+	// semaphores the engines and DMA queues signal each other through.
+	// Counts and widths are not published: narwhal chooses them (see
+	// syncModel in models.go) and each is an option.
+	Sync SyncParams
+
 	// ActReduceMaxMin: the Activation accumulator also reduces with max
 	// and min (semantics.md §4.6: "add only on v2; activate2 adds
 	// max/min"); false: add only.
@@ -164,6 +171,36 @@ type Model struct {
 	// Notes records the [inferred] and unpublished figures of this model,
 	// for reports.
 	Notes []string
+}
+
+// SyncParams are the synchronization parameters of a NeuronCore.
+type SyncParams struct {
+	// Semaphores is the number of hardware semaphores of one NeuronCore,
+	// numbered 0..Semaphores-1 (not published: chosen).
+	Semaphores int64
+	// SemaphoreBits is the width of one semaphore counter: a semaphore
+	// counts 0..2^SemaphoreBits-1 (not published: chosen); a counter that
+	// would overflow is rotated (AllEngineBarrier + GroupResetSemaphores).
+	SemaphoreBits int64
+	// SemaphoreNs is the latency from an engine's semaphore update to the
+	// start of an engine instruction waiting on it (not published:
+	// chosen).
+	SemaphoreNs float64
+	// DMASemaphoreNs is the latency from a semaphore update to the start
+	// of a DMA waiting on it (hardware.md: "cross-engine DMA
+	// semaphore-to-start about 1300 ns").
+	DMASemaphoreNs float64
+	// WaitsPerInst and UpdatesPerInst are the wire limit of one
+	// instruction (seed 002 §6.5: "EventSemaphore must have <= 2 wait
+	// commands, and <= 1 update command").
+	WaitsPerInst   int64
+	UpdatesPerInst int64
+}
+
+// MaxSemaphoreValue returns the largest value a semaphore counter holds.
+func (m *Model) MaxSemaphoreValue() int64 {
+	b := min(max(m.Sync.SemaphoreBits, 1), 31)
+	return 1<<b - 1
 }
 
 // TileConstants are NKI's tile-size constants.
@@ -334,7 +371,7 @@ func Names() []string {
 func Lookup(name string) (*Model, error) {
 	canon, ok := aliases[normalize(name)]
 	if !ok {
-		return nil, fmt.Errorf("arch: unknown architecture %q (accepted: %s)", name, strings.Join(Names(), ", "))
+		return nil, diag.Errorf(diag.UnknownArch, "arch: unknown architecture %q (accepted: %s)", name, strings.Join(Names(), ", "))
 	}
 	return models[canon]().Clone(), nil
 }
@@ -415,7 +452,7 @@ func Retarget(m *bir.Module, name string, opts map[string]string) (*Model, error
 	sort.Strings(keys)
 	for _, k := range keys {
 		if err := model.Set(k, opts[k]); err != nil {
-			return nil, fmt.Errorf("--option %s%s=%s: %w", OptionPrefix, k, opts[k], err)
+			return nil, diag.Errorf(diag.PassOption, "--option %s%s=%s: %w", OptionPrefix, k, opts[k], err)
 		}
 	}
 	if name != "" {
@@ -454,6 +491,26 @@ func PartitionContiguous(p bir.Pattern) bool {
 		run *= q.Num
 	}
 	return true
+}
+
+// StaticDMADescriptors reports whether the descriptors of DMA instruction
+// i of f can be generated ahead of time: Load, Save, DMA, and a DMACopy in
+// Copy or Transpose mode. The others (indirect DMAs, whose addresses are
+// read at run time; CCE copies; the descriptor opcodes) need descriptors
+// generated while the program runs, by the software DGE on GpSimd (NKI
+// dma_copy: "nisa.dge_mode.swdge: Gpsimd Engine generates DMA descriptors
+// as part of the nisa.dma_copy instruction during NEFF execution").
+// assign_hwdge_engine gives only static DMAs a hardware DGE; the
+// trigger-engine assignment sends the others to GpSimd.
+func StaticDMADescriptors(f *bir.Function, i bir.InstID) bool {
+	switch f.Inst(i).Op {
+	case bir.OpLoad, bir.OpSave, bir.OpDMA:
+		return true
+	case bir.OpDMACopy:
+		mode := f.Attrs(i).Str("mode", "Copy")
+		return mode == "Copy" || mode == "Transpose"
+	}
+	return false
 }
 
 // ---- SBSizeLegalization gate (seed 000) ----
@@ -546,6 +603,12 @@ var options = append([]option{
 	{name: "transpose-free-min", doc: "cost model: the 64 of max(P, min(64, F))", ptr: func(m *Model) any { return &m.Cost.TransposeFreeMin }},
 	{name: "dve-pool-share-sbuf", doc: "Vector and GpSimd may access SBUF concurrently", ptr: func(m *Model) any { return &m.DVEPoolShareSBUF }},
 	{name: "dve-act-share-psum", doc: "Vector and Scalar may access PSUM concurrently", ptr: func(m *Model) any { return &m.DVEActSharePSUM }},
+	{name: "semaphores", doc: "hardware semaphores per NeuronCore (not published: chosen)", ptr: func(m *Model) any { return &m.Sync.Semaphores }},
+	{name: "semaphore-bits", doc: "width of a semaphore counter in bits (not published: chosen); a counter that would overflow is rotated", ptr: func(m *Model) any { return &m.Sync.SemaphoreBits }},
+	{name: "semaphore-ns", doc: "latency from a semaphore update to an engine instruction waiting on it, in ns (not published: chosen)", ptr: func(m *Model) any { return &m.Sync.SemaphoreNs }},
+	{name: "dma-semaphore-ns", doc: "latency from a semaphore update to a DMA waiting on it, in ns", ptr: func(m *Model) any { return &m.Sync.DMASemaphoreNs }},
+	{name: "semaphore-waits-per-inst", doc: "wait commands one instruction carries (seed 002 §6.5: 2)", ptr: func(m *Model) any { return &m.Sync.WaitsPerInst }},
+	{name: "semaphore-updates-per-inst", doc: "update commands one instruction carries (seed 002 §6.5: 1)", ptr: func(m *Model) any { return &m.Sync.UpdatesPerInst }},
 	{name: "act-reduce-max-min", doc: "the Activation accumulator reduces with max/min too (false: add only, NC-v2)", ptr: func(m *Model) any { return &m.ActReduceMaxMin }},
 }, engineOptions()...)
 

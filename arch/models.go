@@ -61,6 +61,33 @@ func encoding(m *Model) {
 	m.MaxAPStep = 1<<15 - 1
 }
 
+// syncModel sets the synchronization parameters. Only the wire limit and
+// the DMA semaphore latency are published; the rest is narwhal's choice,
+// the same on every generation:
+//
+//   - 32 semaphores per NeuronCore: AllocSemaphores needs one per engine
+//     and per DMA queue that signals (5 + 16 on NC-v2..v4), so 32 leaves
+//     room; a program that needs more fails with an error naming the
+//     option;
+//   - 16-bit counters: a stream that signals more than 65535 times between
+//     two barriers gets a rotation (AllEngineBarrier + GroupResetSemaphores),
+//     which a 5M-instruction program meets; 32 bits would never rotate, so
+//     the rotation would go untested in practice;
+//   - 64 ns from an engine's update to a waiting engine instruction: of the
+//     order of the cost model's static instruction overhead (100 cycles).
+const semaphoreNote = "semaphores not published: 32 per core, 16-bit counters, 64 ns engine-to-engine latency (chosen)"
+
+func syncModel(m *Model) {
+	m.Sync = SyncParams{
+		Semaphores:     32,   // [inferred] not published: chosen (see above)
+		SemaphoreBits:  16,   // [inferred] not published: chosen
+		SemaphoreNs:    64,   // [inferred] not published: chosen
+		DMASemaphoreNs: 1300, // hw cost model: cross-engine DMA semaphore-to-start about 1300 ns
+		WaitsPerInst:   2,    // hw rules / s002 §6.5: at most 2 wait commands
+		UpdatesPerInst: 1,    // hw rules / s002 §6.5: at most 1 update command
+	}
+}
+
 func trn1() *Model {
 	m := &Model{
 		Name: "trn1", Codename: "sunda", Core: "NC-v2", BIRArch: "gen2", ArchLevel: LevelTrn1,
@@ -101,6 +128,7 @@ func trn1() *Model {
 		ActReduceMaxMin:  false, // sem §4.6: the Activation accumulator's reduction is "add only on v2"
 	}
 	encoding(m)
+	syncModel(m)
 	m.Engines[bir.EngPE] = EngineInfo{Present: true, ClockGHz: 2.8, Lanes: 128}   // hw Tensor engine: 2.8 GHz, 128x128 array
 	m.Engines[bir.EngDVE] = EngineInfo{Present: true, ClockGHz: 1.12, Lanes: 128} // hw Vector engine: 1.12 GHz, 128 lanes
 	m.Engines[bir.EngAct] = EngineInfo{Present: true, ClockGHz: 1.4, Lanes: 128}  // hw Scalar engine: 1.4 GHz, 128 lanes
@@ -108,6 +136,7 @@ func trn1() *Model {
 	m.Engines[bir.EngSP] = EngineInfo{Present: true, ClockGHz: 1.4}               // [inferred] Sync engine clock not published; taken as the Scalar engine's
 	m.Engines[bir.EngDMA] = EngineInfo{Present: true}                             // DMA is costed by bandwidth, not cycles
 	m.Notes = []string{
+		semaphoreNote,
 		"Sync engine clock not published: taken as the Scalar engine's 1.4 GHz",
 		"DMA bandwidth: 17 B/ns (DMA guide) chosen over 27 GiB/s (arch guide)",
 		"MaxCceDmaSource not published: 16 (NKI dma_compute source limit)",
@@ -149,6 +178,7 @@ func trn2() *Model {
 		ActReduceMaxMin:  true, // sem §4.6: "activate2 adds max/min" beyond v2's add [inferred: activate2 from NC-v3 on]
 	}
 	encoding(m)
+	syncModel(m)
 	m.Engines[bir.EngPE] = EngineInfo{Present: true, ClockGHz: 2.4, Lanes: 128}   // hw Tensor engine: 2.4 GHz (128x128 [inferred] unchanged)
 	m.Engines[bir.EngDVE] = EngineInfo{Present: true, ClockGHz: 0.96, Lanes: 128} // hw Vector engine: 0.96 GHz (lanes [inferred] 128)
 	m.Engines[bir.EngAct] = EngineInfo{Present: true, ClockGHz: 1.2, Lanes: 128}  // hw Scalar engine: 1.2 GHz (lanes [inferred] 128)
@@ -156,6 +186,7 @@ func trn2() *Model {
 	m.Engines[bir.EngSP] = EngineInfo{Present: true, ClockGHz: 1.2}               // [inferred] taken as the Scalar engine's clock
 	m.Engines[bir.EngDMA] = EngineInfo{Present: true}
 	m.Notes = []string{
+		semaphoreNote,
 		"SBUF carve-out not published for NC-v3: 16 KiB as on NC-v2",
 		"GpSimd core layout not published for NC-v3: 8 x 16 as on NC-v2",
 		"Sync engine clock not published: taken as the Scalar engine's 1.2 GHz",
@@ -197,6 +228,7 @@ func trn3() *Model {
 		ActReduceMaxMin:  true, // [inferred] as NC-v3
 	}
 	encoding(m)
+	syncModel(m)
 	m.Engines[bir.EngPE] = EngineInfo{Present: true, ClockGHz: 2.4, Lanes: 128}   // hw Tensor engine: 2.4 GHz
 	m.Engines[bir.EngDVE] = EngineInfo{Present: true, ClockGHz: 1.2, Lanes: 128}  // hw Vector engine: 1.2 GHz
 	m.Engines[bir.EngAct] = EngineInfo{Present: true, ClockGHz: 1.2, Lanes: 128}  // hw Scalar engine: 1.2 GHz
@@ -204,6 +236,7 @@ func trn3() *Model {
 	m.Engines[bir.EngSP] = EngineInfo{Present: true, ClockGHz: 1.2}               // [inferred] the Scalar engine's clock
 	m.Engines[bir.EngDMA] = EngineInfo{Present: true}
 	m.Notes = []string{
+		semaphoreNote,
 		"SBUF per partition inferred: 32 MiB / 128 partitions = 256 KiB",
 		"SBUF carve-out not published for NC-v4: 16 KiB as on NC-v2",
 		"no public codename; 'mariana' accepted as an inferred alias (seed 002 codegen-target order)",
@@ -251,6 +284,7 @@ func inf1() *Model {
 		ActReduceMaxMin:  false, // [inferred] NC-v2's add-only accumulator (the more restrictive reading)
 	}
 	encoding(m)
+	syncModel(m)
 	// aws-v1: the engines are Tensor, Vector and Scalar. Clocks are not
 	// published: [inferred] the NC-v2 clocks, so the cost model gives
 	// consistent relative figures (hw: "consistent, documented model").
@@ -260,6 +294,7 @@ func inf1() *Model {
 	m.Engines[bir.EngSP] = EngineInfo{Present: true, ClockGHz: 1.4} // [inferred]
 	m.Engines[bir.EngDMA] = EngineInfo{Present: true}
 	m.Notes = []string{
+		semaphoreNote,
 		"NC-v1 SBUF and PSUM geometry are not published: capacity checks need arch.sbuf-bytes-per-partition, arch.psum-banks and arch.psum-bank-bytes",
 		"partitions inferred as 128 (the shared partition-start and tile tables)",
 		"no GpSimd engine (Tensor, Vector and Scalar engines only)",

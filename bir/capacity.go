@@ -67,10 +67,15 @@ func (f *Function) ReserveTensors(tensors, locs int) {
 	}
 	if locs > 0 {
 		f.locs = slices.Grow(f.locs, locs)
-		if locs >= reserveMapMin && f.locByName != nil { // nil: not built (AddLocSeries)
-			m := make(map[string]LocID, len(f.locByName)+locs)
+		// nil: not built (AddLocSeries). The table is re-created only when
+		// it would outgrow the room an earlier call made, and then with at
+		// least twice that room, so that a reader reserving per tensor
+		// (one call per allocation) copies it O(log n) times, not per call.
+		if need := len(f.locByName) + locs; locs >= reserveMapMin && f.locByName != nil && need > f.locMapRoom {
+			room := max(need, 2*f.locMapRoom)
+			m := make(map[string]LocID, room)
 			maps.Copy(m, f.locByName)
-			f.locByName = m
+			f.locByName, f.locMapRoom = m, room
 		}
 	}
 }

@@ -26,6 +26,28 @@ func (e Engine) String() string {
 	return fmt.Sprintf("engine(%d)", uint8(e))
 }
 
+// ProfilerName is the Neuron profiler's name of an engine (hardware.md
+// "Profiler conventions": Tensor, Vector, Scalar, GpSimd, Sync; DMA for
+// the DMA queues). The schedule's trace, the per-engine stream listings
+// and the concurrent interpreter's reports use it.
+func (e Engine) ProfilerName() string {
+	switch e {
+	case EngPE:
+		return "Tensor"
+	case EngDVE:
+		return "Vector"
+	case EngAct:
+		return "Scalar"
+	case EngPool:
+		return "GpSimd"
+	case EngSP:
+		return "Sync"
+	case EngDMA:
+		return "DMA"
+	}
+	return e.String()
+}
+
 // ParseEngine accepts the BIR-JSON spelling and common aliases.
 func ParseEngine(s string) (Engine, error) {
 	for i, n := range engineNames {

@@ -312,8 +312,13 @@ type Function struct {
 	// schedule is made.
 	Sched *Schedule
 
+	// Sync is the synchronization side table (sync.go: semaphore waits and
+	// updates, DMA trigger engines), nil until synchronization.
+	Sync *Sync
+
 	tensorByName map[string]TensorID
 	locByName    map[string]LocID
+	locMapRoom   int // entries locByName was made with room for (ReserveTensors)
 	regByName    map[string]RegID
 	instByName   map[string]InstID // built lazily
 
@@ -431,6 +436,13 @@ func (f *Function) Loc(l LocID) *MemLoc { return &f.locs[l] }
 // LocByName finds a live location.
 func (f *Function) LocByName(name string) (LocID, bool) {
 	l, ok := f.locIndex()[name]
+	return l, ok
+}
+
+// LocByNameBytes is LocByName for a name held as bytes (a reader's
+// input), without converting it to a string.
+func (f *Function) LocByNameBytes(name []byte) (LocID, bool) {
+	l, ok := f.locIndex()[string(name)]
 	return l, ok
 }
 
@@ -583,7 +595,7 @@ func (f *Function) locIndex() map[string]LocID {
 				m[f.locs[i].Name] = LocID(i)
 			}
 		}
-		f.locByName = m
+		f.locByName, f.locMapRoom = m, len(f.locs)
 	}
 	return f.locByName
 }

@@ -149,11 +149,15 @@ type APPair struct {
 // first. For an on-chip location pair 0 walks partitions.
 type Pattern []APPair
 
-// NumElements returns the product of the nums.
+// NumElements returns the product of the nums, saturating at
+// math.MaxInt64 when it overflows (the verifier rejects such a pattern).
 func (p Pattern) NumElements() int64 {
 	n := int64(1)
 	for _, q := range p {
-		n *= q.Num
+		var ok bool
+		if n, ok = checked.Mul(n, q.Num); !ok {
+			return math.MaxInt64
+		}
 	}
 	return n
 }
@@ -495,4 +499,28 @@ func (m *Module) FuncsMainFirst() []*Function {
 		}
 	}
 	return out
+}
+
+// OptionLNC is the module option that records how many logical neuron
+// cores the module's kernel runs on (LNC): translate_nki_ast_to_bir sets
+// it for a KLR kernel with several per-core bodies, a two-core built-in
+// kernel sets it, and the synchronization passes read it
+// (insert_core_barrier, insert_ptcom_flat act only when it is above 1).
+const OptionLNC = "narwhal.lnc"
+
+// LNC returns the module's logical core count (OptionLNC), 1 when unset
+// or malformed.
+func (m *Module) LNC() int {
+	v, ok := m.Config.Options[OptionLNC]
+	if !ok {
+		return 1
+	}
+	n := 0
+	for _, c := range v {
+		if c < '0' || c > '9' || n > 1<<16 {
+			return 1
+		}
+		n = n*10 + int(c-'0')
+	}
+	return max(n, 1)
 }

@@ -53,6 +53,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // TextError is an error of Parse, positioned in the input.
@@ -66,6 +67,9 @@ type TextError struct {
 func (e *TextError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 }
+
+// ErrorCode is diag.BadText.
+func (e *TextError) ErrorCode() string { return diag.BadText }
 
 // Parse reads a module in the text form. name is used in error messages.
 func Parse(name string, src []byte) (m *Module, err error) {
@@ -88,9 +92,6 @@ func ParseReleasing(name string, src []byte, release func(from, to int)) (m *Mod
 			m, err = nil, te
 		}
 	}()
-	if int64(len(src)) >= math.MaxUint32 {
-		p.failAt(0, "input of %d bytes is larger than the 4 GiB the symbol arena holds", len(src))
-	}
 	p.parseModule()
 	return p.m, nil
 }
@@ -178,6 +179,17 @@ type parser struct {
 // textReleaseStep is how much input passes between two release calls, and
 // textReleaseSlack how much before the cursor is kept.
 const textReleaseStep, textReleaseSlack = 32 << 20, 1 << 20
+
+// sym adds an instruction name to the module's symbol arena. The arena
+// holds 4 GiB of names (the input may be larger: a 25M-instruction module
+// is about 4.5 GB of text but 0.3 GB of names); past that, an error at pos
+// instead of the arena's panic.
+func (p *parser) sym(pos int, name []byte) Sym {
+	if len(p.m.syms.data)+len(name) > math.MaxUint32 {
+		p.failAt(pos, "the instruction names exceed the 4 GiB the symbol arena holds")
+	}
+	return p.m.NewSymBytes(name)
+}
 
 // ---- errors and positions ----
 
@@ -1284,12 +1296,12 @@ func (p *parser) axisLine() {
 // line. It spares the repeated growth copies of a large function.
 func (p *parser) reserve() {
 	rest := p.src[p.pos:]
-	// One pass in chunks: the end of the function ("\n}"), its lines and
-	// its '%' sigils. Each chunk scanned ahead of the cursor is released
+	// One pass in chunks: the end of the function ("\n}"), its lines, its
+	// '%' sigils and its location declarations ("loc %", one per line). Each chunk scanned ahead of the cursor is released
 	// again (ParseReleasing), so the look-ahead does not bring the whole
 	// function into memory at once.
 	const chunk = 16 << 20
-	end, lines, pct := len(rest), 0, 0
+	end, lines, pct, locs := len(rest), 0, 0, 0
 	for off := 0; off < len(rest); off += chunk {
 		hi := min(off+chunk, len(rest))
 		// The pattern may straddle the chunk boundary: search one byte back.
@@ -1300,6 +1312,7 @@ func (p *parser) reserve() {
 		seg := rest[off:min(hi, end)]
 		lines += bytes.Count(seg, []byte{'\n'})
 		pct += bytes.Count(seg, []byte{'%'})
+		locs += bytes.Count(seg, []byte("loc %"))
 		if p.release != nil {
 			p.release(p.pos+off, p.pos+hi)
 		}
@@ -1311,11 +1324,20 @@ func (p *parser) reserve() {
 	if lines < 1024 {
 		return
 	}
-	sigils := pct + lines/4 // access patterns, plus room for immediates and registers
-	p.f.Reserve(lines, sigils)
-	p.resvLines = lines
+	// A fully unrolled kernel declares almost a location per instruction
+	// (a block tensor's per-block locations): they are reserved in the
+	// location table and left out of the instruction and operand
+	// estimates, which they would otherwise nearly double.
+	locs = min(locs, lines, pct)
+	insts := lines - locs
+	if locs >= 1024 {
+		p.f.ReserveTensors(0, locs)
+	}
+	sigils := pct - locs + insts/4 // access patterns, plus room for immediates and registers
+	p.f.Reserve(insts, sigils)
+	p.resvLines = insts
 	p.m.syms.data = slices.Grow(p.m.syms.data, len(span)/8)
-	p.m.syms.start = slices.Grow(p.m.syms.start, lines)
+	p.m.syms.start = slices.Grow(p.m.syms.start, insts)
 }
 
 func (p *parser) function() {
@@ -1619,7 +1641,7 @@ func (p *parser) body(parent InstID, depth int) {
 				p.failAt(start, "instruction %s is outside a block: start the body with a label line such as \"Block1:\"", name)
 			}
 			p.pos++
-			p.instruction(f.m.NewSymBytes(name), cur, depth)
+			p.instruction(p.sym(start, name), cur, depth)
 		default:
 			if p.eof() {
 				p.fail("expected ':' after a block label or '=' after an instruction name, found end of file")
@@ -2211,7 +2233,7 @@ func (p *parser) resolveDeps() {
 			if i, ok := p.deadInsts[d.name]; ok {
 				on = i
 			} else {
-				on = f.NewInstSym(OpNoOp, m.NewSym(d.name), EngUnassigned, nil, nil, 0)
+				on = f.NewInstSym(OpNoOp, p.sym(d.pos, []byte(d.name)), EngUnassigned, nil, nil, 0)
 				f.insts[on].flags |= instDead
 				if p.deadInsts == nil {
 					p.deadInsts = map[string]InstID{}

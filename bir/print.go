@@ -1237,11 +1237,27 @@ func (p *printer) prepareDeps(f *Function) {
 			}
 		})
 	})
-	p.depOrd = map[InstID]int32{}
+	// Count the instructions of each target name; only a name that several
+	// instructions share needs their ordinals (name#k), so the ordinals
+	// are recorded for those alone (in an unrolled module names are
+	// unique and the second walk is skipped: depOrd had an entry per
+	// instruction).
+	shared := false
 	p.visit(f, func(i InstID, _ []affine.Axis) {
 		if x, ok := p.depIdx[string(p.symBytes(f.insts[i].Name))]; ok {
 			p.depCnt[x]++
-			p.depOrd[i] = p.depCnt[x]
+			shared = shared || p.depCnt[x] > 1
+		}
+	})
+	p.depOrd = map[InstID]int32{}
+	if !shared {
+		return
+	}
+	seen := make([]int32, len(p.depCnt))
+	p.visit(f, func(i InstID, _ []affine.Axis) {
+		if x, ok := p.depIdx[string(p.symBytes(f.insts[i].Name))]; ok && p.depCnt[x] > 1 {
+			seen[x]++
+			p.depOrd[i] = seen[x]
 		}
 	})
 }
@@ -1590,4 +1606,58 @@ func (p *printer) instRef(f *Function, i InstID) {
 		p.str("#")
 		p.int(int64(p.depOrd[i]))
 	}
+}
+
+// InstFormatter formats single instructions of one function in the text
+// form, one line each, as Print writes them (without indentation and
+// newline): for listings of straight-line code such as the per-engine
+// streams (package stream). Loops are written without their bodies.
+type InstFormatter struct {
+	p *printer
+	f *Function
+	// NoDeps and NoPos leave out the dependency list and the source
+	// position.
+	NoDeps, NoPos bool
+}
+
+// NewInstFormatter returns a formatter for the instructions of f.
+func NewInstFormatter(f *Function) *InstFormatter {
+	p := newPrinter(f.m, nil)
+	p.prepare()
+	p.prepareDeps(f)
+	// Every live tensor and location counts as declared (the listing
+	// names them as the function's text form does).
+	p.declT = make([]bool, len(f.tensors))
+	for t := range f.tensors {
+		p.declT[t] = !f.tensors[t].Dead
+	}
+	p.declL = make([]bool, len(f.locs))
+	for l := range f.locs {
+		p.declL[l] = !f.locs[l].Dead
+	}
+	return &InstFormatter{p: p, f: f}
+}
+
+// Append appends instruction i's line to b.
+func (x *InstFormatter) Append(b []byte, i InstID) []byte {
+	p, f := x.p, x.f
+	in := f.insts[i]
+	deps, pos := in.Deps, in.Pos
+	if x.NoDeps {
+		f.insts[i].Deps = -1
+	}
+	if x.NoPos {
+		f.insts[i].Pos = NoPos
+	}
+	if in.Op.IsLoop() {
+		f.insts[i].Aux = -1 // no body
+	}
+	p.buf = p.buf[:0]
+	p.inst(f, i, 0)
+	f.insts[i].Deps, f.insts[i].Pos, f.insts[i].Aux = deps, pos, in.Aux
+	line := p.buf
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	return append(b, line...)
 }

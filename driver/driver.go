@@ -17,6 +17,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/birjson"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/internal/mapfile"
 	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"github.com/narwhal-compiler/narwhal/kernels"
@@ -84,7 +85,8 @@ var KLRLoader func(path string, data []byte) (*bir.Module, error)
 // size even for a multi-gigabyte file.
 func Load(path string) (*bir.Module, error) {
 	if spec, ok := strings.CutPrefix(path, BuiltinPrefix); ok {
-		return kernels.Build(spec)
+		m, err := kernels.Build(spec)
+		return m, diag.Wrap(diag.Builtin, err)
 	}
 	in, err := mapfile.Open(path)
 	if err != nil {
@@ -109,7 +111,7 @@ func decode(path string, in *mapfile.File) (m *bir.Module, err error) {
 	}()
 	data := in.Data
 	if isBlank(data) {
-		return nil, fmt.Errorf("%s: empty input", path)
+		return nil, diag.Errorf(diag.ReadInput, "%s: empty input", path)
 	}
 	switch DetectFormat(data) {
 	case FormatKLR:
@@ -173,7 +175,11 @@ func Write(w io.Writer, m *bir.Module, f Format) error {
 // WriteOutput writes the output named path with write; stdout receives
 // "-" and "/dev/stdout" (nil: os.Stdout).
 func WriteOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
-	return outfile.Write(path, outfile.Options{Stdout: stdout}, write)
+	err := outfile.Write(path, outfile.Options{Stdout: stdout}, write)
+	if err != nil && diag.CodeOf(err) == "" {
+		err = diag.Wrap(diag.Output, err)
+	}
+	return err
 }
 
 // SameFile reports whether two paths name the same existing file (links

@@ -327,7 +327,7 @@ func (mc *machine) fillOffsets(v *view, off int64, k int) error {
 			break
 		}
 	}
-	if psum && !mc.peDst {
+	if psum && !mc.peDst && !mc.opt.Macro {
 		return mc.bankCheck(v, k)
 	}
 	return nil

@@ -37,14 +37,9 @@ type Tensor struct {
 	Data  []byte
 }
 
-// NumElements returns the product of the shape.
-func (t *Tensor) NumElements() int64 {
-	n := int64(1)
-	for _, d := range t.Shape {
-		n *= d
-	}
-	return n
-}
+// NumElements returns the product of the shape (-1 when it overflows
+// int64, so that it matches no data length).
+func (t *Tensor) NumElements() int64 { return shapeElements(t.Shape) }
 
 // Spec describes an input or output tensor of a function: its name (the
 // DRAM location name, e.g. "x"), dtype and shape.
@@ -78,6 +73,13 @@ type Options struct {
 	MaxMemory int64
 	// Function is the entry function (default: the module's main).
 	Function string
+	// Macro executes macro operations (docs/bir-json.md "Macro
+	// operations"): an engine access may span PSUM banks, as a
+	// whole-tensor operation does before sunda_size_tiling tiles it onto
+	// one bank per instruction. Off (the default), an access crossing a
+	// bank boundary is an ErrPSUMBankSpan (the hardware rule of one
+	// instruction). Every other rule is the same.
+	Macro bool
 }
 
 // The entry points (implemented in run.go):

@@ -55,25 +55,20 @@ const (
 // panic and recovered by Run.
 type budgetError struct{ msg string }
 
-// memLimit and instLimit return the effective limits (<= 0: none).
-func (o *Options) memLimit() int64 {
-	switch {
-	case o.MaxMemory == 0:
-		return DefaultMaxMemory
-	case o.MaxMemory < 0:
-		return 0
-	}
-	return o.MaxMemory
-}
+// memLimit and instLimit return the effective limits (0: none).
+func (o *Options) memLimit() int64  { return effectiveLimit(o.MaxMemory, DefaultMaxMemory) }
+func (o *Options) instLimit() int64 { return effectiveLimit(o.MaxInstructions, DefaultMaxInstructions) }
 
-func (o *Options) instLimit() int64 {
+// effectiveLimit maps an option to its limit: 0 the default, negative
+// none (0).
+func effectiveLimit(v, def int64) int64 {
 	switch {
-	case o.MaxInstructions == 0:
-		return DefaultMaxInstructions
-	case o.MaxInstructions < 0:
+	case v == 0:
+		return def
+	case v < 0:
 		return 0
 	}
-	return o.MaxInstructions
+	return v
 }
 
 // tryCharge adds n bytes for what to the machine's total, or returns an

@@ -165,3 +165,45 @@ func TestBytes_Table(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRun_Budgets runs mutations of hostile text modules (locations of
+// TiBs, a step-0 access of 2^24 elements, loops of 2^62 trips and strides
+// that wrap int64, 2^40 blocks) under a 64 MiB memory budget and a
+// 100,000-instruction limit, without the verifier: every outcome must be
+// an *Error that is not internal, and the budgets must hold (the fuzzer's
+// own memory limit catches an allocation that escaped them).
+func FuzzRun_Budgets(f *testing.F) {
+	for _, src := range []string{
+		copyModule("[0, 2)", ""),
+		copyModule("[0, 4611686018427387904)", ""),
+		copyModule("[0, 9223372036854775807) step 4611686018427387904", ""),
+		copyModule("[0, 1)", "  tensor %big_set: f32[1048576, 1048576] kind=Internal\n    loc %big: DRAM 1048576x4194304\n"),
+		strings.Replace(copyModule("[0, 1)", ""), "ap=[[4,128],[1,4]]] f32 -> %z_set", "ap=[[0,4096],[0,4096]]] f32 -> %z_set", 1),
+		strings.Replace(copyModule("[0, 2)", "  tensor %t_set: f32[128, 4] class=NeuronSBTensor blocks=1099511627776\n    loc %t: SB 128x16\n"),
+			"ld = Load %x_set[block=0, ap=[[4,128],[1,4]]] f32 -> %z_set[block=0, ap=[[4,128],[1,4]]] f32",
+			"ld = Load %x_set[block=0, ap=[[4,128],[1,4]]] f32 -> %t_set[block=i, ap=[[4,128],[1,4]]] f32\n    st = Save %t_set[block=i, ap=[[4,128],[1,4]]] f32 -> %z_set[block=0, ap=[[4,128],[1,4]]] f32", 1),
+	} {
+		f.Add([]byte(src))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if len(src) > 8192 {
+			return
+		}
+		m, err := bir.Parse("fuzz.bir", src)
+		if err != nil {
+			return
+		}
+		opt := Options{MaxInstructions: 100_000, MaxMemory: 64 << 20}
+		if CheckInputs(m, opt) != nil {
+			return
+		}
+		_, err = Run(m, RandomInputs(m, 1), opt)
+		var e *Error
+		if err != nil && !errors.As(err, &e) {
+			t.Fatalf("error %v is not an *interp.Error", err)
+		}
+		if errors.Is(err, bug.ErrInternal) {
+			t.Fatalf("%v\ninput:\n%s", err, src)
+		}
+	})
+}

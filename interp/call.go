@@ -100,9 +100,26 @@ func (mc *machine) wholeView(r *region, dt bir.Dtype, k int) (*view, error) {
 }
 
 func (mc *machine) opCall(x *instCtx) error {
+	cf, outs, err := mc.callEnter(x)
+	if err != nil {
+		return err
+	}
+	mc.push(cf)
+	err = mc.runFunction(cf)
+	mc.pop()
+	if err != nil {
+		return err
+	}
+	return mc.callExit(x, cf, outs)
+}
+
+// callEnter resolves the callee of call x, makes its frame and copies the
+// call's inputs in; it returns the frame and the callee's outputs in the
+// order of the call's destinations (for callExit).
+func (mc *machine) callEnter(x *instCtx) (*frame, []ioTensor, error) {
 	name := x.attrs.Str("func", "")
 	if name == "" {
-		return errf(ErrOperand, "missing attribute func (the name of the called function)")
+		return nil, nil, errf(ErrOperand, "missing attribute func (the name of the called function)")
 	}
 	callee := mc.m.Func(name)
 	if callee == nil {
@@ -110,18 +127,18 @@ func (mc *machine) opCall(x *instCtx) error {
 		if x.fr.f.Inst(x.i).Op == bir.OpNKIKLIRKernel {
 			hint = " (an NKIKLIRKernel placeholder is expanded by TranslateNKIASTToBIR)"
 		}
-		return errf(ErrOperand, "func=%q: no such function in the module%s", name, hint)
+		return nil, nil, errf(ErrOperand, "func=%q: no such function in the module%s", name, hint)
 	}
 	if len(mc.stack) >= maxCallDepth {
-		return errf(ErrLimit, "call depth exceeds %d (recursive NKIKernel calls?)", maxCallDepth)
+		return nil, nil, errf(ErrLimit, "call depth exceeds %d (recursive NKIKernel calls?)", maxCallDepth)
 	}
 	ins, err := callIO(callee, x.attrs, "input_names", len(x.ins), false)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	outs, err := callIO(callee, x.attrs, "output_names", len(x.outs), true)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	cf := newFrame(callee)
 	scratch := len(x.ins) + len(x.outs)
@@ -130,33 +147,34 @@ func (mc *machine) opCall(x *instCtx) error {
 	for k, io := range ins {
 		src, err := mc.in(x, k)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		r, err := mc.calleeRegion(cf, io, "input")
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		dst, err := mc.wholeView(r, callee.Tensor(io.tensor).Dtype, scratch)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		if src.n != dst.n {
-			return errf(ErrCountMismatch, "%s walks %d elements; input %s of function %s has %d", mc.label(k), src.n, io.spec.Name, callee.Name, dst.n)
+			return nil, nil, errf(ErrCountMismatch, "%s walks %d elements; input %s of function %s has %d", mc.label(k), src.n, io.spec.Name, callee.Name, dst.n)
 		}
 		if err := mc.copyView(dst, src); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
-	mc.push(cf)
-	err = mc.runFunction(cf)
-	mc.pop()
-	if err != nil {
-		return err
-	}
+	return cf, outs, nil
+}
+
+// callExit copies the callee's outputs out into call x's destinations.
+func (mc *machine) callExit(x *instCtx, cf *frame, outs []ioTensor) error {
+	callee := cf.f
 	// Restore the caller's instruction state the callee overwrote.
 	mc.curFrame, mc.curInst = x.fr, x.i
 	mc.allowUninit = mc.opt.AllowUninitReads || x.attrs.Bool("can_read_uninit", false)
 	mc.nIns = len(x.ins)
+	scratch := len(x.ins) + len(x.outs)
 	mc.reserve(scratch + 1)
 	// Copy out.
 	for k, io := range outs {
@@ -175,12 +193,15 @@ func (mc *machine) opCall(x *instCtx) error {
 		if src.n != dst.n {
 			return errf(ErrCountMismatch, "%s walks %d elements; output %s of function %s has %d", mc.label(len(x.ins)+k), dst.n, io.spec.Name, callee.Name, src.n)
 		}
-		if dst.dt == src.dt {
+		switch {
+		case dst.dt == src.dt && mc.copyOutWritten:
+			copyWritten(dst, src)
+		case dst.dt == src.dt:
 			saved := mc.allowUninit
 			mc.allowUninit = true // carry the written-state along
 			err = mc.copyRaw(dst, src)
 			mc.allowUninit = saved
-		} else {
+		default:
 			err = mc.convertCopy(dst, src)
 		}
 		if err != nil {
@@ -188,6 +209,24 @@ func (mc *machine) opCall(x *instCtx) error {
 		}
 	}
 	return nil
+}
+
+// copyWritten copies the elements of src that were written into dst (same
+// dtype) and leaves the others of dst as they are: the copy-out of a
+// multi-core run (RunCores), where two cores' calls write disjoint parts
+// of one shared output and an element one core never wrote must not
+// overwrite the other core's.
+func copyWritten(dst, src *view) {
+	ds := src.ds
+	ss, dd := src.st(), dst.st()
+	for i, so := range src.offs {
+		if !ss.isInit(so, ds) {
+			continue
+		}
+		do := dst.offs[i]
+		copy(dd.data[do:do+ds], ss.data[so:so+ds])
+		dd.setInit(do, ds, true)
+	}
 }
 
 func (mc *machine) calleeRegion(cf *frame, io ioTensor, kind string) (*region, error) {

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/internal/bug"
 )
 
@@ -56,6 +57,21 @@ type Error struct {
 	// CalledFrom lists the call sites (outermost first) when the error
 	// happened inside a function reached through NKIKernel calls.
 	CalledFrom []string
+}
+
+// ErrorCode maps the kinds to diag's codes: a budget is NW501, the inputs
+// NW502, a recovered panic narwhal's fault, the rest a fault of the module
+// (NW503).
+func (e *Error) ErrorCode() string {
+	switch e.Kind {
+	case ErrLimit:
+		return diag.RunBudget
+	case ErrInput:
+		return diag.RunInput
+	case ErrInternal:
+		return diag.Internal
+	}
+	return diag.RunFault
 }
 
 func (e *Error) Error() string {

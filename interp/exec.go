@@ -85,6 +85,13 @@ type machine struct {
 	// The instruction being executed (for recovered panics).
 	curFrame *frame
 	curInst  bir.InstID
+
+	// Multi-core runs (RunCores): the entry frame's Input and Output
+	// storages are shared by name between the cores' machines, and a
+	// call's copy-out copies only the elements its callee wrote.
+	sharedIO       map[string]*storage
+	entryFrame     *frame
+	copyOutWritten bool
 }
 
 func newMachine(m *bir.Module, opt Options, geo geometry) *machine {

@@ -261,6 +261,8 @@ type frame struct {
 	// loops is the stack of active loop axes (for error messages).
 	loops    []loopCtx
 	returned bool
+	// regShadow keys the registers in the concurrent run's race checker.
+	regShadow *storage
 }
 
 type loopCtx struct {
@@ -376,8 +378,13 @@ func (mc *machine) newRegion(fr *frame, l bir.LocID, loc *bir.MemLoc, kind memKi
 	switch {
 	case kind == memDRAM:
 		var err error
-		if r.st, err = mc.newStorage(memDRAM, 1, total, "location "+loc.Name); err != nil {
+		shared := mc.sharedIO != nil && fr == mc.entryFrame && (loc.Type == bir.MemInput || loc.Type == bir.MemOutput)
+		if st := mc.sharedIO[loc.Name]; shared && st != nil && int64(len(st.data)) == total {
+			r.st = st
+		} else if r.st, err = mc.newStorage(memDRAM, 1, total, "location "+loc.Name); err != nil {
 			return nil, err
+		} else if shared {
+			mc.sharedIO[loc.Name] = r.st
 		}
 		r.parts, r.bytes = 1, total
 		va, err := mc.dramVA(fr, l, b, total)

@@ -18,6 +18,7 @@ import (
 	"math"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/checked"
 	"github.com/narwhal-compiler/narwhal/numeric"
 )
 
@@ -174,10 +175,10 @@ func (mc *machine) iotaValues(x *instCtx, P, F int64) ([]int64, error) {
 			n = 0
 			break
 		}
-		if n > math.MaxInt64/q[1] {
+		var ok bool
+		if n, ok = checked.Mul(n, q[1]); !ok {
 			return nil, errf(ErrCountMismatch, "the iota pattern %v walks more than 2^63 elements per partition; the destination has %d", pat, F)
 		}
-		n *= q[1]
 	}
 	if n != F {
 		return nil, errf(ErrCountMismatch, "the iota pattern walks %d elements per partition; the destination has %d", n, F)

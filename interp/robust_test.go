@@ -192,7 +192,7 @@ func randomModule(r *rand.Rand) *bir.Module {
 func checkNoPanic(t *testing.T, m *bir.Module, seed uint64) {
 	t.Helper()
 	for _, allow := range []bool{false, true} {
-		_, err := Run(m, RandomInputs(m, int64(seed)), Options{MaxInstructions: 5000, AllowUninitReads: allow})
+		_, err := Run(m, RandomInputs(m, int64(seed)), Options{MaxInstructions: 5000, MaxMemory: 256 << 20, AllowUninitReads: allow})
 		var e *Error
 		if err != nil && !errors.As(err, &e) {
 			t.Fatalf("seed %d: error %v is not an *interp.Error", seed, err)

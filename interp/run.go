@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/checked"
 	"github.com/narwhal-compiler/narwhal/numeric"
 )
 
@@ -98,11 +99,15 @@ func InputSpecs(m *bir.Module) []Spec { return specsOf(m.Main(), false) }
 // OutputSpecs returns the entry function's outputs.
 func OutputSpecs(m *bir.Module) []Spec { return specsOf(m.Main(), true) }
 
-// NumElements returns the product of the spec's shape.
-func (s Spec) NumElements() int64 {
-	n := int64(1)
-	for _, d := range s.Shape {
-		n *= d
+// NumElements returns the product of the spec's shape (-1 when it
+// overflows int64).
+func (s Spec) NumElements() int64 { return shapeElements(s.Shape) }
+
+// shapeElements is the checked product of a shape, -1 on overflow.
+func shapeElements(shape []int64) int64 {
+	n, ok := checked.Product(shape...)
+	if !ok {
+		return -1
 	}
 	return n
 }

@@ -65,6 +65,12 @@ type Kernel struct {
 	// held to (a missing entry means bit-exact).
 	Reference func(p Params, in map[string]*interp.Tensor) (map[string]*interp.Tensor, map[string]ref.Tolerance, error)
 
+	// Macro marks a kernel written at tensor granularity: its module holds
+	// macro operations (docs/bir-json.md) that only sunda_size_tiling
+	// (passes/tiling) makes single hardware instructions; the interpreter
+	// runs it with interp.Options.Macro.
+	Macro bool
+
 	// Tests are small parameter sets ("k=v,k=v"; "" means the defaults)
 	// that tests and passtest.ForEachKernel instantiate: cheap enough to
 	// interpret in milliseconds, and together covering the kernel's code

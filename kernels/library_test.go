@@ -64,13 +64,27 @@ func TestLibrary_Verify(t *testing.T) {
 	}
 }
 
-// TestLibrary_Loops checks that each kernel keeps its loops symbolic: at
-// least one Loop instruction and a symbolic access pattern in its body.
+// TestLibrary_Loops checks that each hand-tiled kernel keeps its loops
+// symbolic: at least one Loop instruction and a symbolic access pattern
+// in its body; and that each macro kernel has neither (its instructions
+// work on whole tensors, tiling is the compiler's).
 func TestLibrary_Loops(t *testing.T) {
 	for _, k := range All() {
 		inst, err := Instantiate(k.Name)
 		if err != nil {
 			t.Fatalf("%s: %v", k.Name, err)
+		}
+		if k.Macro {
+			f := inst.Module.Main()
+			f.Walk(func(i bir.InstID) bool {
+				for _, o := range f.Operands(i) {
+					if f.Inst(i).Op.IsLoop() || o.Kind == bir.OpdSymAP {
+						t.Errorf("%s: instruction %s has a loop or a symbolic AP: a macro kernel has none", k.Name, f.InstName(i))
+					}
+				}
+				return true
+			})
+			continue
 		}
 		f := inst.Module.Main()
 		loops, sym := 0, 0
@@ -102,7 +116,7 @@ func TestLibrary_MatchesReference(t *testing.T) {
 				t.Fatal(err)
 			}
 			in := inst.Inputs(7)
-			got, err := interp.Run(inst.Module, in, interp.Options{})
+			got, err := interp.Run(inst.Module, in, interp.Options{Macro: inst.Kernel.Macro})
 			if err != nil {
 				t.Fatalf("interpreter: %v", err)
 			}

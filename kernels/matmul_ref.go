@@ -24,6 +24,12 @@ func refMatmul(p Params, in map[string]*interp.Tensor) (map[string]*interp.Tenso
 	if err != nil {
 		return nil, nil, err
 	}
+	return matmulReference(d, in)
+}
+
+// matmulReference is the reference of a matmul of dims d (matmul and
+// macro_matmul; d.TN is not used).
+func matmulReference(d matmulDims, in map[string]*interp.Tensor) (map[string]*interp.Tensor, map[string]ref.Tolerance, error) {
 	a, err := refInput(in, "lhsT", d.dt, d.K, d.M)
 	if err != nil {
 		return nil, nil, err

@@ -23,6 +23,12 @@ func refRMSNorm(p Params, in map[string]*interp.Tensor) (map[string]*interp.Tens
 	if err != nil {
 		return nil, nil, err
 	}
+	return rmsnormReference(r, in)
+}
+
+// rmsnormReference is the reference of an rmsnorm of dims r (rmsnorm and
+// macro_rmsnorm; r.chunk is not used).
+func rmsnormReference(r rmsDims, in map[string]*interp.Tensor) (map[string]*interp.Tensor, map[string]ref.Tolerance, error) {
 	a, err := refInput(in, "a", r.dt, r.rows, r.d)
 	if err != nil {
 		return nil, nil, err

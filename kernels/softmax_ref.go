@@ -3,6 +3,7 @@ package kernels
 import (
 	"math"
 
+	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/interp"
 	"github.com/narwhal-compiler/narwhal/kernels/ref"
 )
@@ -24,6 +25,12 @@ func refSoftmax(p Params, in map[string]*interp.Tensor) (map[string]*interp.Tens
 	if err != nil {
 		return nil, nil, err
 	}
+	return softmaxReference(rows, cols, dt, in)
+}
+
+// softmaxReference is the reference of a [rows, cols] softmax of dtype dt
+// (softmax and macro_softmax).
+func softmaxReference(rows, cols int64, dt bir.Dtype, in map[string]*interp.Tensor) (map[string]*interp.Tensor, map[string]ref.Tolerance, error) {
 	x, err := refInput(in, "x", dt, rows, cols)
 	if err != nil {
 		return nil, nil, err

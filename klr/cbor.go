@@ -31,6 +31,8 @@ import (
 	"math"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // maxDepth bounds the nesting of items (structures inside structures). Real
@@ -47,6 +49,9 @@ type Error struct {
 	Msg    string
 	Path   []string
 }
+
+// ErrorCode is diag.BadKLR.
+func (e *Error) ErrorCode() string { return diag.BadKLR }
 
 func (e *Error) Error() string {
 	var sb strings.Builder

@@ -57,6 +57,7 @@ import (
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/checked"
 	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"github.com/narwhal-compiler/narwhal/interp"
 )
@@ -176,12 +177,10 @@ type Header struct {
 	DataOffset int64
 }
 
-// NumElements is the product of the shape.
+// NumElements is the product of the shape (ReadHeader has checked that
+// it does not overflow).
 func (h *Header) NumElements() int64 {
-	n := int64(1)
-	for _, d := range h.Shape {
-		n *= d
-	}
+	n, _ := checked.Product(h.Shape...)
 	return n
 }
 
@@ -297,10 +296,9 @@ func (h *Header) parseDict(text []byte) error {
 			return fmt.Errorf("'shape' dimension %d: want a non-negative integer", i)
 		}
 		h.Shape[i] = n
-		if n != 0 && total > math.MaxInt64/n {
+		if total, ok = checked.Mul(total, n); !ok {
 			return fmt.Errorf("'shape' %v: the element count overflows", h.Shape)
 		}
-		total *= n
 	}
 	dv, ok := d["descr"]
 	if !ok {
@@ -323,7 +321,7 @@ func (h *Header) parseDict(text []byte) error {
 		return fmt.Errorf("'descr': want a type string or narwhal's one-field list")
 	}
 	size := h.elemSize()
-	if total > 0 && size > math.MaxInt64/total {
+	if _, ok := checked.Mul(total, size); !ok {
 		return fmt.Errorf("'shape' %v: the byte count overflows", h.Shape)
 	}
 	return nil

@@ -25,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/internal/outfile"
 )
 
@@ -45,25 +46,25 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			fs.PrintDefaults()
 			return 0
 		}
-		fmt.Fprintf(stderr, "narwhal alloc: %v (narwhal alloc -h lists the flags)\n", err)
+		fmt.Fprintf(stderr, "narwhal alloc: error[%s]: %v (narwhal alloc -h lists the flags)\n", diag.Usage, err)
 		return 1
 	}
 	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "narwhal alloc: want exactly one input file, have %d (usage: narwhal alloc FILE.csv --capacity=N [-o OUT.csv] [--timeout=D] [--minimize])\n", fs.NArg())
+		fmt.Fprintf(stderr, "narwhal alloc: error[%s]: want exactly one input file, have %d (usage: narwhal alloc FILE.csv --capacity=N [-o OUT.csv] [--timeout=D] [--minimize])\n", diag.Usage, fs.NArg())
 		return 1
 	}
 	path := fs.Arg(0)
 	if !*minimize && *capacity <= 0 {
-		fmt.Fprintln(stderr, "narwhal alloc: --capacity=N (N > 0) is required unless --minimize is given")
+		fmt.Fprintf(stderr, "narwhal alloc: error[%s]: --capacity=N (N > 0) is required unless --minimize is given\n", diag.Usage)
 		return 1
 	}
 	if *capacity < 0 || *capacity > maxCoordinate {
-		fmt.Fprintf(stderr, "narwhal alloc: capacity %d out of range\n", *capacity)
+		fmt.Fprintf(stderr, "narwhal alloc: error[%s]: capacity %d out of range\n", diag.Usage, *capacity)
 		return 1
 	}
 	table, err := readCSVFile(path)
 	if err != nil {
-		fmt.Fprintln(stderr, "narwhal alloc:", err)
+		fmt.Fprintf(stderr, "narwhal alloc: error[%s]: %v (narwhal explain %[1]s)\n", diag.CodeOf(err), err)
 		return 1
 	}
 	p := Problem{Buffers: table.Buffers, Capacity: *capacity}
@@ -71,9 +72,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	if sol == nil {
 		var in *InputError
 		if errors.As(err, &in) && in.Index >= 0 && in.Index < len(table.Lines) {
-			fmt.Fprintf(stderr, "narwhal alloc: %s:%d: %s\n", path, table.Lines[in.Index], in.Msg)
+			fmt.Fprintf(stderr, "narwhal alloc: error[%s]: %s:%d: %s\n", diag.BadCSV, path, table.Lines[in.Index], in.Msg)
 		} else {
-			fmt.Fprintln(stderr, "narwhal alloc:", err)
+			fmt.Fprintf(stderr, "narwhal alloc: error[%s]: %v\n", diag.CodeOf(err), err)
 		}
 		return 1
 	}
@@ -106,7 +107,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	}
 	if *out != "" && sol.Status == StatusFit {
 		if err := outfile.Write(*out, outfile.Options{Stdout: stdout}, func(w io.Writer) error { return table.Write(w, sol.Offsets) }); err != nil {
-			fmt.Fprintln(stderr, "narwhal alloc:", err)
+			fmt.Fprintf(stderr, "narwhal alloc: error[%s]: %v\n", diag.Output, err)
 			return 1
 		}
 	}
@@ -117,7 +118,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		if sol.Reason != "" {
 			why += ": " + sol.Reason
 		}
-		fmt.Fprintf(stderr, "narwhal alloc: %s: %s (%s)\n", path, verdict, why)
+		fmt.Fprintf(stderr, "narwhal alloc: error[%s]: %s: %s (%s)\n", diag.DoesNotFit, path, verdict, why)
 		return 1
 	}
 	return 0

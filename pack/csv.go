@@ -30,6 +30,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // CSVError is a malformed-input error at a line of a CSV file.
@@ -38,6 +40,9 @@ type CSVError struct {
 	Line int // 1-based; 0 when the error is about the file as a whole
 	Msg  string
 }
+
+// ErrorCode is diag.BadCSV.
+func (e *CSVError) ErrorCode() string { return diag.BadCSV }
 
 func (e *CSVError) Error() string {
 	if e.Line > 0 {

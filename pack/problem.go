@@ -29,11 +29,14 @@
 package pack
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // Buffer is one allocation request.
@@ -124,6 +127,9 @@ type FitError struct {
 	Reason   string
 }
 
+// ErrorCode is diag.DoesNotFit.
+func (e *FitError) ErrorCode() string { return diag.DoesNotFit }
+
 func (e *FitError) Error() string {
 	kind := "no placement found"
 	if e.Proven {
@@ -154,6 +160,9 @@ type InputError struct {
 	ID    int64 // the buffer's ID when Index >= 0
 	Msg   string
 }
+
+// ErrorCode is diag.BadCSV: the problem's numbers are malformed.
+func (e *InputError) ErrorCode() string { return diag.BadCSV }
 
 func (e *InputError) Error() string {
 	if e.Index < 0 {
@@ -231,27 +240,44 @@ func alignUp(x, a int64) int64 {
 // MaxLive returns the largest total size of buffers live at one instant.
 // Buffers with Upper <= Lower are ignored. O(n log n).
 func MaxLive(buffers []Buffer) int64 {
-	type event struct {
-		t     int64
-		delta int64
-	}
-	events := make([]event, 0, 2*len(buffers))
-	for _, b := range buffers {
-		if b.Upper <= b.Lower || b.Size <= 0 {
+	return maxLiveOf(len(buffers), func(i int) (int64, int64, int64) {
+		b := &buffers[i]
+		return b.Lower, b.Upper, b.Size
+	})
+}
+
+// liveEvent is one end of an interval for maxLiveOf.
+type liveEvent struct{ t, size int64 }
+
+func compareLiveEvent(a, b liveEvent) int { return cmp.Compare(a.t, b.t) }
+
+// maxLiveOf is MaxLive over the n intervals interval(i) returns ([lower,
+// upper) and size; empty intervals and sizes <= 0 are ignored). It sorts
+// the starts and the ends apart (pointer-free pairs, a typed sort) and
+// merges them, ends first at an equal instant since intervals are
+// half-open: the memory planner calls it on every on-chip location of a
+// fully unrolled kernel, millions at a time.
+func maxLiveOf(n int, interval func(i int) (lower, upper, size int64)) int64 {
+	starts := make([]liveEvent, 0, n)
+	ends := make([]liveEvent, 0, n)
+	for i := 0; i < n; i++ {
+		lo, hi, size := interval(i)
+		if hi <= lo || size <= 0 {
 			continue
 		}
-		events = append(events, event{b.Lower, b.Size}, event{b.Upper, -b.Size})
+		starts = append(starts, liveEvent{lo, size})
+		ends = append(ends, liveEvent{hi, size})
 	}
-	// Ends before starts at the same instant: intervals are half-open.
-	slices.SortFunc(events, func(a, b event) int {
-		if a.t != b.t {
-			return compareInt64(a.t, b.t)
-		}
-		return compareInt64(a.delta, b.delta)
-	})
+	slices.SortFunc(starts, compareLiveEvent)
+	slices.SortFunc(ends, compareLiveEvent)
 	var live, best int64
-	for _, e := range events {
-		live += e.delta
+	j := 0
+	for _, st := range starts {
+		for j < len(ends) && ends[j].t <= st.t {
+			live -= ends[j].size
+			j++
+		}
+		live += st.size
 		best = max(best, live)
 	}
 	return best

@@ -31,6 +31,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/internal/bug"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -189,6 +190,11 @@ type Config struct {
 	// Printer writes a module in text form (package bir's printer); set
 	// by the caller so that this package does not depend on it.
 	Printer func(w io.Writer, m *bir.Module) error
+	// Observer follows the run (log lines, progress, HTML report); nil:
+	// none. Progress, when set, receives each pass's Context.Progress
+	// reports (reset at each pass start).
+	Observer Observer
+	Progress *Progress
 	// Checkpointer writes a module as BIR-JSON (package birjson's
 	// writer) for the passes' Checkpoint files under DumpDir; nil writes
 	// none.
@@ -256,6 +262,8 @@ type Context struct {
 	produced verify.Stage
 	verbose  io.Writer
 	curFunc  string
+	observer Observer
+	progress *Progress
 }
 
 // PeerOption returns the value of option name of pass peer in this run
@@ -356,6 +364,9 @@ func (c *Context) Logf(format string, args ...any) {
 	if c.verbose != nil {
 		fmt.Fprintf(c.verbose, "[%s] %s\n", c.Pass.Name, line)
 	}
+	if c.observer != nil {
+		c.observer.Log(c.Pass, line)
+	}
 }
 
 // MaxLogLines is how many log lines of a pass the report keeps.
@@ -447,6 +458,21 @@ func (e *Error) Unwrap() error { return e.Err }
 // status 2).
 func (e *Error) Is(target error) bool { return e.Panic && target == bug.ErrInternal }
 
+// VerifierError is a module the verifier rejects after a pass that
+// accepted a verified input: the pass broke the IR, which is narwhal's
+// fault, not the user's (a mistake in the input is caught before the
+// first pass, or by the pass that translates it): an internal error.
+type VerifierError struct {
+	Pass string
+	Err  error // the *verify.Error
+}
+
+func (e *VerifierError) Error() string { return "verifier after pass " + e.Pass + ": " + e.Err.Error() }
+func (e *VerifierError) Unwrap() error { return e.Err }
+
+// Is marks the error internal (bug.ErrInternal: exit status 2).
+func (e *VerifierError) Is(target error) bool { return target == bug.ErrInternal }
+
 // Select returns the passes a config runs, in table order, with the reason
 // for each skipped one.
 func (t *Table) Select(m *bir.Module, cfg *Config) (run []*Pass, skipped map[string]string, err error) {
@@ -455,7 +481,7 @@ func (t *Table) Select(m *bir.Module, cfg *Config) (run []*Pass, skipped map[str
 		want := map[string]bool{}
 		for _, n := range cfg.Passes {
 			if _, ok := t.Lookup(n); !ok {
-				return nil, nil, fmt.Errorf("unknown pass %q (known: %s)", n, strings.Join(t.Names(), ", "))
+				return nil, nil, diag.Errorf(diag.PassOption, "unknown pass %q (known: %s)", n, strings.Join(t.Names(), ", "))
 			}
 			want[n] = true
 		}
@@ -499,7 +525,7 @@ func (t *Table) checkOptions(opts map[string]map[string]string) error {
 	for _, n := range names {
 		p, ok := t.Lookup(n)
 		if !ok {
-			return fmt.Errorf("--option %s.*: unknown pass %q", n, n)
+			return diag.Errorf(diag.PassOption, "--option %s.*: unknown pass %q", n, n)
 		}
 		for k := range opts[n] {
 			if !slices.ContainsFunc(p.Options, func(o Option) bool { return o.Name == k }) {
@@ -508,9 +534,9 @@ func (t *Table) checkOptions(opts map[string]map[string]string) error {
 					known = append(known, o.Name)
 				}
 				if len(known) == 0 {
-					return fmt.Errorf("--option %s.%s: pass %s takes no options", n, k, n)
+					return diag.Errorf(diag.PassOption, "--option %s.%s: pass %s takes no options", n, k, n)
 				}
-				return fmt.Errorf("--option %s.%s: pass %s has no option %q (known: %s)", n, k, n, k, strings.Join(known, ", "))
+				return diag.Errorf(diag.PassOption, "--option %s.%s: pass %s has no option %q (known: %s)", n, k, n, k, strings.Join(known, ", "))
 			}
 		}
 	}

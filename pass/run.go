@@ -13,6 +13,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -40,7 +41,7 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 	}
 	for _, n := range cfg.PrintAfter {
 		if _, ok := t.Lookup(n); !ok && n != "all" {
-			return rep, fmt.Errorf("--print-after %s: unknown pass (want all or one of %s)", n, strings.Join(t.Names(), ", "))
+			return rep, diag.Errorf(diag.PassOption, "--print-after %s: unknown pass (want all or one of %s)", n, strings.Join(t.Names(), ", "))
 		}
 	}
 	printList := cfg.PrintAfter
@@ -57,6 +58,10 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 		if err != nil {
 			return rep, fmt.Errorf("the input does not verify: %w", err)
 		}
+	}
+	obs := cfg.Observer
+	if obs != nil {
+		obs.Start(m)
 	}
 	lastRun := -1
 	for i := range t.Passes {
@@ -77,14 +82,20 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 			if !cfg.NoVerify {
 				if err := verify.Module(m, verify.Options{Arch: model, Stage: stage | missing}); err != nil {
 					rep.Total = time.Since(start)
-					return rep, fmt.Errorf("pass %s requires stage %v, which no earlier pass of this run produced and the module does not satisfy: %w", p.Name, missing, err)
+					return rep, diag.Errorf(diag.PassOption, "pass %s requires stage %v, which no earlier pass of this run produced and the module does not satisfy: %w", p.Name, missing, err)
 				}
 			}
 			stage |= missing
 		}
 		res := PassResult{Name: p.Name, Order: p.Order, InstsBefore: m.NumInsts()}
 		ctx := &Context{Module: m, Arch: model, Pass: p, opts: cfg.Options[p.Name], table: t, allOpts: cfg.Options, runs: run,
-			result: &res, verbose: cfg.Verbose, produced: p.Produces}
+			result: &res, verbose: cfg.Verbose, produced: p.Produces, observer: obs, progress: cfg.Progress}
+		if cfg.Progress != nil {
+			cfg.Progress.reset()
+		}
+		if obs != nil {
+			obs.PassStart(p, m)
+		}
 		mp := NewMeter()
 		err := runProtected(ctx)
 		u := mp.Usage()
@@ -93,6 +104,9 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 		if err != nil {
 			rep.Passes = append(rep.Passes, res)
 			rep.Total = time.Since(start)
+			if obs != nil {
+				obs.PassEnd(p, &rep.Passes[len(rep.Passes)-1], m, err)
+			}
 			return rep, err
 		}
 		stage |= ctx.produced
@@ -104,13 +118,20 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 			if verr != nil {
 				rep.Passes = append(rep.Passes, res)
 				rep.Total = time.Since(start)
-				return rep, fmt.Errorf("verifier after pass %s: %w", p.Name, verr)
+				err := &VerifierError{Pass: p.Name, Err: verr}
+				if obs != nil {
+					obs.PassEnd(p, &rep.Passes[len(rep.Passes)-1], m, err)
+				}
+				return rep, err
 			}
 		}
 		if cfg.Stats {
 			res.LiveHeap = LiveHeap()
 		}
 		rep.Passes = append(rep.Passes, res)
+		if obs != nil {
+			obs.PassEnd(p, &rep.Passes[len(rep.Passes)-1], m, nil)
+		}
 		if p.Checkpoint != "" && cfg.DumpDir != "" && cfg.Checkpointer != nil {
 			if err := checkpoint(m, &cfg, p.Checkpoint); err != nil {
 				return rep, err

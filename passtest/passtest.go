@@ -56,6 +56,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/kernels"
 	"github.com/narwhal-compiler/narwhal/kernels/ref"
 	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/passes/tiling"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
 
@@ -75,6 +76,7 @@ type config struct {
 	interp      interp.Options
 	arch        *arch.Model
 	passOptions map[string]string
+	refTol      bool
 }
 
 // Seed sets the seed of the random inputs (default 1).
@@ -122,6 +124,14 @@ func TensorTolerance(name string, abs, rel float64, why string) Option {
 		c.tensorTol[name] = ref.Tolerance{Abs: abs, Rel: rel, Why: why}
 	}
 }
+
+// ReferenceTolerance holds each output of a module ForEachKernel handed
+// out to twice its kernel's reference tolerance over the drawn inputs
+// (both runs are within the reference's bound of the exact result), for a
+// pass that legitimately reorders a kernel's arithmetic, such as
+// sunda_size_tiling splitting a matmul's K. Outputs the reference holds
+// bit-exact stay bit-exact.
+func ReferenceTolerance() Option { return func(c *config) { c.refTol = true } }
 
 // InterpOptions sets the interpreter's options for both runs.
 func InterpOptions(o interp.Options) Option { return func(c *config) { c.interp = o } }
@@ -190,7 +200,28 @@ func check(t testing.TB, m *bir.Module, run func(*bir.Module) error, c *config, 
 	if err := verify.Module(m, verify.Options{Arch: c.arch, Stage: c.before}); err != nil {
 		t.Fatalf("passtest: the module does not verify before %s (stage %v): %v", what, c.before, err)
 	}
+	if v, ok := instances.Load(m); ok && v.(*kernels.Instance).Kernel.Macro {
+		c.interp.Macro = true // a macro kernel's whole-tensor operations span PSUM banks
+	}
 	inputs := c.inputsFor(m)
+	if c.refTol {
+		v, ok := instances.Load(m)
+		if !ok {
+			t.Fatalf("passtest: ReferenceTolerance on a module ForEachKernel did not hand out")
+		}
+		_, tols, err := v.(*kernels.Instance).Expected(cloneAll(inputs))
+		if err != nil {
+			t.Fatalf("passtest: %v", err)
+		}
+		for name, tl := range tols {
+			if c.tensorTol == nil {
+				c.tensorTol = map[string]ref.Tolerance{}
+			}
+			if _, set := c.tensorTol[name]; !set && !tl.IsExact() {
+				c.tensorTol[name] = ref.Tolerance{Abs: 2 * tl.Abs, Rel: 2 * tl.Rel, Why: "twice the kernel reference's tolerance (" + tl.Why + ")"}
+			}
+		}
+	}
 	before, err := interp.Run(m, cloneAll(inputs), c.interp)
 	if err != nil {
 		t.Fatalf("passtest: interpreter before %s: %v", what, err)
@@ -280,7 +311,25 @@ func cloneAll(in map[string]*interp.Tensor) map[string]*interp.Tensor {
 // its small test parameter sets (kernels.Kernel.Tests), with a freshly
 // built module; name is the instance's spec ("matmul:m=256,k=384,...").
 // Check and CheckPass called on that module use the kernel's own inputs.
+//
+// A macro kernel (kernels.Kernel.Macro: whole-tensor operations) is handed
+// out tiled by sunda_size_tiling with its default options: the form every
+// pass after it in the pipeline receives, so that each pass's validation
+// runs over the loops the tiler makes. ForEachKernelAsBuilt hands out the
+// modules as built (for the tiler's own tests and whole-pipeline runs).
 func ForEachKernel(t *testing.T, fn func(t *testing.T, name string, m *bir.Module)) {
+	t.Helper()
+	forEachKernel(t, true, fn)
+}
+
+// ForEachKernelAsBuilt is ForEachKernel with every module as its kernel
+// builds it (macro kernels untiled).
+func ForEachKernelAsBuilt(t *testing.T, fn func(t *testing.T, name string, m *bir.Module)) {
+	t.Helper()
+	forEachKernel(t, false, fn)
+}
+
+func forEachKernel(t *testing.T, tile bool, fn func(t *testing.T, name string, m *bir.Module)) {
 	t.Helper()
 	for _, k := range kernels.All() {
 		for _, spec := range k.TestSpecs() {
@@ -289,12 +338,27 @@ func ForEachKernel(t *testing.T, fn func(t *testing.T, name string, m *bir.Modul
 				if err != nil {
 					t.Fatalf("passtest: building %s: %v", spec, err)
 				}
+				if tile && k.Macro {
+					if err := TileMacro(inst.Module); err != nil {
+						t.Fatalf("passtest: tiling %s: %v", spec, err)
+					}
+				}
 				instances.Store(inst.Module, inst)
 				t.Cleanup(func() { instances.Delete(inst.Module) })
 				fn(t, spec, inst.Module)
 			})
 		}
 	}
+}
+
+// TileMacro runs sunda_size_tiling with its default options on m.
+func TileMacro(m *bir.Module) error {
+	model, err := arch.ForModule(m)
+	if err != nil {
+		return err
+	}
+	_, err = tiling.SundaSizeTiling(m, model, tiling.Defaults(model))
+	return err
 }
 
 // KernelSpecs returns the specs ForEachKernel visits, in its order (for

@@ -8,6 +8,22 @@
 // 10, legalize_strided_dma 18, legalize_cce_dma 19, vn_splitter 24,
 // shrink_ml 25); the unrollers carry no order number in the seeds and sit
 // where their hand-offs put them (see Constraints).
+//
+// sunda_size_tiling (seed 002 §2, no order number) runs right after
+// translation, before the DMA legalizations, the unrollers and the
+// footprint passes, not at design.md's "[tiling]" place after shrink_ml:
+// the seed runs SundaSizeTiling "before legalize/PSUM-inference/
+// memory-planning", and its tiles are loops over block tensors that
+// FullUnroll must flatten and give one location per block, while the
+// footprint passes cannot split a 512-partition macro tensor that a
+// matmul or a reduction reads whole. Its second pass,
+// sunda_size_tiling_perf (performance tiling), needs the schedule to judge
+// a split: it runs after alloc (the schedule depends on the allocation's
+// reuse; a piece addresses part of its instruction's locations, so the
+// allocation stays valid) and before anti_dependency_analyzer (which
+// derives the pieces' edges); it is handed pipeline.Makespan, the
+// scheduling of a copy as the passes after it do it, since passes do not
+// import each other. The constraints below carry the reasons.
 package pipeline
 
 import (
@@ -19,7 +35,9 @@ import (
 	"github.com/narwhal-compiler/narwhal/passes/dma"
 	"github.com/narwhal-compiler/narwhal/passes/sbsize"
 	"github.com/narwhal-compiler/narwhal/passes/sched"
+	"github.com/narwhal-compiler/narwhal/passes/semaphores"
 	"github.com/narwhal-compiler/narwhal/passes/shrink"
+	"github.com/narwhal-compiler/narwhal/passes/tiling"
 	"github.com/narwhal-compiler/narwhal/passes/translate"
 	"github.com/narwhal-compiler/narwhal/passes/unroll"
 	"github.com/narwhal-compiler/narwhal/passes/vnsplit"
@@ -29,6 +47,7 @@ import (
 var Table = pass.Table{
 	Passes: []pass.Pass{
 		translate.Pass,
+		tiling.Pass,
 		dma.LowerGenericIndirectPass,
 		dma.LegalizeStridedDMAPass,
 		dma.LegalizeCCEDMAPass,
@@ -40,15 +59,24 @@ var Table = pass.Table{
 		alloc.InferPSumTensorPass,
 		alloc.PreSchedulePass,
 		alloc.AllocPass,
+		tiling.PerfPass(Makespan),
 		notDefault(unroll.UnrollPass),
+		semaphores.InsertCoreBarrierPass,
 		deps.AntiDependencyAnalyzerPass,
+		semaphores.InsertPTCOMFlatPass,
 		sched.AssignEnginesPass,
 		sched.AssignHWDGEEnginePass,
 		sched.AllocQueuesPass,
 		sched.TimeAwareSchedulerPass,
+		semaphores.AssignTriggerEnginePass,
+		semaphores.AllocSemaphoresPass,
 	},
 	Constraints: []pass.Constraint{
 		{Before: "translate_nki_ast_to_bir", After: "lower_generic_indirect", Why: "NKI kernels must be materialized before their DMAs can be legalized"},
+		{Before: "translate_nki_ast_to_bir", After: "sunda_size_tiling", Why: "NKI kernels must be materialized as functions before their instructions can be tiled"},
+		{Before: "sunda_size_tiling", After: "legalize_strided_dma", Why: "seed 002 §2: SundaSizeTiling runs before legalize; the strided-DMA legalization stages a load through an SBUF tile the size of its destination, which must be a tile, not a whole macro tensor"},
+		{Before: "sunda_size_tiling", After: "sb_size_legalization", Why: "macro tensors (hundreds of partitions, PSUM rows of several banks) become tiles first: the footprint passes could only cut them into 16-partition pieces or reject them"},
+		{Before: "sunda_size_tiling", After: "full_unroll", Why: "tiles become loops with symbolic access patterns over block tensors, which FullUnroll flattens and gives one location per block"},
 		{Before: "lower_generic_indirect", After: "legalize_strided_dma", Why: "the seeds' execution order (10, 18): legalization sees only concrete indirect DMAs"},
 		{Before: "legalize_strided_dma", After: "legalize_cce_dma", Why: "the seeds' execution order (18, 19)"},
 		{Before: "legalize_cce_dma", After: "heuristic_unroll", Why: "the DMA passes handle symbolic access patterns, so they legalize one loop body instead of every unrolled copy"},
@@ -61,14 +89,25 @@ var Table = pass.Table{
 		{Before: "infer_psum_tensor", After: "alloc", Why: "the allocator places SB and PSUM locations: no location may still be OnChip"},
 		{Before: "infer_psum_tensor", After: "pre_schedule", Why: "the pre-schedule's pressure counts SBUF and PSUM apart (a PSUM location a Matmult writes takes whole banks)"},
 		{Before: "pre_schedule", After: "alloc", Why: "the live intervals refer to the instruction order: the pre-schedule fixes it first"},
+		{Before: "alloc", After: "sunda_size_tiling_perf", Why: "performance tiling is judged by the schedule, which the allocation's reuse shapes (its WAR/WAW edges); a piece addresses part of its instruction's locations, so the allocation stays valid (design.md draws [tiling] before allocation: macro tiling runs first, performance tiling needs the schedule)"},
+		{Before: "full_unroll", After: "sunda_size_tiling_perf", Why: "performance tiling splits the instructions of straight-line code (a function that keeps loops is not judged)"},
+		{Before: "sunda_size_tiling_perf", After: "anti_dependency_analyzer", Why: "the analyzer derives the pieces' dependencies; performance tiling replaces instructions before any dependency exists"},
 		{Before: "full_unroll", After: "unroll", Why: "both flatten loops: the production Unroll is the alternative for dynamic loops (run with --passes), never a second unroll after FullUnroll"},
 		{Before: "alloc", After: "anti_dependency_analyzer", Why: "hazards are computed on physical addresses: the allocation's reuse creates the WAR/WAW edges that locations alone do not show (design.md)"},
 		{Before: "shrink_ml", After: "anti_dependency_analyzer", Why: "hazards are computed on the final footprints (design.md: dependency analysis follows allocation, which follows the SB-legal stage)"},
 		{Before: "unroll", After: "anti_dependency_analyzer", Why: "the analysis needs straight-line code, whichever unroller made it"},
+		{Before: "alloc", After: "insert_core_barrier", Why: "a CoreBarrier has no memory; it goes in once the footprints are final"},
+		{Before: "unroll", After: "insert_core_barrier", Why: "the barriers are placed in straight-line code (the seed's loop nests are gone after FullUnroll level 2)"},
+		{Before: "insert_core_barrier", After: "anti_dependency_analyzer", Why: "the analyzer orders a barrier after everything before it and before everything after it (depgraph's barrier rule), so the scheduler times it and alloc_semaphores makes it an all-engine barrier (seed 002 §7 step 4: InsertCoreBarrier before the scheduler)"},
+		{Before: "anti_dependency_analyzer", After: "insert_ptcom_flat", Why: "a PTCOM depends on the last writes of an output only (explicit edges the analyzer would replace by its barrier rule), and the closing barrier on the PTCOM"},
+		{Before: "insert_ptcom_flat", After: "time_aware_scheduler", Why: "the PTCOM is scheduled like any instruction"},
 		{Before: "anti_dependency_analyzer", After: "time_aware_scheduler", Why: "the scheduler respects the IR's dependencies, which the analyzer computes"},
 		{Before: "assign_engines", After: "time_aware_scheduler", Why: "an instruction's engine is its timeline"},
 		{Before: "assign_hwdge_engine", After: "alloc_queues", Why: "the DGE prices a DMA, and alloc_queues balances priced DMAs"},
 		{Before: "alloc_queues", After: "time_aware_scheduler", Why: "a DMA's queue is its timeline"},
+		{Before: "time_aware_scheduler", After: "assign_trigger_engine", Why: "is_better_trigger reads the engines' timelines and the DMAs' starts"},
+		{Before: "assign_trigger_engine", After: "alloc_semaphores", Why: "a DMA's waits are executed by its trigger engine"},
+		{Before: "time_aware_scheduler", After: "alloc_semaphores", Why: "semaphores order the scheduled streams: a wait's count names an update in its stream's order (seed 002 §6.5 runs after the schedule)"},
 	},
 }
 

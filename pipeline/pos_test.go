@@ -17,7 +17,7 @@ import (
 // vacuous: the unrollers clone, the DMA passes split, translate adds calls.
 func TestPipeline_PositionsSurvive(t *testing.T) {
 	created := 0
-	passtest.ForEachKernel(t, func(t *testing.T, kernel string, m *bir.Module) {
+	passtest.ForEachKernelAsBuilt(t, func(t *testing.T, kernel string, m *bir.Module) {
 		m.Config.Options["gen-stride-dma"] = "true"
 		stamped := map[bir.PosID]bool{}
 		slots := map[*bir.Function]int{}

@@ -309,6 +309,7 @@ func (c *checker) function(f *bir.Function) {
 	c.overlaps()
 	c.tables()
 	c.schedule()
+	c.sync()
 }
 
 // tables reports the stale entries of the function's cached name tables

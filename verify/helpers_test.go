@@ -5,6 +5,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/stream"
 )
 
 // newB returns a module for arch and a builder for its function "main".
@@ -123,9 +124,9 @@ func diags(t *testing.T, err error) []Diag {
 	return e.Diags()
 }
 
-// unscheduled is every stage but StageScheduled: the stages a module
-// without a schedule table can satisfy.
-const unscheduled = AllStages &^ StageScheduled
+// unscheduled is every stage but StageScheduled and StageSynchronized:
+// the stages a module without a schedule table can satisfy.
+const unscheduled = AllStages &^ (StageScheduled | StageSynchronized)
 
 // scheduleSerially gives every function of m a valid schedule: one
 // instruction after the other in program order (1 ps each), DMAs on
@@ -152,5 +153,70 @@ func scheduleSerially(m *bir.Module) {
 			return true
 		})
 		f.Sched = tab
+	}
+}
+
+// synchronizeSerially gives every function of m (scheduled serially) a
+// valid synchronization: DMAs triggered by the Sync engine, every
+// instruction updating its stream's semaphore (the stream's id) and
+// waiting for the one before it in program order when that ran on
+// another stream (a total order, so every dependency is ordered), and the
+// entry function's streams ended by Drain and Halt.
+func synchronizeSerially(t testing.TB, m *bir.Module) {
+	t.Helper()
+	for _, f := range m.Funcs {
+		sy := bir.NewSync(f.NumInstSlots())
+		f.Sync = sy
+		var end int64
+		f.Walk(func(i bir.InstID) bool {
+			if f.Inst(i).Op.Info().Has(bir.FlagDMA) {
+				sy.Trigger[i] = bir.EngSP
+			}
+			if f.Sched.Has(i) {
+				end = max(end, f.Sched.End[i])
+			}
+			return true
+		})
+		if f == m.Main() && len(f.Top) > 0 {
+			last := f.Top[len(f.Top)-1]
+			add := func(op bir.Opcode, name string, e bir.Engine) {
+				i := f.NewInst(op, name, e, nil, nil, bir.AttrSet{})
+				f.Append(last, i)
+				f.Sched.Grow(f.NumInstSlots())
+				f.Sched.Start[i], f.Sched.End[i] = end, end
+				sy.Grow(f.NumInstSlots())
+			}
+			add(bir.OpDrain, "serial_drain", bir.EngSP)
+			for _, e := range stream.Engines {
+				add(bir.OpHalt, "serial_halt_"+e.String(), e)
+			}
+			order := map[bir.Engine]int32{}
+			f.Walk(func(i bir.InstID) bool {
+				if in := f.Inst(i); !in.Op.Info().Has(bir.FlagDMA) && in.Engine != bir.EngUnassigned {
+					f.Sched.Order[i] = order[in.Engine]
+					order[in.Engine]++
+				}
+				return true
+			})
+		}
+		L, err := stream.Build(f, stream.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := map[stream.ID]int32{}
+		prev := bir.NoInst
+		for _, x := range L.Insts {
+			if prev != bir.NoInst && !L.IsCall(x) && !L.IsCall(prev) {
+				if s := L.DoneStream(prev); s != L.Eng[x] && s != L.Q[x] {
+					sy.SetWaits(x, []bir.SemCmd{{Sem: int32(s), Value: count[s]}})
+				}
+			}
+			if !L.IsCall(x) {
+				s := L.DoneStream(x)
+				count[s]++
+				sy.SetUpdates(x, []bir.SemCmd{{Sem: int32(s), Value: 1}})
+			}
+			prev = x
+		}
 	}
 }

@@ -320,7 +320,10 @@ func (c *checker) physAP(i bir.InstID, x *opnd, o *bir.Operand) {
 			c.label(x), patternText(c.m.Pattern(o.Pattern)), o.Offset, lo, hi, total, x.dtype, total)
 		return
 	}
-	if x.onChip && pf.p0num > lc.Partitions {
+	if x.onChip && pf.p0num > lc.Partitions && pf.p0step != 0 {
+		// (Pair 0 with step 0 reads one partition row over and over: a
+		// macro operation's partition broadcast, bounded by the element
+		// range above.)
 		c.instLocDiag(i, l, "ap-bounds", "%s: pair 0 accesses %d partitions: want <= %d, the location's partitions", c.label(x), pf.p0num, lc.Partitions)
 		return
 	}
@@ -376,19 +379,28 @@ func (c *checker) symAP(i bir.InstID, x *opnd, o *bir.Operand) {
 		return
 	}
 	nb := max(ts.NBlocks, 1)
-	if lo, hi := c.exprRange(&be); lo < 0 || hi >= nb {
+	lo, hi, ok := c.exprRange(&be)
+	if !ok {
+		c.instDiag(i, "ap-bounds", "%s: block index %s over the enclosing loops' ranges: want values within +-2^62, have an int64 overflow", c.label(x), be.Format(c.m.AxisName))
+		return
+	}
+	if lo < 0 || hi >= nb {
 		c.instDiag(i, "ap-bounds", "%s: block index %s ranges over [%d, %d]: want 0 <= block < %d (tensor %s has %d blocks)",
 			c.label(x), be.Format(c.m.AxisName), lo, hi, nb, ts.Name, nb)
 		return
 	}
-	olo, ohi := c.exprRange(&oe)
-	lo, hi := olo+pf.minRel, ohi+pf.maxRel
+	olo, ohi, ok := c.exprRange(&oe)
+	if !ok {
+		c.instDiag(i, "ap-bounds", "%s: offset %s over the enclosing loops' ranges: want values within +-2^62, have an int64 overflow", c.label(x), oe.Format(c.m.AxisName))
+		return
+	}
+	lo, hi = olo+pf.minRel, ohi+pf.maxRel
 	if lo < 0 || hi >= total {
 		c.instDiag(i, "ap-bounds", "%s: offset %s with access pattern %s reaches elements [%d, %d] of a block of %d %s elements: want 0 <= index < %d",
 			c.label(x), oe.Format(c.m.AxisName), patternText(c.m.Pattern(o.Pattern)), lo, hi, total, x.dtype, total)
 		return
 	}
-	if x.onChip && pf.p0num > c.f.Loc(x.loc).Partitions {
+	if x.onChip && pf.p0num > c.f.Loc(x.loc).Partitions && pf.p0step != 0 {
 		c.instDiag(i, "ap-bounds", "%s: pair 0 accesses %d partitions: want <= %d, the location's partitions", c.label(x), pf.p0num, c.f.Loc(x.loc).Partitions)
 		return
 	}
@@ -432,15 +444,24 @@ func plainAffine(e *affine.Expr) bool {
 // plain affine expressions (affine.Expr.Bounds), and for quasi-affine ones
 // exact by enumeration when the axes involved span at most enumLimit
 // points, else Bounds' conservative interval.
-func (c *checker) exprRange(e *affine.Expr) (int64, int64) {
-	lo, hi := e.Bounds(c.box)
+//
+// ok is false when the expression overflows int64 on the loops' ranges,
+// or reaches beyond +-2^62 (where adding a pattern's relative index could
+// overflow): the interpreter and the unrollers evaluate expressions in
+// wrapping int64 arithmetic, so such an expression could wrap an
+// out-of-bounds access back into bounds.
+func (c *checker) exprRange(e *affine.Expr) (int64, int64, bool) {
+	lo, hi, ok := e.Bounds(c.box)
+	if !ok || lo <= -limit || hi >= limit {
+		return 0, 0, false
+	}
 	if plainAffine(e) {
-		return lo, hi
+		return lo, hi, true
 	}
 	if elo, ehi, ok := c.enumerate(e); ok {
-		return elo, ehi
+		return elo, ehi, true
 	}
-	return lo, hi
+	return lo, hi, true
 }
 
 const enumLimit = 1 << 16

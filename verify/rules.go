@@ -82,6 +82,7 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 	eng := engineOp(info)
 	pe := op.IsMatmul() || (op == bir.OpTranspose && in.Engine == bir.EngPE)
 	allocated := c.stage&StageAllocated != 0
+	tiled := c.stage&StageTiled != 0
 
 	// Per-operand rules. The placement rules (partition start, PSUM bank)
 	// run at StageAllocated and, before it, on every operand whose
@@ -98,10 +99,11 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 		if x.ok && x.onChip {
 			placed := allocated || c.placed(x)
 			if eng {
-				c.engineAP(i, x, placed)
+				c.engineAP(i, x, placed, tiled)
 			}
-			if eng || pe {
+			if (eng || pe) && tiled {
 				c.freeSize(i, x)
+				c.tileSize(i, x, pe)
 			}
 			if psum && placed && x.mem == bir.MemPSUM && !(pe && x.out && c.arch.MatmulSpansBanks()) {
 				c.psumBank(i, x) // a matmul row may span banks where N exceeds a bank (NC-v4)
@@ -163,6 +165,28 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 
 	if c.stage&StageEnginesAssigned != 0 && in.Engine == bir.EngUnassigned && needsEngine(info) {
 		c.instDiag(i, "engine-assigned", "engine Unassigned: want one of %s (engines are assigned)", engineList(info.Engines&^(1<<bir.EngUnassigned)))
+	}
+}
+
+// tileSize: after tiling (StageTiled) a compute-engine operand accesses
+// at most pmax partitions (rule tile-partitions) and a PSUM access stays
+// within one bank's bytes per partition (rule psum-tile; hardware.md "A
+// PSUM tile never spans banks", seed 002 §2.1's tile ceiling), except a
+// matmul destination row on a generation whose moving free size exceeds
+// a bank (arch.MatmulSpansBanks). Without addresses this is the size
+// half of the psum-bank rule, which checks the placement once allocated.
+func (c *checker) tileSize(i bir.InstID, x *opnd, pe bool) {
+	a := c.arch
+	if a == nil {
+		return
+	}
+	if pm := a.Tile.PMax; pm > 0 && x.parts > pm {
+		c.instLocDiag(i, x.loc, "tile-partitions", "%s accesses %d partitions: want at most %d (pmax, one instruction; sunda_size_tiling tiles larger operations)", c.label(x), x.parts, pm)
+	}
+	if x.mem == bir.MemPSUM && a.PSUMBankBytes > 0 && !(pe && x.out && a.MatmulSpansBanks()) {
+		if b := x.perPart * x.dtype.Size(); b > a.PSUMBankBytes {
+			c.instLocDiag(i, x.loc, "psum-tile", "%s accesses %d bytes per partition in PSUM: want at most %d (one PSUM bank; a PSUM tile never spans banks)", c.label(x), b, a.PSUMBankBytes)
+		}
 	}
 }
 
@@ -254,9 +278,12 @@ func (c *checker) memoryRules(i bir.InstID, in *bir.Instruction, info *bir.OpInf
 	}
 }
 
-// engineAP checks a compute-engine on-chip AP: encoding limits,
-// partition contiguity and (once allocated) the partition-start rule.
-func (c *checker) engineAP(i bir.InstID, x *opnd, allocated bool) {
+// engineAP checks a compute-engine on-chip AP: encoding limits (at
+// StageTiled: a macro operation's free pair may exceed them before
+// tiling), partition contiguity (before StageTiled pair 0 may broadcast
+// with step 0, a macro operation's partition broadcast) and (once
+// placed) the partition-start rule.
+func (c *checker) engineAP(i bir.InstID, x *opnd, placed, tiled bool) {
 	if !x.ok || !x.onChip || x.e <= 0 {
 		return
 	}
@@ -265,12 +292,12 @@ func (c *checker) engineAP(i bir.InstID, x *opnd, allocated bool) {
 		if pf.npairs-1 > a.MaxFreeDims {
 			c.instDiag(i, "engine-ap", "%s: %d free dimensions: want at most %d (plus the partition dimension)", c.label(x), pf.npairs-1, a.MaxFreeDims)
 		}
-		if pf.npairs > 1 && (pf.maxFreeNum > a.MaxAPNum || pf.minFreeStep < a.MinAPStep || pf.maxFreeStep > a.MaxAPStep) {
+		if tiled && pf.npairs > 1 && (pf.maxFreeNum > a.MaxAPNum || pf.minFreeStep < a.MinAPStep || pf.maxFreeStep > a.MaxAPStep) {
 			c.instDiag(i, "engine-ap", "%s: access pattern %s: want free nums <= %d and steps in [%d, %d] (uint16 sizes, int16 strides)",
 				c.label(x), patternText(c.m.Pattern(x.pat)), a.MaxAPNum, a.MinAPStep, a.MaxAPStep)
 		}
 	}
-	if pf.p0num > 1 && pf.p0step != x.e {
+	if pf.p0num > 1 && pf.p0step != x.e && !(pf.p0step == 0 && !tiled) {
 		c.instDiag(i, "partition-stride", "%s: partition step %d: want %d, the location's elements per partition (engine access patterns are partition-contiguous)", c.label(x), pf.p0step, x.e)
 		return
 	}
@@ -284,7 +311,7 @@ func (c *checker) engineAP(i bir.InstID, x *opnd, allocated bool) {
 		c.instDiag(i, "partition-stride", "%s: free pattern spans %d elements: want fewer than %d, the elements per partition", c.label(x), pf.maxFree-pf.minFree+1, x.e)
 		return
 	}
-	if !allocated {
+	if !placed {
 		return
 	}
 	if p, ok := c.startPartition(x); ok && !arch.LegalPartitionStart(int(p), int(x.parts)) {
@@ -537,16 +564,19 @@ func (c *checker) matmul(i bir.InstID, attrs bir.AttrSet, attrsOK bool, ins, out
 	}
 	isTranspose := attrsOK && attrs.Bool("is_transpose", false)
 	if a := c.arch; a != nil {
-		if K > a.Partitions {
+		// The size limits hold for one instruction: a macro matmul
+		// (docs/bir-json.md) exceeds them until sunda_size_tiling.
+		tiled := c.stage&StageTiled != 0
+		if tiled && K > a.Partitions {
 			c.instDiag(i, "matmul-limits", "K = %d partitions: want <= %d", K, a.Partitions)
 		}
-		if M > a.Tile.GemmStationaryFMax {
+		if tiled && M > a.Tile.GemmStationaryFMax {
 			c.instDiag(i, "matmul-limits", "M = %d (stationary free size): want <= %d (gemm_stationary_fmax)", M, a.Tile.GemmStationaryFMax)
 		}
 		if !isTranspose {
 			if maxN := a.MatmulMaxN(d.dtype); maxN == 0 {
 				c.instDiag(i, "matmul-limits", "%s dtype: want %s (what the Tensor engine of %s writes), have %s", c.label(d), matmulDstText(a), a.Name, d.dtype)
-			} else if N > maxN {
+			} else if tiled && N > maxN {
 				c.instDiag(i, "matmul-limits", "N = %d (moving free size) with a %s destination: want <= %d on %s", N, d.dtype, maxN, a.Name)
 			}
 		}

@@ -494,6 +494,23 @@ func ruleCases() []ruleCase {
 			})
 			return must(t, b)
 		}},
+		{name: "symbolic offset wrapping int64", rule: "ap-bounds", msg: "offset 8*i over the enclosing loops' ranges: want values within +-2^62, have an int64 overflow", build: func(t *testing.T) *bir.Module {
+			// Two iterations, i = 0 and 2^61: 8*i = 2^64 wraps to 0, which
+			// the range used to call in bounds.
+			b, x, xs := base()
+			b.Loop("i", 0, 1<<62, 1<<61, func(i affine.Expr) {
+				b.Load("ld", xs.All(), x.Sym(affine.Const(0), affine.Scale(i, 8), [2]int64{512, 128}, [2]int64{1, 512}))
+			})
+			return must(t, b)
+		}},
+		{name: "symbolic block wrapping int64", rule: "ap-bounds", msg: "block index 8*i over the enclosing loops' ranges", build: func(t *testing.T) *bir.Module {
+			b, x, _ := base()
+			bt := b.BlockTensor("bt", bir.MemSB, f32, 2, 128, 512)
+			b.Loop("i", 0, 1<<62, 1<<61, func(i affine.Expr) {
+				b.Load("ld", bt.Sym(affine.Scale(i, 8), affine.Const(0), [2]int64{512, 128}, [2]int64{1, 512}), x.All())
+			})
+			return must(t, b)
+		}},
 		{name: "quasi-affine offset out of range", rule: "ap-bounds", msg: "reaches elements [0, 66047]", build: func(t *testing.T) *bir.Module {
 			b, x, xs := base()
 			b.Loop("i", 0, 8, 1, func(i affine.Expr) {
@@ -672,13 +689,13 @@ func ruleCases() []ruleCase {
 				b.TensorCopy("cp", bir.EngDVE, d.All(), s.All())
 				return must(t, b)
 			}},
-		{name: "free num beyond uint16", rule: "engine-ap", msg: "want free nums <= 65535", also: []string{"free-size"}, build: func(t *testing.T) *bir.Module {
+		{name: "free num beyond uint16", rule: "engine-ap", msg: "want free nums <= 65535", also: []string{"free-size"}, stage: StageTiled, build: func(t *testing.T) *bir.Module {
 			_, b := newB("trn2")
 			s := b.SBUF("s", bir.Int8, 1, 70000)
 			b.Memset("f", bir.EngDVE, s.All(), 0)
 			return must(t, b)
 		}},
-		{name: "free step beyond int16", rule: "engine-ap", msg: "steps in [-32768, 32767]", build: func(t *testing.T) *bir.Module {
+		{name: "free step beyond int16", rule: "engine-ap", msg: "steps in [-32768, 32767]", stage: StageTiled, build: func(t *testing.T) *bir.Module {
 			_, b := newB("trn2")
 			s := b.SBUF("s", bir.Int8, 1, 80000)
 			b.Memset("f", bir.EngDVE, s.AP(0, [2]int64{80000, 1}, [2]int64{40000, 2}), 0)
@@ -697,7 +714,7 @@ func ruleCases() []ruleCase {
 		}},
 
 		// ---- matmul limits and tiles ----
-		{name: "matmul N beyond a bank", rule: "matmul-limits", msg: "N = 1024 (moving free size) with a float32 destination: want <= 512 on trn2", build: func(t *testing.T) *bir.Module {
+		{name: "matmul N beyond a bank", rule: "matmul-limits", msg: "N = 1024 (moving free size) with a float32 destination: want <= 512 on trn2", also: []string{"psum-tile"}, stage: StageTiled, build: func(t *testing.T) *bir.Module {
 			_, b := newB("trn2")
 			st := b.SBUF("st", bf16, 128, 128)
 			mv := b.SBUF("mv", bf16, 128, 1024)
@@ -721,13 +738,13 @@ func ruleCases() []ruleCase {
 			b.Matmult("mm", ps.All(), st.All(), mv.All(), true, true)
 			return must(t, b)
 		}},
-		{name: "SBUF access beyond 64K elements", rule: "free-size", msg: "destination 0 (s) accesses 66560 elements per partition in SB: want at most 65536", build: func(t *testing.T) *bir.Module {
+		{name: "SBUF access beyond 64K elements", rule: "free-size", msg: "destination 0 (s) accesses 66560 elements per partition in SB: want at most 65536", stage: StageTiled, build: func(t *testing.T) *bir.Module {
 			_, b := newB("trn2")
 			s := b.SBUF("s", bir.Int8, 1, 1024)
 			b.Memset("f", bir.EngDVE, s.AP(0, [2]int64{1024, 1}, [2]int64{2, 260}, [2]int64{1, 256}), 0)
 			return must(t, b)
 		}},
-		{name: "PSUM access beyond 4K elements", rule: "free-size", msg: "accesses 4608 elements per partition in PSUM: want at most 4096", build: func(t *testing.T) *bir.Module {
+		{name: "PSUM access beyond 4K elements", rule: "free-size", msg: "accesses 4608 elements per partition in PSUM: want at most 4096", also: []string{"psum-tile"}, stage: StageTiled, build: func(t *testing.T) *bir.Module {
 			_, b := newB("trn2")
 			p := b.PSUM("p", bf16, 128, 4608)
 			b.Memset("f", bir.EngDVE, p.All(), 0)
@@ -756,12 +773,40 @@ func ruleCases() []ruleCase {
 			b.Matmult("mm", ps.All(), st.All(), mv.All(), true, true)
 			return must(t, b)
 		}},
-		{name: "matmul M beyond the array", rule: "matmul-limits", msg: "M = 256 (stationary free size): want <= 128", build: func(t *testing.T) *bir.Module {
+		{name: "matmul M beyond the array", rule: "matmul-limits", msg: "M = 256 (stationary free size): want <= 128", also: []string{"tile-partitions"}, stage: StageTiled, build: func(t *testing.T) *bir.Module {
 			_, b := newB("trn2")
 			st := b.SBUF("st", bf16, 128, 256)
 			mv := b.SBUF("mv", bf16, 128, 512)
 			ps := b.PSUM("ps", f32, 256, 512)
 			b.Matmult("mm", ps.All(), st.All(), mv.All(), true, true)
+			return must(t, b)
+		}},
+		{name: "matmul K beyond the partitions", rule: "matmul-limits", msg: "K = 256 partitions: want <= 128", stage: StageTiled, also: []string{"tile-partitions"}, build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn2")
+			st := b.SBUF("st", bf16, 256, 128)
+			mv := b.SBUF("mv", bf16, 256, 512)
+			ps := b.PSUM("ps", f32, 128, 512)
+			b.Matmult("mm", ps.All(), st.All(), mv.All(), true, true)
+			return must(t, b)
+		}},
+		{name: "engine access over 512 partitions", rule: "tile-partitions", msg: "source 0 (xs) accesses 512 partitions: want at most 128 (pmax", stage: StageTiled, build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn2")
+			xs := b.SBUF("xs", f32, 512, 64)
+			ys := b.SBUF("ys", f32, 512, 64)
+			b.TensorCopy("cp", bir.EngDVE, ys.All(), xs.All())
+			return must(t, b)
+		}},
+		{name: "PSUM access wider than a bank", rule: "psum-tile", msg: "destination 0 (p) accesses 4096 bytes per partition in PSUM: want at most 2048 (one PSUM bank", stage: StageTiled, build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn2")
+			p := b.PSUM("p", f32, 128, 1024)
+			b.Memset("f", bir.EngDVE, p.All(), 0)
+			return must(t, b)
+		}},
+		{name: "partition broadcast after tiling", rule: "partition-stride", msg: "partition step 0: want 64", stage: StageTiled, build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn2")
+			g := b.SBUF("g", f32, 1, 64)
+			xs := b.SBUF("xs", f32, 128, 64)
+			b.TensorTensor("mul", bir.EngDVE, "mult", xs.All(), xs.All(), g.AP(0, [2]int64{0, 128}, [2]int64{1, 64}))
 			return must(t, b)
 		}},
 		{name: "invalid tile size", rule: "tile-size", msg: "tile at position 32 with size 64", build: func(t *testing.T) *bir.Module {
@@ -1019,7 +1064,7 @@ func ruleCases() []ruleCase {
 
 func TestRules(t *testing.T) {
 	fired := map[string]bool{}
-	for _, tc := range ruleCases() {
+	for _, tc := range append(ruleCases(), scheduleRuleCases()...) {
 		t.Run(tc.rule+"/"+tc.name, func(t *testing.T) {
 			m := tc.build(t)
 			opt := Options{Stage: tc.stage, InstNameTable: tc.instNames}
@@ -1088,7 +1133,8 @@ var allRules = []string{
 	"engine-ap", "partition-stride", "matmul-limits", "tile-size", "semaphore", "indirect-shape",
 	"tensor-indirection", "cce-shape", "unrolled", "indirect-lowered", "cce-sources", "sb-fit",
 	"allocated", "partition-start", "psum-bank", "tile-position", "engine-assigned",
-	"matmul-dtype", "free-size", "act-reduce", "strided-load",
+	"matmul-dtype", "free-size", "act-reduce", "strided-load", "tile-partitions", "psum-tile",
+	"schedule", "scheduled",
 }
 
 // TestCheckCCEDMALegality_CountsArguments: seed 001's checkCCEDMALegality
@@ -1297,7 +1343,7 @@ func TestPSUMBank_MatmulRowSpansBanks(t *testing.T) {
 	}
 	rules := func(m *bir.Module) []string {
 		var out []string
-		for _, d := range diags(t, Module(m, Options{Stage: StageAllocated})) {
+		for _, d := range diags(t, Module(m, Options{Stage: StageAllocated | StageTiled})) {
 			out = append(out, d.Rule)
 		}
 		return out
@@ -1310,5 +1356,45 @@ func TestPSUMBank_MatmulRowSpansBanks(t *testing.T) {
 	}
 	if got := rules(build("trn2", true)); !slices.Contains(got, "psum-bank") || !slices.Contains(got, "matmul-limits") {
 		t.Errorf("trn2 matmul row of 2 banks: %v, want psum-bank and matmul-limits", got)
+	}
+}
+
+// sizeRules are the per-instruction size rules that hold only once no
+// macro operation remains (StageTiled).
+var sizeRules = []string{"tile-partitions", "free-size", "engine-ap", "partition-stride", "matmul-limits", "psum-tile"}
+
+// TestRules_MacroOperationsBeforeTiling: every case of TestRules that a
+// StageTiled size rule catches is a macro operation, which the verifier
+// accepts before tiling (stage none) and rejects from StageTiled on with
+// the message TestRules checks. The cases cover each size rule.
+func TestRules_MacroOperationsBeforeTiling(t *testing.T) {
+	covered := map[string]bool{}
+	for _, tc := range ruleCases() {
+		if tc.stage != StageTiled {
+			continue
+		}
+		t.Run(tc.rule+"/"+tc.name, func(t *testing.T) {
+			opt := Options{}
+			if tc.arch != nil {
+				opt.Arch = tc.arch()
+			}
+			if err := Module(tc.build(t), opt); err != nil {
+				t.Errorf("stage none: %v, want the macro operation accepted", err)
+			}
+			opt.Stage = StageTiled
+			found := false
+			for _, d := range diags(t, Module(tc.build(t), opt)) {
+				found = found || d.Rule == tc.rule
+			}
+			if !found {
+				t.Errorf("stage tiled: no %s diagnostic", tc.rule)
+			}
+			covered[tc.rule] = true
+		})
+	}
+	for _, r := range sizeRules {
+		if !covered[r] {
+			t.Errorf("size rule %s has no StageTiled case", r)
+		}
 	}
 }

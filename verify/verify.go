@@ -39,6 +39,25 @@
 //	StageScheduled         time_aware_scheduler (passes/sched,     every instruction scheduled; dependencies
 //	                       seed 002 §6.4)                          respected; no overlap on an engine, queue
 //	                                                               or NC-v2 shared port; blocks in start order
+//	StageSynchronized      alloc_semaphores (passes/semaphores,   every dependency ordered by stream order,
+//	                       seed 002 §6.5)                          triggers, semaphore waits and updates (exact
+//	                                                               happens-before); counters in range; streams
+//	                                                               of the entry function end with Halt
+//	StageTiled             sunda_size_tiling (passes/tiling,       no macro operation remains: every compute
+//	                       seed 002 §2)                            instruction fits one hardware instruction
+//	                                                               (the size rules below marked StageTiled)
+//
+// Macro operations. Before StageTiled an input may hold instructions over
+// whole tensors larger than one hardware instruction (docs/bir-json.md,
+// "Macro operations"): more than pmax partitions, more free elements than
+// one access encodes, a matmul past the stationary/moving/contraction
+// limits, a PSUM access wider than a bank, an operand broadcast across
+// partitions (pair-0 step 0). The per-instruction size rules
+// (tile-partitions, free-size, the encoding half of engine-ap, the
+// broadcast half of partition-stride, matmul-limits' K/M/N, psum-tile)
+// are therefore StageTiled rules: the verifier accepts macro operations
+// before tiling and rejects them, with the same messages, at StageTiled
+// and after. The location-level fit (sb-fit) stays a StageSBLegal rule.
 //
 // "Used" locations are those an instruction reaches (a physical AP names
 // the location; a symbolic AP names its tensor, hence every location of
@@ -97,14 +116,20 @@
 //	pe-memory          always         the Tensor engine (matmul, PE transpose) reads SBUF, writes PSUM
 //	dma-psum           always         DMA never reads PSUM
 //	tt-psum            always         tensor_tensor inputs are not both in PSUM
-//	engine-ap          always         compute-engine on-chip APs: <= 4 free dims, uint16 nums, int16 steps
+//	engine-ap          always         compute-engine on-chip APs: <= 4 free dims; at StageTiled also
+//	                                  uint16 nums and int16 steps
 //	partition-stride   always         compute-engine on-chip APs are partition-contiguous (pair 0 step =
-//	                                  elements per partition) and their free pattern stays in a partition
-//	matmul-limits      always         K <= partitions, M <= gemm_stationary_fmax, N <= the generation's
-//	                                  limit for the destination dtype
+//	                                  elements per partition) and their free pattern stays in a partition;
+//	                                  before StageTiled pair 0 may have step 0 (a macro broadcast)
+//	matmul-limits      always         the destination dtype is one the generation writes; at StageTiled
+//	                                  also K <= partitions, M <= gemm_stationary_fmax, N <= the
+//	                                  generation's limit for the destination dtype
 //	matmul-dtype       always         fp32/tf32 inputs only with fp32/tf32 (semantics.md §4.7)
-//	free-size          always         compute-engine operands access <= 64K elements per partition in
+//	free-size          StageTiled     compute-engine operands access <= 64K elements per partition in
 //	                                  SBUF, <= 4K in PSUM (hardware.md tile constants)
+//	tile-partitions    StageTiled     compute-engine operands access <= pmax partitions
+//	psum-tile          StageTiled     a compute-engine PSUM access spans <= one bank per partition (a
+//	                                  matmul destination row may span banks where N exceeds a bank)
 //	act-reduce         always         Activation accumulating with reduce_op other than add needs a
 //	                                  generation with max/min (NC-v2: add only, semantics.md §4.6)
 //	tile-size          always         matmul tile_position/tile_size: isValidTileSize (seed 000), operands
@@ -130,6 +155,10 @@
 //	                                   slots with equal-length columns, queues within the arch's DMA
 //	                                   queues, DGE engines within its hardware DGE engines
 //	scheduled          StageScheduled  see schedule.go
+//	sync               always          a synchronization table (bir.Sync): triggers only on DMAs, on
+//	                                   engines that run streams; semaphore ids within the arch's; the wire
+//	                                   limit (<= 2 waits, <= 1 update: "Too many sync wait commands")
+//	synchronized       StageSynchronized  the exact happens-before check (synchronized.go, stream.Check)
 //
 // The allocation rules (allocated's placement checks, partition-start,
 // psum-bank, tile-position, overlap) also apply before StageAllocated to
@@ -255,14 +284,26 @@ const (
 	// instructions, blocks in start order (passes/sched,
 	// time_aware_scheduler; schedule.go).
 	StageScheduled
+	// StageSynchronized: every dependency is ordered by the streams'
+	// order, DMA triggers and semaphore waits and updates (an exact
+	// happens-before check), counters stay within their width, the entry
+	// function's streams end with Halt (passes/semaphores,
+	// alloc_semaphores; synchronized.go).
+	StageSynchronized
+	// StageTiled: every instruction fits one hardware instruction (no
+	// macro operation remains): compute-engine accesses within pmax
+	// partitions, the free-size and encoding limits, matmul K/M/N, one
+	// PSUM bank per partition, no partition broadcast
+	// (sunda_size_tiling, passes/tiling, seed 002 §2).
+	StageTiled
 
-	numStages = 8
+	numStages = 10
 )
 
 // AllStages is every stage bit.
 const AllStages Stage = 1<<numStages - 1
 
-var stageNames = [numStages]string{"unrolled", "indirect-lowered", "cce-legal", "sb-legal", "allocated", "engines-assigned", "strided-legal", "scheduled"}
+var stageNames = [numStages]string{"unrolled", "indirect-lowered", "cce-legal", "sb-legal", "allocated", "engines-assigned", "strided-legal", "scheduled", "synchronized", "tiled"}
 
 // String returns the stage names joined by "|" ("none" for 0).
 func (s Stage) String() string {

@@ -21,13 +21,16 @@ func TestModule_CleanPerStage(t *testing.T) {
 		}
 		t.Run(s.String(), func(t *testing.T) {
 			m, _ := legal(t)
-			if s&StageScheduled != 0 {
+			if s&(StageScheduled|StageSynchronized) != 0 {
 				scheduleSerially(m)
+			}
+			if s&StageSynchronized != 0 {
+				synchronizeSerially(t, m)
 			}
 			for _, d := range diags(t, Module(m, Options{Stage: s})) {
 				t.Error(d)
 			}
-			if s&(StageUnrolled|StageScheduled) != 0 {
+			if s&(StageUnrolled|StageScheduled|StageSynchronized) != 0 {
 				return
 			}
 			lm, _ := tiledAdd(t)
@@ -64,7 +67,7 @@ func TestModule_QuasiAffineExact(t *testing.T) {
 	bt := b.BlockTensor("bt", bir.MemSB, f32, 2, 128, 512)
 	b.Loop("i", 0, 8, 1, func(i affine.Expr) {
 		blk := affine.Sub(i, affine.Scale(affine.FloorDiv(i, 2), 2))
-		if lo, hi := blk.Bounds(func(affine.Axis) (int64, int64) { return 0, 7 }); lo >= 0 && hi <= 1 {
+		if lo, hi, _ := blk.Bounds(func(affine.Axis) (int64, int64) { return 0, 7 }); lo >= 0 && hi <= 1 {
 			t.Fatalf("test premise: Bounds is exact here ([%d, %d])", lo, hi)
 		}
 		b.Load("ld", bt.Sym(blk, affine.Const(0), [2]int64{512, 128}, [2]int64{1, 512}), x.All())
@@ -150,7 +153,7 @@ func TestStage_StringParse(t *testing.T) {
 		{0, "none"},
 		{StageUnrolled, "unrolled"},
 		{StageAllocated | StageCCELegal, "cce-legal|allocated"},
-		{AllStages, "unrolled|indirect-lowered|cce-legal|sb-legal|allocated|engines-assigned|strided-legal|scheduled"},
+		{AllStages, "unrolled|indirect-lowered|cce-legal|sb-legal|allocated|engines-assigned|strided-legal|scheduled|synchronized|tiled"},
 		{1 << 10, "0x400"},
 	}
 	for _, tc := range tests {

@@ -916,33 +916,48 @@ func (e Expr) writeKey(sb *strings.Builder) {
 // Bounds returns an interval [lo, hi] that contains every value of e when
 // each axis a ranges over [box(a).lo, box(a).hi] (inclusive). It is exact
 // for plain affine expressions and conservative for floordiv/mod atoms.
-func (e Expr) Bounds(box func(Axis) (lo, hi int64)) (lo, hi int64) {
+// ok is false when a product, a sum or a partial sum overflows int64 on
+// that box; when it is true, no evaluation of e on the box overflows
+// (every partial sum of Eval lies in the interval of the terms it has
+// added), so a verifier that checks the interval may trust Eval.
+func (e Expr) Bounds(box func(Axis) (lo, hi int64)) (lo, hi int64, ok bool) {
 	lo, hi = e.Const, e.Const
 	for _, t := range e.Terms {
-		alo, ahi := t.Atom.bounds(box)
-		if t.Coeff >= 0 {
-			lo += t.Coeff * alo
-			hi += t.Coeff * ahi
-		} else {
-			lo += t.Coeff * ahi
-			hi += t.Coeff * alo
+		alo, ahi, ok := t.Atom.bounds(box)
+		if !ok {
+			return 0, 0, false
+		}
+		if t.Coeff < 0 {
+			alo, ahi = ahi, alo
+		}
+		x, ok1 := checked.Mul(t.Coeff, alo)
+		y, ok2 := checked.Mul(t.Coeff, ahi)
+		if lo, ok = checked.Add(lo, x); !ok || !ok1 || !ok2 {
+			return 0, 0, false
+		}
+		if hi, ok = checked.Add(hi, y); !ok {
+			return 0, 0, false
 		}
 	}
-	return lo, hi
+	return lo, hi, true
 }
 
-func (a Atom) bounds(box func(Axis) (int64, int64)) (int64, int64) {
+func (a Atom) bounds(box func(Axis) (int64, int64)) (int64, int64, bool) {
 	switch a.Kind {
 	case AtomAxis:
-		return box(a.Axis)
+		lo, hi := box(a.Axis)
+		return lo, hi, true
 	case AtomFloorDiv:
-		lo, hi := a.Sub.Bounds(box)
-		return floorDiv(lo, a.Div), floorDiv(hi, a.Div)
+		lo, hi, ok := a.Sub.Bounds(box)
+		return floorDiv(lo, a.Div), floorDiv(hi, a.Div), ok
 	default:
-		lo, hi := a.Sub.Bounds(box)
-		if hi-lo+1 >= a.Div || floorDiv(lo, a.Div) != floorDiv(hi, a.Div) {
-			return 0, a.Div - 1
+		lo, hi, ok := a.Sub.Bounds(box)
+		if !ok {
+			return 0, 0, false
 		}
-		return floorMod(lo, a.Div), floorMod(hi, a.Div)
+		if span, sok := checked.Sub(hi, lo); !sok || span+1 >= a.Div || floorDiv(lo, a.Div) != floorDiv(hi, a.Div) {
+			return 0, a.Div - 1, true
+		}
+		return floorMod(lo, a.Div), floorMod(hi, a.Div), true
 	}
 }

@@ -242,9 +242,33 @@ func TestExpr_Bounds(t *testing.T) {
 		{Mod(Var(0), 2), 0, 1},
 	}
 	for _, tt := range tests {
-		lo, hi := tt.e.Bounds(box)
-		if lo != tt.lo || hi != tt.hi {
-			t.Errorf("Bounds(%s) = [%d, %d], want [%d, %d]", tt.e.Format(names), lo, hi, tt.lo, tt.hi)
+		lo, hi, ok := tt.e.Bounds(box)
+		if lo != tt.lo || hi != tt.hi || !ok {
+			t.Errorf("Bounds(%s) = [%d, %d], %v; want [%d, %d], true", tt.e.Format(names), lo, hi, ok, tt.lo, tt.hi)
+		}
+	}
+}
+
+// TestExpr_BoundsOverflow: an expression that overflows int64 somewhere
+// on the box is reported (ok false) instead of wrapping into a small,
+// in-bounds-looking interval (8*i at i = 2^61 is 2^64, which wraps to 0).
+func TestExpr_BoundsOverflow(t *testing.T) {
+	big := func(a Axis) (int64, int64) { return 0, 1 << 61 }
+	tests := []struct {
+		e  Expr
+		ok bool
+	}{
+		{Scale(Var(0), 8), false},
+		{Scale(Var(0), 3), true},
+		{Add(Scale(Var(0), 2), Scale(Var(1), 2)), false}, // each term fits, the sum does not
+		{Scale(Var(0), -4), true},
+		{Scale(Var(0), -5), false},
+		{FloorDiv(Scale(Var(0), 8), 3), false},
+		{Mod(Scale(Var(0), 5), 7), false},
+	}
+	for _, tt := range tests {
+		if _, _, ok := tt.e.Bounds(big); ok != tt.ok {
+			t.Errorf("Bounds(%s) ok = %v, want %v", tt.e.Format(names), ok, tt.ok)
 		}
 	}
 }

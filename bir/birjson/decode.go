@@ -167,8 +167,9 @@ type decoder struct {
 	ctx     ctx
 
 	tensors map[string]bir.TensorID
-	locs    map[string]bir.LocID
 	regs    map[string]bir.RegID
+
+	pendingLocs []pendingLocs // allocations whose locations are not parsed yet
 
 	attrCache  map[string]bir.AttrID
 	posMemo    map[string]bir.PosID // "pos" source text -> position (pos.go)
@@ -247,6 +248,9 @@ func (d *decoder) reserve(b bir.BlockID) {
 func (d *decoder) finishFunction() {
 	if d.f.Sched != nil {
 		d.f.Sched.Grow(d.f.NumInstSlots())
+	}
+	if d.f.Sync != nil {
+		d.f.Sync.Grow(d.f.NumInstSlots())
 	}
 	if d.grownBlock == bir.NoBlock {
 		return
@@ -600,7 +604,6 @@ func (d *decoder) parseFunction(k int) error {
 	}
 	d.f = f
 	d.tensors = map[string]bir.TensorID{}
-	d.locs = map[string]bir.LocID{}
 	d.regs = map[string]bir.RegID{}
 	d.pending = d.pending[:0]
 	d.unnamedLoops = d.unnamedLoops[:0]
@@ -692,6 +695,9 @@ func (d *decoder) parseFunction(k int) error {
 					break
 				}
 				more2, err = d.nextElem()
+			}
+			if err == nil {
+				err = d.parseAllocationLocs()
 			}
 			d.ctx = ctx{}
 		case kBlocks:
@@ -808,7 +814,7 @@ func (d *decoder) parseAllocation(idx int) error {
 	)
 	var seen uint
 	t := bir.Tensor{AddrSpace: bir.AddrNone}
-	locsPos, locSize, locSizePos := -1, int64(-1), 0
+	locsPos, locsLen, locSize, locSizePos := -1, 0, int64(-1), 0
 	for more {
 		key, kpos, err := d.key()
 		if err != nil {
@@ -927,6 +933,7 @@ func (d *decoder) parseAllocation(idx int) error {
 		case kLocs:
 			locsPos = d.pos
 			err = d.skip()
+			locsLen = d.pos - locsPos
 		case kLocSize:
 			locSizePos = d.pos
 			locSize, err = d.nonNegInt("tensorId2MemLocSize")
@@ -973,24 +980,59 @@ func (d *decoder) parseAllocation(idx int) error {
 		return d.errf(start, "duplicate allocation name %q", t.Name)
 	}
 	d.tensors[t.Name] = tid
-	parent := "allocation " + t.Name
-	err = d.at(locsPos, func() error {
-		more, err := d.beginArray("memorylocations")
-		for i := 0; err == nil && more; i++ {
-			if err = d.parseMemLoc(tid, parent, i); err != nil {
-				return err
-			}
-			more, err = d.nextElem()
+	d.pendingLocs = append(d.pendingLocs, pendingLocs{tid: tid, pos: locsPos, n: locsLen, size: locSize, sizePos: locSizePos, start: start, idx: idx})
+	return nil
+}
+
+// pendingLocs is an allocation whose memorylocations are parsed once the
+// function's whole allocations array is read (parseAllocationLocs).
+type pendingLocs struct {
+	tid        bir.TensorID
+	pos, n     int   // the memorylocations array: offset and length in bytes
+	size       int64 // tensorId2MemLocSize, -1 when absent
+	sizePos    int
+	start, idx int // the allocation object, for error context
+}
+
+// parseAllocationLocs parses the memory locations of every allocation read
+// so far, in allocation order. It first reserves the location table for
+// all of them (a fully unrolled kernel's block tensors have millions),
+// from the tensorId2MemLocSize counts that the arrays' sizes make
+// plausible (a memory location object is over 16 bytes), so that the
+// table is allocated once instead of copied at every growth step.
+func (d *decoder) parseAllocationLocs() error {
+	total := 0
+	for _, p := range d.pendingLocs {
+		if p.size > 0 && p.size <= int64(p.n/16) {
+			total += int(p.size)
 		}
-		return err
-	})
-	if err != nil {
-		return err
 	}
-	d.ctx = ctx{kind: "allocation", start: start, idx: idx, name: []byte(t.Name)}
-	if n := int64(len(d.f.Tensor(tid).Locs)); locSize >= 0 && locSize != n {
-		return d.errf(locSizePos, "tensorId2MemLocSize: want %d (the number of memorylocations), have %d", n, locSize)
+	if total >= 1024 {
+		d.f.ReserveTensors(0, total)
 	}
+	for _, p := range d.pendingLocs {
+		name := d.f.Tensor(p.tid).Name
+		d.ctx = ctx{kind: "allocation", start: p.start, idx: p.idx, name: []byte(name)}
+		parent := "allocation " + name
+		err := d.at(p.pos, func() error {
+			more, err := d.beginArray("memorylocations")
+			for i := 0; err == nil && more; i++ {
+				if err = d.parseMemLoc(p.tid, parent, i); err != nil {
+					return err
+				}
+				more, err = d.nextElem()
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		d.ctx = ctx{kind: "allocation", start: p.start, idx: p.idx, name: []byte(name)}
+		if n := int64(len(d.f.Tensor(p.tid).Locs)); p.size >= 0 && p.size != n {
+			return d.errf(p.sizePos, "tensorId2MemLocSize: want %d (the number of memorylocations), have %d", n, p.size)
+		}
+	}
+	d.pendingLocs = d.pendingLocs[:0]
 	return nil
 }
 
@@ -1132,11 +1174,9 @@ func (d *decoder) parseMemLoc(tid bir.TensorID, parent string, idx int) error {
 			}
 		}
 	}
-	lid, err := d.f.AddLoc(tid, l)
-	if err != nil {
+	if _, err := d.f.AddLoc(tid, l); err != nil {
 		return d.errf(start, "duplicate memory location name %q", l.Name)
 	}
-	d.locs[l.Name] = lid
 	return nil
 }
 

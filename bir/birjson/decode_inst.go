@@ -140,13 +140,14 @@ const (
 	ikBlocks
 	ikPos
 	ikSchedule
+	ikSync
 )
 
 // instSeq is the order narwhal and bir-json.md §7 write the common keys
 // in (the opcode-specific fields sit between engine and ins).
 var instSeq = []keyLit{{`"opcode":`, ikOpcode}, {`"name":`, ikName}, {`"engine":`, ikEngine}, {`"ins":`, ikIns}, {`"outs":`, ikOuts}}
 
-var instKeyNames = []string{"opcode", "name", "engine", "ins", "outs", "predicate", "deps", "LoopAxis", "blocks", "pos", "schedule"}
+var instKeyNames = []string{"opcode", "name", "engine", "ins", "outs", "predicate", "deps", "LoopAxis", "blocks", "pos", "schedule", "sync"}
 
 func instKeyBit(key []byte) uint {
 	switch string(key) {
@@ -172,6 +173,8 @@ func instKeyBit(key []byte) uint {
 		return ikPos
 	case "schedule":
 		return ikSchedule
+	case "sync":
+		return ikSync
 	}
 	return 0
 }
@@ -204,6 +207,7 @@ func (d *decoder) parseInst(b bir.BlockID, idx int) error {
 		insStart, outsStart, end int
 		srcPos                   bir.PosID
 		sched                    schedEntry
+		syncX                    syncEntry
 	)
 	d.ins, d.outs, d.fields = d.ins[:0], d.outs[:0], d.fields[:0]
 	next := 0 // index into instSeq: the next predicted key
@@ -262,6 +266,8 @@ func (d *decoder) parseInst(b bir.BlockID, idx int) error {
 			srcPos, err = d.srcPos()
 		case ikSchedule:
 			sched, err = d.schedEntry()
+		case ikSync:
+			syncX, err = d.syncEntry()
 		case ikLoopAxis:
 			err = d.skip()
 			axisSpan = fieldSpan{kpos, vpos, d.pos}
@@ -358,6 +364,9 @@ func (d *decoder) parseInst(b bir.BlockID, idx int) error {
 	if seen&ikSchedule != 0 {
 		d.setSched(id, sched)
 	}
+	if seen&ikSync != 0 {
+		d.setSync(id, syncX)
+	}
 	f.Append(b, id)
 	if d.fnInsts == 0 {
 		d.fnInstPos = start
@@ -409,7 +418,7 @@ func (d *decoder) loc(name []byte) (bir.LocID, string, bool) {
 	if c.ok && string(name) == c.name {
 		return c.id, c.set, true
 	}
-	l, ok := d.locs[string(name)]
+	l, ok := d.f.LocByNameBytes(name)
 	if !ok {
 		return bir.NoLoc, "", false
 	}

@@ -765,6 +765,12 @@ func TestRead_Errors(t *testing.T) {
 		{"schedule queue range", rep(`"op":"add"`, `"op":"add","schedule":{"queue":40000}`), []string{"schedule.queue: 40000 is out of range (at most 32767)"}},
 		{"schedule duplicate", rep(`"op":"add"`, `"op":"add","schedule":{"order":1,"order":2}`), []string{`schedule: duplicate key "order"`}},
 		{"schedule twice", rep(`"op":"add"`, `"op":"add","schedule":{},"schedule":{}`), []string{`duplicate key "schedule"`}},
+		{"sync unknown key", rep(`"op":"add"`, `"op":"add","sync":{"wait":[]}`), []string{`sync: unknown key "wait"`}},
+		{"sync trigger engine", rep(`"op":"add"`, `"op":"add","sync":{"trigger":"Nowhere"}`), []string{`engine: unknown engine "Nowhere"`}},
+		{"sync pair", rep(`"op":"add"`, `"op":"add","sync":{"waits":[[1,2,3]]}`), []string{"sync.waits: want [semaphore, value] pairs, have a list of 3"}},
+		{"sync negative semaphore", rep(`"op":"add"`, `"op":"add","sync":{"updates":[[-1,1]]}`), []string{"sync.updates: [-1, 1]: want a semaphore in 0..2147483647 and a 32-bit value"}},
+		{"sync value range", rep(`"op":"add"`, `"op":"add","sync":{"waits":[[0,4294967296]]}`), []string{"want a semaphore in 0..2147483647 and a 32-bit value"}},
+		{"sync duplicate", rep(`"op":"add"`, `"op":"add","sync":{"waits":[],"waits":[]}`), []string{`sync: duplicate key "waits"`}},
 		{"missing inst name", rep(`"name":"add_3",`, ``), []string{"function main, instruction #0: missing \"name\""}},
 		{"empty opcode", rep(`"opcode":"TensorTensor"`, `"opcode":""`), []string{"instruction add_3: opcode is empty"}},
 		{"bad engine", rep(`"engine":"DVE"`, `"engine":"GPU"`), []string{`instruction add_3: engine: unknown engine "GPU"`}},
@@ -925,5 +931,36 @@ func TestRead_LargeFunctions(t *testing.T) {
 	sameModule(t, m, m2)
 	if got := m2.NumInsts(); got != 15000 {
 		t.Errorf("NumInsts = %d, want 15000", got)
+	}
+}
+
+// TestRead_Sync: a synchronized module (alloc_semaphores' output) keeps
+// its synchronization table through a read and a write: triggers on the
+// DMAs, waits and updates, carriers and stream endings.
+func TestRead_Sync(t *testing.T) {
+	m, _ := mustRead(t, "testdata/synchronized.json")
+	roundTrip(t, m)
+	f := m.Main()
+	sy := f.Sync
+	if sy == nil || sy.Len() != f.NumInstSlots() {
+		t.Fatalf("sync table %v: want one covering the %d instruction slots", sy, f.NumInstSlots())
+	}
+	var triggers, waits, updates, halts int
+	f.Walk(func(i bir.InstID) bool {
+		if f.Inst(i).Op.Info().Has(bir.FlagDMA) {
+			if sy.Trigger[i] == bir.EngUnassigned {
+				t.Errorf("DMA %s without a trigger engine", f.InstName(i))
+			}
+			triggers++
+		}
+		waits += len(sy.Waits(i))
+		updates += len(sy.Updates(i))
+		if f.Inst(i).Op == bir.OpHalt {
+			halts++
+		}
+		return true
+	})
+	if triggers == 0 || waits == 0 || updates == 0 || halts == 0 {
+		t.Errorf("%d triggers, %d waits, %d updates, %d halts: want each", triggers, waits, updates, halts)
 	}
 }

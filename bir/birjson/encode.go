@@ -632,6 +632,9 @@ func (e *encoder) inst(i bir.InstID, depth int) error {
 	if tab := f.Sched; tab != nil && int(i) < tab.Len() {
 		e.b = appendSchedule(e.b, tab, i)
 	}
+	if sy := f.Sync; sy != nil && int(i) < sy.Len() {
+		e.b = appendSync(e.b, sy, i)
+	}
 	if !isLoop || in.NIns > 0 {
 		e.b = append(e.b, `,"ins":[`...)
 		for k := range int(in.NIns) {

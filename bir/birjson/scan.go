@@ -36,6 +36,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/internal/bug"
 )
 
@@ -73,6 +74,9 @@ func (e *Error) Error() string {
 	b.WriteString(e.Msg)
 	return b.String()
 }
+
+// ErrorCode is diag.BadJSON.
+func (e *Error) ErrorCode() string { return diag.BadJSON }
 
 // lineCol converts a byte offset into a 1-based line and column (in bytes).
 func lineCol(data []byte, pos int) (int, int) {

@@ -28,9 +28,13 @@
 // instruction after the phase). The totals come from the first run, which
 // has no --stats (its forced collections would inflate them).
 //
-// It is opt-in (never part of go test): the 25M runs need about 8 GiB and
-// several minutes; on a shared machine run it under the team's heavy-run
-// lock. Output files are deleted after each run unless --keep (a 25M
+// It is opt-in (never part of go test): the 25M runs need 6 to 10 GiB
+// and several minutes; on a shared machine run it under the team's
+// heavy-run lock. A run whose peak memory, projected linearly from the
+// same run at the previous size, exceeds the memory available is skipped
+// and the table says so (--force runs it anyway). --compile-arg passes
+// flags to the compile runs (--compile-arg=--passes=a,b,c measures part
+// of the pipeline). Output files are deleted after each run unless --keep (a 25M
 // BIR-JSON file is about 12 GB). The tables are Markdown, for the README's
 // speed table.
 package main
@@ -131,6 +135,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	keep := fs.Bool("keep", false, "keep the output files")
 	noPhases := fs.Bool("no-phases", false, "skip the second, --stats run of each command (no per-phase table)")
 	runsFlag := fs.String("runs", defaultBenchRuns, "`list` of KERNEL:COMMAND runs per size (kernels tensor_add, matmul; commands full-unroll.bir, full-unroll.json, compile)")
+	force := fs.Bool("force", false, "run every size even when its projected peak memory exceeds what the machine has available")
+	var compileArgs multiFlag
+	fs.Var(&compileArgs, "compile-arg", "pass `ARG` to every compile run (repeatable), e.g. --compile-arg=--passes=... to measure part of the pipeline")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -183,18 +190,36 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintln(stdout, "| instructions | kernel | command | output | wall | CPU (user+sys) | peak RSS | RSS / inst | CPU / inst | output size |")
 	fmt.Fprintln(stdout, "|---|---|---|---|---|---|---|---|---|---|")
 	var phaseTables []string
+	perInst := map[string]float64{} // peak RSS per instruction of the last size run, per run
 	for _, n := range counts {
 		for _, run := range selected {
 			c := run.cmd
 			spec, insts := benchKernels[run.kernel](n)
 			out := filepath.Join(outDir, fmt.Sprintf("out-%d%s", n, c.ext))
-			r, err := benchChild(self, c.args(spec, out), out, "", stderr)
+			key := run.kernel + ":" + c.key
+			if b, ok := perInst[key]; ok && !*force {
+				// Do not take the machine down: skip a run whose peak,
+				// projected linearly from the previous size, exceeds the
+				// memory available now.
+				need, avail := int64(b*float64(insts)*1.1), availableMemory()
+				if avail > 0 && need > avail {
+					fmt.Fprintf(stdout, "| %s | %s | %s | %s | skipped: projected peak %s (%.0f B / inst at the previous size) exceeds the %s available (--force runs it) | | | | | |\n",
+						commas(insts), run.kernel, strings.SplitN(c.key, ".", 2)[0], c.ext, fmtBytes(need), b, fmtBytes(avail))
+					continue
+				}
+			}
+			args := c.args(spec, out)
+			if c.key == "compile" {
+				args = append(args, compileArgs...)
+			}
+			r, err := benchChild(self, args, out, "", stderr)
 			if err != nil {
 				return fmt.Errorf("%s: %w", strings.Join(c.args(spec, out), " "), err)
 			}
 			if !*keep {
 				os.Remove(out)
 			}
+			perInst[key] = float64(r.peakRSS) / float64(insts)
 			fmt.Fprintf(stdout, "| %s | %s | %s | %s | %s | %s | %s | %d B | %s | %s |\n",
 				commas(insts), run.kernel, strings.SplitN(c.key, ".", 2)[0], c.ext, fmtSec(r.wall), fmtSec(r.cpu), fmtBytes(r.peakRSS),
 				r.peakRSS/insts, fmtNs(r.cpu, insts), fmtBytes(r.outBytes))
@@ -202,7 +227,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 				continue
 			}
 			statsFile := filepath.Join(outDir, "stats.json")
-			rs, err := benchChild(self, append(c.args(spec, out), "--stats", statsFile), out, statsFile, stderr)
+			rs, err := benchChild(self, append(args, "--stats", statsFile), out, statsFile, stderr)
 			if err != nil {
 				return fmt.Errorf("%s --stats: %w", strings.Join(c.args(spec, out), " "), err)
 			}
@@ -286,6 +311,26 @@ func defaultPassNames() []string {
 		}
 	}
 	return out
+}
+
+// availableMemory returns MemAvailable from /proc/meminfo in bytes (0 when
+// unknown).
+func availableMemory() int64 {
+	data, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			f := strings.Fields(rest)
+			if len(f) >= 1 {
+				if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil {
+					return kb * 1024
+				}
+			}
+		}
+	}
+	return 0
 }
 
 func loadAverage() string {

@@ -35,12 +35,19 @@ func TestBenchKernels(t *testing.T) {
 			if err := json.Unmarshal(data, &st); err != nil {
 				t.Fatal(err)
 			}
-			if st.Insts != want {
-				t.Errorf("%s: %d instructions after compile, benchKernels says %d", spec, st.Insts, want)
-			}
+			// benchKernels counts the unrolled instructions; synchronization
+			// (alloc_semaphores) adds carriers and stream endings after, and
+			// performance tiling (sunda_size_tiling_perf) may split some.
 			var names []string
+			unrolled := int64(-1)
 			for _, p := range st.Phases {
 				names = append(names, p.Name)
+				if p.Name == "full_unroll" {
+					unrolled = p.Insts
+				}
+			}
+			if unrolled != want || st.Insts < want {
+				t.Errorf("%s: %d instructions after full_unroll (%d after compile), benchKernels says %d", spec, unrolled, st.Insts, want)
 			}
 			joined := strings.Join(names, ",")
 			for _, phase := range []string{"load", "verify input", "full_unroll", "save"} {
@@ -49,7 +56,7 @@ func TestBenchKernels(t *testing.T) {
 				}
 			}
 			last := st.Phases[len(st.Phases)-1]
-			if last.Name != "save" || last.Insts != want || last.LiveHeap == 0 || st.PeakRSS <= 0 {
+			if last.Name != "save" || last.Insts != st.Insts || last.LiveHeap == 0 || st.PeakRSS <= 0 {
 				t.Errorf("%s: last phase %+v, peak RSS %d", spec, last, st.PeakRSS)
 			}
 		}
@@ -96,5 +103,34 @@ func TestBench_BadArguments(t *testing.T) {
 		if code, _, stderr := narwhal(t, args...); code != 1 || stderr == "" {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
 		}
+	}
+}
+
+// TestFullUnroll_Stats: full-unroll --stats records its four phases, the
+// instruction count after each, and the peak RSS.
+func TestFullUnroll_Stats(t *testing.T) {
+	dir := t.TempDir()
+	stats := filepath.Join(dir, "stats.json")
+	spec, want := benchKernels["tensor_add"](4000)
+	if code, _, stderr := narwhal(t, "full-unroll", "-unrollLevel=2", spec, "-o", filepath.Join(dir, "out.json"), "--stats", stats); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	data, err := os.ReadFile(stats)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st cmdStats
+	if err := json.Unmarshal(data, &st); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range st.Phases {
+		names = append(names, p.Name)
+	}
+	if got := strings.Join(names, ","); got != "load,verify input,full_unroll,save" {
+		t.Errorf("phases %s", got)
+	}
+	if st.Command != "full-unroll" || st.Insts != want || st.Phases[0].Insts >= want || st.Phases[2].Insts != want || st.Phases[2].Alloc == 0 {
+		t.Errorf("stats %+v", st)
 	}
 }

@@ -20,6 +20,34 @@ import (
 )
 
 func runCompile(args []string, stdout, stderr io.Writer) error {
+	return compileOne(args, stdout, stderr, nil)
+}
+
+// compiled is what a compile of one module reports to compile -j.
+type compiled struct {
+	input       string
+	passes      int
+	insts       int64
+	instsBefore int64
+}
+
+// record fills r (when compile -j asked for it) from the run's report.
+func (r *compiled) record(input string, rep *pass.Report, m *bir.Module) {
+	if r == nil || rep == nil {
+		return
+	}
+	r.input, r.insts = input, m.NumInsts()
+	for _, p := range rep.Passes {
+		if p.Skipped == "" {
+			if r.passes == 0 {
+				r.instsBefore = p.InstsBefore
+			}
+			r.passes++
+		}
+	}
+}
+
+func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 	fs := newFlagSet("compile", stderr)
 	out := fs.String("o", "", "write the result to `OUT` (BIR-JSON when it ends in .json, text otherwise)")
 	archName := fs.String("arch", "", "target `arch`: inf1, trn1, trn2, trn3 (default: the module's; the module's arch.* options are kept)")
@@ -31,13 +59,15 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	var printAfter multiFlag
 	fs.Var(&printAfter, "print-after", "print the module after `PASS` (repeatable; 'all' for every pass)")
 	dumpDir := fs.String("dump-dir", "", "also write the --print-after dumps into `DIR` as NN-PASS.bir (without --print-after: a dump after every pass, into DIR only)")
-	verbose := fs.Bool("v", false, "print pass log lines as they happen")
+	verbose := fs.Bool("v", false, "print pass log lines as they happen (--verbose=debug)")
 	memmap := fs.String("memmap", "", "write the SBUF/PSUM allocation to `FILE`.svg (a picture) or FILE.csv (rows)")
 	dumpAlloc := fs.String("dump-alloc-problem", "", "write the allocation problem to `FILE`.csv in the MiniMalloc format narwhal alloc reads (PSUM: FILE-psum.csv)")
 	statsPath := fs.String("stats", "", "write what each phase cost (wall, CPU, memory) as JSON to `FILE` (for narwhal bench)")
 	coreID := fs.Int64("core-id", -1, "the module's neuron core `id` (selects one core's body of an LNC kernel; -1: as in the file)")
 	inPlace := fs.Bool("in-place", false, "allow -o to name the input file (replaced atomically once the compile succeeds)")
 	trace := fs.String("trace", "", "write the schedule as Chrome trace-event JSON (Perfetto) to `FILE.json`")
+	streams := fs.String("streams", "", "write one listing per engine and DMA queue (waits, instruction, updates) into `DIR`")
+	uf := addUserFlags(fs)
 	// Gates of the original compiler are flags of the same name.
 	gates := map[string]*bool{}
 	for _, p := range pipeline.Table.Passes {
@@ -45,12 +75,16 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 			gates[p.Gate] = fs.Bool(p.Gate, false, "enable gated pass "+p.Name+" (the original compiler's --"+p.Gate+")")
 		}
 	}
+	args, err := uf.expand(args)
+	if err != nil {
+		return err
+	}
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) > 1 {
-		return fmt.Errorf("want at most one input file, have %d (%s)", len(pos), strings.Join(pos, " "))
+	if len(pos) > 1 || *uf.outDir != "" {
+		return compileMany(fs, uf, pos, stdout, stderr)
 	}
 	input := driver.BuiltinPrefix + kernels.DefaultKernel
 	if len(pos) == 1 {
@@ -58,7 +92,7 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 	} else {
 		*report = true
 	}
-	if err := emptyFlags(fs, "passes", "o", "dump-dir", "arch"); err != nil {
+	if err := emptyFlags(fs, "passes", "o", "dump-dir", "arch", "streams"); err != nil {
 		return err
 	}
 	if err := checkCoreID(*coreID); err != nil {
@@ -84,13 +118,13 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 		Checkpointer: birjson.Write,
 		Stats:        st != nil,
 	}
-	if *verbose {
-		cfg.Verbose = stderr
-	}
 	if *passes != "" {
 		cfg.Passes = strings.Split(*passes, ",")
 	}
 	if cfg.Options, err = parseOptions(options); err != nil {
+		return err
+	}
+	if *archName, err = uf.archName(*archName); err != nil {
 		return err
 	}
 	if cfg.Arch, err = retarget(m, *archName, cfg.Options); err != nil {
@@ -109,8 +143,22 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 			m.Config.Options[g] = "true"
 		}
 	}
+	sess, err := uf.setup(input, args, m, &cfg, *verbose, stdout, stderr)
+	if err != nil {
+		return err
+	}
 	rep, runErr := pipeline.Table.Run(m, cfg)
 	st.passes(rep)
+	if runErr == nil && *trace != "" {
+		sess.attachTrace(filepath.Base(*trace), func(w io.Writer) error { return sched.WriteTrace(w, m, cfg.Arch) })
+	}
+	if runErr == nil && strings.EqualFold(filepath.Ext(*memmap), ".svg") {
+		sess.attachSVGFile("SBUF/PSUM allocation map (--memmap)", *memmap)
+	}
+	if err := sess.finish(rep, runErr); err != nil && runErr == nil {
+		return err
+	}
+	res.record(input, rep, m)
 	if *report && rep != nil {
 		fmt.Fprintf(stdout, "input: %s\n", input)
 		if err := rep.Write(stdout); err != nil {
@@ -128,13 +176,18 @@ func runCompile(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if *streams != "" {
+		if err := writeStreams(*streams, stdout, m, cfg.Arch); err != nil {
+			return err
+		}
+	}
 	if *out != "" {
 		if err := st.phase("save", instsOf(&m), func() error { return driver.SaveTo(*out, stdout, m) }); err != nil {
 			return err
 		}
 		return st.write(m)
 	}
-	if !*report && len(printAfter) == 0 && *dumpDir == "" && *trace == "" {
+	if !*report && len(printAfter) == 0 && *dumpDir == "" && *trace == "" && *streams == "" {
 		// Nothing asked to be shown or written: say what happened.
 		ran := 0
 		for _, p := range rep.Passes {

@@ -69,7 +69,7 @@ func TestCompile_FootprintReport(t *testing.T) {
 			"  sb_size_legalization.force_rounds = 1\n" +
 			"  sb_size_legalization.loops_forced = 1\n" +
 			"  sb_size_legalization.left_to_vn_splitter = 1\n" +
-			"SB Legalization Statistic:\n" +
+			"sb_size_legalization: SB Legalization Statistic:\n" +
 			" Total trip count unrolled: 16\n" +
 			" Number of memory location split: 1\n" +
 			" Number of sub memory location created due to unroll: 16\n" +

@@ -11,6 +11,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/driver"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -39,13 +40,13 @@ func checkOutputNotInput(input, output string, inPlace bool) error {
 	if output == "" || inPlace || !driver.SameFile(input, output) {
 		return nil
 	}
-	return fmt.Errorf("-o %s is the input file: refusing to overwrite the input (--in-place allows it)", output)
+	return diag.Errorf(diag.Output, "-o %s is the input file: refusing to overwrite the input (--in-place allows it)", output)
 }
 
 // checkCoreID validates --core-id: -1 (as in the file) or a core id.
 func checkCoreID(id int64) error {
 	if id < -1 {
-		return fmt.Errorf("--core-id %d: want -1 (the module's own) or a neuron core id >= 0", id)
+		return diag.Errorf(diag.Usage, "--core-id %d: want -1 (the module's own) or a neuron core id >= 0", id)
 	}
 	return nil
 }
@@ -58,7 +59,7 @@ func emptyFlags(fs *flag.FlagSet, names ...string) error {
 	fs.Visit(func(f *flag.Flag) {
 		for _, n := range names {
 			if f.Name == n && f.Value.String() == "" && err == nil {
-				err = fmt.Errorf("--%s is empty: give a value or leave the flag out", n)
+				err = diag.Errorf(diag.Usage, "--%s is empty: give a value or leave the flag out", n)
 			}
 		}
 	})

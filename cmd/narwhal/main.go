@@ -29,7 +29,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/narwhal-compiler/narwhal/internal/bug"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/internal/checked"
 	"github.com/narwhal-compiler/narwhal/interp"
 )
@@ -60,7 +60,22 @@ func commands() []command {
 }
 
 func main() {
+	setGCPercent()
 	os.Exit(profiled(func() int { return mainExit(os.Args[1:], os.Stdout, os.Stderr) }))
+}
+
+// defaultGCPercent is the collector's target unless the GOGC environment
+// variable sets one. A module is nearly all of narwhal's heap and it lives
+// from load to save, so Go's default of 100 lets the heap reach twice the
+// module before collecting the garbage a pass leaves: 50 measured 22% less
+// peak memory for 3% more CPU on a 5M-instruction matmul compile (2.70 ->
+// 2.10 GB; 25 gave 1.97 GB for 5%).
+const defaultGCPercent = 50
+
+func setGCPercent() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(defaultGCPercent)
+	}
 }
 
 // profiled runs run under the profilers the environment asks for:
@@ -100,9 +115,6 @@ func profiled(run func() int) int {
 	return run()
 }
 
-// internalText opens the message of an internal error (exit status 2).
-const internalText = "internal error, a bug in narwhal and not in your input (please report it with the input)"
-
 // errSilent is returned by a command that already printed its outcome
 // and only needs the exit status 1.
 var errSilent = errors.New("silent failure")
@@ -110,7 +122,7 @@ var errSilent = errors.New("silent failure")
 func mainExit(args []string, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "narwhal: %s: %v (set NARWHAL_TRACEBACK=1 for a trace)\n", internalText, oneLine(fmt.Sprint(r)))
+			fmt.Fprintf(stderr, "narwhal: internal error[%s], %s: %v; %s\n", diag.Internal, diag.InternalText, diag.OneLine(fmt.Sprint(r)), diag.InternalHelp(args))
 			if os.Getenv("NARWHAL_TRACEBACK") != "" {
 				fmt.Fprintf(stderr, "%s", debug.Stack())
 			}
@@ -135,15 +147,12 @@ func mainExit(args []string, stdout, stderr io.Writer) (code int) {
 				return 0
 			case errors.Is(err, errSilent):
 				return 1
-			case errors.Is(err, bug.ErrInternal):
-				fmt.Fprintf(stderr, "narwhal %s: %s: %s\n", c.name, internalText, oneLine(err.Error()))
-				return 2
 			case isFlagError(err):
-				fmt.Fprintf(stderr, "narwhal %s: %s (narwhal %s -h lists the flags)\n", c.name, oneLine(err.Error()), c.name)
-				return 1
+				return diag.Report(stderr, c.name, err, args, "narwhal "+c.name+" -h lists the flags")
 			}
-			fmt.Fprintf(stderr, "narwhal %s: %s\n", c.name, oneLine(err.Error()))
-			return 1
+			// One line, led by the error code; exit 2 for narwhal's own
+			// faults (bug.ErrInternal), with how to report them.
+			return diag.Report(stderr, c.name, err, args, "")
 		}
 	}
 	fmt.Fprintf(stderr, "narwhal: unknown command %q (run 'narwhal help')\n", args[0])
@@ -160,17 +169,6 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "FILE is BIR-JSON, narwhal text form or a KLR kernel (detected by content), or builtin:NAME[:k=v,...].")
-}
-
-// oneLine keeps an error message on one line (long verifier reports
-// print their first diagnostic and a count).
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		rest := strings.Count(s[i:], "\n")
-		return s[:i] + fmt.Sprintf(" (%d more lines; see --verbose)", rest)
-	}
-	return s
 }
 
 // parseInterspersed parses flags that may appear before or after the
@@ -239,6 +237,9 @@ type flagError struct{ err error }
 
 func (e *flagError) Error() string { return e.err.Error() }
 func (e *flagError) Unwrap() error { return e.err }
+
+// ErrorCode is diag.Usage.
+func (e *flagError) ErrorCode() string { return diag.Usage }
 
 func isFlagError(err error) bool {
 	var fe *flagError

@@ -4,6 +4,7 @@ package main
 //
 //	narwhal run FILE [--inputs DIR|F.npz] [--outputs DIR|F.npz] [--seed N] [--arch A]
 //	                 [--check] [--core-id N] [--max-instructions N]
+//	                 [--concurrent [--interleave random|starve:ENGINE|late-dma]]
 //
 // run executes a module (a BIR-JSON or text file, or builtin:NAME[:k=v,...])
 // in the reference interpreter. Each input X of the entry function is read
@@ -55,12 +56,14 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/driver"
 	"github.com/narwhal-compiler/narwhal/interp"
 	"github.com/narwhal-compiler/narwhal/kernels"
 	"github.com/narwhal-compiler/narwhal/kernels/ref"
 	"github.com/narwhal-compiler/narwhal/npy"
 	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/passes/tiling"
 	"github.com/narwhal-compiler/narwhal/passes/translate"
 )
 
@@ -68,7 +71,7 @@ var _ = registerRunCommands()
 
 func registerRunCommands() bool {
 	extraCommands = append(extraCommands,
-		command{"run", "run FILE [--inputs DIR|F.npz] [--outputs DIR|F.npz] [--seed N] [--arch A] [--check]: execute in the reference interpreter; outputs go to DIR/NAME.npy (default DIR: out)", runRun},
+		command{"run", "run FILE [--inputs DIR|F.npz] [--outputs DIR|F.npz] [--seed N] [--arch A] [--check] [--concurrent [--interleave P]]: execute in the reference interpreter (--concurrent: also as concurrent engine streams, the race checker); outputs go to DIR/NAME.npy (default DIR: out)", runRun},
 		command{"kernels", "kernels [-v]: list the built-in kernels with their parameters and defaults", runKernels},
 	)
 	return true
@@ -89,6 +92,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	coreID := fs.Int64("core-id", -1, "the module's neuron core `id` (selects one core's body of an LNC kernel; -1: as in the file)")
 	maxInsts := fs.Int64("max-instructions", interp.DefaultMaxInstructions, "stop with an error after executing `N` instructions (loop iterations count as one; -1: no limit)")
 	noVerify := fs.Bool("no-verify", false, "execute the module even when the verifier rejects it")
+	concurrent := fs.Bool("concurrent", false, "also run the engines and DMA queues concurrently (a synchronized module: the race checker) and compare with the sequential run")
+	interleave := fs.String("interleave", "random", "the concurrent run's `policy`: random, late-dma, or starve:ENGINE (Tensor, Vector, Scalar, GpSimd, Sync, or a DMA queue: queue3)")
 	maxMem := sizeFlag(fs, "max-memory", interp.DefaultMaxMemory, "stop with an error before the interpreter's memory (storage, scratch, inputs, outputs) exceeds `SIZE` (bytes, or with KiB, MiB, GiB, TiB; -1: no limit)")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -102,7 +107,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *maxInsts == 0 || *maxInsts < -1 {
-		return fmt.Errorf("--max-instructions %d: want N > 0, or -1 for no limit", *maxInsts)
+		return diag.Errorf(diag.Usage, "--max-instructions %d: want N > 0, or -1 for no limit", *maxInsts)
 	}
 	if err := emptyFlags(fs, "outputs", "inputs", "arch"); err != nil {
 		return err
@@ -136,7 +141,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, err := arch.Retarget(m, *archName, params); err != nil {
+	model, err := arch.Retarget(m, *archName, params)
+	if err != nil {
 		return err
 	}
 	if *coreID >= 0 {
@@ -172,7 +178,8 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if inst != nil {
 		k = inst.Kernel
 	}
-	iopt := interp.Options{MaxInstructions: *maxInsts, MaxMemory: int64(*maxMem)}
+	// Whole-tensor operations (before sunda_size_tiling) may span PSUM banks.
+	iopt := interp.Options{MaxInstructions: *maxInsts, MaxMemory: int64(*maxMem), Macro: tiling.HasMacroOperations(m, model)}
 	if err := interp.CheckInputs(m, iopt); err != nil {
 		return fmt.Errorf("%s: %w", src, err)
 	}
@@ -183,6 +190,11 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	outs, err := interp.Run(m, inputs, iopt)
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)
+	}
+	if *concurrent {
+		if outs, err = runConcurrent(m, inputs, outs, iopt, *interleave, *seed, stdout); err != nil {
+			return fmt.Errorf("%s: %w", src, err)
+		}
 	}
 	npz := strings.EqualFold(filepath.Ext(*outDir), npy.ExtNPZ)
 	// Every output name is checked before the first file is written, so
@@ -262,7 +274,7 @@ func loadInputs(m *bir.Module, k *kernels.Kernel, dir string, seed int64, stderr
 			}
 			t, ok := random[s.Name]
 			if !ok || t == nil {
-				return nil, nil, fmt.Errorf("input %s: no file and no random value for it", s.Name)
+				return nil, nil, diag.Errorf(diag.RunInput, "input %s: no file and no random value for it", s.Name)
 			}
 			inputs[s.Name] = t
 			origin[s.Name] = fmt.Sprintf("random (seed %d)", seed)
@@ -285,10 +297,10 @@ func loadDir(dir string, specs []interp.Spec, names []string, inputs map[string]
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("input %s: %w", s.Name, err)
+			return diag.Errorf(diag.RunInput, "input %s: %w", s.Name, err)
 		}
 		if !slices.Equal(t.Shape, s.Shape) {
-			return fmt.Errorf("input %s: %s: shape %v, want %v", s.Name, path, t.Shape, s.Shape)
+			return diag.Errorf(diag.RunInput, "input %s: %s: shape %v, want %v", s.Name, path, t.Shape, s.Shape)
 		}
 		t.Name = s.Name
 		inputs[s.Name] = t
@@ -323,10 +335,10 @@ func loadNPZ(path string, specs []interp.Spec, names []string, inputs map[string
 		}
 		t, err := a.ReadAs(s.Name, s.Dtype)
 		if err != nil {
-			return fmt.Errorf("input %s: %w", s.Name, err)
+			return diag.Errorf(diag.RunInput, "input %s: %w", s.Name, err)
 		}
 		if !slices.Equal(t.Shape, s.Shape) {
-			return fmt.Errorf("input %s: %s, array %s: shape %v, want %v", s.Name, path, s.Name, t.Shape, s.Shape)
+			return diag.Errorf(diag.RunInput, "input %s: %s, array %s: shape %v, want %v", s.Name, path, s.Name, t.Shape, s.Shape)
 		}
 		inputs[s.Name] = t
 		origin[s.Name] = path + ":" + s.Name
@@ -344,7 +356,7 @@ func loadNPZ(path string, specs []interp.Spec, names []string, inputs map[string
 // directory (path separators, ".", "..", empty).
 func safeFileName(name string) error {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || strings.ContainsRune(name, 0) {
-		return fmt.Errorf("the name cannot be used as a file name")
+		return diag.Errorf(diag.Output, "the name cannot be used as a file name")
 	}
 	return nil
 }

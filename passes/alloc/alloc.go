@@ -29,6 +29,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/pack"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/verify"
@@ -366,6 +367,9 @@ type FitError struct {
 	Tried   []string
 }
 
+// ErrorCode is diag.DoesNotFit.
+func (e *FitError) ErrorCode() string { return diag.DoesNotFit }
+
 // LiveLoc is one location of a live set.
 type LiveLoc struct {
 	Name        string // location
@@ -439,9 +443,7 @@ func liveSet(md *model, items []item) []LiveLoc {
 			if md.flags[it.loc]&lfUsed != 0 {
 				first := md.firstInst[it.loc]
 				ll.First, ll.Last = f.InstName(first), f.InstName(md.lastInst[it.loc])
-				if p := f.Inst(first).Pos; p != bir.NoPos {
-					ll.Pos = f.Module().Pos(p).String()
-				}
+				ll.Pos = f.InstPos(first).String()
 			}
 			out = append(out, ll)
 		}

@@ -24,13 +24,17 @@
 //     first; when none does, the original order decides (the allocator
 //     then spills). The result is a valid order of the same instructions.
 //
-// Dependencies (locationDeps) come from package depgraph in logical mode:
-// every location its own address space, so the order keeps exactly the
-// program's own dependencies (byte ranges within a location, not whole
-// locations: two writes to disjoint halves of a tile may swap), plus the
-// accumulation-group chains and the barriers depgraph puts around
-// instructions whose effects it does not model; explicit dependencies are
-// kept.
+// Dependencies are the dependency analysis's logical mode (package
+// depgraph, shared with the dependency pass anti_dependency_analyzer and
+// the scheduler's reuse-cost report; locationDeps converts its graph): two
+// instructions are ordered when their byte footprints in the same
+// location conflict (one writes), every location its own address space
+// (addresses do not exist yet), so two writes to disjoint halves of one
+// tile are not ordered; registers, the Scalar engine's accumulators and a
+// matmul group's bank state count as data; explicit dependencies are
+// kept; instructions whose effects narwhal does not model (control, sync,
+// calls, collectives, descriptors, unmodelled opcodes) are barriers. One
+// analysis is the single source of truth for what may be reordered.
 //
 // Post-condition: the block's instruction order is the pre-schedule order;
 // the allocator's live intervals, the verifier's overlap rule and the
@@ -41,7 +45,7 @@ package alloc
 
 import (
 	"container/heap"
-	"fmt"
+	"slices"
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
@@ -87,9 +91,7 @@ func PreSchedule(m *bir.Module, a *arch.Model, opt PreOptions) (PreStats, error)
 		if len(f.Top) != 1 || hasLoops(f) {
 			continue
 		}
-		if err := preScheduleFunc(f, g, a.Partitions, opt, &st); err != nil {
-			return st, err
-		}
+		preScheduleFunc(f, g, opt, &st)
 	}
 	if opt.OnFunction != nil {
 		opt.OnFunction("")
@@ -134,12 +136,12 @@ func newPressure(f *bir.Function, g [numMems]geometry) *pressure {
 	return p
 }
 
-func preScheduleFunc(f *bir.Function, g [numMems]geometry, partitions int64, opt PreOptions, st *PreStats) error {
+func preScheduleFunc(f *bir.Function, g [numMems]geometry, opt PreOptions, st *PreStats) {
 	blk := f.Top[0]
 	insts := f.Block(blk).Insts
 	for _, i := range insts {
 		if op := f.Inst(i).Op; op == bir.OpCompareAndBranch || op == bir.OpUnconditionalBranch {
-			return nil
+			return
 		}
 	}
 	st.Functions++
@@ -153,12 +155,9 @@ func preScheduleFunc(f *bir.Function, g [numMems]geometry, partitions int64, opt
 	if !opt.Force && before[memSB] <= limit[memSB] && before[memPSUM] <= limit[memPSUM] {
 		st.Kept++
 		st.PeakAfter = max(st.PeakAfter, before[memSB]/4)
-		return nil
+		return
 	}
-	order, err := listSchedule(f, insts, pr, limit, partitions, g[memPSUM].bank)
-	if err != nil {
-		return err
-	}
+	order := listSchedule(f, insts, pr, limit, g[memPSUM].bank)
 	moved := 0
 	for k := range order {
 		if order[k] != insts[k] {
@@ -169,12 +168,11 @@ func preScheduleFunc(f *bir.Function, g [numMems]geometry, partitions int64, opt
 	st.PeakAfter = max(st.PeakAfter, after[memSB]/4)
 	if moved == 0 {
 		st.Kept++
-		return nil
+		return
 	}
 	st.Reordered++
 	st.Moved += moved
 	f.ReplaceBlockInsts(blk, order)
-	return nil
 }
 
 // orderPressure returns, per memory, the largest live area of an order
@@ -222,35 +220,35 @@ type depGraph struct {
 	indeg []int32
 }
 
-// locationDeps is the pre-schedule's dependency graph of a block's
-// instructions (nodes are positions in insts): package depgraph's analysis
-// in logical mode (every location its own address space, so no address
-// reuse orders anything: the program's own dependencies, byte-exact,
-// transitively reduced; accumulation groups chained; instructions with
-// unmodelled effects as barriers), turned into successor lists.
-func locationDeps(f *bir.Function, insts []bir.InstID, partitions, bank int64) (depGraph, error) {
-	dg, err := depgraph.Analyze(f, depgraph.Options{Mode: depgraph.Logical, Partitions: partitions, PSUMBankBytes: bank})
-	if err != nil {
-		return depGraph{}, err
-	}
+// locationDeps returns the dependencies of a straight-line function's
+// single block (insts: its instructions in program order; nodes are
+// positions in insts): depgraph's logical mode with the explicit
+// dependencies kept (see the file comment), as successor lists. Should
+// the analysis refuse the function (it cannot: the caller passes
+// straight-line code whose dependencies point backwards, which the
+// verifier guarantees), every instruction is chained to the next, which
+// keeps the program order.
+func locationDeps(f *bir.Function, insts []bir.InstID, bankBytes int64) depGraph {
 	n := len(insts)
-	if len(dg.Insts) != n {
-		return depGraph{}, fmt.Errorf("function %s: the dependency graph has %d instructions, the block %d", f.Name, len(dg.Insts), n)
-	}
 	g := depGraph{start: make([]int32, n+1), indeg: make([]int32, n)}
-	node := make([]int32, n) // graph position -> position in insts
-	for k, i := range insts {
-		p := dg.Pos[i]
-		if p < 0 || int(p) >= n {
-			return depGraph{}, fmt.Errorf("function %s: instruction %s is not in the dependency graph", f.Name, f.InstName(i))
+	dg, err := depgraph.Analyze(f, depgraph.Options{Mode: depgraph.Logical, KeepExisting: true, PSUMBankBytes: bankBytes})
+	if err != nil || len(dg.Insts) != n || !slices.Equal(dg.Insts, insts) {
+		g.succ = make([]int32, max(n-1, 0))
+		for k := 0; k+1 < n; k++ {
+			g.start[k+1] = int32(k + 1)
+			g.succ[k] = int32(k + 1)
+			g.indeg[k+1] = 1
 		}
-		node[p] = int32(k)
+		if n > 0 {
+			g.start[n] = g.start[n-1]
+		}
+		return g
 	}
-	for p := 0; p < n; p++ {
-		preds, _ := dg.Preds(p)
+	for k := range n {
+		preds, _ := dg.Preds(k)
+		g.indeg[k] = int32(len(preds))
 		for _, q := range preds {
-			g.start[node[q]+1]++
-			g.indeg[node[p]]++
+			g.start[q+1]++
 		}
 	}
 	for k := 1; k <= n; k++ {
@@ -258,24 +256,20 @@ func locationDeps(f *bir.Function, insts []bir.InstID, partitions, bank int64) (
 	}
 	g.succ = make([]int32, dg.NumEdges())
 	fill := append([]int32(nil), g.start[:n]...)
-	for p := 0; p < n; p++ {
-		preds, _ := dg.Preds(p)
+	for k := range n {
+		preds, _ := dg.Preds(k)
 		for _, q := range preds {
-			from := node[q]
-			g.succ[fill[from]] = node[p]
-			fill[from]++
+			g.succ[fill[q]] = int32(k)
+			fill[q]++
 		}
 	}
-	return g, nil
+	return g
 }
 
 // listSchedule orders insts by the rules of the file comment.
-func listSchedule(f *bir.Function, insts []bir.InstID, pr *pressure, limit [numMems]int64, partitions, bank int64) ([]bir.InstID, error) {
+func listSchedule(f *bir.Function, insts []bir.InstID, pr *pressure, limit [numMems]int64, bankBytes int64) []bir.InstID {
 	n := len(insts)
-	g, err := locationDeps(f, insts, partitions, bank)
-	if err != nil {
-		return nil, err
-	}
+	g := locationDeps(f, insts, bankBytes)
 	nl := f.NumLocs()
 	// Per location: touches not yet scheduled, and the sum of their
 	// nodes (when one is left, the sum names it).
@@ -406,7 +400,7 @@ func listSchedule(f *bir.Function, insts []bir.InstID, pr *pressure, limit [numM
 		}
 		run(chosen) // stays in the heaps; popped lazily as done
 	}
-	return order, nil
+	return order
 }
 
 // nodeHeap is a min-heap of node numbers (container/heap).

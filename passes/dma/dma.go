@@ -96,6 +96,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/pass"
 )
 
@@ -110,12 +111,19 @@ type Options struct {
 // Error is a pass failure on one instruction. errors.As finds it through
 // the pass manager's *pass.Error.
 type Error struct {
-	Pass string // the pass's registry name
-	Func string // function name
-	Inst string // instruction name
-	Op   string // opcode name
-	Msg  string // what is wrong: the seed's message, then want/have
+	Pass string  // the pass's registry name
+	Func string  // function name
+	Inst string  // instruction name
+	Op   string  // opcode name
+	Msg  string  // what is wrong: the seed's message, then want/have
+	Pos  bir.Pos // the instruction's NKI source position, when it has one
 }
+
+// ErrorCode is diag.DMALegalize.
+func (e *Error) ErrorCode() string { return diag.DMALegalize }
+
+// SourcePos is the instruction's source position (bir.SourcePositioner).
+func (e *Error) SourcePos() bir.Pos { return e.Pos }
 
 func (e *Error) Error() string {
 	return "function " + e.Func + ", " + e.where()
@@ -559,5 +567,5 @@ func (l *logger) flush() {
 }
 
 func instErrorf(passName string, f *bir.Function, i bir.InstID, format string, args ...any) *Error {
-	return &Error{Pass: passName, Func: f.Name, Inst: f.InstName(i), Op: f.OpName(i), Msg: fmt.Sprintf(format, args...)}
+	return &Error{Pass: passName, Func: f.Name, Inst: f.InstName(i), Op: f.OpName(i), Msg: fmt.Sprintf(format, args...), Pos: f.InstPos(i)}
 }

@@ -121,6 +121,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/footprint"
 	"github.com/narwhal-compiler/narwhal/pass"
 )
@@ -249,6 +250,9 @@ type Stats struct {
 	IllegalLocations  int   // SB/PSUM locations nothing will legalize
 	Unfittable        []string
 }
+
+// ErrorCode is diag.DoesNotFit.
+func (e *UnfittableError) ErrorCode() string { return diag.DoesNotFit }
 
 // UnfittableError reports the tensors no transformation can make fit.
 type UnfittableError struct {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/stream"
 )
 
 // WriteTrace writes the schedule of every scheduled function of m as
@@ -192,6 +193,18 @@ func (tw *traceWriter) function(f *bir.Function, pid int) {
 		if p := m.Pos(in.Pos); p.IsKnown() {
 			b = append(b, `,"source":`...)
 			b = bir.AppendQuoted(b, p.String())
+		}
+		if sy := f.Sync; sy.Has(i) {
+			// Synchronization (passes/semaphores): the trigger engine of a
+			// DMA and the semaphore commands.
+			if tr := sy.Trigger[i]; tr != bir.EngUnassigned {
+				b = append(b, `,"trigger":`...)
+				b = bir.AppendQuoted(b, tr.ProfilerName())
+			}
+			if len(sy.Waits(i))+len(sy.Updates(i)) > 0 {
+				b = append(b, `,"semaphores":`...)
+				b = bir.AppendQuoted(b, stream.Commands(sy, i))
+			}
 		}
 		if q := tab.Queue[i]; q >= 0 {
 			b = append(b, `,"queue":`...)

@@ -31,6 +31,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/footprint"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/verify"
@@ -59,6 +60,9 @@ type Stats struct {
 	SetsRecorded int   // block tensors given a (shrinkDim, liveN) record
 	SetsShrunk   int   // of those, with liveN below their block count
 }
+
+// ErrorCode is diag.DoesNotFit.
+func (e *IllegalError) ErrorCode() string { return diag.DoesNotFit }
 
 // IllegalError lists the SB/PSUM locations that fail is_legal_tensor after
 // the footprint passes.

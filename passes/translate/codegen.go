@@ -86,6 +86,7 @@ import (
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/klr"
 )
 
@@ -111,6 +112,14 @@ func (tr *translator) lowerFromKLR(f *bir.Function, i bir.InstID, path string) (
 	fn, err := CodegenLncKernel(tr.m, k, core, uniqueFuncName(tr.m, k.Name), tr.bankBytes())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if n := len(k.Bodies); n > 1 {
+		// The synchronization passes (insert_core_barrier,
+		// insert_ptcom_flat) act on kernels that run on several cores.
+		if tr.m.Config.Options == nil {
+			tr.m.Config.Options = map[string]string{}
+		}
+		tr.m.Config.Options[bir.OptionLNC] = strconv.Itoa(n)
 	}
 	return &kernelFunc{fn: fn, inputs: ioParams(fn, false), outputs: ioParams(fn, true)}, nil
 }
@@ -162,7 +171,7 @@ func CodegenLncKernel(m *bir.Module, k *klr.LncKernel, core int, name string, ba
 	}
 	if err := cg.run(k.Bodies[core]); err != nil {
 		m.RemoveFunction(f)
-		return nil, fmt.Errorf("kernel %s, core %d: %w", k.Name, core, err)
+		return nil, diag.Errorf(diag.KernelCodegen, "kernel %s, core %d: %w", k.Name, core, err)
 	}
 	return f, nil
 }
@@ -198,13 +207,15 @@ type cgTensor struct {
 	where string
 }
 
-// stmtError is an error at the current statement.
+// errf is an error at the current statement: a *bir.PosError carrying
+// its NKI source position, which leads the message
+// ("kernels.py:28:4: unsupported operator tensorTensorScan").
 func (cg *codegen) errf(format string, args ...any) error {
-	msg := fmt.Sprintf(format, args...)
+	err := fmt.Errorf(format, args...)
 	if cg.stmt == nil {
-		return fmt.Errorf("%s", msg)
+		return err
 	}
-	return fmt.Errorf("%s at %s", msg, cg.stmt.Pos)
+	return &bir.PosError{Pos: sourcePos(cg.stmt.Pos), Err: err}
 }
 
 func (cg *codegen) run(body []klr.Block) error {

@@ -12,81 +12,37 @@ import (
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/interp"
 	"github.com/narwhal-compiler/narwhal/klr"
+	"github.com/narwhal-compiler/narwhal/klr/klrtest"
 )
 
 // ---- building KLR ASTs in Go ----
 
-func kdt(name string) klr.Dtype {
-	for i := 0; i < 20; i++ {
-		if klr.Dtype(i).String() == name {
-			return klr.Dtype(i)
-		}
-	}
-	panic("unknown KLR dtype " + name)
-}
-
-func dsize(name string) uint64 {
-	d, err := bir.ParseDtype(name)
-	if err != nil {
-		panic(err)
-	}
-	return uint64(d.Size())
-}
+func kdt(name string) klr.Dtype { return klrtest.Dtype(name) }
 
 // hbmT is an HBM tensor [par, free].
-func hbmT(name, dt string, par, free uint64) klr.TensorName {
-	return klr.TensorName{Name: name, Dtype: kdt(dt), Shape: klr.Shape{ParDim: par, FreeDims: []uint64{free}},
-		Address:      klr.Address{Name: name, Memory: klr.MemHBM, ParSize: par, FreeSize: free * dsize(dt)},
-		FreeElements: free}
-}
+func hbmT(name, dt string, par, free uint64) klr.TensorName { return klrtest.HBM(name, dt, par, free) }
 
 // chipT is an allocated SBUF/PSUM tensor [par, free] at (parOff, freeOff).
 func chipT(name, dt string, mem klr.Memory, par, free, parOff, freeOff uint64) klr.TensorName {
-	t := hbmT(name, dt, par, free)
-	t.Address.Memory = mem
-	t.Address.ParOffset, t.Address.FreeOffset = klr.Some(parOff), klr.Some(freeOff)
-	return t
+	return klrtest.OnChip(name, dt, mem, par, free, parOff, freeOff)
 }
 
 // tile is the birPattern of rows p0..p0+np-1, columns f0..f0+nf-1.
 func tile(t klr.TensorName, p0, np, f0, nf uint64) klr.TensorRef {
-	row := t.FreeElements
-	return klr.TensorRef{Kind: klr.RefAbstract, Access: &klr.Access{Kind: klr.AccessKindBirPattern, Bir: &klr.BirAccessPattern{
-		Tensor: t, Offset: int64(p0*row + f0),
-		Pattern: []klr.APPair{{Step: int64(row), Num: np, Offset: int64(p0)}, {Step: 1, Num: nf, Offset: int64(f0)}}}}}
+	return klrtest.Tile(t, p0, np, f0, nf)
 }
 
-func whole(t klr.TensorName) klr.TensorRef { return tile(t, 0, t.Shape.ParDim, 0, t.FreeElements) }
-
-func stmts(ops ...klr.Operator) []klr.Stmt {
-	out := make([]klr.Stmt, len(ops))
-	for i, op := range ops {
-		out[i] = klr.Stmt{Op: op, Pos: klr.Pos{Line: uint64(10 + i), Column: 4, Filename: klr.Some("k.py")}}
-	}
-	return out
-}
+func whole(t klr.TensorName) klr.TensorRef { return klrtest.Whole(t) }
 
 func lncKernel(name string, ins, outs []klr.TensorName, ops ...klr.Operator) *klr.LncKernel {
-	return &klr.LncKernel{Name: name, Inputs: ins, Outputs: outs,
-		Bodies: [][]klr.Block{{{Label: "main.1", Body: stmts(ops...)}}}}
+	return klrtest.Kernel(name, ins, outs, ops...)
 }
 
-func dma(dst, src klr.TensorRef) klr.Operator {
-	return &klr.NcDmaCopy{Dst: dst, Src: src, OobMode: klr.DmaBounds{Kind: klr.BoundsError}}
-}
+func dma(dst, src klr.TensorRef) klr.Operator { return klrtest.DMA(dst, src) }
 
-func fimm(v float32) klr.Operand {
-	return klr.Operand{Kind: klr.OperandImm, Imm: klr.Immediate{Kind: klr.ImmFloat, Float: v}}
-}
+func fimm(v float32) klr.Operand { return klrtest.FloatImm(v) }
 
-func aluOp(name string) klr.AluOp {
-	for i := 0; i < 29; i++ {
-		if klr.AluOp(i).String() == name {
-			return klr.AluOp(i)
-		}
-	}
-	panic(name)
-}
+func aluOp(name string) klr.AluOp { return klrtest.AluOp(name) }
 
 // f32Tensor builds an interpreter tensor from float32 values.
 func f32Tensor(name string, shape []int64, vals []float32) *interp.Tensor {
@@ -429,15 +385,15 @@ func TestCodegen_Errors(t *testing.T) {
 		{"unallocated", []klr.Operator{dma(whole(unalloc), whole(a))},
 			"SB tensor ua has no address (parOffset/freeOffset): the kernel is not allocated"},
 		{"unsupported operator", []klr.Operator{dma(whole(ta), whole(a)), &klr.UnknownOperator{Index: 35}},
-			"kernel bad, core 0: unsupported operator tensorTensorScan at k.py:11:4"},
+			"kernel bad, core 0: k.py:11:4: unsupported operator tensorTensorScan"},
 		{"out of bounds", []klr.Operator{dma(tile(ta, 64, 128, 0, 64), tile(a, 0, 128, 0, 64))},
-			"dst: access pattern [{64 128} {1 64}] at offset 4096 of ta reaches elements 4096..12287, the tensor holds 8192 float32 elements at k.py:10:4"},
+			"k.py:10:4: dst: access pattern [{64 128} {1 64}] at offset 4096 of ta reaches elements 4096..12287, the tensor holds 8192 float32 elements"},
 		{"conflicting declarations", []klr.Operator{dma(whole(ta), whole(a)), dma(whole(o), whole(moved))},
 			"tensor ta is float32 [128 64] in sbuf (parSize 128, freeSize 256, parOffset 0, freeOffset 1024) here but first used at k.py:10:4 as"},
 		{"engine", []klr.Operator{&klr.TensorTensor{Dst: whole(ta), Src0: whole(ta), Src1: whole(ta), Engine: klr.EngPE}},
 			"TensorTensor cannot run on engine pe"},
 		{"matMul alone", []klr.Operator{&klr.MatMul{Dst: whole(ta), Moving: whole(ta)}},
-			"matMul without a preceding loadStationary at k.py:10:4"},
+			"k.py:10:4: matMul without a preceding loadStationary"},
 		{"dynamic offset", []klr.Operator{dma(dyn, whole(a))}, "dst: dynamic access of ta (scalarOffset/vectorOffset) is not supported"},
 		{"sbuf view", []klr.Operator{dma(klr.TensorRef{Kind: klr.RefSbuf}, whole(a))}, "dst: TensorRef.sbuf is not supported"},
 		{"pattern fixedAxis", []klr.Operator{dma(whole(ta), pat)}, "src: Access.pattern of a has a fixedAxis"},
@@ -446,7 +402,7 @@ func TestCodegen_Errors(t *testing.T) {
 		{"activation func", []klr.Operator{&klr.NcActivate{Dst: whole(ta), Src: whole(ta), ActivationFunc: 24, Scale: fimm(1)}},
 			"activation function gelu_apprx_sigmoid_dx has no BIR counterpart"},
 		{"copy opDim", []klr.Operator{dma(whole(ta), whole(a)), &klr.Copy{Dst: whole(ta), Src: whole(ta), OpDim: klr.Some(klr.TensorSubDim(1))}},
-			"copy: opDim XY is not supported (TensorCopy copies elementwise; KLR's per-axis copy has no BIR counterpart) at k.py:11:4"},
+			"k.py:11:4: copy: opDim XY is not supported (TensorCopy copies elementwise; KLR's per-axis copy has no BIR counterpart)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -128,6 +128,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -313,7 +314,7 @@ func (tr *translator) lowerKernelInst(f *bir.Function, i bir.InstID) (bool, erro
 	attrs := f.Attrs(i)
 	raw := attrs.Str(AttrPath, "")
 	if raw == "" {
-		return false, fmt.Errorf("no %q attribute naming the kernel file", AttrPath)
+		return false, diag.Errorf(diag.KernelCall, "no %q attribute naming the kernel file", AttrPath)
 	}
 	path, err := tr.resolveKernelPath(raw)
 	if err != nil {
@@ -340,8 +341,14 @@ func (tr *translator) lowerKernelInst(f *bir.Function, i bir.InstID) (bool, erro
 	}
 	// The kernel is the user's input: a mistake in it (a matmul writing
 	// SBUF, an access outside its tile) is reported here, at its NKI
-	// source line, not as a failure deep in a later pass.
-	if err := verify.Function(k.fn, verify.Options{Arch: tr.model}); err != nil {
+	// source line, not as a failure deep in a later pass. An allocated
+	// kernel (every KLR kernel is) is held to the allocation rules too:
+	// the partition-start and PSUM-bank rules users meet in neuronx-cc.
+	stage := verify.Stage(0)
+	if onChipAllocated(k.fn) {
+		stage = verify.StageAllocated
+	}
+	if err := verify.Function(k.fn, verify.Options{Arch: tr.model, Stage: stage}); err != nil {
 		tr.m.RemoveFunction(k.fn)
 		return false, fmt.Errorf("%s: the kernel does not verify: %w", path, err)
 	}
@@ -366,7 +373,7 @@ func (tr *translator) resolveKernelPath(p string) (string, error) {
 			return p2, nil
 		}
 	}
-	return "", fmt.Errorf("NKI Kernel file %s does not exist, either in full path or in compiler artifacts directory", p)
+	return "", diag.Errorf(diag.KernelCall, "NKI Kernel file %s does not exist, either in full path or in compiler artifacts directory", p)
 }
 
 func fileExists(p string) bool {
@@ -413,7 +420,7 @@ func (tr *translator) selectCore(n int) (int, bool, error) {
 	m := tr.m
 	if !m.HasCoreID {
 		if n > 1 {
-			return 0, false, fmt.Errorf("NeuronCoreId must be set when the LNC count is greater than 1 (the kernel has %d per-core bodies; set the module's neuron_core_id)", n)
+			return 0, false, diag.Errorf(diag.KernelCall, "NeuronCoreId must be set when the LNC count is greater than 1 (the kernel has %d per-core bodies; set the module's neuron_core_id)", n)
 		}
 		return 0, n == 1, nil
 	}
@@ -558,11 +565,11 @@ func (tr *translator) insertCall(f *bir.Function, i bir.InstID, k *kernelFunc) e
 	outs := slices.Clone(f.Outs(i))
 	inNames, err := bindArgs(f, "input", ins, inV, hasIn, k.inputs, k.fn.Name)
 	if err != nil {
-		return err
+		return diag.Wrap(diag.KernelCall, err)
 	}
 	outNames, err := bindArgs(f, "output", outs, outV, hasOut, k.outputs, k.fn.Name)
 	if err != nil {
-		return err
+		return diag.Wrap(diag.KernelCall, err)
 	}
 	name := f.InstName(i)
 	callAttrs := bir.Attrs(AttrFunc, k.fn.Name)
@@ -587,6 +594,18 @@ func (tr *translator) insertCall(f *bir.Function, i bir.InstID, k *kernelFunc) e
 	f.InsertBefore(i, call)
 	tr.calls[i] = call
 	return nil
+}
+
+// onChipAllocated reports whether every live SB and PSUM location of f
+// has an address.
+func onChipAllocated(f *bir.Function) bool {
+	for l := 0; l < f.NumLocs(); l++ {
+		lc := f.Loc(bir.LocID(l))
+		if !lc.Dead && (lc.Type == bir.MemSB || lc.Type == bir.MemPSUM) && !lc.Allocated {
+			return false
+		}
+	}
+	return true
 }
 
 // firstPos returns the source position of f's first instruction that has

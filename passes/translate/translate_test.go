@@ -520,7 +520,7 @@ func TestTranslate_BadKLR(t *testing.T) {
 		{"bit-flipped tag", func(b []byte) []byte { b[tn+1] ^= 4; return b }, []string{"want TensorName (tag d9 72)", "LncKernel.inputs[0]"}},
 		{"wrong version", func(b []byte) []byte { b[6] = 13; return b }, []string{"Wrong KLR version"}},
 		{"content type", func(b []byte) []byte { b[bytes.Index(b, []byte{0xd9, 0xec})+2] = 1; return b }, []string{"Wrong KLIR content type"}},
-		{"unsupported operator", func(b []byte) []byte { b[op+2] = 35; return b }, []string{"unsupported operator tensorTensorScan at kernels.py:28:4"}},
+		{"unsupported operator", func(b []byte) []byte { b[op+2] = 35; return b }, []string{"kernels.py:28:4: pass translate_nki_ast_to_bir", "unsupported operator tensorTensorScan"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -53,6 +53,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/internal/checked"
 )
 
@@ -65,7 +66,12 @@ type loopRec struct {
 	trips    int64
 	parent   int32 // enclosing loop (index into cloner.loops), -1
 	expanded bool  // selected for unrolling
-	body     []bir.BlockID
+	// content: the body holds something an expansion emits (an
+	// instruction, or a loop that is kept); an expanded loop without it
+	// expands to nothing and is not iterated (a dead nest of 10^12
+	// iterations left empty by dce used to take hours).
+	content bool
+	body    []bir.BlockID
 }
 
 // nestRec is the iteration space of the expanded loops enclosing an
@@ -143,6 +149,7 @@ type cloner struct {
 	reserveOperands, reserveNames, reserveDeps int
 	renames                                    int   // re-created kept loops in the current context
 	droppedCount                               int64 // clones not created (predicate false)
+	work                                       int64 // iterations expanded + clones dropped (maxExpansionWork)
 	clonedBarrier                              bool  // a CoreBarrier was cloned
 	clones                                     int64
 	kept                                       int64
@@ -271,7 +278,46 @@ func (c *cloner) analyze() error {
 			return err
 		}
 	}
+	c.markContent()
 	c.pickSeparator()
+	return nil
+}
+
+// markContent sets loopRec.content: a loop has content when a non-loop
+// instruction or a kept loop lies (at any depth) in its body.
+func (c *cloner) markContent() {
+	mark := func(l int32) {
+		for ; l >= 0 && !c.loops[l].content; l = c.loops[l].parent {
+			c.loops[l].content = true
+		}
+	}
+	for i := 0; i < c.nslots; i++ {
+		p := c.plans[i]
+		if p == nil || c.pos[i] < 0 {
+			continue
+		}
+		if li := c.loopOf[i]; li >= 0 {
+			if !c.loops[li].expanded {
+				mark(c.loops[li].parent)
+			}
+			continue
+		}
+		mark(p.loop)
+	}
+}
+
+// maxExpansionWork bounds the loop iterations expanded plus the clones
+// dropped by a false predicate in one function: 4 x the 25M ceiling, like
+// the clone guard. Neither creates an instruction, so neither meets the
+// ceiling; without the bound a 10^12-iteration loop around an instruction
+// predicated on one iteration would run for hours.
+const maxExpansionWork = 4 * MaxTotalCount
+
+// step counts one unit of expansion work.
+func (c *cloner) step(i bir.InstID) error {
+	if c.work++; c.work > maxExpansionWork {
+		return diag.Wrap(diag.TooManyInsts, c.errAt(i, "more than %d loop iterations and predicated-off clones to expand; stopping to bound the time (the loops iterate far more than they create: predicates false on almost every iteration?)", int64(maxExpansionWork)))
+	}
 	return nil
 }
 
@@ -464,6 +510,9 @@ func (c *cloner) expandList(list []bir.InstID, out []bir.InstID) ([]bir.InstID, 
 			}
 			continue
 		}
+		if !lr.content {
+			continue // expands to nothing
+		}
 		if in.Pred != 0 {
 			// A predicated loop: the whole expansion exists only where the
 			// predicate holds (evaluated with the outer iteration).
@@ -482,6 +531,9 @@ func (c *cloner) expandList(list []bir.InstID, out []bir.InstID) ([]bir.InstID, 
 		// at 2^63: lb 0, ub 2^63-1, stride 2^62 is two iterations).
 		v := lr.lb
 		for k := int64(0); k < lr.trips; k++ {
+			if err := c.step(i); err != nil {
+				return nil, err
+			}
 			c.env.bind(lr.axis, v)
 			for _, bb := range lr.body {
 				if out, err = c.expandList(c.origs[bb], out); err != nil {
@@ -554,14 +606,14 @@ func (c *cloner) inst(i bir.InstID, out []bir.InstID) ([]bir.InstID, error) {
 			if !p.pred.eval(c.env.vals) {
 				c.record(i, bir.NoInst, p)
 				c.droppedCount++
-				return out, nil
+				return out, c.step(i)
 			}
 		} else {
 			pp := c.env.substPred(c.m.Pred(f.Inst(i).Pred))
 			if pp.False {
 				c.record(i, bir.NoInst, p)
 				c.droppedCount++
-				return out, nil
+				return out, c.step(i)
 			}
 			newPred = c.m.InternPred(pp)
 		}

@@ -166,14 +166,15 @@ func (c *cloner) planDeps() error {
 // that an absurd iteration space fails before it is allocated).
 func (c *cloner) allocOrdinals(limit int64) error {
 	c.ords = make([]*ordTable, c.nslots)
+	var total int64 // entries of every table: each is an instance, bounded as the clones are
 	for i := 0; i < c.nslots; i++ {
 		p := c.plans[i]
 		if p == nil || !p.order {
 			continue
 		}
 		size := c.nests[p.nest].size
-		if size > limit {
-			return fmt.Errorf("function %s, instruction %s: %d instances exceed the instruction limit %d", c.f.Name, c.f.InstName(bir.InstID(i)), size, limit)
+		if total = checked.SatAdd(total, size); total > limit {
+			return fmt.Errorf("function %s, instruction %s: %d instances (with the other dependency targets' %d) exceed the instruction limit %d", c.f.Name, c.f.InstName(bir.InstID(i)), size, total-size, limit)
 		}
 		t := &ordTable{clones: make([]bir.InstID, size)}
 		for k := range t.clones {

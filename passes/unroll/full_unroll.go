@@ -52,6 +52,7 @@ import (
 	"time"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/footprint"
 	"github.com/narwhal-compiler/narwhal/internal/checked"
 	"github.com/narwhal-compiler/narwhal/pass"
@@ -121,6 +122,11 @@ type FullUnrollOptions struct {
 	// pass.Context.Function. A panic is reported (as an *InternalError)
 	// against the function last named, with or without the hook.
 	OnFunction func(name string)
+	// Progress, when set, is told every 65536 clones how many the
+	// function's unroll has made of the projected number (an upper
+	// bound): the pass table entry sets it to pass.Context.Progress,
+	// which feeds the command line's progress line.
+	Progress func(done, total int64)
 }
 
 type fnMode int
@@ -313,6 +319,18 @@ func planFullUnroll(f *bir.Function, mode fnMode, level int, others int64, st *S
 	return &fullUnrollPlan{c: c, proj: proj, removable: removable}, nil
 }
 
+// maxCreated bounds the instructions FullUnroll holds before its final
+// dead-code elimination (the module's other functions plus every clone,
+// removable ones included) and the dependency-ordinal entries it
+// allocates: the 25M ceiling itself, so that memory stays at what a
+// legal 25M-instruction module needs (docs/unroll.md: 3.5 GiB). The seed
+// has no such guard: it creates every clone (10^12 for a nest whose
+// clones all die but the last) and removes the dead ones afterwards. It
+// was 4 x the ceiling (100M clones, about 15 GiB); a module whose unroll
+// needs more than 25M instructions before dce, though fewer after, is
+// now refused.
+const maxCreated = MaxTotalCount
+
 // fullUnrollFunction is FullUnroll's unroll_function for one function;
 // others is the final count of the rest of the module (for the ceiling).
 func fullUnrollFunction(f *bir.Function, mode fnMode, level int, opt FullUnrollOptions, others int64, st *Stats) error {
@@ -331,16 +349,22 @@ func fullUnrollFunction(f *bir.Function, mode fnMode, level int, opt FullUnrollO
 		if !rem {
 			certain++
 		}
+		if opt.Progress != nil && created&0xffff == 0 {
+			opt.Progress(created, max(proj.clones, created))
+		}
 		if total := others + keptLower + certain; exceedsCeiling(total) {
 			return &CeilingError{TotalCount: total, Counting: true}
 		}
-		if created > 4*MaxTotalCount {
-			return fmt.Errorf("%s: more than %d instructions created before dead-code elimination; stopping to protect memory", CeilingMessage, 4*MaxTotalCount)
+		if others+created > maxCreated {
+			return diag.Errorf(diag.TooManyInsts, "%s: more than %d instructions in the module before dead-code elimination (clones that dce would remove count until it runs); stopping to bound memory", CeilingMessage, int64(maxCreated))
 		}
 		return nil
 	}
+	if total := checked.SatAdd(others, checked.SatAdd(proj.upper-proj.clones, proj.sureClones)); total > maxCreated {
+		return diag.Errorf(diag.TooManyInsts, "%s: total_count=%d instructions projected before dead-code elimination (clones that dce would remove count until it runs), want <= %d; stopping before cloning to bound memory (function %s)", CeilingMessage, total, int64(maxCreated), f.Name)
+	}
 	c.reserve(proj, MaxTotalCount)
-	if err := c.allocOrdinals(4 * MaxTotalCount); err != nil {
+	if err := c.allocOrdinals(maxCreated); err != nil {
 		return &CeilingError{TotalCount: proj.upper, Projected: true, Where: err.Error()}
 	}
 	if err := c.run(); err != nil {
@@ -442,7 +466,7 @@ func runFullUnroll(ctx *pass.Context) error {
 	if level != 2 {
 		ctx.SetProduced(0) // loops may remain below level 2
 	}
-	st, err := FullUnroll(ctx.Module, FullUnrollOptions{Level: level, Logf: ctx.Logf, OnFunction: ctx.Function})
+	st, err := FullUnroll(ctx.Module, FullUnrollOptions{Level: level, Logf: ctx.Logf, OnFunction: ctx.Function, Progress: ctx.Progress})
 	if level == LevelAuto && err == nil && st.FunctionsAtLevel2 == len(ctx.Module.Funcs) {
 		ctx.SetProduced(verify.StageUnrolled) // every function unrolled completely
 	}

@@ -2,6 +2,7 @@ package unroll
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,8 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/internal/bug"
+	"github.com/narwhal-compiler/narwhal/internal/checked"
 	"github.com/narwhal-compiler/narwhal/interp"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -21,12 +24,7 @@ import (
 // Modules whose trip counts multiply to more than 64 are skipped (the
 // interpreter runs both sides of every unroller).
 func FuzzUnrollers(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.bir"))
-	for _, p := range files {
-		if src, err := os.ReadFile(p); err == nil {
-			f.Add(src)
-		}
-	}
+	addGoldenSeeds(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
 		if len(src) > 8192 {
 			return
@@ -96,4 +94,66 @@ func smallLoops(m *bir.Module) bool {
 		}
 	}
 	return true
+}
+
+// FuzzUnrollers_Limits runs every unroller on mutations of hostile
+// modules (2^40 blocks, a stride that wraps int64, 10^12-iteration nests,
+// a loop predicated on one iteration of 10^12, a dead nest) and of the
+// golden inputs, without FuzzUnrollers' small-loop filter: the limits
+// (the 25M ceiling on the projection, the block-count bound, the
+// expansion-work bound, Unroll's budget) must refuse what they bound with
+// an error, never a recovered panic. Modules whose trip counts multiply
+// to between 10^4 and 10^9 are skipped: they are legal unrolls of up to
+// 25M instructions (seconds and GiBs each), not limit cases.
+func FuzzUnrollers_Limits(f *testing.F) {
+	for _, src := range []string{
+		blockNest("[0, 2)", "1099511627776"),
+		blockNest("[0, 9223372036854775807) step 4611686018427387904", "2"),
+		bigNest("1000000", "1000000"),
+		bigNest("1000000000000", "1"),
+		loopHeader + "\nBlock1:\n  loop_a = Loop a in [0, 1000000000000) {\n  Block_a:\n    st = Save %t[ap=[[64,128],[1,64]]] f32 -> %z[ap=[[64,128],[1,64]]] f32 if (a == 0)\n  }\n}\n",
+		loopHeader + "\nBlock1:\n  loop_a = Loop a in [0, 1000000) {\n  Block_a:\n    loop_b = Loop b in [0, 1000000) {\n    Block_b:\n      ld = Load %x[ap=[[64,128],[1,64]]] f32 -> %t[ap=[[64,128],[1,64]]] f32\n    }\n  }\n  st = Save %t[ap=[[64,128],[1,64]]] f32 -> %z[ap=[[64,128],[1,64]]] f32\n}\n",
+	} {
+		f.Add([]byte(src))
+	}
+	addGoldenSeeds(f)
+	f.Fuzz(func(t *testing.T, src []byte) {
+		if len(src) > 8192 {
+			return
+		}
+		m, err := bir.Parse("fuzz.bir", src)
+		if err != nil || verify.Module(m, verify.Options{}) != nil {
+			return
+		}
+		p := int64(1)
+		for a := 0; a < m.NumAxes(); a++ {
+			p = checked.SatMul(p, max(m.Axis(affine.Axis(a)).TripCount(), 1))
+		}
+		if p > 10_000 && p < 1_000_000_000 {
+			return
+		}
+		for _, run := range []func(m *bir.Module) error{
+			func(m *bir.Module) error { _, err := Unroll(m, UnrollOptions{}); return err },
+			func(m *bir.Module) error { _, err := FullUnroll(m, FullUnrollOptions{Level: 0}); return err },
+			func(m *bir.Module) error { _, err := FullUnroll(m, FullUnrollOptions{Level: 2}); return err },
+		} {
+			m, err := bir.Parse("fuzz.bir", src)
+			if err != nil {
+				t.Fatalf("reparse: %v", err)
+			}
+			if err := run(m); errors.Is(err, bug.ErrInternal) {
+				t.Fatalf("%v\ninput:\n%s", err, src)
+			}
+		}
+	})
+}
+
+// addGoldenSeeds adds the golden inputs to a fuzz target's seed corpus.
+func addGoldenSeeds(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "golden", "*.bir"))
+	for _, p := range files {
+		if src, err := os.ReadFile(p); err == nil {
+			f.Add(src)
+		}
+	}
 }

@@ -52,10 +52,23 @@ func TestFullUnroll_BlockCountBeforeLocations(t *testing.T) {
 	if _, err := Unroll(m, UnrollOptions{}); err == nil || !strings.Contains(err.Error(), "1099511627776 blocks") {
 		t.Errorf("Unroll: err %v, want the block count refused", err)
 	}
-	// At the bound: 25M blocks are accepted by the check itself.
-	m = parse(t, blockNest("[0, 2)", "25000000"))
-	if _, err := checkBlockCount(m.Main(), false); err != nil {
-		t.Errorf("25,000,000 blocks: %v, want accepted", err)
+	// The bound follows the accesses: 100,000 blocks for a loop of
+	// 100,000 iterations that touches each are accepted; 11.6M blocks
+	// for a loop of two (a fuzzer's find: Unroll's grid built 11.6M
+	// tensors, over 4 GiB) are refused, by Unroll too.
+	m = parse(t, blockNest("[0, 100000)", "100000"))
+	if _, err := checkBlockCount(m.Main(), true); err != nil {
+		t.Errorf("100,000 blocks, 100,000 iterations: %v, want accepted", err)
+	}
+	for _, grid := range []bool{false, true} {
+		m = parse(t, blockNest("[0, 2)", "11627776"))
+		if _, err := checkBlockCount(m.Main(), grid); err == nil || !strings.Contains(err.Error(), "more than the 65536 narwhal creates") {
+			t.Errorf("11627776 blocks, 2 iterations (grid %v): %v, want refused", grid, err)
+		}
+	}
+	m = parse(t, blockNest("[0, 2)", "11627776"))
+	if _, err := Unroll(m, UnrollOptions{}); err == nil || !strings.Contains(err.Error(), "11627776 blocks") {
+		t.Errorf("Unroll, 11627776 blocks: %v, want refused", err)
 	}
 }
 

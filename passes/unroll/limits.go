@@ -25,8 +25,18 @@
 // post-unroll count can only be larger), and the cloner keeps counting: it
 // stops as soon as the instructions certain to survive exceed the limit,
 // and, as a guard against memory exhaustion, when everything it created
-// exceeds four times the limit. upper sizes the table reservations (capped
-// at the limit). Products saturate at math.MaxInt64.
+// (dead-code candidates included) exceeds the limit (FullUnroll's
+// maxCreated), or when the loop iterations it expanded plus the clones a
+// false predicate dropped exceed four times the limit (maxExpansionWork:
+// time, not memory). Loops whose body expands to nothing are not
+// iterated. upper sizes the table reservations when it is within the
+// limit. Products and sums go through internal/checked (saturating).
+//
+// Bounds narwhal adds to the seed's: before cloning or creating anything,
+// the per-block locations a function needs (MaxGeneratedLocations, the
+// ceiling: a block no instruction accesses is dead storage) and, for
+// FullUnroll, the ceiling on a dry projection made before memloc
+// generation.
 package unroll
 
 import (
@@ -34,6 +44,7 @@ import (
 	"strconv"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/internal/checked"
 )
 
@@ -48,6 +59,12 @@ const CeilingMessage = `total_count < 25000000 && "Compiler generated too many i
 // threshold neuronx-cc users meet in "Number of instructions (N) is over
 // the threshold (5000000)" (aws-neuron-sdk issue 819).
 const DefaultMaxInstructionLimit = 5_000_000
+
+// ErrorCode is diag.TooManyInsts.
+func (e *CeilingError) ErrorCode() string { return diag.TooManyInsts }
+
+// ErrorCode is diag.TooManyInsts.
+func (e *BudgetError) ErrorCode() string { return diag.TooManyInsts }
 
 // CeilingError is the failure of the 25M ceiling.
 type CeilingError struct {
@@ -118,6 +135,8 @@ func (e *BudgetError) Error() string {
 func InstCountFitsLimit(total, limit int64) bool { return total <= limit }
 
 // projection is the projected post-unroll instruction count of a function.
+// upper - clones + sureClones is what cloning is certain to create, dead
+// code included (FullUnroll's maxCreated check).
 type projection struct {
 	upper, lower int64 // all instructions
 	clones       int64 // instructions inside expanded loops (upper bound)
@@ -129,9 +148,7 @@ type projection struct {
 	operands, nameBytes, deps int64
 }
 
-// reserve sizes the function's tables for the projected clones, scaled
-// down when the projection exceeds limit (then the clone guard stops the
-// unroll before the tables would be full).
+// reserve sizes the function's tables for the projected clones.
 //
 // Predicated instructions are counted at a quarter of their upper bound:
 // a predicate usually selects a few iterations (matmul's first and last k
@@ -139,11 +156,21 @@ type projection struct {
 // operand tables of a 1M-instruction matmul 1.7 times what they hold (80
 // bytes per instruction never used). A module whose predicates hold more
 // often than that grows its tables by append instead.
+//
+// An estimate past limit reserves nothing: the clones certain to be
+// created passed the checks before cloning, so the excess is
+// predicated-off clones that are never made, and reserving the whole
+// limit would spend GiBs on them (a 10^12-iteration loop around an
+// instruction predicated on one iteration reserved 25M slots); the
+// tables then grow with what is actually cloned.
 func (c *cloner) reserve(p projection, limit int64) {
 	if p.clones <= 0 {
 		return
 	}
-	n := min(p.sureClones+(p.clones-p.sureClones)/4, limit)
+	n := checked.SatAdd(p.sureClones, (p.clones-p.sureClones)/4)
+	if n > limit {
+		return
+	}
 	scale := func(x int64) int { return int(float64(x) * float64(n) / float64(p.clones)) }
 	c.cfg.reserveInsts = int(n)
 	c.reserveOperands = scale(p.operands)

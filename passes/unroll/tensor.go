@@ -46,6 +46,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/internal/checked"
 )
 
@@ -231,29 +232,55 @@ func resetAndGenerateMemlocs(f *bir.Function, t bir.TensorID) ([2]bir.LocID, err
 
 // MaxGeneratedLocations bounds the per-block locations (or per-block
 // tensors, for Unroll's grid) that the unrollers create in one function:
-// 25,000,000, FullUnroll's instruction ceiling. A block that no
-// instruction accesses is dead storage, and each access of a block is an
-// instruction after unrolling, so a module that unrolls within the
-// ceiling never needs more; a tensor declaring 2^40 blocks is refused in
-// microseconds instead of exhausting memory creating its locations.
+// 25,000,000, FullUnroll's instruction ceiling. Within it, a function may
+// create as many as its instructions can access after unrolling (each
+// access names one block: a block no instruction accesses is dead
+// storage), with a floor of minGeneratedLocations for small functions.
+// The bound is checked before anything is created: a tensor declaring 2^40
+// blocks, or 11.6M blocks of which a two-iteration loop touches two, is
+// refused in microseconds instead of exhausting memory on its locations
+// (a per-block tensor and location cost a few hundred bytes). The seed
+// creates every block's location whatever the accesses.
 const MaxGeneratedLocations = MaxTotalCount
+
+// minGeneratedLocations is the floor of the block bound.
+const minGeneratedLocations = 1 << 16
+
+// blockAccessBound returns the number of instruction instances f has
+// after unrolling every static loop (the projection's upper bound), which
+// bounds the blocks it can access; MaxGeneratedLocations when the loop
+// nest cannot be analysed (the unroller reports that itself).
+func blockAccessBound(f *bir.Function) int64 {
+	c := newCloner(f, clonerConfig{expand: func(*bir.Function, bir.InstID) bool { return true }})
+	if c.analyze() != nil {
+		return MaxGeneratedLocations
+	}
+	return c.project(nil).upper
+}
 
 // checkBlockCount returns the number of per-block locations the
 // unrollers would create for f's block tensors (FullUnroll: those with a
 // single template location; Unroll's grid, grid true: every one), or an
-// error naming the tensor that takes the count past
-// MaxGeneratedLocations. It is called before anything is created.
+// error naming the tensor that takes the count past the bound (see
+// MaxGeneratedLocations). It is called before anything is created.
 func checkBlockCount(f *bir.Function, grid bool) (int64, error) {
 	var total int64
+	limit := int64(-1) // the projection is made only when blocks need it
 	for t := bir.TensorID(0); int(t) < f.NumTensors(); t++ {
 		ts := f.Tensor(t)
 		if ts.Dead || !ts.IsBlock || !grid && len(ts.Locs) != 1 {
 			continue
 		}
 		total = checked.SatAdd(total, max(ts.NBlocks, 1))
-		if total > MaxGeneratedLocations {
-			return total, fmt.Errorf("function %s, tensor %s: %d blocks: unrolling would create one location per block, more than the %d narwhal creates in a function (FullUnroll's instruction ceiling: a block no instruction accesses is dead storage)",
-				f.Name, ts.Name, ts.NBlocks, int64(MaxGeneratedLocations))
+		if total <= minGeneratedLocations {
+			continue
+		}
+		if limit < 0 {
+			limit = min(max(blockAccessBound(f), minGeneratedLocations), MaxGeneratedLocations)
+		}
+		if total > limit {
+			return total, diag.Errorf(diag.TooManyInsts, "function %s, tensor %s: %d blocks: unrolling would create one location per block, %d in the function, more than the %d narwhal creates for it (its instructions make at most that many block accesses once unrolled, floor %d, cap %d: a block no instruction accesses is dead storage)",
+				f.Name, ts.Name, ts.NBlocks, total, limit, int64(minGeneratedLocations), int64(MaxGeneratedLocations))
 		}
 	}
 	return total, nil

@@ -1,0 +1,169 @@
+// The "sync" extension: an instruction's entry in its function's
+// synchronization side table (bir.Sync; docs/bir-json.md, "Instruction:
+// sync").
+//
+//	"sync": {"trigger": "SP", "waits": [[3, 5], [7, 2]], "updates": [[1, 1]]}
+//
+// trigger (a DMA's trigger engine, BIR-JSON's engine spelling) and the
+// wait and update lists ([semaphore, value] pairs) are each optional; the
+// writer writes "sync" after "schedule" for every instruction that has a
+// trigger or a command; the reader gives a function a table as soon as
+// one of its instructions carries "sync", covering every instruction slot.
+// The wire limit (2 waits, 1 update) is the verifier's rule, not the
+// reader's: a file may hold more and is then rejected by `narwhal verify`
+// with the seed's "Too many sync wait commands".
+package birjson
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/narwhal-compiler/narwhal/bir"
+)
+
+// syncEntry is one decoded "sync" object.
+type syncEntry struct {
+	trigger bir.Engine
+	waits   []bir.SemCmd
+	updates []bir.SemCmd
+	hasW    bool
+	hasU    bool
+}
+
+// appendSync appends `,"sync":{...}` for instruction i of table s when it
+// has a trigger or a command.
+func appendSync(b []byte, s *bir.Sync, i bir.InstID) []byte {
+	if !s.Has(i) {
+		return b
+	}
+	b = append(b, `,"sync":{`...)
+	sep := false
+	if t := s.Trigger[i]; t != bir.EngUnassigned {
+		b = append(b, `"trigger":`...)
+		b = bir.AppendQuoted(b, t.String())
+		sep = true
+	}
+	list := func(key string, cmds []bir.SemCmd) {
+		if len(cmds) == 0 {
+			return
+		}
+		if sep {
+			b = append(b, ',')
+		}
+		sep = true
+		b = append(b, '"')
+		b = append(b, key...)
+		b = append(b, `":[`...)
+		for k, c := range cmds {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(c.Sem), 10)
+			b = append(b, ',')
+			b = strconv.AppendInt(b, int64(c.Value), 10)
+			b = append(b, ']')
+		}
+		b = append(b, ']')
+	}
+	list("waits", s.Waits(i))
+	list("updates", s.Updates(i))
+	return append(b, '}')
+}
+
+// syncEntry reads a "sync" object at the cursor.
+func (d *decoder) syncEntry() (syncEntry, error) {
+	x := syncEntry{trigger: bir.EngUnassigned}
+	more, err := d.beginObject("sync")
+	if err != nil {
+		return x, err
+	}
+	var seen uint8
+	for more {
+		key, kpos, err := d.key()
+		if err != nil {
+			return x, err
+		}
+		var bit uint8
+		switch string(key) {
+		case "trigger":
+			bit = 1
+			d.ws()
+			pos := d.pos
+			s, err := d.str()
+			if err != nil {
+				return x, err
+			}
+			e, err := d.engine(pos, s)
+			if err != nil {
+				return x, err
+			}
+			x.trigger = e
+		case "waits":
+			bit = 2
+			x.waits, err = d.semCmds("sync.waits")
+			x.hasW = true
+		case "updates":
+			bit = 4
+			x.updates, err = d.semCmds("sync.updates")
+			x.hasU = true
+		default:
+			return x, d.errf(kpos, "sync: unknown key %q (want trigger, waits, updates)", key)
+		}
+		if err != nil {
+			return x, err
+		}
+		if seen&bit != 0 {
+			return x, d.errf(kpos, "sync: duplicate key %q", key)
+		}
+		seen |= bit
+		if more, err = d.nextField(); err != nil {
+			return x, err
+		}
+	}
+	return x, nil
+}
+
+// semCmds reads [[semaphore, value], ...]: semaphore an integer >= 0,
+// value an integer, both within int32.
+func (d *decoder) semCmds(key string) ([]bir.SemCmd, error) {
+	d.ws()
+	more, err := d.beginArray(key)
+	var out []bir.SemCmd
+	for err == nil && more {
+		d.ws()
+		pos := d.pos
+		var pair []int64
+		if pair, err = d.intList(key, false); err != nil {
+			return nil, err
+		}
+		if len(pair) != 2 {
+			return nil, d.errf(pos, "%s: want [semaphore, value] pairs, have a list of %d", key, len(pair))
+		}
+		if pair[0] < 0 || pair[0] > math.MaxInt32 || pair[1] < math.MinInt32 || pair[1] > math.MaxInt32 {
+			return nil, d.errf(pos, "%s: [%d, %d]: want a semaphore in 0..%d and a 32-bit value", key, pair[0], pair[1], math.MaxInt32)
+		}
+		if len(out) >= bir.MaxSemCmds {
+			return nil, d.errf(pos, "%s: more than %d commands", key, bir.MaxSemCmds)
+		}
+		out = append(out, bir.SemCmd{Sem: int32(pair[0]), Value: int32(pair[1])})
+		more, err = d.nextElem()
+	}
+	return out, err
+}
+
+// setSync records x as instruction id's synchronization entry.
+func (d *decoder) setSync(id bir.InstID, x syncEntry) {
+	f := d.f
+	if f.Sync == nil {
+		f.Sync = bir.NewSync(0)
+	}
+	f.Sync.Grow(int(id) + 1)
+	f.Sync.Trigger[id] = x.trigger
+	if len(x.waits) > 0 {
+		f.Sync.SetWaits(id, x.waits)
+	}
+	if len(x.updates) > 0 {
+		f.Sync.SetUpdates(id, x.updates)
+	}
+}

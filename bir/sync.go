@@ -1,0 +1,155 @@
+package bir
+
+// SemCmd is one semaphore command of an instruction (seed 002 §6.5, §6.6:
+// the ".asm $S[k]>0 $S[j]++@complete semaphore conditions"). As a wait it
+// holds the instruction until semaphore Sem has reached Value
+// (`$S[Sem]>=Value`); as an update it adds Value to semaphore Sem when the
+// instruction completes (`$S[Sem]++@complete` for Value 1).
+type SemCmd struct {
+	Sem   int32
+	Value int32
+}
+
+// Sync is the synchronization side table of a function (passes/semaphores:
+// AllocSemaphores and the trigger-engine assignment, seed 002 §6.5): dense
+// columns indexed by InstID, like Schedule, as design.md asks for results
+// that exist per instruction ("semaphore waits and updates ... live in
+// dense side tables indexed by InstID").
+//
+//   - Trigger[i]: for a DMA, the engine whose instruction stream issues it
+//     (the trigger engine; EngUnassigned: not assigned). The DMA's waits
+//     are executed by that engine before it fires the DMA; the DMA's
+//     updates are made by the DMA queue when the transfer completes.
+//   - Waits(i), Updates(i): the instruction's semaphore commands, in the
+//     order they were set. The hardware's wire limit (at most 2 waits and
+//     1 update per instruction) is a verifier rule, not a property of the
+//     table, so a table read from a file can hold more and be rejected
+//     with the seed's message.
+//
+// The commands live in one pool (Cmds); each instruction names a range of
+// it. SetWaits and SetUpdates append a new range (the old one becomes
+// garbage, reclaimed by Compact), so setting commands never allocates per
+// instruction beyond the pool's growth.
+type Sync struct {
+	Trigger []Engine
+	waitAt  []int32
+	updAt   []int32
+	nWait   []uint16
+	nUpd    []uint16
+	Cmds    []SemCmd
+}
+
+// MaxSemCmds bounds the commands of one kind one instruction may carry in
+// the table (far above the hardware's 2 and 1; a reader rejects more).
+const MaxSemCmds = 1<<16 - 1
+
+// NewSync returns a table of n entries without commands or triggers.
+func NewSync(n int) *Sync {
+	s := &Sync{}
+	s.Grow(n)
+	return s
+}
+
+// Len returns the number of instruction slots the table covers.
+func (s *Sync) Len() int { return len(s.Trigger) }
+
+// Grow extends the table to n slots (new slots have nothing).
+func (s *Sync) Grow(n int) {
+	for len(s.Trigger) < n {
+		s.Trigger = append(s.Trigger, EngUnassigned)
+		s.waitAt = append(s.waitAt, 0)
+		s.updAt = append(s.updAt, 0)
+		s.nWait = append(s.nWait, 0)
+		s.nUpd = append(s.nUpd, 0)
+	}
+}
+
+// Waits returns the wait commands of instruction i (a view into the pool:
+// do not modify or keep it across SetWaits/SetUpdates/Compact).
+func (s *Sync) Waits(i InstID) []SemCmd {
+	if s == nil || int(i) < 0 || int(i) >= len(s.nWait) || s.nWait[i] == 0 {
+		return nil
+	}
+	a := s.waitAt[i]
+	return s.Cmds[a : a+int32(s.nWait[i]) : a+int32(s.nWait[i])]
+}
+
+// Updates returns the update commands of instruction i (a view, as Waits).
+func (s *Sync) Updates(i InstID) []SemCmd {
+	if s == nil || int(i) < 0 || int(i) >= len(s.nUpd) || s.nUpd[i] == 0 {
+		return nil
+	}
+	a := s.updAt[i]
+	return s.Cmds[a : a+int32(s.nUpd[i]) : a+int32(s.nUpd[i])]
+}
+
+// SetWaits replaces the wait commands of instruction i (at most
+// MaxSemCmds; more are dropped by the caller's contract, see the readers).
+func (s *Sync) SetWaits(i InstID, cmds []SemCmd) {
+	s.Grow(int(i) + 1)
+	n := min(len(cmds), MaxSemCmds)
+	s.waitAt[i], s.nWait[i] = int32(len(s.Cmds)), uint16(n)
+	s.Cmds = append(s.Cmds, cmds[:n]...)
+}
+
+// SetUpdates replaces the update commands of instruction i.
+func (s *Sync) SetUpdates(i InstID, cmds []SemCmd) {
+	s.Grow(int(i) + 1)
+	n := min(len(cmds), MaxSemCmds)
+	s.updAt[i], s.nUpd[i] = int32(len(s.Cmds)), uint16(n)
+	s.Cmds = append(s.Cmds, cmds[:n]...)
+}
+
+// Has reports whether instruction i has any command or a trigger engine.
+func (s *Sync) Has(i InstID) bool {
+	return s != nil && int(i) >= 0 && int(i) < len(s.Trigger) && (s.Trigger[i] != EngUnassigned || s.nWait[i] > 0 || s.nUpd[i] > 0)
+}
+
+// NumCommands returns the wait and update commands of the table's live
+// ranges.
+func (s *Sync) NumCommands() (waits, updates int64) {
+	if s == nil {
+		return 0, 0
+	}
+	for i := range s.nWait {
+		waits += int64(s.nWait[i])
+		updates += int64(s.nUpd[i])
+	}
+	return waits, updates
+}
+
+// Compact rewrites the pool so it holds only the live ranges, in
+// instruction order.
+func (s *Sync) Compact() {
+	w, u := s.NumCommands()
+	pool := make([]SemCmd, 0, w+u)
+	for i := range s.nWait {
+		if n := s.nWait[i]; n > 0 {
+			a := s.waitAt[i]
+			s.waitAt[i] = int32(len(pool))
+			pool = append(pool, s.Cmds[a:a+int32(n)]...)
+		}
+		if n := s.nUpd[i]; n > 0 {
+			a := s.updAt[i]
+			s.updAt[i] = int32(len(pool))
+			pool = append(pool, s.Cmds[a:a+int32(n)]...)
+		}
+	}
+	s.Cmds = pool
+}
+
+// Clone returns a deep copy of s.
+func (s *Sync) Clone() *Sync {
+	if s == nil {
+		return nil
+	}
+	c := &Sync{
+		Trigger: append([]Engine(nil), s.Trigger...),
+		waitAt:  append([]int32(nil), s.waitAt...),
+		updAt:   append([]int32(nil), s.updAt...),
+		nWait:   append([]uint16(nil), s.nWait...),
+		nUpd:    append([]uint16(nil), s.nUpd...),
+		Cmds:    append([]SemCmd(nil), s.Cmds...),
+	}
+	return c
+}

@@ -1,0 +1,52 @@
+package main
+
+// compile --streams DIR: one listing per engine and DMA queue of every
+// synchronized function (stream.WriteListing), DIR/FUNC.STREAM.txt
+// ("main.vector.txt", "main.queue3.txt"); DIR is created when missing and
+// each file is written atomically.
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
+	"github.com/narwhal-compiler/narwhal/stream"
+)
+
+func writeStreams(dir string, stdout io.Writer, m *bir.Module, model *arch.Model) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--streams: %w", err)
+	}
+	n := 0
+	for _, f := range m.Funcs {
+		if f.Sync == nil {
+			continue
+		}
+		L, err := stream.Build(f, stream.Options{HasEngine: model.HasEngine, Queues: int(max(model.DMAQueues, 1))})
+		if err != nil {
+			return fmt.Errorf("--streams: %w", err)
+		}
+		fm := bir.NewInstFormatter(f)
+		fm.NoDeps = true
+		for s := range L.Present {
+			if !L.Present[s] || L.Len[s] == 0 && stream.ID(s).IsQueue() {
+				continue
+			}
+			path := filepath.Join(dir, stream.ListingName(f, stream.ID(s)))
+			err := outfile.Write(path, outfile.Options{}, func(w io.Writer) error { return stream.WriteListing(w, L, stream.ID(s), fm) })
+			if err != nil {
+				return fmt.Errorf("--streams: %w", err)
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return fmt.Errorf("--streams: the module has no synchronized function (alloc_semaphores did not run)")
+	}
+	fmt.Fprintf(stdout, "streams: %d listings (one per engine and DMA queue) in %s\n", n, dir)
+	return nil
+}

@@ -1,0 +1,157 @@
+package htmlreport
+
+// pageHTML is the page template: inline CSS, a few lines of JavaScript, no
+// external resources.
+const pageHTML = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<script>
+// Any script error is recorded on the page (scripts/check-html.sh fails on it).
+window.addEventListener("error", function (e) {
+  document.documentElement.setAttribute("data-jserror", String(e.message || e));
+});
+</script>
+<style>
+:root { --fg:#1d2330; --muted:#5d6675; --line:#d9dee6; --bg:#fff; --head:#f3f5f8; --acc:#1f6feb;
+        --add:#e6ffec; --addfg:#116329; --del:#ffebe9; --delfg:#82071e; --bar:#8cb4f5; --bad:#b42318; }
+* { box-sizing: border-box; }
+body { margin: 0; font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
+header { padding: 14px 24px; background: #0f2744; color: #fff; }
+header h1 { margin: 0 0 4px; font-size: 20px; font-weight: 600; }
+header .cmd { font: 12px ui-monospace, SFMono-Regular, Menlo, monospace; color: #c9d6e8; word-break: break-all; }
+main { padding: 8px 24px 40px; max-width: 1400px; }
+h2 { font-size: 16px; margin: 22px 0 8px; border-bottom: 1px solid var(--line); padding-bottom: 4px; }
+.status { display: inline-block; padding: 2px 8px; border-radius: 10px; font-size: 12px; font-weight: 600; margin-left: 8px; }
+.ok { background: #dafbe1; color: #116329; } .failed { background: #ffebe9; color: var(--bad); }
+.error { margin: 10px 0; padding: 10px 12px; border: 1px solid #f5c2c0; background: #fff5f5; color: var(--bad);
+         font: 12px ui-monospace, monospace; white-space: pre-wrap; }
+.cols { display: flex; gap: 24px; flex-wrap: wrap; }
+.cols > div { flex: 1 1 420px; }
+table { border-collapse: collapse; width: 100%; margin: 4px 0 8px; }
+th, td { text-align: left; padding: 4px 8px; border-bottom: 1px solid var(--line); vertical-align: top; }
+th { background: var(--head); font-weight: 600; font-size: 12px; color: var(--muted); }
+td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tr.skipped td { color: var(--muted); }
+tr.failedrow td { background: #fff5f5; }
+.bar { height: 8px; background: var(--bar); border-radius: 2px; min-width: 1px; }
+a { color: var(--acc); text-decoration: none; } a:hover { text-decoration: underline; }
+details.pass { border: 1px solid var(--line); border-radius: 6px; margin: 8px 0; }
+details.pass > summary { cursor: pointer; padding: 8px 12px; background: var(--head); font-weight: 600; }
+details.pass > summary .meta { font-weight: 400; color: var(--muted); margin-left: 8px; }
+details.pass .body { padding: 8px 12px; }
+details.inner > summary { cursor: pointer; color: var(--acc); margin: 6px 0; }
+pre { margin: 0; font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, monospace; overflow-x: auto; }
+pre.ir { border: 1px solid var(--line); border-radius: 4px; padding: 6px 0; max-height: 560px; overflow: auto; }
+pre.ir span { display: block; padding: 0 10px; white-space: pre; }
+pre.ir .add { background: var(--add); color: var(--addfg); }
+pre.ir .del { background: var(--del); color: var(--delfg); text-decoration: line-through; text-decoration-color: #d0a0a0; }
+pre.ir .gap { color: var(--muted); font-style: italic; }
+pre.block { background: var(--head); padding: 8px 10px; border-radius: 4px; }
+.muted { color: var(--muted); }
+.toolbar { margin: 8px 0; }
+.toolbar button { font: inherit; padding: 3px 10px; border: 1px solid var(--line); background: #fff; border-radius: 4px; cursor: pointer; }
+.attach svg { max-width: 100%; height: auto; border: 1px solid var(--line); }
+</style>
+</head>
+<body>
+<header>
+<h1>narwhal compile: {{.Input}}{{if .Error}}<span class="status failed">failed</span>{{else}}<span class="status ok">compiled</span>{{end}}</h1>
+<div class="cmd">{{.Command}}</div>
+</header>
+<main>
+{{if .Error}}<div class="error" id="error">{{.Error}}</div>{{end}}
+
+<h2 id="summary">Input and result</h2>
+<div class="cols">
+{{range $i, $s := (summaries .In .Out)}}{{if $s.S}}<div>
+<table>
+<tr><th colspan="3">{{$s.Label}}</th></tr>
+<tr><td>architecture</td><td class="n" colspan="2">{{$s.S.Arch}}</td></tr>
+<tr><td>functions</td><td class="n" colspan="2">{{$s.S.Functions}}</td></tr>
+<tr><td>instructions</td><td class="n" colspan="2">{{$s.S.Insts}}</td></tr>
+<tr><td>source positions</td><td class="n" colspan="2">{{$s.S.Positions}}</td></tr>
+<tr><th>memory</th><th>locations</th><th>bytes</th></tr>
+{{range $s.S.Tensors}}<tr><td>{{.Name}}</td><td class="n">{{.Count}}</td><td class="n">{{kib .Bytes}}</td></tr>{{end}}
+<tr><th>opcode</th><th colspan="2">instructions</th></tr>
+{{range (top $s.S.Opcodes 12)}}<tr><td>{{.Name}}</td><td class="n" colspan="2">{{.Count}}</td></tr>{{end}}
+<tr><th>engine</th><th colspan="2">instructions</th></tr>
+{{range $s.S.Engines}}<tr><td>{{.Name}}</td><td class="n" colspan="2">{{.Count}}</td></tr>{{end}}
+</table>
+</div>{{end}}{{end}}
+</div>
+
+<h2 id="passes">Passes</h2>
+<table id="passtable">
+<tr><th>#</th><th>pass</th><th>order</th><th>time</th><th>verify</th><th>instructions</th><th style="width:22%"></th></tr>
+{{range .Passes}}<tr class="{{if .Skipped}}skipped{{else if .Error}}failedrow{{end}}">
+<td class="n">{{.Index}}</td>
+<td>{{if .Skipped}}{{.Name}}{{else}}<a href="#pass-{{.Index}}" data-open="pass-{{.Index}}">{{.Name}}</a>{{end}}</td>
+<td class="n">{{.Order}}</td>
+{{if .Skipped}}<td colspan="4">skipped: {{.Skipped}}</td>{{else}}
+<td class="n">{{.Time}}</td><td class="n">{{.Verify}}</td>
+<td class="n">{{.Before}} &rarr; {{.After}}</td>
+<td><div class="bar" style="width:{{.Bar}}%"></div></td>{{end}}
+</tr>{{end}}
+<tr><td></td><td><b>total</b></td><td></td><td class="n"><b>{{.Total}}</b></td><td></td><td class="n">{{.TotalInsts}}</td><td></td></tr>
+</table>
+
+<h2 id="attachments">Allocation map and timeline</h2>
+{{if .Attachments}}{{range .Attachments}}<div class="attach">
+<h3>{{.Title}}</h3>
+{{if eq .Kind "svg"}}{{.SVG}}{{else}}<p><a download="{{.Name}}" href="data:application/json;base64,{{.Data}}">{{.Name}}</a>
+({{.Size}} bytes): a Chrome trace-event file; open it in Perfetto (ui.perfetto.dev, "Open trace file").</p>{{end}}
+</div>{{end}}{{else}}<p class="muted" id="no-attachments">This compile produced no allocation map or schedule timeline
+(they come from the memory planner's --memmap and the scheduler's --trace when those run).</p>{{end}}
+
+<h2 id="details">Each pass</h2>
+<div class="toolbar"><button type="button" id="expand">expand all</button> <button type="button" id="collapse">collapse all</button></div>
+{{range .Passes}}{{if not .Skipped}}<details class="pass" id="pass-{{.Index}}"{{if .Error}} open{{end}}>
+<summary>{{.Index}}. {{.Name}}<span class="meta">{{.Time}}, {{.Before}} &rarr; {{.After}} instructions{{if .HasIR}}, {{.Changed}} IR lines changed{{end}}</span></summary>
+<div class="body">
+{{if .Error}}<div class="error">{{.Error}}</div>{{end}}
+{{if .Counters}}<table><tr><th>counter</th><th>value</th></tr>
+{{range .Counters}}<tr><td>{{.Name}}</td><td class="n">{{.Value}}</td></tr>{{end}}</table>{{end}}
+{{range .Blocks}}{{if .Title}}<p><b>{{.Title}}</b></p>{{end}}<pre class="block">{{lines .Text}}</pre>{{end}}
+{{if .Log}}<details class="inner"><summary>log ({{len .Log}} lines)</summary><pre class="block">{{range .Log}}{{.}}
+{{end}}</pre></details>{{end}}
+{{if .HasIR}}<details class="inner"{{if .Changed}} open{{end}}><summary>IR before &rarr; after ({{.Changed}} lines changed; removed lines struck through, added lines green)</summary>
+{{if .Diff}}<pre class="ir">{{range .Diff}}<span class="{{.Class}}">{{.Mark}} {{.Text}}</span>{{end}}</pre>{{else}}<p class="muted">The pass did not change the IR text.</p>{{end}}
+</details>
+{{if .AfterText}}<details class="inner"><summary>module after {{.Name}}</summary><pre class="ir">{{lines .AfterText}}</pre></details>{{end}}
+{{else if .Omitted}}<p class="muted">IR not shown: {{.Omitted}}.</p>{{end}}
+</div>
+</details>{{end}}{{end}}
+<p class="muted">Generated by narwhal at {{.Generated}}. The page is self-contained.</p>
+</main>
+<script>
+(function () {
+  var all = function () { return document.querySelectorAll("details.pass"); };
+  document.getElementById("expand").addEventListener("click", function () {
+    all().forEach(function (d) { d.open = true; });
+  });
+  document.getElementById("collapse").addEventListener("click", function () {
+    all().forEach(function (d) { d.open = false; });
+  });
+  document.querySelectorAll("a[data-open]").forEach(function (a) {
+    a.addEventListener("click", function () {
+      var d = document.getElementById(a.getAttribute("data-open"));
+      if (d) { d.open = true; }
+    });
+  });
+  // page.html#pass-6 opens that pass's section and scrolls to it;
+  // page.html#all opens every section.
+  if (location.hash === "#all") {
+    all().forEach(function (d) { d.open = true; });
+  } else if (location.hash) {
+    var d = document.getElementById(location.hash.slice(1));
+    if (d && d.tagName === "DETAILS") { d.open = true; d.scrollIntoView(); }
+  }
+  document.body.setAttribute("data-ready", String(all().length));
+})();
+</script>
+</body>
+</html>
+`
