@@ -731,6 +731,13 @@ func (a *allocator) number() error {
 	a.sigIdx = make([]int32, f.NumInstSlots())
 	count := make([]int32, L.NumStreams)
 	sy := f.Sync
+	nsig := 0
+	for _, x := range L.Insts {
+		if a.signals[x] {
+			nsig++
+		}
+	}
+	sy.Reserve(len(a.waitPool) + nsig)
 	var cmds []bir.SemCmd
 	for _, x := range L.Insts {
 		in := f.Inst(x)
