@@ -419,23 +419,13 @@ func (a *allocator) layout() (*stream.Layout, error) {
 // mayUpdate marks the instructions that may need to update: some
 // dependent's streams do not include its completion stream.
 func mayUpdate(L *stream.Layout) []bool {
-	f := L.F
-	out := make([]bool, f.NumInstSlots())
+	out := make([]bool, L.F.NumInstSlots())
 	for _, y := range L.Insts {
-		for d := f.Inst(y).Deps; d >= 0; {
-			dep, next, ok := f.DepRecord(d)
-			if !ok {
-				break
-			}
-			d = next
-			p := dep.On
-			if int(p) < 0 || int(p) >= len(L.Prog) || L.Prog[p] < 0 {
-				continue
-			}
+		L.Deps(y, func(p bir.InstID, _ bir.DepKind) {
 			if s := L.DoneStream(p); s != L.Eng[y] && s != L.Q[y] {
 				out[p] = true
 			}
-		}
+		})
 	}
 	return out
 }
@@ -643,15 +633,9 @@ func (a *allocator) chooseWaits() {
 			}
 		}
 		touched = touched[:0]
-		for d := in.Deps; d >= 0; {
-			dep, next, ok := f.DepRecord(d)
-			if !ok {
-				break
-			}
-			d = next
-			p := dep.On
-			if int(p) < 0 || int(p) >= len(L.Prog) || L.Prog[p] < 0 || t.KnowsIn(know, p) {
-				continue
+		L.Deps(x, func(p bir.InstID, _ bir.DepKind) {
+			if t.KnowsIn(know, p) {
+				return
 			}
 			s := L.DoneStream(p)
 			if c := cand[s]; c == bir.NoInst {
@@ -660,7 +644,7 @@ func (a *allocator) chooseWaits() {
 			} else if L.DonePos(p) > L.DonePos(c) {
 				cand[s] = p
 			}
-		}
+		})
 		a.waitAt[x] = int32(len(a.waitPool))
 		for _, s := range touched {
 			c := cand[s]

@@ -61,6 +61,19 @@ func scheduled(t *testing.T, m *bir.Module, opts ...string) bool {
 	return rep.Result("time_aware_scheduler").Counter("functions_with_loops") == 0
 }
 
+// scheduledKernel instantiates a built-in kernel and schedules it.
+func scheduledKernel(t *testing.T, spec string) *bir.Module {
+	t.Helper()
+	inst, err := kernels.Instantiate(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !scheduled(t, inst.Module) {
+		t.Fatalf("%s keeps loops", spec)
+	}
+	return inst.Module
+}
+
 // TestAllocSemaphores_Kernels is the translation validation of
 // alloc_semaphores on every built-in kernel: scheduled, then
 // synchronized; the verifier accepts the result at StageSynchronized
@@ -198,14 +211,7 @@ func TestAllocSemaphores_Rotation(t *testing.T) {
 // TestAllocSemaphores_Rerun: a second run gives the same module (it
 // removes what the first added and recomputes).
 func TestAllocSemaphores_Rerun(t *testing.T) {
-	inst, err := kernels.Instantiate("tensor_add:rows=512,cols=256")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := inst.Module
-	if !scheduled(t, m) {
-		t.Fatal("tensor_add keeps loops")
-	}
+	m := scheduledKernel(t, "tensor_add:rows=512,cols=256")
 	run := func() string {
 		if _, err := pipeline.Table.Run(m, pass.Config{Passes: []string{"alloc_semaphores"}, VerifyEach: true}); err != nil {
 			t.Fatal(err)
@@ -225,17 +231,10 @@ func TestAllocSemaphores_Rerun(t *testing.T) {
 // TestAllocSemaphores_TooFewSemaphores: an arch with fewer semaphores than
 // signalling streams fails with an error naming the option.
 func TestAllocSemaphores_TooFewSemaphores(t *testing.T) {
-	inst, err := kernels.Instantiate("tensor_add:rows=512,cols=256")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := inst.Module
-	if !scheduled(t, m) {
-		t.Fatal("tensor_add keeps loops")
-	}
+	m := scheduledKernel(t, "tensor_add:rows=512,cols=256")
 	model, _ := arch.ForModule(m)
 	model.Sync.Semaphores = 1
-	_, err = semaphores.AllocSemaphores(m.Main(), model, true)
+	_, err := semaphores.AllocSemaphores(m.Main(), model, true)
 	if err == nil || !strings.Contains(err.Error(), "arch.semaphores") {
 		t.Errorf("err = %v, want one naming --option arch.semaphores", err)
 	}
@@ -245,14 +244,7 @@ func TestAllocSemaphores_TooFewSemaphores(t *testing.T) {
 // end with Halt, preceded by Drain on engines that fired DMAs nobody
 // waited for.
 func TestAllocSemaphores_StreamEndings(t *testing.T) {
-	inst, err := kernels.Instantiate("tensor_add:rows=512,cols=256")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := inst.Module
-	if !scheduled(t, m) {
-		t.Fatal("tensor_add keeps loops")
-	}
+	m := scheduledKernel(t, "tensor_add:rows=512,cols=256")
 	if _, err := pipeline.Table.Run(m, pass.Config{Passes: []string{"alloc_semaphores"}}); err != nil {
 		t.Fatal(err)
 	}

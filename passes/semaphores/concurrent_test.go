@@ -366,7 +366,10 @@ func mutate(t *testing.T, tc mutationCase) (waits, byRace, byRule, never int) {
 					switch {
 					case res.RacesFound > 0 || len(res.Late) > 0:
 						byRace++
-					case func() bool { verr = verify.Module(m, verify.Options{Arch: model, Stage: verify.StageSynchronized}); return verr != nil }():
+					case func() bool {
+						verr = verify.Module(m, verify.Options{Arch: model, Stage: verify.StageSynchronized})
+						return verr != nil
+					}():
 						byRule++
 						// The race checker sees every data dependency
 						// (FLOW, ANTI, OUTPUT: conflicting bytes); the rule
