@@ -162,6 +162,7 @@ func runAllocSemaphores(ctx *pass.Context) error {
 	ctx.Count("wait_commands", total.Waits)
 	ctx.Count("update_commands", total.Updates)
 	ctx.Count("redundant_waits_removed", total.Redundant)
+	ctx.Count("edge_waits_seed", total.EdgeWaits)
 	ctx.Count("carriers", total.Carriers)
 	ctx.Count("rotations", total.Rotations)
 	ctx.Count("core_barriers", total.CoreBarriers)
@@ -191,6 +192,10 @@ type Stats struct {
 	Waits      int64 // wait commands
 	Updates    int64 // update commands
 	Redundant  int64 // candidate waits dropped because another wait implies them
+	// EdgeWaits is what the seed's sketch would emit: one wait per
+	// dependency edge between two streams ("for (Edge e : edges) ...
+	// setupSync(e.consumer, ...)"), the baseline beside Waits.
+	EdgeWaits int64
 	Carriers   int64 // EventSemaphore carriers
 	Rotations  int64
 	// CoreBarriers and PTCOMs count those of insert_core_barrier and
@@ -213,6 +218,7 @@ func (s *Stats) add(o *Stats) {
 	s.Waits += o.Waits
 	s.Updates += o.Updates
 	s.Redundant += o.Redundant
+	s.EdgeWaits += o.EdgeWaits
 	s.Carriers += o.Carriers
 	s.Rotations += o.Rotations
 	s.CoreBarriers += o.CoreBarriers
@@ -226,7 +232,7 @@ func (s *Stats) add(o *Stats) {
 func (s *Stats) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "  semaphores: %d (one per signalling stream)\n", s.Semaphores)
-	fmt.Fprintf(&b, "  semaphore commands: %d waits ($S[k]>=v), %d updates ($S[j]++@complete); %d redundant waits removed\n", s.Waits, s.Updates, s.Redundant)
+	fmt.Fprintf(&b, "  semaphore commands: %d waits ($S[k]>=v), %d updates ($S[j]++@complete); the seed's one wait per cross-stream edge: %d; %d redundant waits removed\n", s.Waits, s.Updates, s.EdgeWaits, s.Redundant)
 	fmt.Fprintf(&b, "  carrier EventSemaphores: %d; rotations (AllEngineBarrier + GroupResetSemaphores): %d; Drain: %d; Halt: %d\n", s.Carriers, s.Rotations, s.Drains, s.Halts)
 	if s.CoreBarriers+s.PTCOMs > 0 {
 		fmt.Fprintf(&b, "  core barriers: %d; PTCOMs: %d\n", s.CoreBarriers, s.PTCOMs)
@@ -634,6 +640,9 @@ func (a *allocator) chooseWaits() {
 		}
 		touched = touched[:0]
 		L.Deps(x, func(p bir.InstID, _ bir.DepKind) {
+			if s := L.DoneStream(p); s != L.Eng[x] && s != L.Q[x] {
+				a.st.EdgeWaits++
+			}
 			if t.KnowsIn(know, p) {
 				return
 			}
