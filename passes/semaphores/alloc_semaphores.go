@@ -196,8 +196,8 @@ type Stats struct {
 	// dependency edge between two streams ("for (Edge e : edges) ...
 	// setupSync(e.consumer, ...)"), the baseline beside Waits.
 	EdgeWaits int64
-	Carriers   int64 // EventSemaphore carriers
-	Rotations  int64
+	Carriers  int64 // EventSemaphore carriers
+	Rotations int64
 	// CoreBarriers and PTCOMs count those of insert_core_barrier and
 	// insert_ptcom_flat the function holds.
 	CoreBarriers int64
@@ -285,13 +285,13 @@ func AllocSemaphores(f *bir.Function, model *arch.Model, entry bool) (*Stats, er
 		return nil, err
 	}
 	if n := a.rotationPoints(L); n > 0 {
-		a.addSemaphoreRotationWaits()
+		a.addSemaphoreRotationWait()
 		if L, err = a.layout(); err != nil {
 			return nil, err
 		}
 	}
 	a.L = L
-	a.chooseWaits()
+	a.setupSync()
 	if err := a.number(); err != nil {
 		return nil, err
 	}
@@ -413,7 +413,7 @@ type allocator struct {
 	semOf    []int32 // stream -> semaphore (-1 none)
 	barrierN int64   // AllEngineBarrier ids used
 	taken    names
-	// final is chooseWaits' tracker at the end: what every stream knows
+	// final is setupSync' tracker at the end: what every stream knows
 	// once it has run (the waits it chose are the ones acquired).
 	final *stream.Tracker
 }
@@ -460,12 +460,12 @@ func (a *allocator) rotationPoints(L *stream.Layout) int {
 	return len(a.rotBefore)
 }
 
-// addSemaphoreRotationWaits inserts, before each rotation point, the
+// addSemaphoreRotationWait inserts, before each rotation point, the
 // rotation: an AllEngineBarrier on every engine, GroupResetSemaphores on
 // the Sync engine, an AllEngineBarrier on every engine; the schedule after
 // each point is shifted so that the barrier starts when everything before
 // it has ended.
-func (a *allocator) addSemaphoreRotationWaits() {
+func (a *allocator) addSemaphoreRotationWait() {
 	f := a.f
 	tab := f.Sched
 	at := make(map[bir.InstID]bool, len(a.rotBefore))
@@ -573,8 +573,8 @@ func (t names) unique(name string) string {
 	return n
 }
 
-// chooseWaits is step 3: the minimal waits of every instruction.
-func (a *allocator) chooseWaits() {
+// setupSync is step 3 (AllocSemaphores::setupSync): the minimal waits of every instruction.
+func (a *allocator) setupSync() {
 	L := a.L
 	f := a.f
 	n := f.NumInstSlots()

@@ -7,6 +7,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/birjson"
+	"github.com/narwhal-compiler/narwhal/interp"
 	"github.com/narwhal-compiler/narwhal/kernels"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/passes/semaphores"
@@ -186,7 +187,9 @@ func TestAllocSemaphores_EveryWaitNeeded(t *testing.T) {
 // every kernel's streams signal more often than a counter holds, so the
 // pass rotates (AllEngineBarrier + GroupResetSemaphores); the result
 // verifies (the rule checks every counter against the width) and
-// interprets to the same outputs.
+// interprets to the same outputs, sequentially and concurrently under
+// every policy (the barriers release, the resets take effect, the counts
+// start again).
 func TestAllocSemaphores_Rotation(t *testing.T) {
 	p, _ := pipeline.Table.Lookup("alloc_semaphores")
 	rotations := int64(0)
@@ -202,6 +205,17 @@ func TestAllocSemaphores_Rotation(t *testing.T) {
 			return err
 		}, passtest.StageBefore(before), passtest.Stage(before|verify.StageSynchronized))
 		rotations += rep.Result(p.Name).Counter("rotations")
+		// The rotations run: barriers, resets, and counts from 0 again.
+		inst, err := kernels.Instantiate(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := kernels.InputsFor(inst.Kernel, m, 1)
+		want, err := interp.Run(m, in, interp.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sweep(t, []*bir.Module{m}, in, want, 2)
 	})
 	if rotations == 0 {
 		t.Error("no kernel rotated its semaphores with 2-bit counters")
