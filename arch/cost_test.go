@@ -162,3 +162,70 @@ func TestClassFor(t *testing.T) {
 		t.Error("Class.String")
 	}
 }
+
+// TestInstructionWork maps built instructions onto the table's rows.
+func TestInstructionWork(t *testing.T) {
+	m := bir.NewModule("trn2")
+	b := bir.NewBuilder(m, "main")
+	x := b.Input("x", bir.Float32, 128, 512)
+	st := b.SBUF("st", bir.BFloat16, 128, 128)
+	mv := b.SBUF("mv", bir.BFloat16, 128, 512)
+	ps := b.PSUM("ps", bir.Float32, 128, 512)
+	sb := b.SBUF("sb", bir.Float32, 128, 512)
+	sb16 := b.SBUF("sb16", bir.Float32, 16, 512)
+	hb := b.SBUF("hb", bir.BFloat16, 128, 512)
+	mm := b.Matmult("mm", ps.All(), st.All(), mv.All(), true, true)
+	tt := b.TensorTensor("tt", bir.EngDVE, "add", sb.All(), ps.All(), sb.All())
+	tb := b.TensorTensor("tb", bir.EngDVE, "mult", hb.All(), hb.All(), hb.All())
+	tr := b.TensorReduce("tr", bir.EngDVE, "max", "X", sb.Tile(0, 128, 0, 1), hb.All())
+	ms := b.Memset("ms", bir.EngDVE, hb.All(), 0)
+	gp := b.Memset("gp", bir.EngPool, sb.All(), 1)
+	ld := b.Load("ld", sb.All(), x.All())
+	l16 := b.Load("l16", sb16.All(), x.Tile(0, 16, 0, 512))
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	f := b.F
+	tests := []struct {
+		name string
+		i    bir.InstID
+		eng  bir.Engine
+		hw   bool
+		want Work
+	}{
+		{"matmul: moving N, stationary free size", mm, bir.EngPE, false, Work{Class: ClassMatmul, Engine: bir.EngPE, Dtype: bir.BFloat16, N: 512, NStationary: 128, Overheads: true}},
+		{"tensor_tensor with a PSUM input", tt, bir.EngDVE, false, Work{Class: ClassTensorTensor, Engine: bir.EngDVE, Dtype: bir.Float32, N: 512, OneInputInPSUM: true, Overheads: true}},
+		{"tensor_tensor all bf16 contiguous mult", tb, bir.EngDVE, false, Work{Class: ClassTensorTensor, Engine: bir.EngDVE, Dtype: bir.BFloat16, N: 512, FastBF16: true, Overheads: true}},
+		{"tensor_reduce bf16 max: N of the input", tr, bir.EngDVE, false, Work{Class: ClassTensorReduce, Engine: bir.EngDVE, Dtype: bir.BFloat16, N: 512, FastBF16: true, Overheads: true}},
+		{"memset bf16 zero", ms, bir.EngDVE, false, Work{Class: ClassMemset, Engine: bir.EngDVE, Dtype: bir.BFloat16, N: 512, FastBF16: true, Overheads: true}},
+		{"GpSimd: no extra overheads", gp, bir.EngPool, false, Work{Class: ClassGpSimd, Engine: bir.EngPool, Dtype: bir.Float32, N: 512}},
+		{"DMA", ld, bir.EngDMA, true, Work{Class: ClassDMA, Engine: bir.EngDMA, Bytes: 128 * 2048, Partitions: 128, BytesPerPartition: 2048, HWDGE: true}},
+		{"DMA of 16 partitions", l16, bir.EngDMA, false, Work{Class: ClassDMA, Engine: bir.EngDMA, Bytes: 16 * 2048, Partitions: 16, BytesPerPartition: 2048}},
+	}
+	for _, tc := range tests {
+		w, ok := InstructionWork(f, tc.i, tc.eng, tc.hw)
+		if !ok || w != tc.want {
+			t.Errorf("%s: %+v, %v; want %+v", tc.name, w, ok, tc.want)
+		}
+	}
+	if _, ok := InstructionWork(f, mm, bir.EngPE, false); !ok {
+		t.Error("matmul not priced")
+	}
+}
+
+// TestMaxPartitionsPerSDMA: the 32-partition rounding of
+// get_max_partitions_per_sdma, and what it does to a DMA's time.
+func TestMaxPartitionsPerSDMA(t *testing.T) {
+	m, _ := Lookup("trn2")
+	for _, tc := range []struct{ p, want int64 }{{0, 0}, {1, 32}, {16, 32}, {32, 32}, {33, 64}, {100, 128}, {128, 128}} {
+		if got := m.MaxPartitionsPerSDMA(tc.p); got != tc.want {
+			t.Errorf("MaxPartitionsPerSDMA(%d) = %d, want %d", tc.p, got, tc.want)
+		}
+	}
+	// 16 partitions x 4 KiB are priced as 32 x 4 KiB.
+	e16, _ := m.Estimate(Work{Class: ClassDMA, Bytes: 16 * 4096, Partitions: 16, BytesPerPartition: 4096})
+	e32, _ := m.Estimate(Work{Class: ClassDMA, Bytes: 32 * 4096, Partitions: 32, BytesPerPartition: 4096})
+	if e16.Ns != e32.Ns || e16.Ns != 2000+32*4096/23.0 {
+		t.Errorf("16-partition DMA %v ns, 32-partition %v ns: want both %v", e16.Ns, e32.Ns, 2000+32*4096/23.0)
+	}
+}

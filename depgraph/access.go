@@ -45,8 +45,15 @@ import (
 // on-chip accesses all land in the SB analyzer. Custom ops, the one GpSimd
 // opcode that may name HBM (seed 002 §4.4 "SBUF or HBM"), are barriers.
 
-// collect sets a.accs to the accesses of instruction i.
+// collect sets a.accs to the accesses of instruction i, with the
+// allocation's lifetime accesses (lifetime.go).
 func (a *analyzer) collect(i bir.InstID) {
+	a.collectData(i)
+	a.lifeAccesses(i)
+}
+
+// collectData sets a.accs to the data accesses of instruction i.
+func (a *analyzer) collectData(i bir.InstID) {
 	a.accs = a.accs[:0]
 	f := a.f
 	in := f.Inst(i)

@@ -45,6 +45,13 @@ type Options struct {
 	// NoReduce keeps every candidate edge (for the oracle test's
 	// comparison and for debugging).
 	NoReduce bool
+	// KeepExisting adds the dependencies the instructions already have in
+	// the IR to the candidates (they must point backwards in program
+	// order), so that constraints the input states survive the
+	// recomputation. Off, the graph is computed from the accesses alone
+	// (what the logical mode needs: the physical edges a previous run
+	// wrote must not leak into it).
+	KeepExisting bool
 	// Log, when set, receives the analyzer's log lines (the seed's
 	// "Added ordered dependency from " and "Avoided Dependency Reduction
 	// due to too_many_spills attribute"); at most MaxLogLines are sent.
@@ -153,6 +160,7 @@ const (
 	kindData     uint8 = iota // FLOW / ANTI / OUTPUT
 	kindOrdered               // every edge is ORDERED (accumulation-group state)
 	kindInverted              // the dynamic-DRAM pseudo space (see access roles)
+	kindLife                  // the allocation's live intervals (lifetime.go)
 )
 
 // access is one range of one space an instruction reads or writes.
@@ -161,6 +169,7 @@ type access struct {
 	r0, r1 int64 // rows, inclusive
 	lo, hi int64 // bytes, half-open
 	write  bool
+	loc    bir.LocID // the location of a lifetime access (kindLife)
 }
 
 type analyzer struct {
@@ -181,6 +190,12 @@ type analyzer struct {
 	written  []bool  // per space key: some instruction writes it
 	noReduce []bool  // per location: too_many_spills
 	hasDyn   bool    // some instruction reads DRAM at dynamic addresses
+
+	// Lifetime accesses (lifetime.go): per location, whether a start
+	// matmul writes it (bank-rounded), and the last instruction that
+	// touched it (one lifetime access per instruction and location).
+	bankOwner []bool
+	lifeSeen  []int32
 
 	cons []cons
 
@@ -209,6 +224,8 @@ const (
 	spPSUMFlags
 	spActAcc
 	spDynDRAM
+	spLifeSB   // the allocation's live intervals (see lifetime.go)
+	spLifePSUM // the same in PSUM
 	numFixedSpaces
 )
 
@@ -244,6 +261,7 @@ func (a *analyzer) order() error {
 	for k := range g.Pos {
 		g.Pos[k] = -1
 	}
+	g.Insts = make([]bir.InstID, 0, f.NumInstSlots())
 	var err error
 	f.Walk(func(i bir.InstID) bool {
 		if f.Inst(i).Op.IsLoop() {
@@ -284,13 +302,23 @@ func (a *analyzer) attrs(i bir.InstID) attrFacts {
 // before and after it: calls, synchronization, control flow and opcodes
 // whose memory effects narwhal does not model.
 func isBarrier(op bir.Opcode) bool {
-	info := op.Info()
-	if !op.Known() {
-		return true
+	if int(op) < len(barrierOps) {
+		return barrierOps[op]
 	}
-	const barrier = bir.FlagCall | bir.FlagSync | bir.FlagCollective | bir.FlagControl | bir.FlagNoSemantics | bir.FlagDescriptor
-	return info.Flags&barrier != 0
+	return true // a module-local unknown opcode
 }
+
+// barrierOps caches isBarrier for narwhal's opcodes (looking an opcode up
+// is a map access; this runs twice per instruction).
+var barrierOps = func() []bool {
+	const barrier = bir.FlagCall | bir.FlagSync | bir.FlagCollective | bir.FlagControl | bir.FlagNoSemantics | bir.FlagDescriptor
+	t := make([]bool, bir.FirstUnknownOpcode)
+	for op := range t {
+		o := bir.Opcode(op)
+		t[op] = !o.Known() || o.Info().Flags&barrier != 0
+	}
+	return t
+}()
 
 // keyKind returns the space kind of a key.
 func (a *analyzer) keyKind(k int32) uint8 {
@@ -299,6 +327,8 @@ func (a *analyzer) keyKind(k int32) uint8 {
 		return kindOrdered
 	case k == spDynDRAM:
 		return kindInverted
+	case k == spLifeSB || k == spLifePSUM:
+		return kindLife
 	case k >= numFixedSpaces && k < numFixedSpaces+2*int32(a.f.NumLocs()) && (k-numFixedSpaces)%2 == 1:
 		return kindOrdered
 	}
@@ -333,10 +363,12 @@ func (a *analyzer) run() error {
 	for k := range a.spaces {
 		a.spaces[k].reset()
 	}
+	a.lifeInit()
 
 	// Pass 1: which spaces are written, whether DRAM is read at dynamic
 	// addresses, and the last use of each space (so that a per-location
 	// space is released after it).
+	reads := 0
 	for p, i := range a.g.Insts {
 		if isBarrier(f.Inst(i).Op) {
 			continue
@@ -346,6 +378,8 @@ func (a *analyzer) run() error {
 			a.lastUse[x.key] = int32(p)
 			if x.write {
 				a.written[x.key] = true
+			} else {
+				reads++
 			}
 			if x.key == spDynDRAM {
 				a.hasDyn = true
@@ -353,7 +387,18 @@ func (a *analyzer) run() error {
 		}
 	}
 
-	// Pass 2: the edges.
+	for k := range a.lifeSeen {
+		a.lifeSeen[k] = -1
+	}
+
+	// Pass 2: the edges. The readers' lists get one cell per read of a
+	// written space at most (a read of several runs or segments adds one
+	// per run and segment: the slice grows past the estimate then); the
+	// edges, about two per instruction after reduction in the kernels
+	// measured, are reserved at that.
+	a.cons = make([]cons, 0, reads)
+	a.g.Pred = make([]int32, 0, 2*n)
+	a.g.Kind = make([]bir.DepKind, 0, 2*n)
 	a.stamp = make([]int32, n)
 	a.ckind = make([]bir.DepKind, n)
 	a.visit = make([]int32, n)
@@ -367,8 +412,10 @@ func (a *analyzer) run() error {
 		p := int32(p32)
 		a.cands = a.cands[:0]
 		a.curNoRed = false
-		if err := a.existing(p, i); err != nil {
-			return err
+		if a.opt.KeepExisting {
+			if err := a.existing(p, i); err != nil {
+				return err
+			}
 		}
 		if a.lastBar >= 0 {
 			a.cand(p, a.lastBar, bir.DepOrdered)
@@ -473,9 +520,9 @@ func (a *analyzer) hazard(p, q int32, kind bir.DepKind) {
 // keyClass returns the memory class of a space key.
 func (a *analyzer) keyClass(k int32) Class {
 	switch k {
-	case spSB:
+	case spSB, spLifeSB:
 		return ClassSB
-	case spPSUM, spPSUMFlags:
+	case spPSUM, spPSUMFlags, spLifePSUM:
 		return ClassPSUM
 	case spDynDRAM:
 		return ClassDRAM
@@ -550,7 +597,7 @@ func (a *analyzer) clearSpaces() {
 func (a *analyzer) apply(p int32, x access) {
 	kind := a.keyKind(x.key)
 	// A space nobody writes creates no edge: do not track its reads.
-	if !x.write && !a.written[x.key] && kind != kindInverted {
+	if !x.write && !a.written[x.key] && kind != kindInverted && kind != kindLife {
 		return
 	}
 	if x.key == spDynDRAM && !a.hasDyn {
@@ -561,6 +608,10 @@ func (a *analyzer) apply(p int32, x access) {
 	sa, sb := s.segments(x.r0, x.r1)
 	for k := sa; k < sb; k++ {
 		m := &s.segs[k]
+		if kind == kindLife {
+			a.life(p, m, x.lo, x.hi, x.loc)
+			continue
+		}
 		if x.write {
 			a.write(p, m, x.lo, x.hi, kind)
 		} else {
@@ -598,7 +649,7 @@ func (a *analyzer) read(p int32, m *imap, lo, hi int64, sk uint8) {
 	for k := i; k < j; k++ {
 		e := m.ents[k]
 		if e.lo > at {
-			ne = append(ne, entry{lo: at, hi: e.lo, writer: -1, readers: a.push(-1, p)})
+			ne = append(ne, entry{lo: at, hi: e.lo, writer: -1, readers: a.push(-1, p), prev: -1})
 		}
 		if e.writer >= 0 {
 			a.hazard(p, e.writer, edgeKind(sk, bir.DepFlow))
@@ -608,7 +659,7 @@ func (a *analyzer) read(p int32, m *imap, lo, hi int64, sk uint8) {
 		at = e.hi
 	}
 	if at < hi {
-		ne = append(ne, entry{lo: at, hi: hi, writer: -1, readers: a.push(-1, p)})
+		ne = append(ne, entry{lo: at, hi: hi, writer: -1, readers: a.push(-1, p), prev: -1})
 	}
 	m.ents = slices.Replace(m.ents, i, j, ne...)
 	a.newEnts = ne
@@ -627,7 +678,7 @@ func (a *analyzer) write(p int32, m *imap, lo, hi int64, sk uint8) {
 			a.hazard(p, a.cons[r].pos, edgeKind(sk, bir.DepAnti))
 		}
 	}
-	ne := entry{lo: lo, hi: hi, writer: p, readers: -1}
+	ne := entry{lo: lo, hi: hi, writer: p, readers: -1, prev: -1}
 	// Coalesce with a left neighbour written by the same instruction.
 	if i > 0 {
 		if l := &m.ents[i-1]; l.hi == lo && l.writer == p && l.readers == -1 {
@@ -731,4 +782,55 @@ func HasLoops(f *bir.Function) bool {
 		return !found
 	})
 	return found
+}
+
+// DRAMAccess is one DRAM range an instruction reads or writes: rows
+// [R0, R1] (inclusive) and bytes [Lo, Hi) of location Loc, in the row
+// geometry of the location's dims (element e at row e / E, element e % E
+// of the row: a bijection with its flat bytes).
+type DRAMAccess struct {
+	Inst   bir.InstID
+	Loc    bir.LocID
+	R0, R1 int64
+	Lo, Hi int64
+	Write  bool
+}
+
+// DRAMAccesses calls fn with every DRAM access of f's instructions in
+// program order, as the analysis sees them (footprints, operand roles): a
+// read at dynamic addresses (IndirectLoad) reads every DRAM location of
+// f whole. Barriers are skipped (their DRAM effects, if any, are not
+// modelled). The LncAwareScheduler finds the hazards between cores with
+// it.
+func DRAMAccesses(f *bir.Function, fn func(DRAMAccess)) error {
+	a := newAnalyzer(f, Options{})
+	if err := a.order(); err != nil {
+		return err
+	}
+	nLoc := f.NumLocs()
+	a.keySpace = make([]int32, int(numFixedSpaces)+2*nLoc+f.NumRegs())
+	for _, i := range a.g.Insts {
+		if isBarrier(f.Inst(i).Op) {
+			continue
+		}
+		a.collect(i)
+		for _, x := range a.accs {
+			switch {
+			case x.key == spDynDRAM && x.write:
+				// The dynamic reader (the pseudo space is written by it).
+				for l := range nLoc {
+					lc := f.Loc(bir.LocID(l))
+					if !lc.Dead && lc.Type.IsDRAM() {
+						fn(DRAMAccess{Inst: i, Loc: bir.LocID(l), R0: 0, R1: max(lc.Partitions, 1) - 1, Lo: 0, Hi: max(lc.Bytes, 1)})
+					}
+				}
+			case x.key >= numFixedSpaces && x.key < numFixedSpaces+2*int32(nLoc) && (x.key-numFixedSpaces)%2 == 0:
+				l := bir.LocID((x.key - numFixedSpaces) / 2)
+				if f.Loc(l).Type.IsDRAM() {
+					fn(DRAMAccess{Inst: i, Loc: l, R0: x.r0, R1: x.r1, Lo: x.lo, Hi: x.hi, Write: x.write})
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -27,14 +27,16 @@
 // dependencies (bir.Dep, Graph.Write), replacing what the instruction had.
 //
 // Pre-conditions: straight-line code (StageUnrolled: no loops, no symbolic
-// access patterns); existing dependencies point backwards in program order
-// (the verifier's dep rule). Post-conditions: every pair of instructions
+// access patterns); with KeepExisting, existing dependencies point
+// backwards in program order (the verifier's dep rule). Post-conditions: every pair of instructions
 // whose byte footprints conflict is ordered by the transitive closure of
-// the dependencies (TestAnalyze_Oracle checks it against a brute-force
+// the dependencies (TestAnalyze_OracleKernels and _OracleRandom check it against a brute-force
 // enumeration of every element on every built-in kernel and on random
 // modules); dependencies point backwards; the instructions and their order
-// are unchanged. Existing dependencies are kept as constraints (reduced
-// with the rest), so running the pass twice gives the same edges.
+// are unchanged. The graph is computed from the accesses alone, so running
+// the analysis twice gives the same edges; with Options.KeepExisting the
+// dependencies the IR already has are kept as constraints (reduced with
+// the rest).
 //
 // Addresses. In the default physical mode an allocated SB or PSUM
 // location lives at its placement in the one shared SBUF or PSUM (base
@@ -48,6 +50,15 @@
 // space: the dependencies with unlimited memory, which the scheduler's
 // report prices the allocation's reuse against, and which the memory
 // planner's pre-schedule can order by.
+//
+// Live intervals. In physical mode every access of an allocated SB or
+// PSUM location also touches the location's whole rectangle in a
+// lifetime space (lifetime.go), so that a location reusing another's
+// bytes is touched only after every touch of the other, even by accesses
+// that share no byte with them: the schedule then keeps the allocation's
+// live intervals (design.md: the scheduler "respects every dependency and
+// the allocation's live intervals"; the verifier's overlap rule checks
+// them in the scheduled order). These edges are ORDERED.
 //
 // Accumulation groups (design.md: "A matmul that starts an accumulation
 // group clears its whole PSUM bank: the group (start to stop) owns the

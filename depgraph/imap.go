@@ -23,8 +23,9 @@ import "slices"
 // entry is one byte range of an interval map.
 type entry struct {
 	lo, hi  int64
-	writer  int32 // position of the last writer, -1 none
-	readers int32 // head of the readers list in the cons pool, -1 none
+	writer  int32 // position of the last writer, -1 none (lifetime spaces: the owning location)
+	readers int32 // head of the readers list in the cons pool, -1 none (lifetime: the owner's touches)
+	prev    int32 // lifetime spaces: the previous owner's touches, -1 none
 }
 
 // imap is an interval map over bytes.

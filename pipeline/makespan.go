@@ -31,7 +31,7 @@ func Makespan(f *bir.Function, model *arch.Model) (tiling.Schedule, error) {
 		return tiling.Schedule{}, err
 	}
 	sched.AssignHWDGEEngine(g, model)
-	if _, err := sched.AllocQueues(g, model); err != nil {
+	if _, err := sched.AllocQueues(g, model, sched.QueuesAtIssue); err != nil {
 		return tiling.Schedule{}, err
 	}
 	rep, err := sched.Schedule(g, model, sched.Options{Window: sched.DefaultWindow})

@@ -1064,7 +1064,7 @@ func ruleCases() []ruleCase {
 
 func TestRules(t *testing.T) {
 	fired := map[string]bool{}
-	for _, tc := range ruleCases() {
+	for _, tc := range append(ruleCases(), scheduleRuleCases()...) {
 		t.Run(tc.rule+"/"+tc.name, func(t *testing.T) {
 			m := tc.build(t)
 			opt := Options{Stage: tc.stage, InstNameTable: tc.instNames}
@@ -1134,6 +1134,7 @@ var allRules = []string{
 	"tensor-indirection", "cce-shape", "unrolled", "indirect-lowered", "cce-sources", "sb-fit",
 	"allocated", "partition-start", "psum-bank", "tile-position", "engine-assigned",
 	"matmul-dtype", "free-size", "act-reduce", "strided-load", "tile-partitions", "psum-tile",
+	"schedule", "scheduled",
 }
 
 // TestCheckCCEDMALegality_CountsArguments: seed 001's checkCCEDMALegality

@@ -42,17 +42,17 @@ func (c *checker) schedule() {
 	tab := f.Sched
 	if tab == nil {
 		if c.stage&StageScheduled != 0 && c.nInsts > 0 {
-			c.funcDiag("scheduled", "the function has no schedule: want one (time_aware_scheduler)")
+			c.moduleDiag("scheduled", "function %s has no schedule: want one (time_aware_scheduler)", c.fname)
 		}
 		return
 	}
 	n := tab.Len()
 	if len(tab.End) != n || len(tab.Queue) != n || len(tab.DGE) != n || len(tab.Order) != n {
-		c.funcDiag("schedule", "schedule table columns of lengths %d, %d, %d, %d, %d: want equal lengths", n, len(tab.End), len(tab.Queue), len(tab.DGE), len(tab.Order))
+		c.moduleDiag("schedule", "function %s: schedule table columns of lengths %d, %d, %d, %d, %d: want equal lengths", c.fname, n, len(tab.End), len(tab.Queue), len(tab.DGE), len(tab.Order))
 		return
 	}
 	if n > c.nInsts {
-		c.funcDiag("schedule", "schedule table of %d entries: want at most the function's %d instruction slots", n, c.nInsts)
+		c.moduleDiag("schedule", "function %s: schedule table of %d entries: want at most the function's %d instruction slots", c.fname, n, c.nInsts)
 		return
 	}
 	var nq, nd int64 = 1 << 15, 1 << 7
@@ -127,7 +127,7 @@ func (c *checker) scheduled(tab *bir.Schedule) {
 		}
 		s, e := tab.Start[i], tab.End[i]
 		if e < s {
-			diag(i, "ends at %d ps before it starts at %d ps", e, s)
+			diag(i, "ends at %d ps before it starts at %d ps: want end >= start", e, s)
 		}
 		if s < prevStart {
 			diag(i, "starts at %d ps, before %s (earlier in program order) at %d ps: want each block in start order", s, c.instName(prev), prevStart)
@@ -143,7 +143,7 @@ func (c *checker) scheduled(tab *bir.Schedule) {
 				continue
 			}
 			if s < tab.End[d.On] {
-				diag(i, "starts at %d ps, before %s, which it depends on (%s), ends at %d ps", s, c.instName(d.On), d.Kind, tab.End[d.On])
+				diag(i, "starts at %d ps, before %s, which it depends on (%s), ends at %d ps: want a start >= %d ps", s, c.instName(d.On), d.Kind, tab.End[d.On], tab.End[d.On])
 			}
 		}
 		info := in.Op.Info()
@@ -166,6 +166,9 @@ func (c *checker) scheduled(tab *bir.Schedule) {
 		case in.Engine != bir.EngUnassigned && in.Engine < bir.NumEngines:
 			occupy(i, int(in.Engine), in.Engine.String())
 			c.schedOrder(i, tab, order, int(in.Engine))
+			if shareSB && sharePS {
+				break
+			}
 			sb, ps := c.touches(i)
 			if !shareSB && sb && (in.Engine == bir.EngDVE || in.Engine == bir.EngPool) {
 				occupy(i, schedPortSBUF, "the SBUF port Vector and GpSimd share (NC-v2)")
@@ -177,7 +180,7 @@ func (c *checker) scheduled(tab *bir.Schedule) {
 		return true
 	})
 	if errs > 20 {
-		c.funcDiag("scheduled", "%d schedule violations in all (the first 20 are listed)", errs)
+		c.moduleDiag("scheduled", "function %s: %d schedule violations in all (the first 20 are listed): want none", c.fname, errs)
 	}
 }
 

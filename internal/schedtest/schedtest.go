@@ -33,6 +33,11 @@ func Before(name string) []string {
 	return out
 }
 
+// Through runs the default pipeline up to and including pass name.
+func Through(m *bir.Module, name string) (*pass.Report, error) {
+	return pipeline.Table.Run(m, pass.Config{Passes: append(Before(name), name)})
+}
+
 // Lower runs the default pipeline up to (not including) pass name.
 func Lower(m *bir.Module, name string) (*pass.Report, error) {
 	return pipeline.Table.Run(m, pass.Config{Passes: Before(name)})

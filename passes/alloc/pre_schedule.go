@@ -24,16 +24,17 @@
 //     first; when none does, the original order decides (the allocator
 //     then spills). The result is a valid order of the same instructions.
 //
-// Dependencies are location-level (locationDeps, kept small and in one
-// function): two instructions are ordered when they touch the same
-// location (any memory, DRAM included) and one writes it, as in the
-// program; explicit dependencies are kept; instructions the interpreter
-// cannot reorder freely (control, sync, calls, registers, collectives,
-// descriptors, unmodelled opcodes) are barriers. Location granularity is
-// coarser than the physical-address analysis the dependency pass (issue
-// 13's passes/deps, logical mode) will give: two writes to disjoint
-// halves of one tile stay ordered. The pre-schedule will switch to that
-// analyzer once both exist.
+// Dependencies are the dependency analysis's logical mode (package
+// depgraph, shared with the dependency pass anti_dependency_analyzer and
+// the scheduler's reuse-cost report; locationDeps converts its graph): two
+// instructions are ordered when their byte footprints in the same
+// location conflict (one writes), every location its own address space
+// (addresses do not exist yet), so two writes to disjoint halves of one
+// tile are not ordered; registers, the Scalar engine's accumulators and a
+// matmul group's bank state count as data; explicit dependencies are
+// kept; instructions whose effects narwhal does not model (control, sync,
+// calls, collectives, descriptors, unmodelled opcodes) are barriers. One
+// analysis is the single source of truth for what may be reordered.
 //
 // Post-condition: the block's instruction order is the pre-schedule order;
 // the allocator's live intervals, the verifier's overlap rule and the
@@ -43,8 +44,11 @@
 package alloc
 
 import (
+	"slices"
+
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/depgraph"
 )
 
 // PreOptions configure PreSchedule.
@@ -152,7 +156,7 @@ func preScheduleFunc(f *bir.Function, g [numMems]geometry, opt PreOptions, st *P
 		st.PeakAfter = max(st.PeakAfter, before[memSB]/4)
 		return
 	}
-	order := listSchedule(f, insts, pr, limit)
+	order := listSchedule(f, insts, pr, limit, g[memPSUM].bank)
 	moved := 0
 	for k := range order {
 		if order[k] != insts[k] {
@@ -215,141 +219,56 @@ type depGraph struct {
 	indeg []int32
 }
 
-// barrierOp reports whether an instruction is a barrier for the
-// pre-schedule (see the file comment).
-func barrierOp(op bir.Opcode) bool {
-	info := op.Info()
-	const not = bir.FlagControl | bir.FlagSync | bir.FlagCall | bir.FlagRegister | bir.FlagCollective |
-		bir.FlagDescriptor | bir.FlagNoSemantics
-	return info.Flags&not != 0 || !op.Known()
-}
-
-// locationDeps computes the location-level dependencies of a block's
-// instructions in program order (nodes are positions in insts): a read
-// after the last write of a location (RAW), a write after the reads since
-// the last write (WAR) and after the last write (WAW); registers count as
-// locations; a barrier writes a pseudo-location every instruction reads;
-// explicit dependencies are kept. This is the pre-schedule's only source
-// of ordering: it switches to the dependency pass's logical mode once that
-// exists.
-func locationDeps(f *bir.Function, insts []bir.InstID) depGraph {
+// locationDeps returns the dependencies of a straight-line function's
+// single block (insts: its instructions in program order; nodes are
+// positions in insts): depgraph's logical mode with the explicit
+// dependencies kept (see the file comment), as successor lists. Should
+// the analysis refuse the function (it cannot: the caller passes
+// straight-line code whose dependencies point backwards, which the
+// verifier guarantees), every instruction is chained to the next, which
+// keeps the program order.
+func locationDeps(f *bir.Function, insts []bir.InstID, bankBytes int64) depGraph {
 	n := len(insts)
-	nl, nr := f.NumLocs(), f.NumRegs()
-	barrier := nl + nr // the pseudo-location
-	keys := nl + nr + 1
-	lastW := make([]int32, keys)
-	for k := range lastW {
-		lastW[k] = -1
-	}
-	// Readers since the last write: a linked list per key in flat arrays.
-	head := make([]int32, keys)
-	for k := range head {
-		head[k] = -1
-	}
-	var rNode, rNext []int32
-	var from, to []int32
-	edge := func(a, b int32) {
-		if a >= 0 && a != b {
-			from, to = append(from, a), append(to, b)
-		}
-	}
-	pos := make(map[bir.InstID]int32, 0)
-	hasDeps := false
-	for _, i := range insts {
-		if f.HasDeps(i) {
-			hasDeps = true
-			break
-		}
-	}
-	if hasDeps {
-		for k, i := range insts {
-			pos[i] = int32(k)
-		}
-	}
-	read := func(key int, node int32) {
-		edge(lastW[key], node)
-		rNode, rNext = append(rNode, node), append(rNext, head[key])
-		head[key] = int32(len(rNode) - 1)
-	}
-	write := func(key int, node int32) {
-		edge(lastW[key], node)
-		for r := head[key]; r >= 0; r = rNext[r] {
-			edge(rNode[r], node)
-		}
-		head[key] = -1
-		lastW[key] = node
-	}
-	keyOf := func(o *bir.Operand) int {
-		switch o.Kind {
-		case bir.OpdPhysAP:
-			return int(o.Loc())
-		case bir.OpdRegister:
-			return nl + int(o.Ref)
-		case bir.OpdRegAP:
-			return nl + int(o.Expr) // the offset register; the tensor's locations below
-		}
-		return -1
-	}
-	for k, i := range insts {
-		node := int32(k)
-		in := f.Inst(i)
-		if barrierOp(in.Op) {
-			write(barrier, node)
-		} else {
-			read(barrier, node)
-		}
-		if hasDeps {
-			for _, d := range f.Deps(i) {
-				if p, ok := pos[d.On]; ok && d.CarryAxis == bir.NoAxis {
-					edge(p, node)
-				}
-			}
-		}
-		nIn := int(in.NIns)
-		for j, o := range f.Operands(i) {
-			key := keyOf(&o)
-			if key < 0 {
-				continue
-			}
-			if o.Kind == bir.OpdRegAP {
-				read(key, node) // the offset register is read
-				for _, l := range f.Tensor(o.TensorRef()).Locs {
-					if j < nIn {
-						read(int(l), node)
-					} else {
-						write(int(l), node)
-					}
-				}
-				continue
-			}
-			if j < nIn {
-				read(key, node)
-			} else {
-				write(key, node)
-			}
-		}
-	}
 	g := depGraph{start: make([]int32, n+1), indeg: make([]int32, n)}
-	for k := range from {
-		g.start[from[k]+1]++
-		g.indeg[to[k]]++
+	dg, err := depgraph.Analyze(f, depgraph.Options{Mode: depgraph.Logical, KeepExisting: true, PSUMBankBytes: bankBytes})
+	if err != nil || len(dg.Insts) != n || !slices.Equal(dg.Insts, insts) {
+		g.succ = make([]int32, max(n-1, 0))
+		for k := 0; k+1 < n; k++ {
+			g.start[k+1] = int32(k + 1)
+			g.succ[k] = int32(k + 1)
+			g.indeg[k+1] = 1
+		}
+		if n > 0 {
+			g.start[n] = g.start[n-1]
+		}
+		return g
+	}
+	for k := range n {
+		preds, _ := dg.Preds(k)
+		g.indeg[k] = int32(len(preds))
+		for _, q := range preds {
+			g.start[q+1]++
+		}
 	}
 	for k := 1; k <= n; k++ {
 		g.start[k] += g.start[k-1]
 	}
-	g.succ = make([]int32, len(from))
+	g.succ = make([]int32, dg.NumEdges())
 	fill := append([]int32(nil), g.start[:n]...)
-	for k := range from {
-		g.succ[fill[from[k]]] = to[k]
-		fill[from[k]]++
+	for k := range n {
+		preds, _ := dg.Preds(k)
+		for _, q := range preds {
+			g.succ[fill[q]] = int32(k)
+			fill[q]++
+		}
 	}
 	return g
 }
 
 // listSchedule orders insts by the rules of the file comment.
-func listSchedule(f *bir.Function, insts []bir.InstID, pr *pressure, limit [numMems]int64) []bir.InstID {
+func listSchedule(f *bir.Function, insts []bir.InstID, pr *pressure, limit [numMems]int64, bankBytes int64) []bir.InstID {
 	n := len(insts)
-	g := locationDeps(f, insts)
+	g := locationDeps(f, insts, bankBytes)
 	nl := f.NumLocs()
 	// Per location: touches not yet scheduled, and the sum of their
 	// nodes (when one is left, the sum names it).

@@ -26,7 +26,10 @@
 //
 // Options: mode (physical, the default: allocated locations at their
 // placement, so reused bytes give WAR/WAW edges; logical: every location
-// its own space) and max-reduce-visits (the transitive reduction's search
+// its own space), keep-existing (false, the default: the dependencies are
+// recomputed from the accesses, replacing what the instructions had, so
+// the pass is idempotent; true: the input's dependencies stay as
+// constraints) and max-reduce-visits (the transitive reduction's search
 // bound).
 package deps
 
@@ -46,6 +49,7 @@ var AntiDependencyAnalyzerPass = pass.Pass{
 	Default: true,
 	Options: []pass.Option{
 		{Name: "mode", Default: "physical", Doc: "physical (allocated locations at their placement) or logical (every location its own space)"},
+		{Name: "keep-existing", Default: "false", Doc: "keep the dependencies the instructions already have as constraints (true) or recompute them from the accesses alone"},
 		{Name: "max-reduce-visits", Default: strconv.Itoa(depgraph.DefaultMaxReduceVisits), Doc: "instructions the transitive reduction visits per instruction"},
 	},
 	Doc: "dependencies from physical byte footprints: FLOW/ANTI/OUTPUT/ORDERED, transitively reduced (seed 002 §6.3 AntiDependencyAnalyzer)",
@@ -73,6 +77,9 @@ func runPass(ctx *pass.Context) error {
 		return fmt.Errorf("option max-reduce-visits=%d: want a positive number", n)
 	}
 	opt.MaxReduceVisits = int(n)
+	if opt.KeepExisting, err = ctx.BoolOption("keep-existing"); err != nil {
+		return err
+	}
 	var total depgraph.Stats
 	err = ctx.ForEachFunction(func(f *bir.Function) error {
 		if depgraph.HasLoops(f) {

@@ -59,6 +59,16 @@ func needsEngine(info *bir.OpInfo) bool {
 // AssignEngines assigns f's Unassigned compute instructions (see the pass
 // comment) and returns how many it assigned.
 func AssignEngines(f *bir.Function, model *arch.Model) (int64, error) {
+	// Nothing to assign (the common case): no need to price anything.
+	needed := false
+	f.Walk(func(i bir.InstID) bool {
+		in := f.Inst(i)
+		needed = in.Engine == bir.EngUnassigned && needsEngine(in.Op.Info())
+		return !needed
+	})
+	if !needed {
+		return 0, nil
+	}
 	var load [bir.NumEngines]int64
 	var n int64
 	var err error
@@ -209,26 +219,47 @@ func AssignHWDGEEngine(f *bir.Function, model *arch.Model) (hw, sw int64) {
 // # alloc_queues
 //
 // Every DMA gets one of the generation's DMA queues (hardware.md: "DMA
-// engines per core: 16"; seed 001 names the pass alloc_queues). narwhal's
-// rule (the seed gives none): in program order, each DMA goes to the queue
-// with the least estimated work assigned so far (the cost model's time of
-// the DMA, with its DGE), ties to the lowest queue: a greedy balance, so
-// that the total DMA time is spread over the queues and the scheduler's
-// lower bound term "DMA time / queues" is reachable. The result is the
-// schedule table's Queue column; a DMA keeps a queue it already has.
+// engines per core: 16"; seed 001 names the pass alloc_queues and gives no
+// rule). narwhal's two policies (option policy):
 //
-// Pre: assign_hwdge_engine (the DGE prices the DMA). Post: every DMA has
-// a queue in 0..DMAQueues-1.
+//   - at-issue (the default): the queue is bound when the DMA issues, in
+//     the TimeAwareScheduler's simulation: among the queues free by the
+//     time it can start, the one that became free last (so the others stay
+//     free for DMAs ready earlier). The queues are a pool of identical
+//     engines, and a DMA bound to one before scheduling waits for that
+//     queue while others idle: on the kernels at unlimited memory, binding
+//     statically costs up to 1.3x the makespan (docs/schedule.md). The
+//     pass leaves the Queue column at -1 and time_aware_scheduler fills it.
+//   - balanced: in program order, each DMA goes to the queue with the
+//     least estimated work assigned so far (the cost model's time of the
+//     DMA, with its DGE), ties to the lowest queue: a static greedy
+//     balance, the baseline the report's figures compare against.
+//
+// A DMA keeps a queue it already has (the input's or an earlier run's).
+//
+// Pre: assign_hwdge_engine (the DGE prices a DMA). Post: every DMA has a
+// queue in 0..DMAQueues-1 (balanced) or -1, bound by the scheduler
+// (at-issue).
+
+// Queue policies (option policy of alloc_queues).
+const (
+	QueuesAtIssue  = "at-issue"
+	QueuesBalanced = "balanced"
+)
 
 // AllocQueuesPass is the pass table entry.
 var AllocQueuesPass = pass.Pass{
 	Name:    "alloc_queues",
 	Default: true,
-	Doc:     "a DMA queue for every DMA, balancing estimated DMA time over the queues (seed 001)",
+	Options: []pass.Option{
+		{Name: "policy", Default: QueuesAtIssue, Doc: "at-issue (the scheduler binds each DMA to the queue free first when it issues) or balanced (static, program order, least estimated work)"},
+	},
+	Doc: "a DMA queue for every DMA: bound when it issues (default) or balanced statically (seed 001)",
 	Run: func(ctx *pass.Context) error {
+		policy := ctx.Option("policy")
 		var n int64
 		err := ctx.ForEachFunction(func(f *bir.Function) error {
-			k, err := AllocQueues(f, ctx.Arch)
+			k, err := AllocQueues(f, ctx.Arch, policy)
 			n += k
 			return err
 		})
@@ -238,9 +269,12 @@ var AllocQueuesPass = pass.Pass{
 	},
 }
 
-// AllocQueues fills the Queue column of f's DMAs; it returns the number of
-// DMAs.
-func AllocQueues(f *bir.Function, model *arch.Model) (int64, error) {
+// AllocQueues applies queue policy (QueuesAtIssue or QueuesBalanced) to
+// f's DMAs; it returns the number of DMAs.
+func AllocQueues(f *bir.Function, model *arch.Model, policy string) (int64, error) {
+	if policy != QueuesAtIssue && policy != QueuesBalanced {
+		return 0, fmt.Errorf("alloc_queues policy %q: want %s or %s", policy, QueuesAtIssue, QueuesBalanced)
+	}
 	tab := table(f)
 	nq := model.DMAQueues
 	if nq <= 0 || nq > 1<<15 {
@@ -254,13 +288,19 @@ func AllocQueues(f *bir.Function, model *arch.Model) (int64, error) {
 			return true
 		}
 		n++
+		q := int(tab.Queue[i])
+		if q >= 0 && int64(q) >= nq {
+			q, tab.Queue[i] = -1, -1 // out of range for this arch: rebind
+		}
+		if policy == QueuesAtIssue {
+			return true
+		}
 		est, e := model.InstructionCost(f, i, bir.EngDMA, tab.DGE[i] >= 0)
 		if e != nil {
 			err = fmt.Errorf("function %s, instruction %s: %w", f.Name, f.InstName(i), e)
 			return false
 		}
-		q := int(tab.Queue[i])
-		if q < 0 || int64(q) >= nq {
+		if q < 0 {
 			q = 0
 			for k := range load {
 				if load[k] < load[q] {

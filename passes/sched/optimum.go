@@ -74,50 +74,50 @@ func (p *problem) optimum(upper int64, maxNodes int) (int64, bool) {
 			if done[k] || npred[k] > 0 {
 				continue
 			}
-			s := readyAt[k]
-			r := p.res[k]
-			if r >= 0 {
-				s = max(s, free[r])
-			} else if r == resAll {
-				for _, x := range free {
-					s = max(s, x)
-				}
-			}
-			for b, pr := range []uint8{portSBUF, portPSUM} {
-				if p.ports[k]&pr != 0 {
-					s = max(s, free[p.portR[b]])
-				}
-			}
+			s := p.earliest(int32(k), readyAt[k], free)
 			e := s + p.dur[k]
-			saved := append([]int64(nil), free...)
-			savedReady := make([]int64, 0, 8)
-			if r >= 0 {
-				free[r] = e
-			} else if r == resAll {
-				for x := range free {
-					free[x] = e
+			// A DMA bound at issue may take any queue free by s; queues
+			// with the same free time are interchangeable, so one branch
+			// per distinct free time covers every choice (starting later
+			// on a busier queue is never better on identical queues).
+			choices := []int32{-1}
+			if p.res[k] == resQueue {
+				choices = choices[:0]
+				lo, hi := p.queueRange(int32(k))
+				for x := lo; x < hi; x++ {
+					dup := false
+					for _, c := range choices {
+						dup = dup || free[c] == free[x]
+					}
+					if free[x] <= s && !dup {
+						choices = append(choices, x)
+					}
 				}
 			}
-			for b, pr := range []uint8{portSBUF, portPSUM} {
-				if p.ports[k]&pr != 0 {
-					free[p.portR[b]] = e
+			for _, q := range choices {
+				saved := append([]int64(nil), free...)
+				savedReady := make([]int64, 0, 8)
+				if q >= 0 {
+					free[q] = e
+				} else {
+					p.occupy(int32(k), s, e, free)
 				}
-			}
-			done[k] = true
-			for _, sc := range p.succs(int32(k)) {
-				npred[sc]--
-				savedReady = append(savedReady, readyAt[sc])
-				readyAt[sc] = max(readyAt[sc], e)
-			}
-			ok := dfs(left-1, max(span, e))
-			for j, sc := range p.succs(int32(k)) {
-				npred[sc]++
-				readyAt[sc] = savedReady[j]
-			}
-			done[k] = false
-			copy(free, saved)
-			if !ok {
-				return false
+				done[k] = true
+				for _, sc := range p.succs(int32(k)) {
+					npred[sc]--
+					savedReady = append(savedReady, readyAt[sc])
+					readyAt[sc] = max(readyAt[sc], e)
+				}
+				ok := dfs(left-1, max(span, e))
+				for j, sc := range p.succs(int32(k)) {
+					npred[sc]++
+					readyAt[sc] = savedReady[j]
+				}
+				done[k] = false
+				copy(free, saved)
+				if !ok {
+					return false
+				}
 			}
 		}
 		return true

@@ -17,8 +17,9 @@ import (
 // SBUF also holds the SBUF port, a DVE or Act instruction touching PSUM the
 // PSUM port.
 const (
-	resNone int32 = -1 // no engine: starts when ready, occupies nothing
-	resAll  int32 = -2 // every resource (calls)
+	resNone  int32 = -1 // no engine: starts when ready, occupies nothing
+	resAll   int32 = -2 // every resource (calls)
+	resQueue int32 = -3 // any DMA queue: the one free first when it issues
 
 	firstQueue = int32(bir.NumEngines)
 )
@@ -40,8 +41,15 @@ type problem struct {
 	dur   []int64 // ps
 	res   []int32
 	ports []uint8
-	nRes  int32 // engines + queues + ports
+	nRes  int32 // engines + queues + ports (all cores' for a joint problem)
 	portR [2]int32
+
+	// A joint problem of several cores (LncAwareSchedule): core[k] is
+	// position k's core, whose resources are stride*core + the
+	// single-core resource; nil for one core.
+	core   []uint8
+	stride int32
+	net    []int64 // the cores' kill_bytes - def_bytes (pressure() needs one function)
 
 	predStart, pred []int32
 	succStart, succ []int32
@@ -84,6 +92,7 @@ func newProblem(f *bir.Function, model *arch.Model, calleeSpan func(name string)
 		p.portR[1] = p.nRes
 		p.nRes++
 	}
+	p.stride = p.nRes
 	p.dur = make([]int64, n)
 	p.res = make([]int32, n)
 	p.ports = make([]uint8, n)
@@ -98,10 +107,14 @@ func newProblem(f *bir.Function, model *arch.Model, calleeSpan func(name string)
 			if tab != nil && int(i) < tab.Len() {
 				q, hw = tab.Queue[i], tab.DGE[i] >= 0
 			}
-			if q < 0 || int32(q) >= nq {
-				return nil, fmt.Errorf("function %s, instruction %s: DMA without a queue (want 0..%d; run alloc_queues first)", f.Name, f.InstName(i), nq-1)
+			switch {
+			case q < 0:
+				p.res[k] = resQueue
+			case int32(q) >= nq:
+				return nil, fmt.Errorf("function %s, instruction %s: DMA queue %d: want 0..%d", f.Name, f.InstName(i), q, nq-1)
+			default:
+				p.res[k] = firstQueue + int32(q)
 			}
-			p.res[k] = firstQueue + int32(q)
 			est, err := model.InstructionCost(f, i, bir.EngDMA, hw)
 			if err != nil {
 				return nil, fmt.Errorf("function %s, instruction %s: %w", f.Name, f.InstName(i), err)
@@ -163,6 +176,19 @@ func (p *problem) graphFromIR() error {
 	f := p.f
 	n := len(p.insts)
 	p.predStart = make([]int32, n+1)
+	// Count, then fill: the lists are allocated exactly once.
+	total := 0
+	for _, i := range p.insts {
+		for d := f.Inst(i).Deps; d >= 0; {
+			_, next, ok := f.DepRecord(d)
+			if !ok {
+				break
+			}
+			d = next
+			total++
+		}
+	}
+	p.pred = make([]int32, 0, total)
 	for k, i := range p.insts {
 		for d := f.Inst(i).Deps; d >= 0; {
 			dep, next, ok := f.DepRecord(d)

@@ -26,8 +26,11 @@ import (
 //     shortest chain leading to one of them (its head) ends, and the
 //     schedule cannot end before the shortest chain after one of them (its
 //     tail) has run, so a resource needs head + busy + tail (the DMA pool:
-//     head + DMA time / queues + tail). The plain busy times are reported
-//     beside them. Binding names the term that gives the bound.
+//     head + DMA time / queues + tail), for any subset of its
+//     instructions: machineBound takes the best of the whole set and of
+//     the subsets of the instructions with the largest heads or tails.
+//     The plain busy times are reported beside them. Binding names the
+//     term that gives the bound.
 //   - ProgramOrder: the makespan of issuing in program order (the memory
 //     planner's order, no reordering) on the same engines and queues.
 //   - Unlimited: the makespan of the same scheduler with the dependencies
@@ -130,8 +133,18 @@ func (r *Report) String() string {
 	return b.String()
 }
 
+// realRes reports whether resource r is a timeline of the machine: not
+// the Unassigned engine nor the DMA pseudo-engine (DMAs run on queues).
+func (p *problem) realRes(r int32) bool {
+	r %= p.stride
+	return r != int32(bir.EngUnassigned) && r != int32(bir.EngDMA)
+}
+
 // resName names resource r of p.
 func (p *problem) resName(r int32) string {
+	if p.core != nil && r >= 0 {
+		return fmt.Sprintf("core %d %s", r/p.stride, (&problem{portR: p.portR, stride: p.stride}).resName(r%p.stride))
+	}
 	switch {
 	case r == p.portR[0] && r >= 0:
 		return "SBUF port (Vector+GpSimd)"
@@ -141,66 +154,128 @@ func (p *problem) resName(r int32) string {
 	return resName(r)
 }
 
+// MaxBoundSweep bounds the instructions of one resource for which
+// machineBound sweeps subsets (it sorts them); above it, the whole set's
+// term alone.
+const MaxBoundSweep = 2_000_000
+
+// machineBound is the one-machine relaxation of a resource (m parallel
+// identical machines for the DMA pool): the instructions of any subset S
+// run one at a time (share m engines), none starts before the smallest
+// head of S, and the schedule lasts the smallest tail of S after the last
+// one ends, so the makespan is at least minHead(S) + work(S)/m +
+// minTail(S). It takes the best of the whole set and of the subsets
+// {head >= h} and {tail >= q} for every h and q (two sorted sweeps).
+func (p *problem) machineBound(items []int32, top []int64, tail func(int32) int64, m int64) int64 {
+	if len(items) == 0 {
+		return 0
+	}
+	div := func(w int64) int64 { return (w + m - 1) / m }
+	var work int64
+	minH, minT := top[items[0]], tail(items[0])
+	for _, k := range items {
+		work += p.dur[k]
+		minH, minT = min(minH, top[k]), min(minT, tail(k))
+	}
+	best := minH + div(work) + minT
+	if len(items) > MaxBoundSweep {
+		return best
+	}
+	sorted := slices.Clone(items)
+	// Subsets {head >= h}: sweep by head, largest first.
+	slices.SortFunc(sorted, func(a, b int32) int { return cmpDesc(top[a], top[b]) })
+	var w int64
+	mt := int64(-1)
+	for _, k := range sorted {
+		w += p.dur[k]
+		if tk := tail(k); mt < 0 || tk < mt {
+			mt = tk
+		}
+		best = max(best, top[k]+div(w)+mt)
+	}
+	// Subsets {tail >= q}: sweep by tail, largest first.
+	slices.SortFunc(sorted, func(a, b int32) int { return cmpDesc(tail(a), tail(b)) })
+	w = 0
+	mh := int64(-1)
+	for _, k := range sorted {
+		w += p.dur[k]
+		if mh < 0 || top[k] < mh {
+			mh = top[k]
+		}
+		best = max(best, mh+div(w)+tail(k))
+	}
+	return best
+}
+
+func cmpDesc(a, b int64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
+}
+
 // report computes the report of timeline t.
 func (p *problem) report(t *timeline, pr *priority) *Report {
 	r := &Report{Function: p.f.Name, Insts: len(p.insts), Makespan: t.makespan, Unlimited: -1,
 		PEClockGHz: p.model.Clock(bir.EngPE), Queues: int(max(p.model.DMAQueues, 1))}
-	busy := make([]int64, p.nRes)
-	head := make([]int64, p.nRes)
-	tail := make([]int64, p.nRes)
-	for x := range head {
-		head[x], tail[x] = -1, -1
-	}
+	busy := make([]int64, p.nRes) // per resource: work bound to it before scheduling (the bound's terms)
+	used := make([]int64, p.nRes) // per resource: work that ran on it (utilization)
+	members := make([][]int32, p.nRes)
+	var pool []int32 // DMAs (the queue pool)
 	top := p.topLevels()
-	var dma int64
-	dmaHead, dmaTail := int64(-1), int64(-1)
+	tails := func(k int32) int64 { return pr.bl[k] - p.dur[k] }
 	note := func(x int32, k int) {
 		busy[x] += p.dur[k]
-		if h := top[k]; head[x] < 0 || h < head[x] {
-			head[x] = h
-		}
-		if tl := pr.bl[k] - p.dur[k]; tail[x] < 0 || tl < tail[x] {
-			tail[x] = tl
-		}
+		members[x] = append(members[x], int32(k))
 	}
+	var dma int64
 	for k := range p.insts {
 		r.CriticalPath = max(r.CriticalPath, pr.bl[k])
+		if x := t.res[k]; x >= 0 {
+			used[x] += p.dur[k]
+		}
 		switch x := p.res[k]; {
-		case x >= 0:
-			note(x, k)
-			if x >= firstQueue && x < firstQueue+int32(r.Queues) {
+		case x >= 0 || x == resQueue:
+			if x >= 0 {
+				// A DMA whose queue was chosen when it issued is bound
+				// to no queue beforehand: only the pool term counts it.
+				note(x, k)
+			}
+			if x == resQueue || x >= firstQueue && x < firstQueue+int32(r.Queues) {
 				dma += p.dur[k]
-				if dmaHead < 0 || top[k] < dmaHead {
-					dmaHead = top[k]
-				}
-				if tl := pr.bl[k] - p.dur[k]; dmaTail < 0 || tl < dmaTail {
-					dmaTail = tl
-				}
+				pool = append(pool, int32(k))
 			}
 		case x == resAll:
-			for j := range busy {
-				note(int32(j), k)
+			lo, hi := p.allRange(int32(k))
+			for j := lo; j < hi; j++ {
+				if p.realRes(j) {
+					note(j, k)
+				}
 			}
 		}
 		if m := p.ports[k]; m != 0 {
 			if m&portSBUF != 0 {
-				note(p.portR[0], k)
+				note(p.portOf(int32(k), 0), k)
 			}
 			if m&portPSUM != 0 {
-				note(p.portR[1], k)
+				note(p.portOf(int32(k), 1), k)
 			}
 		}
 	}
 	r.DMABusy = (dma + int64(r.Queues) - 1) / int64(r.Queues)
-	if dma > 0 {
-		r.DMATerm = dmaHead + r.DMABusy + dmaTail
-	}
+	r.DMATerm = p.machineBound(pool, top, tails, int64(r.Queues))
 	for x, b := range busy {
+		if !p.realRes(int32(x)) {
+			continue
+		}
 		if b > r.BusiestBusy {
 			r.BusiestBusy, r.Busiest = b, p.resName(int32(x))
 		}
 		if b > 0 {
-			if t := head[x] + b + tail[x]; t > r.EngineTerm {
+			if t := p.machineBound(members[x], top, tails, 1); t > r.EngineTerm {
 				r.EngineTerm, r.EngineName = t, p.resName(int32(x))
 			}
 		}
@@ -214,15 +289,15 @@ func (p *problem) report(t *timeline, pr *priority) *Report {
 	}
 	var qBusy, qMax int64
 	for x := int32(0); x < p.nRes; x++ {
-		if busy[x] == 0 {
+		if used[x] == 0 || !p.realRes(x) {
 			continue
 		}
 		if x >= firstQueue && x < firstQueue+int32(r.Queues) {
-			qBusy += busy[x]
-			qMax = max(qMax, busy[x])
+			qBusy += used[x]
+			qMax = max(qMax, used[x])
 			continue
 		}
-		r.Util = append(r.Util, Util{Resource: p.resName(x), Busy: busy[x]})
+		r.Util = append(r.Util, Util{Resource: p.resName(x), Busy: used[x]})
 	}
 	if qBusy > 0 {
 		r.Util = append(r.Util, Util{Resource: fmt.Sprintf("DMA queues (mean of %d)", r.Queues), Busy: qBusy / int64(r.Queues)},
@@ -242,7 +317,7 @@ func (p *problem) stalls(t *timeline) []Stall {
 	var top []gap
 	lastEnd := make([]int64, p.nRes)
 	for _, k := range p.linear(t) {
-		x := p.res[k]
+		x := t.res[k]
 		if x < 0 {
 			continue
 		}
@@ -269,8 +344,8 @@ func (p *problem) stalls(t *timeline) []Stall {
 	}
 	out := make([]Stall, len(top))
 	for j, g := range top {
-		out[j] = Stall{Wait: g.wait, Waiter: p.resName(p.res[g.k]), Inst: p.f.InstName(p.insts[g.k]),
-			On: p.resName(p.res[g.b]), Producer: p.f.InstName(p.insts[g.b]), Loc: p.sharedLoc(g.b, g.k)}
+		out[j] = Stall{Wait: g.wait, Waiter: p.resName(t.res[g.k]), Inst: p.f.InstName(p.insts[g.k]),
+			On: p.resName(t.res[g.b]), Producer: p.f.InstName(p.insts[g.b]), Loc: p.sharedLoc(g.b, g.k)}
 	}
 	return out
 }

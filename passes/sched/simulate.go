@@ -3,10 +3,11 @@ package sched
 import "slices"
 
 // timeline is the result of a simulation: the interval of every position,
-// the order in which they were issued, and the makespan.
+// the rank at which each was issued, and the makespan.
 type timeline struct {
 	start, end []int64
-	issue      []int32 // positions in issue order
+	res        []int32 // the resource each position ran on (a DMA's queue chosen at issue)
+	rank       []int32 // issue order: rank[k] is the k-th position's turn
 	makespan   int64
 	// bind is, for each position, the predecessor whose end decided its
 	// start (-1: its resource or nothing did): the source of a stall.
@@ -22,44 +23,27 @@ type timeline struct {
 // (and shared ports) are free, never before an instruction of an earlier
 // block started. window <= 1 issues strictly in list order (the reorder
 // window is off).
+//
+// Memory: 28 bytes per instruction for the result plus 4 of scratch; an
+// instruction not issued yet keeps its ready time in start and -1 in end.
 func (p *problem) simulate(list []int32, window int) *timeline {
 	n := len(p.insts)
-	t := &timeline{start: make([]int64, n), end: make([]int64, n), issue: make([]int32, 0, n), bind: make([]int32, n)}
-	readyAt := make([]int64, n)
+	t := &timeline{start: make([]int64, n), end: make([]int64, n), rank: make([]int32, n), bind: make([]int32, n), res: make([]int32, n)}
 	npred := make([]int32, n)
 	for k := range n {
 		npred[k] = p.predStart[k+1] - p.predStart[k]
 		t.bind[k] = -1
+		t.end[k] = -1
 	}
+	readyAt := t.start // until issued
 	free := make([]int64, p.nRes)
-	done := make([]bool, n)
 	window = max(window, 1)
 	scanLimit := 4 * window
 	var floor, blockMax int64
 	curBlock := int32(-1)
-	est := func(k int32) int64 {
-		s := max(readyAt[k], floor)
-		switch r := p.res[k]; {
-		case r >= 0:
-			s = max(s, free[r])
-		case r == resAll:
-			for _, x := range free {
-				s = max(s, x)
-			}
-		}
-		if m := p.ports[k]; m != 0 {
-			if m&portSBUF != 0 {
-				s = max(s, free[p.portR[0]])
-			}
-			if m&portPSUM != 0 {
-				s = max(s, free[p.portR[1]])
-			}
-		}
-		return s
-	}
 	head := 0
-	for len(t.issue) < n {
-		for done[list[head]] {
+	for issued := 0; issued < n; issued++ {
+		for t.end[list[head]] >= 0 {
 			head++
 		}
 		hb := p.block[list[head]]
@@ -71,7 +55,7 @@ func (p *problem) simulate(list []int32, window int) *timeline {
 		seen := 0
 		for j := head; j < n && seen < window && j-head < scanLimit; j++ {
 			k := list[j]
-			if done[k] {
+			if t.end[k] >= 0 {
 				continue
 			}
 			if p.block[k] != hb {
@@ -81,7 +65,7 @@ func (p *problem) simulate(list []int32, window int) *timeline {
 			if npred[k] > 0 {
 				continue
 			}
-			e := est(k)
+			e := p.earliest(k, max(readyAt[k], floor), free)
 			if best < 0 || e < bestEst {
 				best, bestEst = k, e
 			}
@@ -90,26 +74,10 @@ func (p *problem) simulate(list []int32, window int) *timeline {
 		s := bestEst
 		e := s + p.dur[k]
 		t.start[k], t.end[k] = s, e
+		t.rank[k] = int32(issued)
 		t.makespan = max(t.makespan, e)
 		blockMax = max(blockMax, s)
-		switch r := p.res[k]; {
-		case r >= 0:
-			free[r] = e
-		case r == resAll:
-			for x := range free {
-				free[x] = e
-			}
-		}
-		if m := p.ports[k]; m != 0 {
-			if m&portSBUF != 0 {
-				free[p.portR[0]] = e
-			}
-			if m&portPSUM != 0 {
-				free[p.portR[1]] = e
-			}
-		}
-		done[k] = true
-		t.issue = append(t.issue, k)
+		t.res[k] = p.occupy(k, s, e, free)
 		for _, sc := range p.succs(k) {
 			npred[sc]--
 			if e >= readyAt[sc] {
@@ -128,14 +96,132 @@ func (p *problem) simulate(list []int32, window int) *timeline {
 	return t
 }
 
+// earliest returns when position k can start at or after ready, given the
+// resources' free times.
+func (p *problem) earliest(k int32, ready int64, free []int64) int64 {
+	s := ready
+	switch r := p.res[k]; {
+	case r >= 0:
+		s = max(s, free[r])
+	case r == resAll:
+		lo, hi := p.allRange(k)
+		for _, x := range free[lo:hi] {
+			s = max(s, x)
+		}
+	case r == resQueue:
+		lo, hi := p.queueRange(k)
+		m := free[lo]
+		for _, x := range free[lo+1 : hi] {
+			m = min(m, x)
+		}
+		s = max(s, m)
+	}
+	if m := p.ports[k]; m != 0 {
+		if m&portSBUF != 0 {
+			s = max(s, free[p.portOf(k, 0)])
+		}
+		if m&portPSUM != 0 {
+			s = max(s, free[p.portOf(k, 1)])
+		}
+	}
+	return s
+}
+
+// occupy marks position k's resources busy from s until e and returns the
+// resource it ran on: a DMA without a queue takes, among the queues free
+// by s, the one that became free last (the others stay free longer for
+// DMAs that are ready earlier), the lowest such on a tie.
+func (p *problem) occupy(k int32, s, e int64, free []int64) int32 {
+	r := p.res[k]
+	switch {
+	case r >= 0:
+		free[r] = e
+	case r == resAll:
+		lo, hi := p.allRange(k)
+		for x := lo; x < hi; x++ {
+			free[x] = e
+		}
+	case r == resQueue:
+		lo, hi := p.queueRange(k)
+		best := int32(-1)
+		for x := lo; x < hi; x++ {
+			if free[x] <= s && (best < 0 || free[x] > free[best]) {
+				best = x
+			}
+		}
+		free[best] = e
+		r = best
+	}
+	if m := p.ports[k]; m != 0 {
+		if m&portSBUF != 0 {
+			free[p.portOf(k, 0)] = e
+		}
+		if m&portPSUM != 0 {
+			free[p.portOf(k, 1)] = e
+		}
+	}
+	return r
+}
+
+// queueRange returns the DMA queues of position k's core.
+func (p *problem) queueRange(k int32) (int32, int32) {
+	lo := firstQueue
+	if p.core != nil {
+		lo += int32(p.core[k]) * p.stride
+	}
+	return lo, lo + int32(max(p.model.DMAQueues, 1))
+}
+
+// allRange returns the resources a call at position k occupies: every
+// resource of its core.
+func (p *problem) allRange(k int32) (int32, int32) {
+	if p.core == nil {
+		return 0, p.nRes
+	}
+	c := int32(p.core[k])
+	return c * p.stride, (c + 1) * p.stride
+}
+
+// portOf returns the resource of shared port b (0: SBUF, 1: PSUM) of
+// position k's core.
+func (p *problem) portOf(k int32, b int) int32 {
+	r := p.portR[b]
+	if p.core != nil {
+		r += int32(p.core[k]) * p.stride
+	}
+	return r
+}
+
+// programOrderMakespan is simulate(program order, window 1) keeping only
+// the makespan (8 bytes per instruction).
+func (p *problem) programOrderMakespan() int64 {
+	n := len(p.insts)
+	readyAt := make([]int64, n)
+	free := make([]int64, p.nRes)
+	var floor, blockMax, makespan int64
+	curBlock := int32(-1)
+	for k := range int32(n) {
+		if hb := p.block[k]; hb != curBlock {
+			floor = max(floor, blockMax)
+			curBlock = hb
+		}
+		s := p.earliest(k, max(readyAt[k], floor), free)
+		e := s + p.dur[k]
+		blockMax = max(blockMax, s)
+		makespan = max(makespan, e)
+		p.occupy(k, s, e, free)
+		for _, sc := range p.succs(k) {
+			readyAt[sc] = max(readyAt[sc], e)
+		}
+	}
+	return makespan
+}
+
 // linear returns each block's positions sorted by start (ties in issue
 // order), blocks in order: the linearized schedule.
 func (p *problem) linear(t *timeline) []int32 {
 	n := len(p.insts)
-	rank := make([]int32, n)
-	for r, k := range t.issue {
-		rank[k] = int32(r)
-	}
+	rank := t.rank
 	out := make([]int32, n)
 	for k := range n {
 		out[k] = int32(k)

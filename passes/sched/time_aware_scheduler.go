@@ -174,14 +174,12 @@ func Schedule(f *bir.Function, model *arch.Model, opt Options) (*Report, error) 
 	if err := p.graphFromIR(); err != nil {
 		return nil, err
 	}
+	// The in-order program-order makespan (issue in program order), first:
+	// its scratch is freed before the schedule's is allocated.
+	progOrder := p.programOrderMakespan()
 	t, pr := p.schedule(opt.Window)
 	rep := p.report(t, pr)
-	// The in-order program-order makespan: issue in program order.
-	prog := make([]int32, len(p.insts))
-	for k := range prog {
-		prog[k] = int32(k)
-	}
-	rep.ProgramOrder = p.simulate(prog, 1).makespan
+	rep.ProgramOrder = progOrder
 	rep.Unlimited = -1
 	if opt.ReuseCost && len(p.insts) > 0 {
 		g, err := depgraph.Analyze(f, depgraph.Options{Mode: depgraph.Logical, Partitions: model.Partitions, PSUMBankBytes: model.PSUMBankBytes})
@@ -198,8 +196,15 @@ func Schedule(f *bir.Function, model *arch.Model, opt Options) (*Report, error) 
 
 // schedule runs the list scheduler and the time-aware simulation.
 func (p *problem) schedule(window int) (*timeline, *priority) {
-	pr := &priority{bl: p.bottomLevels(), netFree: p.pressure()}
+	net := p.net
+	if net == nil {
+		net = p.pressure()
+	}
+	pr := &priority{bl: p.bottomLevels(), netFree: net}
 	list := p.listSchedule(pr)
+	// Only the bottom levels are used after the list order (the report's
+	// critical path and tails): let the rest go before simulating.
+	pr.netFree, pr.nrs, p.net = nil, nil, nil
 	return p.simulate(list, window), pr
 }
 
@@ -213,7 +218,10 @@ func (p *problem) commit(t *timeline) int {
 	for _, k := range lin {
 		i := p.insts[k]
 		tab.Start[i], tab.End[i] = t.start[k], t.end[k]
-		r := p.res[k]
+		r := t.res[k]
+		if r >= firstQueue && r < firstQueue+int32(max(p.model.DMAQueues, 1)) {
+			tab.Queue[i] = int16(r - firstQueue)
+		}
 		switch {
 		case r >= 0:
 			tab.Order[i] = next[r]

@@ -1,0 +1,249 @@
+package sched
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/depgraph"
+)
+
+// # LncAwareScheduler (seed 002 §6.4: "Then LncAwareScheduler::schedule()
+// (+ get_lnc_sync_candidates()) orders across NeuronCores")
+//
+// A kernel compiled for LNC = n runs one body per logical core; narwhal
+// compiles each core's body as its own module (translate's LNC rules,
+// --core-id). The cores have their own engines and DMA queues and share
+// HBM: an instruction of one core and one of another whose DRAM footprints
+// in a tensor both see (the same DRAM location name) conflict, one of them
+// writing, must be ordered across the cores. LncAwareSchedule:
+//
+//  1. get_lnc_sync_candidates: every such pair, from the cores' DRAM
+//     accesses (depgraph.DRAMAccesses: the same footprints and operand
+//     roles as the dependency analysis; a location is identified across
+//     modules by its name and must have the same dims in each).
+//     Decision (the seed says no more than the names): the lower core's
+//     instruction goes first. A kernel whose cores race on HBM has no
+//     other meaning a compiler could preserve (NKI kernels partition the
+//     shared tensors by core id; tensor_add_lnc2 writes disjoint rows and
+//     has no candidate).
+//  2. schedules the cores jointly: one problem whose positions are the
+//     cores' instructions (core 0's first), each core with its own engines
+//     and queues, the cores' own dependencies plus the cross-core edges;
+//     the DDG list scheduler and the TimeAwareScheduler as for one core.
+//  3. writes each core's schedule into its function (Start/End/Order and
+//     its block's order, as time_aware_scheduler does).
+//
+// The cross-core edges are returned (LncReport.Cross), for
+// synchronization to turn into core barriers or point-to-point
+// completions (seed 002 §6.5's InsertCoreBarrier, InsertPTCOMFlat); they
+// are not IR dependencies, which name instructions of one function.
+//
+// Pre: each core's function has one top-level block, its dependencies and
+// DMA queues (the default pipeline up to time_aware_scheduler). Post: each
+// function satisfies StageScheduled on its own; the cross-core edges are
+// respected by the joint timeline (the cores share a clock).
+
+// LncEdge is a cross-core dependency: (To core, To instruction) starts
+// after (From core, From instruction) ends.
+type LncEdge struct {
+	FromCore, ToCore int
+	From, To         bir.InstID
+}
+
+// LncReport is the joint schedule's account.
+type LncReport struct {
+	Makespan   int64   // the joint schedule's end (ps)
+	CoreSpans  []int64 // each core's end in the joint schedule
+	AloneSpans []int64 // each core scheduled alone (no cross-core edge)
+	Cross      []LncEdge
+	Candidates int // conflicting pairs found (before deduplication)
+	Insts      int
+	PEClockGHz float64
+	CoreNames  []string
+	Reordered  int
+}
+
+// MaxLncPairs bounds the access pairs get_lnc_sync_candidates compares
+// (the comparison is pairwise per shared tensor).
+const MaxLncPairs = 50_000_000
+
+// LncAwareSchedule schedules the bodies fs[c] of cores c = 0..n-1 of one
+// kernel jointly (see above).
+func LncAwareSchedule(fs []*bir.Function, model *arch.Model, opt Options) (*LncReport, error) {
+	if len(fs) == 0 || len(fs) > 255 {
+		return nil, fmt.Errorf("LncAwareSchedule: %d cores, want 1..255", len(fs))
+	}
+	rep := &LncReport{PEClockGHz: model.Clock(bir.EngPE)}
+	ps := make([]*problem, len(fs))
+	for c, f := range fs {
+		if len(f.Top) != 1 {
+			return nil, fmt.Errorf("core %d, function %s: %d top-level blocks; the joint schedule needs one", c, f.Name, len(f.Top))
+		}
+		m := f.Module()
+		span := func(name string) int64 {
+			if g := m.Func(name); g != nil && g.Sched != nil {
+				return g.Sched.Makespan()
+			}
+			return 0
+		}
+		p, err := newProblem(f, model, span)
+		if err != nil {
+			return nil, fmt.Errorf("core %d: %w", c, err)
+		}
+		if err := p.graphFromIR(); err != nil {
+			return nil, fmt.Errorf("core %d: %w", c, err)
+		}
+		ps[c] = p
+		t, _ := p.schedule(opt.Window)
+		rep.AloneSpans = append(rep.AloneSpans, t.makespan)
+		rep.CoreNames = append(rep.CoreNames, fmt.Sprintf("core %d (%s)", c, f.Name))
+	}
+	cross, n, err := lncSyncCandidates(fs, ps)
+	if err != nil {
+		return nil, err
+	}
+	rep.Cross, rep.Candidates = cross, n
+	j := joinProblems(ps, cross)
+	t, _ := j.schedule(opt.Window)
+	rep.Makespan = t.makespan
+	rep.Insts = len(j.dur)
+	// Split the joint timeline into each core's and commit it.
+	base := 0
+	for c, p := range ps {
+		n := len(p.insts)
+		sub := &timeline{start: t.start[base : base+n], end: t.end[base : base+n], rank: t.rank[base : base+n], bind: make([]int32, n), res: make([]int32, n)}
+		for k := range n {
+			sub.res[k] = t.res[base+k]
+			if sub.res[k] >= 0 {
+				sub.res[k] -= int32(c) * j.stride
+			}
+		}
+		for k := range sub.end {
+			sub.makespan = max(sub.makespan, sub.end[k])
+		}
+		rep.CoreSpans = append(rep.CoreSpans, sub.makespan)
+		rep.Reordered += p.commit(sub)
+		base += n
+	}
+	return rep, nil
+}
+
+// lncSyncCandidates is get_lnc_sync_candidates: the cross-core edges of
+// conflicting DRAM accesses, lower core first, deduplicated.
+func lncSyncCandidates(fs []*bir.Function, ps []*problem) ([]LncEdge, int, error) {
+	type acc struct {
+		depgraph.DRAMAccess
+		core int
+	}
+	byName := map[string][]acc{}
+	dims := map[string][2]int64{}
+	for c, f := range fs {
+		var err error
+		derr := depgraph.DRAMAccesses(f, func(a depgraph.DRAMAccess) {
+			lc := f.Loc(a.Loc)
+			d := [2]int64{lc.Partitions, lc.Bytes}
+			if prev, ok := dims[lc.Name]; ok && prev != d && err == nil {
+				err = fmt.Errorf("core %d, function %s: DRAM location %s is %dx%d bytes, another core's is %dx%d: want one shared tensor", c, f.Name, lc.Name, d[0], d[1], prev[0], prev[1])
+			}
+			dims[lc.Name] = d
+			byName[lc.Name] = append(byName[lc.Name], acc{a, c})
+		})
+		if derr != nil {
+			return nil, 0, fmt.Errorf("core %d: %w", c, derr)
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+	}
+	seen := map[LncEdge]bool{}
+	var out []LncEdge
+	pairs, found := 0, 0
+	for name, list := range byName {
+		for x := range list {
+			for y := x + 1; y < len(list); y++ {
+				a, b := list[x], list[y]
+				if a.core == b.core {
+					continue
+				}
+				if pairs++; pairs > MaxLncPairs {
+					return nil, 0, fmt.Errorf("get_lnc_sync_candidates: more than %d DRAM access pairs to compare (tensor %s)", MaxLncPairs, name)
+				}
+				if !a.Write && !b.Write || a.R1 < b.R0 || b.R1 < a.R0 || a.Hi <= b.Lo || b.Hi <= a.Lo {
+					continue
+				}
+				found++
+				if a.core > b.core {
+					a, b = b, a
+				}
+				e := LncEdge{FromCore: a.core, ToCore: b.core, From: a.Inst, To: b.Inst}
+				if !seen[e] {
+					seen[e] = true
+					out = append(out, e)
+				}
+			}
+		}
+	}
+	return out, found, nil
+}
+
+// joinProblems builds the joint problem of several cores: positions core
+// by core, resources offset by core, the cores' edges and the cross-core
+// ones (always from a lower core, so positions stay a topological order).
+func joinProblems(ps []*problem, cross []LncEdge) *problem {
+	stride := ps[0].stride
+	j := &problem{model: ps[0].model, portR: ps[0].portR, stride: stride, nRes: stride * int32(len(ps))}
+	base := make([]int32, len(ps)+1)
+	for c, p := range ps {
+		base[c+1] = base[c] + int32(len(p.insts))
+	}
+	n := base[len(ps)]
+	j.dur = make([]int64, 0, n)
+	j.res = make([]int32, 0, n)
+	j.ports = make([]uint8, 0, n)
+	j.block = make([]int32, n) // one block: the cores' blocks run side by side
+	j.core = make([]uint8, 0, n)
+	extra := make([][]int32, n) // cross-core predecessors by position
+	for _, e := range cross {
+		to := base[e.ToCore] + ps[e.ToCore].pos[e.To]
+		extra[to] = append(extra[to], base[e.FromCore]+ps[e.FromCore].pos[e.From])
+	}
+	j.predStart = make([]int32, 1, n+1)
+	j.net = make([]int64, 0, n)
+	for _, p := range ps {
+		j.net = append(j.net, p.pressure()...)
+	}
+	for c, p := range ps {
+		for k := range p.insts {
+			j.dur = append(j.dur, p.dur[k])
+			r := p.res[k]
+			if r >= 0 {
+				r += int32(c) * stride
+			}
+			j.res = append(j.res, r)
+			j.ports = append(j.ports, p.ports[k])
+			j.core = append(j.core, uint8(c))
+			for _, q := range p.preds(int32(k)) {
+				j.pred = append(j.pred, base[c]+q)
+			}
+			j.pred = append(j.pred, extra[base[c]+int32(k)]...)
+			j.predStart = append(j.predStart, int32(len(j.pred)))
+		}
+	}
+	j.insts = make([]bir.InstID, n) // unused: the cores commit their own
+	j.successors()
+	return j
+}
+
+// String prints the joint schedule's report.
+func (r *LncReport) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "  cores %d, instructions %d\n", len(r.CoreSpans), r.Insts)
+	fmt.Fprintf(&b, "  makespan %s (%.0f Tensor-engine cycles at %.2f GHz)\n", us(r.Makespan), float64(r.Makespan)*r.PEClockGHz/1000, r.PEClockGHz)
+	fmt.Fprintf(&b, "  get_lnc_sync_candidates: %d conflicting DRAM access pairs, %d cross-core edges\n", r.Candidates, len(r.Cross))
+	for c := range r.CoreSpans {
+		fmt.Fprintf(&b, "  %s: ends at %s (alone: %s)\n", r.CoreNames[c], us(r.CoreSpans[c]), us(r.AloneSpans[c]))
+	}
+	return b.String()
+}
