@@ -1237,11 +1237,27 @@ func (p *printer) prepareDeps(f *Function) {
 			}
 		})
 	})
-	p.depOrd = map[InstID]int32{}
+	// Count the instructions of each target name; only a name that several
+	// instructions share needs their ordinals (name#k), so the ordinals
+	// are recorded for those alone (in an unrolled module names are
+	// unique and the second walk is skipped: depOrd had an entry per
+	// instruction).
+	shared := false
 	p.visit(f, func(i InstID, _ []affine.Axis) {
 		if x, ok := p.depIdx[string(p.symBytes(f.insts[i].Name))]; ok {
 			p.depCnt[x]++
-			p.depOrd[i] = p.depCnt[x]
+			shared = shared || p.depCnt[x] > 1
+		}
+	})
+	p.depOrd = map[InstID]int32{}
+	if !shared {
+		return
+	}
+	seen := make([]int32, len(p.depCnt))
+	p.visit(f, func(i InstID, _ []affine.Axis) {
+		if x, ok := p.depIdx[string(p.symBytes(f.insts[i].Name))]; ok && p.depCnt[x] > 1 {
+			seen[x]++
+			p.depOrd[i] = seen[x]
 		}
 	})
 }

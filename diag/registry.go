@@ -397,7 +397,9 @@ def kernel(a, b):
 		ExplainText: "An SBUF or PSUM tensor is larger than the generation's partitions or usable bytes per " +
 			"partition, and no transformation can make it fit: sb_size_legalization finds no dimension to " +
 			"cut (an instruction would straddle the pieces), vn_splitter no disjoint partition groups, " +
-			"shrink_ml no dead elements. The message says, per tensor, why each one could not act, and " +
+			"shrink_ml no dead elements; or the memory planner (alloc) finds more bytes live at one instant than " +
+			"the memory holds (neuronx-cc's \"couldn't be allocated in SB\"): it lists the live set at the worst " +
+			"instant, tensor by tensor. The message says, per tensor, why each pass could not act, and " +
 			"names the NKI line that first uses it. Rules sb-fit and allocated give the same code for an " +
 			"allocated kernel whose tile lies outside the usable memory.",
 		Example: compileBir(mod("  tensor %in_set: f32[128, 60000] kind=Input\n    loc %in: Input 128x240000\n  tensor %big_set: f32[128, 60000] class=NeuronSBTensor\n    loc %big: SB 128x240000\n  tensor %r_set: f32[128, 1] class=NeuronSBTensor\n    loc %r: SB 128x4\n",

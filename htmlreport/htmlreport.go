@@ -243,7 +243,7 @@ func (r *Recorder) Write(w io.Writer, rep *pass.Report, result *bir.Module, runE
 	}
 	if rep != nil {
 		d.Arch = rep.Arch
-		d.Total = fmtDur(rep.Total)
+		d.Total = pass.FormatDuration(rep.Total)
 		d.TotalInsts = rep.Insts
 	}
 	// The recorded passes are the report's passes that ran, in order.
@@ -267,9 +267,9 @@ func (r *Recorder) Write(w io.Writer, rep *pass.Report, result *bir.Module, runE
 			pv.Order = fmt.Sprint(res.Order)
 		}
 		if res.Skipped == "" {
-			pv.Time = fmtDur(res.Wall)
+			pv.Time = pass.FormatDuration(res.Wall)
 			if res.VerifyWall > 0 {
-				pv.Verify = fmtDur(res.VerifyWall)
+				pv.Verify = pass.FormatDuration(res.VerifyWall)
 			}
 			if maxWall > 0 {
 				pv.Bar = int(100 * (res.Wall + res.VerifyWall) / maxWall)
@@ -356,18 +356,6 @@ func diffView(ls []textdiff.Line, context int) []diffLine {
 	}
 	flush()
 	return out
-}
-
-func fmtDur(d time.Duration) string {
-	switch {
-	case d < time.Microsecond:
-		return fmt.Sprintf("%d ns", d.Nanoseconds())
-	case d < time.Millisecond:
-		return fmt.Sprintf("%.1f µs", float64(d.Nanoseconds())/1e3)
-	case d < time.Second:
-		return fmt.Sprintf("%.2f ms", float64(d.Nanoseconds())/1e6)
-	}
-	return fmt.Sprintf("%.3f s", d.Seconds())
 }
 
 var page = template.Must(template.New("page").Funcs(template.FuncMap{

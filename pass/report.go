@@ -25,11 +25,11 @@ func (r *Report) Write(w io.Writer) error {
 		}
 		v := "-"
 		if p.VerifyWall > 0 {
-			v = fmtDur(p.VerifyWall)
+			v = FormatDuration(p.VerifyWall)
 		}
-		fmt.Fprintf(&sb, "  %-28s %5s %12s %12s %6d -> %d\n", p.Name, order, fmtDur(p.Wall), v, p.InstsBefore, p.InstsAfter)
+		fmt.Fprintf(&sb, "  %-28s %5s %12s %12s %6d -> %d\n", p.Name, order, FormatDuration(p.Wall), v, p.InstsBefore, p.InstsAfter)
 	}
-	fmt.Fprintf(&sb, "  %-28s %5s %12s %12s %14d\n", "total", "", fmtDur(r.Total), "", r.Insts)
+	fmt.Fprintf(&sb, "  %-28s %5s %12s %12s %14d\n", "total", "", FormatDuration(r.Total), "", r.Insts)
 	for _, p := range r.Passes {
 		if len(p.Counters) == 0 && len(p.Blocks) == 0 {
 			continue
@@ -76,7 +76,9 @@ func (p *PassResult) Counter(name string) int64 {
 	return 0
 }
 
-func fmtDur(d time.Duration) string {
+// FormatDuration writes d as the report does: ns, us, ms or s with the
+// precision that fits.
+func FormatDuration(d time.Duration) string {
 	switch {
 	case d < time.Microsecond:
 		return fmt.Sprintf("%d ns", d.Nanoseconds())

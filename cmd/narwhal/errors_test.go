@@ -215,7 +215,7 @@ func klrFile(t *testing.T, code string, fix bool, name string) []byte {
 		p := chipT("p", klr.MemPSUM, 128, 512, 0, off)
 		s := chipT("s", klr.MemSBUF, 128, 512, 0, 0)
 		return encodeKLR(t, lncKernel("bank", []klr.TensorName{a}, []klr.TensorName{o},
-			&klr.MemSet{Dst: whole(p), Value: klr.Immediate{Kind: klr.ImmFloat, Float: 1}, Dtype: kdtype("float32"), Engine: klr.EngDVE},
+			&klr.MemSet{Dst: whole(p), Value: klr.Immediate{Kind: klr.ImmFloat, Float: 1}, Dtype: klrtest.Dtype("float32"), Engine: klr.EngDVE},
 			&klr.NcCopy{Dst: whole(s), Src: whole(p), Engine: klr.EngDVE},
 			dmaOp(whole(o), whole(s))), nil)
 	case diag.Overlap:
@@ -282,64 +282,29 @@ func addKernel() *klr.LncKernel {
 		dmaOp(whole(o), whole(ta)))
 }
 
-func kdtype(name string) klr.Dtype {
-	for i := 0; i < 20; i++ {
-		if klr.Dtype(i).String() == name {
-			return klr.Dtype(i)
-		}
-	}
-	panic("unknown KLR dtype " + name)
-}
+func aluIndex(name string) int { return int(klrtest.AluOp(name)) }
 
-func aluIndex(name string) int {
-	for i := 0; i < 29; i++ {
-		if klr.AluOp(i).String() == name {
-			return i
-		}
-	}
-	panic(name)
-}
-
-// hbmT is an fp32 HBM tensor [par, free].
 func hbmT(name string, par, free uint64) klr.TensorName {
-	return klr.TensorName{Name: name, Dtype: kdtype("float32"), Shape: klr.Shape{ParDim: par, FreeDims: []uint64{free}},
-		Address:      klr.Address{Name: name, Memory: klr.MemHBM, ParSize: par, FreeSize: free * 4},
-		FreeElements: free}
+	return klrtest.HBM(name, "float32", par, free)
 }
 
-// chipT is an allocated fp32 SBUF/PSUM tensor at (parOff, freeOff bytes).
 func chipT(name string, mem klr.Memory, par, free, parOff, freeOff uint64) klr.TensorName {
-	t := hbmT(name, par, free)
-	t.Address.Memory = mem
-	t.Address.ParOffset, t.Address.FreeOffset = klr.Some(parOff), klr.Some(freeOff)
-	return t
+	return klrtest.OnChip(name, "float32", mem, par, free, parOff, freeOff)
 }
 
 func tile(t klr.TensorName, p0, np, f0, nf uint64) klr.TensorRef {
-	row := t.FreeElements
-	return klr.TensorRef{Kind: klr.RefAbstract, Access: &klr.Access{Kind: klr.AccessKindBirPattern, Bir: &klr.BirAccessPattern{
-		Tensor: t, Offset: int64(p0*row + f0),
-		Pattern: []klr.APPair{{Step: int64(row), Num: np, Offset: int64(p0)}, {Step: 1, Num: nf, Offset: int64(f0)}}}}}
+	return klrtest.Tile(t, p0, np, f0, nf)
 }
 
-func whole(t klr.TensorName) klr.TensorRef { return tile(t, 0, t.Shape.ParDim, 0, t.FreeElements) }
+func whole(t klr.TensorName) klr.TensorRef { return klrtest.Whole(t) }
 
-// lncKernel numbers its statements from line 10 of k.py.
 func lncKernel(name string, ins, outs []klr.TensorName, ops ...klr.Operator) *klr.LncKernel {
-	st := make([]klr.Stmt, len(ops))
-	for i, op := range ops {
-		st[i] = klr.Stmt{Op: op, Pos: klr.Pos{Line: uint64(10 + i), Column: 4, Filename: klr.Some("k.py")}}
-	}
-	return &klr.LncKernel{Name: name, Inputs: ins, Outputs: outs, Bodies: [][]klr.Block{{{Label: "main.1", Body: st}}}}
+	return klrtest.Kernel(name, ins, outs, ops...)
 }
 
-func dmaOp(dst, src klr.TensorRef) klr.Operator {
-	return &klr.NcDmaCopy{Dst: dst, Src: src, OobMode: klr.DmaBounds{Kind: klr.BoundsError}}
-}
+func dmaOp(dst, src klr.TensorRef) klr.Operator { return klrtest.DMA(dst, src) }
 
-func fimm(v float32) klr.Operand {
-	return klr.Operand{Kind: klr.OperandImm, Imm: klr.Immediate{Kind: klr.ImmFloat, Float: v}}
-}
+func fimm(v float32) klr.Operand { return klrtest.FloatImm(v) }
 
 // addPanickingPass adds a pass "test_panic" to the pipeline table (run it
 // with --passes test_panic) and returns the function that removes it.

@@ -122,7 +122,7 @@ var errSilent = errors.New("silent failure")
 func mainExit(args []string, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "narwhal: internal error[%s], %s: %v; %s\n", diag.Internal, diag.InternalText, oneLine(fmt.Sprint(r)), diag.InternalHelp(args))
+			fmt.Fprintf(stderr, "narwhal: internal error[%s], %s: %v; %s\n", diag.Internal, diag.InternalText, diag.OneLine(fmt.Sprint(r)), diag.InternalHelp(args))
 			if os.Getenv("NARWHAL_TRACEBACK") != "" {
 				fmt.Fprintf(stderr, "%s", debug.Stack())
 			}
@@ -169,17 +169,6 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "FILE is BIR-JSON, narwhal text form or a KLR kernel (detected by content), or builtin:NAME[:k=v,...].")
-}
-
-// oneLine keeps an error message on one line (long verifier reports
-// print their first diagnostic and a count).
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		rest := strings.Count(s[i:], "\n")
-		return s[:i] + fmt.Sprintf(" (%d more lines; see --verbose)", rest)
-	}
-	return s
 }
 
 // parseInterspersed parses flags that may appear before or after the

@@ -211,17 +211,17 @@ func TestCompileMany(t *testing.T) {
 }
 
 // benchSpecs are the built-in kernels at sizes where a compile does real
-// work (16,000 to 130,000 instructions each).
+// work (13,000 to 70,000 instructions each through the default pipeline).
 var benchSpecs = []string{
-	"builtin:tensor_add:rows=4194304,cols=2048",
-	"builtin:matmul:m=8192,k=4096,n=8192",
-	"builtin:softmax:rows=1048576,cols=512",
-	"builtin:rmsnorm:rows=1048576,d=512",
-	"builtin:attention:seq=16384,d=64",
-	"builtin:transpose2d:rows=16384,cols=16384",
-	"builtin:average_pool2d:c=524288,h=32,w=32",
-	"builtin:embedding:tokens=1048576",
-	"builtin:cce_reduce:rows=2097152,cols=512",
+	"builtin:tensor_add:rows=1048576,cols=2048",
+	"builtin:matmul:m=4096,k=4096,n=8192",
+	"builtin:softmax:rows=262144,cols=512",
+	"builtin:rmsnorm:rows=262144,d=512",
+	"builtin:attention:seq=4096,d=64",
+	"builtin:transpose2d:rows=8192,cols=16384",
+	"builtin:average_pool2d:c=131072,h=32,w=32",
+	"builtin:embedding:tokens=262144",
+	"builtin:cce_reduce:rows=524288,cols=512",
 	"builtin:oversized",
 }
 
@@ -250,5 +250,37 @@ func BenchmarkCompileMany(b *testing.B) {
 				b.ReportMetric((c1-c0).Seconds()/float64(b.N), "cpu-s/op")
 			}
 		})
+	}
+}
+
+// TestCompile_PositionsInOutputs: a KLR kernel's source lines reach every
+// output of a compile: the result (BIR-JSON "pos"), the text dumps
+// (loc(...)), the Perfetto trace's event args, the allocation map (CSV
+// column and SVG titles) and the HTML page.
+func TestCompile_PositionsInOutputs(t *testing.T) {
+	dir := t.TempDir()
+	klrPath := filepath.Join(dir, "copy.klr")
+	if err := os.WriteFile(klrPath, encodeKLR(t, copyKernel(0, 0), nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, trace, memCSV, memSVG, page := filepath.Join(dir, "o.json"), filepath.Join(dir, "t.json"), filepath.Join(dir, "m.csv"), filepath.Join(dir, "m.svg"), filepath.Join(dir, "p.html")
+	code, stdout, stderr := narwhal(t, "compile", klrPath, "-o", out, "--trace", trace, "--memmap", memCSV, "--html", page, "--print-after", "full_unroll")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := narwhal(t, "compile", klrPath, "--memmap", memSVG, "-o", os.DevNull); code != 0 {
+		t.Fatalf("--memmap svg: exit %d: %s", code, stderr)
+	}
+	for _, c := range []struct{ what, text, want string }{
+		{"the BIR-JSON result", readFile(t, out), `"pos":{"file":"k.py","line":10,"column":4}`},
+		{"the text dump", stdout, `loc("k.py":11:4)`},
+		{"the trace", readFile(t, trace), `"source":"k.py:10:4"`},
+		{"the memory map CSV", readFile(t, memCSV), ",k.py:10:4"},
+		{"the memory map SVG", readFile(t, memSVG), "first used at k.py:10:4"},
+		{"the HTML page", readFile(t, page), `loc(&#34;k.py&#34;:10:4)`},
+	} {
+		if !strings.Contains(c.text, c.want) {
+			t.Errorf("%s lacks %q", c.what, c.want)
+		}
 	}
 }

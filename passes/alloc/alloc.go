@@ -29,6 +29,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/pack"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/verify"
@@ -316,6 +317,9 @@ type FitError struct {
 	Live    []LiveLoc
 	Tried   []string
 }
+
+// ErrorCode is diag.DoesNotFit.
+func (e *FitError) ErrorCode() string { return diag.DoesNotFit }
 
 // LiveLoc is one location of a live set.
 type LiveLoc struct {

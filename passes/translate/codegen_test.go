@@ -12,81 +12,37 @@ import (
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/interp"
 	"github.com/narwhal-compiler/narwhal/klr"
+	"github.com/narwhal-compiler/narwhal/klr/klrtest"
 )
 
 // ---- building KLR ASTs in Go ----
 
-func kdt(name string) klr.Dtype {
-	for i := 0; i < 20; i++ {
-		if klr.Dtype(i).String() == name {
-			return klr.Dtype(i)
-		}
-	}
-	panic("unknown KLR dtype " + name)
-}
-
-func dsize(name string) uint64 {
-	d, err := bir.ParseDtype(name)
-	if err != nil {
-		panic(err)
-	}
-	return uint64(d.Size())
-}
+func kdt(name string) klr.Dtype { return klrtest.Dtype(name) }
 
 // hbmT is an HBM tensor [par, free].
-func hbmT(name, dt string, par, free uint64) klr.TensorName {
-	return klr.TensorName{Name: name, Dtype: kdt(dt), Shape: klr.Shape{ParDim: par, FreeDims: []uint64{free}},
-		Address:      klr.Address{Name: name, Memory: klr.MemHBM, ParSize: par, FreeSize: free * dsize(dt)},
-		FreeElements: free}
-}
+func hbmT(name, dt string, par, free uint64) klr.TensorName { return klrtest.HBM(name, dt, par, free) }
 
 // chipT is an allocated SBUF/PSUM tensor [par, free] at (parOff, freeOff).
 func chipT(name, dt string, mem klr.Memory, par, free, parOff, freeOff uint64) klr.TensorName {
-	t := hbmT(name, dt, par, free)
-	t.Address.Memory = mem
-	t.Address.ParOffset, t.Address.FreeOffset = klr.Some(parOff), klr.Some(freeOff)
-	return t
+	return klrtest.OnChip(name, dt, mem, par, free, parOff, freeOff)
 }
 
 // tile is the birPattern of rows p0..p0+np-1, columns f0..f0+nf-1.
 func tile(t klr.TensorName, p0, np, f0, nf uint64) klr.TensorRef {
-	row := t.FreeElements
-	return klr.TensorRef{Kind: klr.RefAbstract, Access: &klr.Access{Kind: klr.AccessKindBirPattern, Bir: &klr.BirAccessPattern{
-		Tensor: t, Offset: int64(p0*row + f0),
-		Pattern: []klr.APPair{{Step: int64(row), Num: np, Offset: int64(p0)}, {Step: 1, Num: nf, Offset: int64(f0)}}}}}
+	return klrtest.Tile(t, p0, np, f0, nf)
 }
 
-func whole(t klr.TensorName) klr.TensorRef { return tile(t, 0, t.Shape.ParDim, 0, t.FreeElements) }
-
-func stmts(ops ...klr.Operator) []klr.Stmt {
-	out := make([]klr.Stmt, len(ops))
-	for i, op := range ops {
-		out[i] = klr.Stmt{Op: op, Pos: klr.Pos{Line: uint64(10 + i), Column: 4, Filename: klr.Some("k.py")}}
-	}
-	return out
-}
+func whole(t klr.TensorName) klr.TensorRef { return klrtest.Whole(t) }
 
 func lncKernel(name string, ins, outs []klr.TensorName, ops ...klr.Operator) *klr.LncKernel {
-	return &klr.LncKernel{Name: name, Inputs: ins, Outputs: outs,
-		Bodies: [][]klr.Block{{{Label: "main.1", Body: stmts(ops...)}}}}
+	return klrtest.Kernel(name, ins, outs, ops...)
 }
 
-func dma(dst, src klr.TensorRef) klr.Operator {
-	return &klr.NcDmaCopy{Dst: dst, Src: src, OobMode: klr.DmaBounds{Kind: klr.BoundsError}}
-}
+func dma(dst, src klr.TensorRef) klr.Operator { return klrtest.DMA(dst, src) }
 
-func fimm(v float32) klr.Operand {
-	return klr.Operand{Kind: klr.OperandImm, Imm: klr.Immediate{Kind: klr.ImmFloat, Float: v}}
-}
+func fimm(v float32) klr.Operand { return klrtest.FloatImm(v) }
 
-func aluOp(name string) klr.AluOp {
-	for i := 0; i < 29; i++ {
-		if klr.AluOp(i).String() == name {
-			return klr.AluOp(i)
-		}
-	}
-	panic(name)
-}
+func aluOp(name string) klr.AluOp { return klrtest.AluOp(name) }
 
 // f32Tensor builds an interpreter tensor from float32 values.
 func f32Tensor(name string, shape []int64, vals []float32) *interp.Tensor {
