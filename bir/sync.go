@@ -1,5 +1,7 @@
 package bir
 
+import "slices"
+
 // SemCmd is one semaphore command of an instruction (seed 002 §6.5, §6.6:
 // the ".asm $S[k]>0 $S[j]++@complete semaphore conditions"). As a wait it
 // holds the instruction until semaphore Sem has reached Value
@@ -53,16 +55,25 @@ func NewSync(n int) *Sync {
 // Len returns the number of instruction slots the table covers.
 func (s *Sync) Len() int { return len(s.Trigger) }
 
-// Grow extends the table to n slots (new slots have nothing).
+// Grow extends the table to n slots (new slots have nothing), one
+// allocation per column at most.
 func (s *Sync) Grow(n int) {
-	for len(s.Trigger) < n {
-		s.Trigger = append(s.Trigger, EngUnassigned)
-		s.waitAt = append(s.waitAt, 0)
-		s.updAt = append(s.updAt, 0)
-		s.nWait = append(s.nWait, 0)
-		s.nUpd = append(s.nUpd, 0)
+	k := n - len(s.Trigger)
+	if k <= 0 {
+		return
 	}
+	s.Trigger = slices.Grow(s.Trigger, k)
+	for range k {
+		s.Trigger = append(s.Trigger, EngUnassigned)
+	}
+	s.waitAt = append(slices.Grow(s.waitAt, k), make([]int32, k)...)
+	s.updAt = append(slices.Grow(s.updAt, k), make([]int32, k)...)
+	s.nWait = append(slices.Grow(s.nWait, k), make([]uint16, k)...)
+	s.nUpd = append(slices.Grow(s.nUpd, k), make([]uint16, k)...)
 }
+
+// Reserve makes room for n more commands in the pool.
+func (s *Sync) Reserve(n int) { s.Cmds = slices.Grow(s.Cmds, n) }
 
 // Waits returns the wait commands of instruction i (a view into the pool:
 // do not modify or keep it across SetWaits/SetUpdates/Compact).

@@ -101,6 +101,13 @@ type Options struct {
 //	    integers from a small range; index tensors of gathers may need
 //	    kernel-specific inputs (the caller can override any entry).
 //
+//	func RunConcurrent(m *bir.Module, inputs map[string]*Tensor, opt ConcurrentOptions) (*ConcurrentResult, error)
+//	func RunCores(mods []*bir.Module, inputs map[string]*Tensor, opt ConcurrentOptions) (*ConcurrentResult, error)
+//	    Execute a synchronized module (one per core) concurrently, every
+//	    engine and DMA queue its own stream, the steps interleaved by a
+//	    policy: the race checker (concurrent.go, race.go). The result lists
+//	    races, a deadlock, DMAs in flight after Halt, and the outputs.
+//
 // Extensions of the contract (errors.go, run.go):
 //
 //	type Error struct{ Kind ErrorKind; Func, Inst, Op, Iter, Msg string; CalledFrom []string }

@@ -223,22 +223,13 @@ func walk(L *Layout, opt CheckOptions, report func(i bir.InstID, format string, 
 		r := t.Issue(x)
 		if r != None {
 			row := t.Row(r)
-			for d := in.Deps; d >= 0; {
-				dep, next, ok := f.DepRecord(d)
-				if !ok {
-					break
-				}
-				d = next
-				p := dep.On
-				if int(p) < 0 || int(p) >= len(L.Prog) || L.Prog[p] < 0 {
-					continue
-				}
+			L.Deps(x, func(p bir.InstID, kind bir.DepKind) {
 				if !t.KnowsIn(row, p) {
 					ps := L.DoneStream(p)
 					report(x, "depends on %s (%s), which no chain of stream order, triggers and semaphore waits and updates orders before it: %s knows %d entries of %s when it issues, want more than %d (%s's position)",
-						f.InstName(p), dep.Kind, r.Name(), row[ps], ps.Name(), L.DonePos(p), f.InstName(p))
+						f.InstName(p), kind, r.Name(), row[ps], ps.Name(), L.DonePos(p), f.InstName(p))
 				}
-			}
+			})
 		}
 		t.Complete(x)
 		done := L.DoneStream(x)

@@ -381,3 +381,20 @@ func (L *Layout) DonePos(i bir.InstID) int32 {
 	}
 	return L.EPos[i]
 }
+
+// Deps calls fn for every dependency of instruction x on an instruction
+// of the layout (dependencies on removed or unknown instructions are
+// skipped), in the order the IR lists them.
+func (L *Layout) Deps(x bir.InstID, fn func(p bir.InstID, kind bir.DepKind)) {
+	f := L.F
+	for d := f.Inst(x).Deps; d >= 0; {
+		dep, next, ok := f.DepRecord(d)
+		if !ok {
+			return
+		}
+		d = next
+		if p := dep.On; int(p) >= 0 && int(p) < len(L.Prog) && L.Prog[p] >= 0 {
+			fn(p, dep.Kind)
+		}
+	}
+}

@@ -162,6 +162,7 @@ func runAllocSemaphores(ctx *pass.Context) error {
 	ctx.Count("wait_commands", total.Waits)
 	ctx.Count("update_commands", total.Updates)
 	ctx.Count("redundant_waits_removed", total.Redundant)
+	ctx.Count("edge_waits_seed", total.EdgeWaits)
 	ctx.Count("carriers", total.Carriers)
 	ctx.Count("rotations", total.Rotations)
 	ctx.Count("core_barriers", total.CoreBarriers)
@@ -191,8 +192,12 @@ type Stats struct {
 	Waits      int64 // wait commands
 	Updates    int64 // update commands
 	Redundant  int64 // candidate waits dropped because another wait implies them
-	Carriers   int64 // EventSemaphore carriers
-	Rotations  int64
+	// EdgeWaits is what the seed's sketch would emit: one wait per
+	// dependency edge between two streams ("for (Edge e : edges) ...
+	// setupSync(e.consumer, ...)"), the baseline beside Waits.
+	EdgeWaits int64
+	Carriers  int64 // EventSemaphore carriers
+	Rotations int64
 	// CoreBarriers and PTCOMs count those of insert_core_barrier and
 	// insert_ptcom_flat the function holds.
 	CoreBarriers int64
@@ -213,6 +218,7 @@ func (s *Stats) add(o *Stats) {
 	s.Waits += o.Waits
 	s.Updates += o.Updates
 	s.Redundant += o.Redundant
+	s.EdgeWaits += o.EdgeWaits
 	s.Carriers += o.Carriers
 	s.Rotations += o.Rotations
 	s.CoreBarriers += o.CoreBarriers
@@ -226,7 +232,7 @@ func (s *Stats) add(o *Stats) {
 func (s *Stats) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "  semaphores: %d (one per signalling stream)\n", s.Semaphores)
-	fmt.Fprintf(&b, "  semaphore commands: %d waits ($S[k]>=v), %d updates ($S[j]++@complete); %d redundant waits removed\n", s.Waits, s.Updates, s.Redundant)
+	fmt.Fprintf(&b, "  semaphore commands: %d waits ($S[k]>=v), %d updates ($S[j]++@complete); the seed's one wait per cross-stream edge: %d; %d redundant waits removed\n", s.Waits, s.Updates, s.EdgeWaits, s.Redundant)
 	fmt.Fprintf(&b, "  carrier EventSemaphores: %d; rotations (AllEngineBarrier + GroupResetSemaphores): %d; Drain: %d; Halt: %d\n", s.Carriers, s.Rotations, s.Drains, s.Halts)
 	if s.CoreBarriers+s.PTCOMs > 0 {
 		fmt.Fprintf(&b, "  core barriers: %d; PTCOMs: %d\n", s.CoreBarriers, s.PTCOMs)
@@ -279,13 +285,13 @@ func AllocSemaphores(f *bir.Function, model *arch.Model, entry bool) (*Stats, er
 		return nil, err
 	}
 	if n := a.rotationPoints(L); n > 0 {
-		a.addSemaphoreRotationWaits()
+		a.addSemaphoreRotationWait()
 		if L, err = a.layout(); err != nil {
 			return nil, err
 		}
 	}
 	a.L = L
-	a.chooseWaits()
+	a.setupSync()
 	if err := a.number(); err != nil {
 		return nil, err
 	}
@@ -407,7 +413,7 @@ type allocator struct {
 	semOf    []int32 // stream -> semaphore (-1 none)
 	barrierN int64   // AllEngineBarrier ids used
 	taken    names
-	// final is chooseWaits' tracker at the end: what every stream knows
+	// final is setupSync' tracker at the end: what every stream knows
 	// once it has run (the waits it chose are the ones acquired).
 	final *stream.Tracker
 }
@@ -419,23 +425,13 @@ func (a *allocator) layout() (*stream.Layout, error) {
 // mayUpdate marks the instructions that may need to update: some
 // dependent's streams do not include its completion stream.
 func mayUpdate(L *stream.Layout) []bool {
-	f := L.F
-	out := make([]bool, f.NumInstSlots())
+	out := make([]bool, L.F.NumInstSlots())
 	for _, y := range L.Insts {
-		for d := f.Inst(y).Deps; d >= 0; {
-			dep, next, ok := f.DepRecord(d)
-			if !ok {
-				break
-			}
-			d = next
-			p := dep.On
-			if int(p) < 0 || int(p) >= len(L.Prog) || L.Prog[p] < 0 {
-				continue
-			}
+		L.Deps(y, func(p bir.InstID, _ bir.DepKind) {
 			if s := L.DoneStream(p); s != L.Eng[y] && s != L.Q[y] {
 				out[p] = true
 			}
-		}
+		})
 	}
 	return out
 }
@@ -464,12 +460,12 @@ func (a *allocator) rotationPoints(L *stream.Layout) int {
 	return len(a.rotBefore)
 }
 
-// addSemaphoreRotationWaits inserts, before each rotation point, the
+// addSemaphoreRotationWait inserts, before each rotation point, the
 // rotation: an AllEngineBarrier on every engine, GroupResetSemaphores on
 // the Sync engine, an AllEngineBarrier on every engine; the schedule after
 // each point is shifted so that the barrier starts when everything before
 // it has ended.
-func (a *allocator) addSemaphoreRotationWaits() {
+func (a *allocator) addSemaphoreRotationWait() {
 	f := a.f
 	tab := f.Sched
 	at := make(map[bir.InstID]bool, len(a.rotBefore))
@@ -577,8 +573,8 @@ func (t names) unique(name string) string {
 	return n
 }
 
-// chooseWaits is step 3: the minimal waits of every instruction.
-func (a *allocator) chooseWaits() {
+// setupSync is step 3 (AllocSemaphores::setupSync): the minimal waits of every instruction.
+func (a *allocator) setupSync() {
 	L := a.L
 	f := a.f
 	n := f.NumInstSlots()
@@ -643,15 +639,12 @@ func (a *allocator) chooseWaits() {
 			}
 		}
 		touched = touched[:0]
-		for d := in.Deps; d >= 0; {
-			dep, next, ok := f.DepRecord(d)
-			if !ok {
-				break
+		L.Deps(x, func(p bir.InstID, _ bir.DepKind) {
+			if s := L.DoneStream(p); s != L.Eng[x] && s != L.Q[x] {
+				a.st.EdgeWaits++
 			}
-			d = next
-			p := dep.On
-			if int(p) < 0 || int(p) >= len(L.Prog) || L.Prog[p] < 0 || t.KnowsIn(know, p) {
-				continue
+			if t.KnowsIn(know, p) {
+				return
 			}
 			s := L.DoneStream(p)
 			if c := cand[s]; c == bir.NoInst {
@@ -660,7 +653,7 @@ func (a *allocator) chooseWaits() {
 			} else if L.DonePos(p) > L.DonePos(c) {
 				cand[s] = p
 			}
-		}
+		})
 		a.waitAt[x] = int32(len(a.waitPool))
 		for _, s := range touched {
 			c := cand[s]
@@ -731,6 +724,13 @@ func (a *allocator) number() error {
 	a.sigIdx = make([]int32, f.NumInstSlots())
 	count := make([]int32, L.NumStreams)
 	sy := f.Sync
+	nsig := 0
+	for _, x := range L.Insts {
+		if a.signals[x] {
+			nsig++
+		}
+	}
+	sy.Reserve(len(a.waitPool) + nsig)
 	var cmds []bir.SemCmd
 	for _, x := range L.Insts {
 		in := f.Inst(x)

@@ -7,6 +7,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/birjson"
+	"github.com/narwhal-compiler/narwhal/interp"
 	"github.com/narwhal-compiler/narwhal/kernels"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/passes/semaphores"
@@ -59,6 +60,19 @@ func scheduled(t *testing.T, m *bir.Module, opts ...string) bool {
 		t.Fatal(err)
 	}
 	return rep.Result("time_aware_scheduler").Counter("functions_with_loops") == 0
+}
+
+// scheduledKernel instantiates a built-in kernel and schedules it.
+func scheduledKernel(t *testing.T, spec string) *bir.Module {
+	t.Helper()
+	inst, err := kernels.Instantiate(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !scheduled(t, inst.Module) {
+		t.Fatalf("%s keeps loops", spec)
+	}
+	return inst.Module
 }
 
 // TestAllocSemaphores_Kernels is the translation validation of
@@ -173,7 +187,9 @@ func TestAllocSemaphores_EveryWaitNeeded(t *testing.T) {
 // every kernel's streams signal more often than a counter holds, so the
 // pass rotates (AllEngineBarrier + GroupResetSemaphores); the result
 // verifies (the rule checks every counter against the width) and
-// interprets to the same outputs.
+// interprets to the same outputs, sequentially and concurrently under
+// every policy (the barriers release, the resets take effect, the counts
+// start again).
 func TestAllocSemaphores_Rotation(t *testing.T) {
 	p, _ := pipeline.Table.Lookup("alloc_semaphores")
 	rotations := int64(0)
@@ -189,6 +205,17 @@ func TestAllocSemaphores_Rotation(t *testing.T) {
 			return err
 		}, passtest.StageBefore(before), passtest.Stage(before|verify.StageSynchronized))
 		rotations += rep.Result(p.Name).Counter("rotations")
+		// The rotations run: barriers, resets, and counts from 0 again.
+		inst, err := kernels.Instantiate(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := kernels.InputsFor(inst.Kernel, m, 1)
+		want, err := interp.Run(m, in, interp.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sweep(t, []*bir.Module{m}, in, want, 2)
 	})
 	if rotations == 0 {
 		t.Error("no kernel rotated its semaphores with 2-bit counters")
@@ -198,14 +225,7 @@ func TestAllocSemaphores_Rotation(t *testing.T) {
 // TestAllocSemaphores_Rerun: a second run gives the same module (it
 // removes what the first added and recomputes).
 func TestAllocSemaphores_Rerun(t *testing.T) {
-	inst, err := kernels.Instantiate("tensor_add:rows=512,cols=256")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := inst.Module
-	if !scheduled(t, m) {
-		t.Fatal("tensor_add keeps loops")
-	}
+	m := scheduledKernel(t, "tensor_add:rows=512,cols=256")
 	run := func() string {
 		if _, err := pipeline.Table.Run(m, pass.Config{Passes: []string{"alloc_semaphores"}, VerifyEach: true}); err != nil {
 			t.Fatal(err)
@@ -225,17 +245,10 @@ func TestAllocSemaphores_Rerun(t *testing.T) {
 // TestAllocSemaphores_TooFewSemaphores: an arch with fewer semaphores than
 // signalling streams fails with an error naming the option.
 func TestAllocSemaphores_TooFewSemaphores(t *testing.T) {
-	inst, err := kernels.Instantiate("tensor_add:rows=512,cols=256")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := inst.Module
-	if !scheduled(t, m) {
-		t.Fatal("tensor_add keeps loops")
-	}
+	m := scheduledKernel(t, "tensor_add:rows=512,cols=256")
 	model, _ := arch.ForModule(m)
 	model.Sync.Semaphores = 1
-	_, err = semaphores.AllocSemaphores(m.Main(), model, true)
+	_, err := semaphores.AllocSemaphores(m.Main(), model, true)
 	if err == nil || !strings.Contains(err.Error(), "arch.semaphores") {
 		t.Errorf("err = %v, want one naming --option arch.semaphores", err)
 	}
@@ -245,14 +258,7 @@ func TestAllocSemaphores_TooFewSemaphores(t *testing.T) {
 // end with Halt, preceded by Drain on engines that fired DMAs nobody
 // waited for.
 func TestAllocSemaphores_StreamEndings(t *testing.T) {
-	inst, err := kernels.Instantiate("tensor_add:rows=512,cols=256")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := inst.Module
-	if !scheduled(t, m) {
-		t.Fatal("tensor_add keeps loops")
-	}
+	m := scheduledKernel(t, "tensor_add:rows=512,cols=256")
 	if _, err := pipeline.Table.Run(m, pass.Config{Passes: []string{"alloc_semaphores"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -153,15 +153,23 @@ func InsertCoreBarrier(f *bir.Function, lnc int, id *int64) (int64, error) {
 		}
 		f.ReplaceBlockInsts(blk, list)
 	}
-	// insertCoreBarrierOnIO: after the last writes to the shared tensors.
+	written := false
 	for _, s := range st {
-		if s.written && len(f.Top) > 0 {
-			last := f.Top[len(f.Top)-1]
-			f.Append(last, newBarrier(lastAny))
-			break
-		}
+		written = written || s.written
+	}
+	if written {
+		insertCoreBarrierOnIO(f, newBarrier(lastAny))
 	}
 	return n, nil
+}
+
+// insertCoreBarrierOnIO places barrier b after the last instruction of f:
+// the shared tensors were written since the last barrier, and no core may
+// end before every core's writes to them.
+func insertCoreBarrierOnIO(f *bir.Function, b bir.InstID) {
+	if len(f.Top) > 0 {
+		f.Append(f.Top[len(f.Top)-1], b)
+	}
 }
 
 func overlaps(runs [][2]int64, lo, hi int64) bool {

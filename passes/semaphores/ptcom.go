@@ -81,14 +81,28 @@ func InsertPTCOMFlat(f *bir.Function) int64 {
 		return true
 	})
 	cb := findCBOnCore0(f, order)
-	taken := takenNames(f)
-	var n int64
-	var ptcoms []bir.InstID
+	var lasts [][]bir.InstID
+	var outs []bir.TensorID
 	for _, t := range outputs {
-		last := extendLastWrites(f, order, t)
-		if len(last) == 0 {
-			continue
+		if last := extendLastWrites(f, order, t); len(last) > 0 {
+			lasts = append(lasts, last)
+			outs = append(outs, t)
 		}
+	}
+	return insertPTCOMs(f, outs, lasts, cb, pos)
+}
+
+// insertPTCOMs adds one PTCOM per output outs[k], depending on its last
+// writes lasts[k], before the closing barrier cb (NoInst: at the end),
+// which depends on each; pos gives program positions.
+func insertPTCOMs(f *bir.Function, outs []bir.TensorID, lasts [][]bir.InstID, cb bir.InstID, pos []int32) int64 {
+	if len(outs) == 0 {
+		return 0
+	}
+	taken := takenNames(f)
+	var ptcoms []bir.InstID
+	for k, t := range outs {
+		last := lasts[k]
 		p := f.NewInst(bir.OpEventSemaphore, taken.unique("ptcom_"+f.Tensor(t).Name), bir.EngSP, nil, nil,
 			bir.AttrSet{}.With(PTCOMAttr, bir.String(f.Tensor(t).Name)))
 		latest := last[0]
@@ -103,10 +117,6 @@ func InsertPTCOMFlat(f *bir.Function) int64 {
 			f.AddDep(cb, bir.Dep{On: p, Kind: bir.DepOrdered, CarryAxis: bir.NoAxis})
 		}
 		ptcoms = append(ptcoms, p)
-		n++
-	}
-	if len(ptcoms) == 0 {
-		return 0
 	}
 	// Place the PTCOMs right before the closing barrier, or at the end.
 	blk := f.Top[len(f.Top)-1]
@@ -118,7 +128,7 @@ func InsertPTCOMFlat(f *bir.Function) int64 {
 	list := slices.Clone(f.Block(blk).Insts)
 	list = slices.Insert(list, at, ptcoms...)
 	f.ReplaceBlockInsts(blk, list)
-	return n
+	return int64(len(ptcoms))
 }
 
 // outputTensors lists f's output tensors, in declaration order.
