@@ -1,8 +1,6 @@
 package depgraph_test
 
 import (
-	"os"
-	"strconv"
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/arch"
@@ -10,16 +8,6 @@ import (
 	"github.com/narwhal-compiler/narwhal/depgraph"
 	"github.com/narwhal-compiler/narwhal/internal/schedtest"
 )
-
-// BenchSize is the instruction count of the straight-line benchmark
-// module: 1M by default, NARWHAL_BENCH_N to change it (the 5M
-// figure: NARWHAL_BENCH_N=5000000).
-func benchSize() int {
-	if v, err := strconv.Atoi(os.Getenv("NARWHAL_BENCH_N")); err == nil && v > 0 {
-		return v
-	}
-	return 1_000_000
-}
 
 // benchModule is bir.GenStraightLine(n) with its SBUF tiles placed at
 // distinct addresses (the physical path).
@@ -34,7 +22,7 @@ func benchModule(b *testing.B, n int) *bir.Module {
 // BenchmarkAnalyze measures the dependency analysis (physical mode) of a
 // straight-line module: ns per instruction and edges per instruction.
 func BenchmarkAnalyze(b *testing.B) {
-	n := benchSize()
+	n := schedtest.BenchSize()
 	m := benchModule(b, n)
 	f := m.Main()
 	b.ResetTimer()

@@ -6,19 +6,28 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/batch"
+	"github.com/narwhal-compiler/narwhal/console"
 	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/driver"
 )
 
 // compileMany is `narwhal compile a b ... --out-dir DIR [-j N]`: every
-// input compiled on its own, as `narwhal compile INPUT FLAGS -o
-// DIR/NAME.json` would (the same function, so the outputs are the same
-// bytes), up to N at once, one summary line each in input order, exit
-// status 1 when any fails.
+// input compiled on its own by a child process running `narwhal compile
+// INPUT FLAGS -o DIR/NAME.json` (the same binary and flags, so the output
+// is the same bytes as compiling that input alone), up to N at once, one
+// summary line each in input order, exit status 1 when any fails.
+//
+// Processes, not goroutines: the jobs share no heap, garbage collector or
+// stop-the-world pauses (in one process, the passes' per-phase
+// ReadMemStats and the collector stop both jobs, which made -j 2 slower
+// than -j 1 on a loaded machine), one module's memory is returned when it
+// ends, and a module that brings narwhal down takes only its own job.
 func compileMany(fs *flag.FlagSet, uf *userFlags, inputs []string, stdout, stderr io.Writer) error {
 	if *uf.outDir == "" {
 		return diag.Errorf(diag.ParallelInputs, "%d inputs: give --out-dir DIR for their results", len(inputs))
@@ -43,27 +52,14 @@ func compileMany(fs *flag.FlagSet, uf *userFlags, inputs []string, stdout, stder
 			return diag.Errorf(diag.ParallelInputs, "inputs %s and %s would both write %s", prev, in, out)
 		}
 		outs[out] = in
-		args := append(append([]string{in}, flags...), "-o", out)
-		jobs[i] = batch.Job{Name: in, Run: func() (string, error) {
-			var res compiled
-			var errb bytes.Buffer
-			// Each job's messages are its own: nothing reaches the
-			// terminal but the summary line.
-			if err := compileOne(args, io.Discard, &errb, &res); err != nil {
-				return "", err
-			}
-			return fmt.Sprintf("-> %s (%d passes, %d -> %d instructions)", out, res.passes, res.instsBefore, res.insts), nil
-		}}
+		args := append(append([]string{"compile", in}, flags...), "-o", out)
+		jobs[i] = batch.Job{Name: in, Run: func() (string, error) { return compileChild(args, out) }}
 	}
 	failed := 0
 	batch.Run(jobs, *uf.jobs, func(r batch.Result) {
 		if r.Err != nil {
 			failed++
-			msg := diag.OneLine(r.Err.Error())
-			if code := diag.CodeOf(r.Err); code != "" {
-				msg = "error[" + code + "]: " + msg
-			}
-			fmt.Fprintf(stdout, "FAIL %s  %s\n", r.Name, msg)
+			fmt.Fprintf(stdout, "FAIL %s  %s\n", r.Name, diag.OneLine(r.Err.Error()))
 			return
 		}
 		batch.WriteLine(stdout, r)
@@ -72,6 +68,63 @@ func compileMany(fs *flag.FlagSet, uf *userFlags, inputs []string, stdout, stder
 		return fmt.Errorf("%d of %d modules failed: %w", failed, len(inputs), errSilent)
 	}
 	return nil
+}
+
+// childCommand makes the command that runs narwhal with args: this
+// executable (tests replace it with the test binary in its narwhal role).
+var childCommand = func(args []string) *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	return exec.Command(exe, args...)
+}
+
+// childError is a failed job: the child's one-line message (led by its
+// error code) without the "narwhal compile: " prefix.
+type childError struct{ msg string }
+
+func (e *childError) Error() string { return e.msg }
+
+// compileChild runs one compile as a child process and returns its summary:
+// the output, its size, the child's CPU time and peak memory.
+func compileChild(args []string, out string) (string, error) {
+	cmd := childCommand(args)
+	// The flags are all on the command line: the child must not add
+	// NEURON_CC_FLAGS' again.
+	cmd.Env = append(slices.DeleteFunc(append(cmd.Env[:0:0], envOr(cmd.Env)...), func(kv string) bool {
+		return strings.HasPrefix(kv, console.EnvFlags+"=")
+	}), console.EnvFlags+"=")
+	var errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &errb
+	err := cmd.Run()
+	if err != nil {
+		msg := strings.TrimSpace(errb.String())
+		msg = strings.TrimPrefix(msg, "narwhal compile: ")
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", &childError{msg}
+	}
+	summary := "-> " + out
+	if st, err := os.Stat(out); err == nil {
+		ps := cmd.ProcessState
+		summary += fmt.Sprintf(" (%.1f MB, %.2f s CPU", float64(st.Size())/1e6, (ps.UserTime() + ps.SystemTime()).Seconds())
+		if rss := childPeakRSS(ps); rss > 0 {
+			summary += fmt.Sprintf(", %d MiB peak", rss>>20)
+		}
+		summary += ")"
+	}
+	return summary, nil
+}
+
+// envOr is env, or the process's environment when env is nil (what
+// exec.Cmd does with a nil Env).
+func envOr(env []string) []string {
+	if env == nil {
+		return os.Environ()
+	}
+	return env
 }
 
 // outputName is the result's name for an input: the file's base name

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -183,7 +184,7 @@ func TestCompileMany(t *testing.T) {
 		t.Fatalf("%d summary lines for %d inputs:\n%s", len(lines), len(inputs), stdout)
 	}
 	for i, in := range inputs {
-		if !strings.HasPrefix(lines[i], "ok   "+in+"  -> ") {
+		if !strings.HasPrefix(lines[i], "ok   "+in+"  -> ") || !strings.Contains(lines[i], " s CPU") {
 			t.Errorf("summary line %d is %q, want ok for %s (in input order)", i, lines[i], in)
 		}
 		alone := filepath.Join(dir, "alone.json")
@@ -282,5 +283,15 @@ func TestCompile_PositionsInOutputs(t *testing.T) {
 		if !strings.Contains(c.text, c.want) {
 			t.Errorf("%s lacks %q", c.what, c.want)
 		}
+	}
+}
+
+// In tests, compile -j's children are this test binary in its narwhal role
+// (TestMain runs mainExit when childEnv is set).
+func init() {
+	childCommand = func(args []string) *exec.Cmd {
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), childEnv+"=1")
+		return cmd
 	}
 }

@@ -8,6 +8,8 @@ package schedtest
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"strconv"
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
@@ -41,6 +43,17 @@ func Through(m *bir.Module, name string) (*pass.Report, error) {
 // Lower runs the default pipeline up to (not including) pass name.
 func Lower(m *bir.Module, name string) (*pass.Report, error) {
 	return pipeline.Table.Run(m, pass.Config{Passes: Before(name)})
+}
+
+// BenchSize is the instruction count of the dependency and scheduler
+// benchmarks' module: 1M by default, NARWHAL_BENCH_N to change it (the
+// issue's 5M figure: NARWHAL_BENCH_N=5000000; run it under flock
+// /work/.heavy.lock).
+func BenchSize() int {
+	if v, err := strconv.Atoi(os.Getenv("NARWHAL_BENCH_N")); err == nil && v > 0 {
+		return v
+	}
+	return 1_000_000
 }
 
 // Placements Prepare offers.

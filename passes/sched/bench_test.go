@@ -1,8 +1,6 @@
 package sched_test
 
 import (
-	"os"
-	"strconv"
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/arch"
@@ -12,16 +10,6 @@ import (
 	"github.com/narwhal-compiler/narwhal/passes/sched"
 )
 
-// benchSize is the instruction count of the benchmark module: 1M by
-// default, NARWHAL_BENCH_N to change it (the issue's 5M figure:
-// NARWHAL_BENCH_N=5000000; run it under flock /work/.heavy.lock).
-func benchSize() int {
-	if v, err := strconv.Atoi(os.Getenv("NARWHAL_BENCH_N")); err == nil && v > 0 {
-		return v
-	}
-	return 1_000_000
-}
-
 // BenchmarkDepsAndSchedule measures what this issue adds to the pipeline
 // on bir.GenStraightLine(n) with its tiles placed: the dependency
 // analysis (written into the IR), engine/DGE/queue assignment and the
@@ -29,7 +17,7 @@ func benchSize() int {
 // order makespan, linearization), per instruction, in wall and CPU time.
 // The reuse-cost schedule is off (its default above 1M instructions).
 func BenchmarkDepsAndSchedule(b *testing.B) {
-	n := benchSize()
+	n := schedtest.BenchSize()
 	model, _ := arch.Lookup("trn2")
 	var cpuDeps, cpuSched int64
 	var makespan int64

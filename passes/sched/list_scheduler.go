@@ -35,6 +35,7 @@ import (
 
 // priority holds the static priority terms of each position.
 type priority struct {
+	order   string  // the order the schedule came from ("DDG list" or "incoming")
 	bl      []int64 // bottom level (ps)
 	netFree []int64 // kill_bytes - def_bytes
 	nrs     []int32 // num_ready_succs when the instruction became ready

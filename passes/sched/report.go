@@ -56,7 +56,8 @@ type Report struct {
 	Unlimited    int64
 	PEClockGHz   float64
 	Queues       int
-	Reordered    int // instructions whose position in their block changed
+	Reordered    int    // instructions whose position in their block changed
+	Order        string // the order the simulation walked: "DDG list" or "incoming"
 	Util         []Util
 	Stalls       []Stall
 }
@@ -95,6 +96,9 @@ func us(ps int64) string { return fmt.Sprintf("%.3f us", float64(ps)/1e6) }
 func (r *Report) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "  instructions %d\n", r.Insts)
+	if r.Order != "" {
+		fmt.Fprintf(&b, "  linearized from the %s order\n", r.Order)
+	}
 	fmt.Fprintf(&b, "  makespan %s (%.0f Tensor-engine cycles at %.2f GHz)\n", us(r.Makespan), float64(r.Makespan)*r.PEClockGHz/1000, r.PEClockGHz)
 	fmt.Fprintf(&b, "  lower bound %s, bound by the %s\n", us(r.LowerBound), r.Binding)
 	fmt.Fprintf(&b, "    critical path %s; %s with head and tail %s (busiest: %s busy %s); DMA queues with head and tail %s (DMA time / %d queues %s)\n",

@@ -22,7 +22,15 @@ import (
 //  2. the TimeAwareScheduler (simulate.go: linearize_insts_by_simulation,
 //     pick_candidate) walks that order simulating every engine's and DMA
 //     queue's timeline, issuing at each step the candidate of the reorder
-//     window that can start earliest;
+//     window that can start earliest. It walks the block's incoming order
+//     (the memory planner's pre-schedule) the same way and keeps the
+//     shorter of the two schedules (ties: the DDG list order): the list
+//     scheduler's critical-path priority sends every tile's load ahead of
+//     the first tile's store, and on tiled, DMA-bound kernels that costs
+//     up to 1.4x the makespan the incoming tile order reaches with the same
+//     window (softmax 4096x512 at unlimited memory: 142.1 us against 103.6
+//     us, 2.8% from its bound); on others the list order wins (the report
+//     says which);
 //  3. the result goes into the schedule side table (bir.Schedule: Start,
 //     End, Order; Queue and DGE come from alloc_queues and
 //     assign_hwdge_engine) and each block's instruction order becomes the
@@ -129,6 +137,9 @@ func runScheduler(ctx *pass.Context) error {
 		}
 		total += int64(rep.Insts)
 		ctx.Count("reordered", int64(rep.Reordered))
+		if rep.Order == "incoming" {
+			ctx.Count("incoming_order_kept", 1)
+		}
 		ctx.AddReport(fmt.Sprintf("Schedule of function %s:", f.Name), rep.String())
 		if f == ctx.Module.Main() || len(ctx.Module.Funcs) == 1 {
 			ctx.Count("makespan_ns", rep.Makespan/1000)
@@ -180,6 +191,7 @@ func Schedule(f *bir.Function, model *arch.Model, opt Options) (*Report, error) 
 	t, pr := p.schedule(opt.Window)
 	rep := p.report(t, pr)
 	rep.ProgramOrder = progOrder
+	rep.Order = pr.order
 	rep.Unlimited = -1
 	if opt.ReuseCost && len(p.insts) > 0 {
 		g, err := depgraph.Analyze(f, depgraph.Options{Mode: depgraph.Logical, Partitions: model.Partitions, PSUMBankBytes: model.PSUMBankBytes})
@@ -205,7 +217,22 @@ func (p *problem) schedule(window int) (*timeline, *priority) {
 	// Only the bottom levels are used after the list order (the report's
 	// critical path and tails): let the rest go before simulating.
 	pr.netFree, pr.nrs, p.net = nil, nil, nil
-	return p.simulate(list, window), pr
+	// The incoming order (the memory planner's pre-schedule) linearized by
+	// the same simulation: its makespan first, keeping nothing else, so
+	// that only one timeline is alive at a time.
+	in := make([]int32, len(list))
+	for k := range in {
+		in[k] = int32(k)
+	}
+	inSpan := p.simulate(in, window).makespan
+	t := p.simulate(list, window)
+	pr.order = "DDG list"
+	if inSpan < t.makespan {
+		t = nil
+		t = p.simulate(in, window)
+		pr.order = "incoming"
+	}
+	return t, pr
 }
 
 // commit writes the schedule into f.Sched and reorders the blocks; it
