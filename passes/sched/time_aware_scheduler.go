@@ -32,8 +32,10 @@ import (
 //     us, 2.8% from its bound); on others the list order wins (the report
 //     says which);
 //  3. the result goes into the schedule side table (bir.Schedule: Start,
-//     End, Order; Queue and DGE come from alloc_queues and
-//     assign_hwdge_engine) and each block's instruction order becomes the
+//     End, Order, and the Queue of a DMA that alloc_queues left to be
+//     bound when it issues: the queue free first, among those free by
+//     then the one freed last; DGE comes from assign_hwdge_engine) and
+//     each block's instruction order becomes the
 //     linearized schedule (ascending start), so the sequential interpreter
 //     executes the scheduled order;
 //  4. the report (report.go): makespan, lower bound and its binding term,
