@@ -191,7 +191,8 @@ func Schedule(f *bir.Function, model *arch.Model, opt Options) (*Report, error) 
 	// its scratch is freed before the schedule's is allocated.
 	progOrder := p.programOrderMakespan()
 	t, pr := p.schedule(opt.Window)
-	rep := p.report(t, pr)
+	lin := p.linear(t)
+	rep := p.report(t, pr, lin)
 	rep.ProgramOrder = progOrder
 	rep.Order = pr.order
 	rep.Unlimited = -1
@@ -204,7 +205,7 @@ func Schedule(f *bir.Function, model *arch.Model, opt Options) (*Report, error) 
 		tu, _ := q.schedule(opt.Window)
 		rep.Unlimited = tu.makespan
 	}
-	rep.Reordered = p.commit(t)
+	rep.Reordered = p.commit(t, lin)
 	return rep, nil
 }
 
@@ -239,10 +240,9 @@ func (p *problem) schedule(window int) (*timeline, *priority) {
 
 // commit writes the schedule into f.Sched and reorders the blocks; it
 // returns how many instructions changed position.
-func (p *problem) commit(t *timeline) int {
+func (p *problem) commit(t *timeline, lin []int32) int {
 	f := p.f
 	tab := table(f)
-	lin := p.linear(t)
 	next := make([]int32, p.nRes+1)
 	for _, k := range lin {
 		i := p.insts[k]
