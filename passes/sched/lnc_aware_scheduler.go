@@ -124,7 +124,7 @@ func LncAwareSchedule(fs []*bir.Function, model *arch.Model, opt Options) (*LncR
 			sub.makespan = max(sub.makespan, sub.end[k])
 		}
 		rep.CoreSpans = append(rep.CoreSpans, sub.makespan)
-		rep.Reordered += p.commit(sub)
+		rep.Reordered += p.commit(sub, p.linear(sub))
 		base += n
 	}
 	return rep, nil

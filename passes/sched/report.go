@@ -221,8 +221,8 @@ func cmpDesc(a, b int64) int {
 	return 0
 }
 
-// report computes the report of timeline t.
-func (p *problem) report(t *timeline, pr *priority) *Report {
+// report computes the report of timeline t (lin: its linearization).
+func (p *problem) report(t *timeline, pr *priority, lin []int32) *Report {
 	r := &Report{Function: p.f.Name, Insts: len(p.insts), Makespan: t.makespan, Unlimited: -1,
 		PEClockGHz: p.model.Clock(bir.EngPE), Queues: int(max(p.model.DMAQueues, 1))}
 	busy := make([]int64, p.nRes) // per resource: work bound to it before scheduling (the bound's terms)
@@ -307,20 +307,20 @@ func (p *problem) report(t *timeline, pr *priority) *Report {
 		r.Util = append(r.Util, Util{Resource: fmt.Sprintf("DMA queues (mean of %d)", r.Queues), Busy: qBusy / int64(r.Queues)},
 			Util{Resource: "busiest DMA queue", Busy: qMax})
 	}
-	r.Stalls = p.stalls(t)
+	r.Stalls = p.stalls(t, lin)
 	return r
 }
 
 // stalls finds the largest idle gaps before an instruction on its
-// resource that a dependency caused.
-func (p *problem) stalls(t *timeline) []Stall {
+// resource that a dependency caused (lin: the linearized schedule).
+func (p *problem) stalls(t *timeline, lin []int32) []Stall {
 	type gap struct {
 		wait int64
 		k, b int32
 	}
 	var top []gap
 	lastEnd := make([]int64, p.nRes)
-	for _, k := range p.linear(t) {
+	for _, k := range lin {
 		x := t.res[k]
 		if x < 0 {
 			continue

@@ -32,8 +32,10 @@ import (
 //     us, 2.8% from its bound); on others the list order wins (the report
 //     says which);
 //  3. the result goes into the schedule side table (bir.Schedule: Start,
-//     End, Order; Queue and DGE come from alloc_queues and
-//     assign_hwdge_engine) and each block's instruction order becomes the
+//     End, Order, and the Queue of a DMA that alloc_queues left to be
+//     bound when it issues: the queue free first, among those free by
+//     then the one freed last; DGE comes from assign_hwdge_engine) and
+//     each block's instruction order becomes the
 //     linearized schedule (ascending start), so the sequential interpreter
 //     executes the scheduled order;
 //  4. the report (report.go): makespan, lower bound and its binding term,
@@ -189,7 +191,8 @@ func Schedule(f *bir.Function, model *arch.Model, opt Options) (*Report, error) 
 	// its scratch is freed before the schedule's is allocated.
 	progOrder := p.programOrderMakespan()
 	t, pr := p.schedule(opt.Window)
-	rep := p.report(t, pr)
+	lin := p.linear(t)
+	rep := p.report(t, pr, lin)
 	rep.ProgramOrder = progOrder
 	rep.Order = pr.order
 	rep.Unlimited = -1
@@ -202,7 +205,7 @@ func Schedule(f *bir.Function, model *arch.Model, opt Options) (*Report, error) 
 		tu, _ := q.schedule(opt.Window)
 		rep.Unlimited = tu.makespan
 	}
-	rep.Reordered = p.commit(t)
+	rep.Reordered = p.commit(t, lin)
 	return rep, nil
 }
 
@@ -237,10 +240,9 @@ func (p *problem) schedule(window int) (*timeline, *priority) {
 
 // commit writes the schedule into f.Sched and reorders the blocks; it
 // returns how many instructions changed position.
-func (p *problem) commit(t *timeline) int {
+func (p *problem) commit(t *timeline, lin []int32) int {
 	f := p.f
 	tab := table(f)
-	lin := p.linear(t)
 	next := make([]int32, p.nRes+1)
 	for _, k := range lin {
 		i := p.insts[k]
