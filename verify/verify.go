@@ -240,6 +240,10 @@
 // 10-16% more per instruction in paired runs (bir's BenchmarkCheckTables1M:
 // 20-28 ns per instruction), 8 allocations. The instruction-name table
 // check (Options.InstNameTable) costs 220-290 ns per entry and is opt-in.
+// The overlap rule (overlap.go) runs where allocated locations exist: on
+// an allocated, unrolled 1M-instruction tensor_add it adds about 165 ns
+// of CPU per instruction (passes/alloc's BenchmarkVerify_Allocated
+// against BenchmarkVerify_BeforeAlloc: 319 against 154).
 package verify
 
 import (
