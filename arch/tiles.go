@@ -8,6 +8,8 @@
 
 package arch
 
+import "github.com/narwhal-compiler/narwhal/bir"
+
 // PartitionArray is the number of partitions the placement rules are
 // defined over (seed 002 §3: "64 < pdim_size <= 128").
 const PartitionArray = 128
@@ -91,4 +93,22 @@ func IsValidTileSize(basePartition, tileSize int) bool {
 		return tileSize == 32 || tileSize == 64
 	}
 	return false
+}
+
+// TilePair reads a matmul's tile_position or tile_size field (key), a
+// [row, column] integer pair: present is false when the key is absent or
+// null, ok false when the value is not a pair of integers. [-1, -1] means
+// "no constraint" (seed 000 getLegalTilePosition's fallback). The
+// verifier's tile rules and the allocator's placement read it here.
+func TilePair(attrs bir.AttrSet, key string) (a, b int64, present, ok bool) {
+	v, has := attrs.Get(key)
+	if !has || v.Kind == bir.ValNull {
+		return 0, 0, false, true
+	}
+	if v.Kind != bir.ValList || len(v.L) != 2 {
+		return 0, 0, true, false
+	}
+	x, ok1 := v.L[0].AsInt()
+	y, ok2 := v.L[1].AsInt()
+	return x, y, true, ok1 && ok2
 }

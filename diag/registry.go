@@ -287,7 +287,10 @@ var Registry = []Entry{
 			"with fp32; once tiled (StageTiled) it contracts K <= 128 partitions, produces M <= 128 rows (the " +
 			"stationary's free size) and N columns up to the generation's limit for the destination dtype " +
 			"(512 fp32 per PSUM bank on trn2); larger matmuls are macro operations sunda_size_tiling splits. " +
-			"Its tile_position/tile_size must be a legal PE tile that holds the operands. Rules matmul-limits, " +
+			"Its tile_position/tile_size must be a legal PE tile that holds the operands; the moving operand " +
+			"starts at the tile_position row and the destination at its column, so the memory planner (alloc) " +
+			"places their tiles there, and reports a position no legal start gives (a 128-partition tile can " +
+			"only start at 0) or two matmuls that need one tile at two partitions. Rules matmul-limits, " +
 			"matmul-dtype, tile-size, tile-position.",
 		Example: compileBir(matmulTile("{start_tensor_calc=true, stop_tensor_calc=true, tile_position=[0, 0], tile_size=[32, 32]}")),
 		Fix:     compileBir(matmulTile("{start_tensor_calc=true, stop_tensor_calc=true}")),

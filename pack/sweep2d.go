@@ -318,7 +318,8 @@ func (s *sweepState) place(i int, future []int32) Placement2D {
 	var best candidate
 	have := false
 	top := s.peak // positions at or below top are free choices
-	for _, sp := range QuadrantStarts(t.Partitions) {
+	var buf [numQuadrants]int
+	for _, sp := range s.p.startsOf(i, &buf) {
 		q0, q1 := laneRun(sp, t.Partitions)
 		occ := s.mergeLanes(q0, q1, future, t.Upper)
 		cursor := int64(0)
@@ -388,7 +389,8 @@ func (s *sweepState) placeNextFit(i int, future []int32) (Placement2D, bool) {
 	ring := s.ring
 	bestDist, found := int64(math.MaxInt64), false
 	var best Placement2D
-	for _, sp := range QuadrantStarts(t.Partitions) {
+	var buf [numQuadrants]int
+	for _, sp := range s.p.startsOf(i, &buf) {
 		q0, q1 := laneRun(sp, t.Partitions)
 		occ := s.mergeLanes(q0, q1, future, t.Upper)
 		// The first fit at or after from, below the capacity.

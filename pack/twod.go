@@ -21,6 +21,10 @@
 // address is the triple (bank, start partition, byte within the bank), as
 // assign_psum_addr returns it; the quadrant rule is the same.
 //
+// Problem2D.Starts narrows a tensor's starts below the quadrant rule (a
+// matmul operand pinned to its tile_position): every solver chooses among
+// the starts left.
+//
 // How it is solved: since every legal start is a multiple of 32, two
 // tensors overlap in partitions iff the runs of 32-partition quadrants they
 // touch intersect. So the model (model.go) has four lanes, one per
@@ -69,6 +73,38 @@ type Problem2D struct {
 	// BankSize > 0 enables the PSUM rule: no tile straddles a multiple of
 	// BankSize (Capacity is then the number of banks times BankSize).
 	BankSize int64
+	// Starts, when not nil, narrows the start partitions of the tensors
+	// (indexed like Tensors): bit q of Starts[i] allows start partition
+	// 32q, among those the quadrant rule allows; 0 leaves the quadrant
+	// rule alone. A caller pins an operand this way, e.g. a matmul's
+	// moving operand to its tile_position row (seed 000
+	// getLegalTilePosition). A nil slice costs nothing.
+	Starts []uint8
+}
+
+// StartBit is the Starts bit that allows start partition sp (a multiple
+// of 32 in 0..96; 0 for any other).
+func StartBit(sp int) uint8 {
+	if sp < 0 || sp >= NumPartitions || sp%QuadrantPartitions != 0 {
+		return 0
+	}
+	return 1 << (sp / QuadrantPartitions)
+}
+
+// startsOf returns tensor i's legal start partitions: the quadrant rule's,
+// narrowed by Starts[i] when set (in buf; empty when none is left).
+func (p *Problem2D) startsOf(i int, buf *[numQuadrants]int) []int {
+	out := buf[:0]
+	var mask uint8
+	if i < len(p.Starts) {
+		mask = p.Starts[i]
+	}
+	for _, sp := range QuadrantStarts(p.Tensors[i].Partitions) {
+		if mask == 0 || mask&StartBit(sp) != 0 {
+			out = append(out, sp)
+		}
+	}
+	return out
 }
 
 // Solution2D is the answer of Solve2D.
@@ -122,6 +158,10 @@ func validate2D(p Problem2D) error {
 	if p.BankSize < 0 || p.BankSize > maxCoordinate {
 		return &InputError{Index: -1, Msg: fmt.Sprintf("bank size %d out of range", p.BankSize)}
 	}
+	if p.Starts != nil && len(p.Starts) != len(p.Tensors) {
+		return &InputError{Index: -1, Msg: fmt.Sprintf("%d start masks for %d tensors", len(p.Starts), len(p.Tensors))}
+	}
+	var buf [numQuadrants]int
 	for i, t := range p.Tensors {
 		bad := func(format string, args ...any) error {
 			return &InputError{Index: i, ID: t.ID, Msg: fmt.Sprintf(format, args...)}
@@ -133,9 +173,13 @@ func validate2D(p Problem2D) error {
 		if QuadrantStarts(t.Partitions) == nil {
 			return bad("partition count %d out of 1..%d", t.Partitions, NumPartitions)
 		}
+		starts := p.startsOf(i, &buf)
+		if len(starts) == 0 {
+			return bad("start mask %04b allows none of the starts the quadrant rule allows for %d partitions (%v)", p.Starts[i], t.Partitions, QuadrantStarts(t.Partitions))
+		}
 		if f := t.Fixed; f != nil {
-			if !slices.Contains(QuadrantStarts(t.Partitions), f.StartPartition) {
-				return bad("fixed start partition %d breaks the quadrant rule for %d partitions (allowed %v)", f.StartPartition, t.Partitions, QuadrantStarts(t.Partitions))
+			if !slices.Contains(starts, f.StartPartition) {
+				return bad("fixed start partition %d breaks the quadrant rule for %d partitions or the start mask (allowed %v)", f.StartPartition, t.Partitions, starts)
 			}
 			if f.Offset < 0 || f.Offset > maxCoordinate {
 				return bad("fixed offset %d out of range", f.Offset)
@@ -151,18 +195,19 @@ func validate2D(p Problem2D) error {
 	return nil
 }
 
-// Verify2D checks a placement: quadrant rule, alignment, bank rule,
-// capacity, fixed placements, and no two tensors live at the same time
-// overlapping in both partitions and bytes.
+// Verify2D checks a placement: quadrant rule (and start masks),
+// alignment, bank rule, capacity, fixed placements, and no two tensors
+// live at the same time overlapping in both partitions and bytes.
 func Verify2D(p Problem2D, placements []Placement2D) error {
 	if len(placements) != len(p.Tensors) {
 		return fmt.Errorf("pack: %d placements for %d tensors", len(placements), len(p.Tensors))
 	}
+	var buf [numQuadrants]int
 	for i, t := range p.Tensors {
 		pl := placements[i]
 		switch {
-		case !slices.Contains(QuadrantStarts(t.Partitions), pl.StartPartition):
-			return fmt.Errorf("pack: tensor %d: start partition %d breaks the quadrant rule for %d partitions", i, pl.StartPartition, t.Partitions)
+		case !slices.Contains(p.startsOf(i, &buf), pl.StartPartition):
+			return fmt.Errorf("pack: tensor %d: start partition %d breaks the quadrant rule for %d partitions or its start mask", i, pl.StartPartition, t.Partitions)
 		case pl.Offset < 0 || pl.Offset%max(t.Align, 1) != 0:
 			return fmt.Errorf("pack: tensor %d: bad offset %d (align %d)", i, pl.Offset, t.Align)
 		case t.Size > 0 && pl.Offset+t.Size > p.Capacity:
@@ -193,11 +238,12 @@ func Verify2D(p Problem2D, placements []Placement2D) error {
 	return nil
 }
 
-// laneChoices lists the lane runs of a tensor's legal starts.
-func laneChoices(partitions int) [][2]int32 {
-	span := quadrantsSpanned(partitions)
+// laneChoices lists the lane runs of tensor i's legal starts.
+func laneChoices(p *Problem2D, i int) [][2]int32 {
+	span := quadrantsSpanned(p.Tensors[i].Partitions)
 	var out [][2]int32
-	for _, start := range QuadrantStarts(partitions) {
+	var buf [numQuadrants]int
+	for _, start := range p.startsOf(i, &buf) {
 		q := int32(start / QuadrantPartitions)
 		out = append(out, [2]int32{q, q + span})
 	}
@@ -225,7 +271,7 @@ func buildModel2D(p Problem2D, idx, fixed []int, capacity int64) *exactModel {
 	}
 	for _, i := range idx {
 		t := tens[i]
-		m.addItem(t.Size, max(t.Align, 1), section(lower(t)), section(upper(t)), t.Upper-t.Lower, laneChoices(t.Partitions))
+		m.addItem(t.Size, max(t.Align, 1), section(lower(t)), section(upper(t)), t.Upper-t.Lower, laneChoices(&p, i))
 	}
 	if len(fixed) > 0 {
 		m.choiceObstacles = make([][]span, m.numChoices())
@@ -446,9 +492,10 @@ func Solve2D(p Problem2D, opts Options) (*Solution2D, error) {
 		}
 		if !modelFits(asBuffers, comp) {
 			// Too large for the model: a conservative n log n placement,
-			// every tensor from partition 0 (so partitions never need
-			// checking) placed by BestFit; under the bank rule each tile
-			// starts a bank. Valid, wasteful.
+			// every tensor's bytes apart from every other's, whatever
+			// their partitions (so partitions never need checking; each
+			// starts at its first legal start), placed by BestFit; under
+			// the bank rule each tile starts a bank. Valid, wasteful.
 			peak := s2dFallback(p, free, pinned, sol.Placements)
 			methods["best-fit"] = true
 			if peak > p.Capacity {
@@ -524,8 +571,9 @@ func SolvePSUM(tensors []Tensor, banks int, bankSize int64, opts Options) ([]PSU
 	return addrs, sol, err
 }
 
-// s2dFallback places the free tensors of a component at partition 0 with
-// BestFit (fixed tensors as obstacles) and returns the peak.
+// s2dFallback places the free tensors of a component at their first legal
+// start partition with BestFit over bytes alone (fixed tensors as
+// obstacles) and returns the peak.
 func s2dFallback(p Problem2D, free, pinned []int, placements []Placement2D) int64 {
 	var sub Problem
 	for _, i := range free {
@@ -550,8 +598,10 @@ func s2dFallback(p Problem2D, free, pinned []int, placements []Placement2D) int6
 		return unreachable
 	}
 	var peak int64
+	var buf [numQuadrants]int
 	for k, i := range free {
-		placements[i] = Placement2D{StartPartition: 0, Offset: offs[k]}
+		// Bytes apart from every other tensor: any legal start will do.
+		placements[i] = Placement2D{StartPartition: p.startsOf(i, &buf)[0], Offset: offs[k]}
 		peak = max(peak, offs[k]+p.Tensors[i].Size)
 	}
 	return peak

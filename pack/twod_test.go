@@ -367,3 +367,75 @@ func placed2D(p Problem2D, pl []Placement2D) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestProblem2D_Starts: a start mask pins a tensor's start partition (a
+// matmul operand at its tile_position) in every solver: two 64-partition
+// tensors live together that fit only side by side, the second pinned to
+// partition 0, so the first must take 64. The sweeps and Solve2D (greedy,
+// and the conservative fallback beyond the model) honour it, Verify2D
+// rejects a placement that does not, and a mask that allows no start the
+// quadrant rule allows is malformed input.
+func TestProblem2D_Starts(t *testing.T) {
+	p := Problem2D{Capacity: 100, Tensors: []Tensor{
+		{Lower: 0, Upper: 10, Partitions: 64, Size: 60},
+		{Lower: 1, Upper: 10, Partitions: 64, Size: 60},
+	}}
+	p.Starts = []uint8{0, StartBit(0)}
+	check := func(name string, pl []Placement2D) {
+		t.Helper()
+		if err := Verify2D(p, pl); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if pl[1].StartPartition != 0 || pl[0].StartPartition != 64 {
+			t.Errorf("%s: starts %d and %d, want 64 and 0 (the second pinned to 0)", name, pl[0].StartPartition, pl[1].StartPartition)
+		}
+	}
+	for _, policy := range []ReusePolicy{ReuseOldestFreed, ReuseBestFit, ReuseSpread} {
+		res, err := Sweep2D(p, policy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The sweep places the first tensor before it sees the pin: its
+		// placement may exceed the capacity, but it never breaks the pin.
+		if res.Placements[1].StartPartition != 0 {
+			t.Errorf("Sweep2D(%s): pinned tensor at partition %d", policy, res.Placements[1].StartPartition)
+		}
+	}
+	sol, err := Solve2D(p, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("Solve2D", sol.Placements)
+	// Unpinned, the unconstrained answer puts the second at 64: the pin
+	// is what moved it.
+	if err := Verify2D(p, []Placement2D{{0, 0}, {64, 0}}); err == nil {
+		t.Error("Verify2D accepts the pinned tensor at partition 64")
+	}
+	// The fallback (too large for the model) keeps pins.
+	var big Problem2D
+	big.Capacity = 1 << 40
+	for i := 0; i < 3000; i++ {
+		big.Tensors = append(big.Tensors, Tensor{Lower: int64(i % 7), Upper: 10000 + int64(i), Partitions: 1 + i%64, Size: 16})
+		big.Starts = append(big.Starts, StartBit(64*((i/7)%2)))
+	}
+	sol, err = Solve2D(big, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sol.Method != "best-fit" {
+		t.Errorf("method %q: want the fallback, best-fit", sol.Method)
+	}
+	if err := Verify2D(big, sol.Placements); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []Problem2D{
+		{Capacity: 100, Tensors: []Tensor{{Lower: 0, Upper: 1, Partitions: 128, Size: 1}}, Starts: []uint8{StartBit(64)}},
+		{Capacity: 100, Tensors: []Tensor{{Lower: 0, Upper: 1, Partitions: 1, Size: 1}}, Starts: []uint8{0, 0}},
+		{Capacity: 100, Tensors: []Tensor{{Lower: 0, Upper: 1, Partitions: 32, Size: 1, Fixed: &Placement2D{StartPartition: 32}}}, Starts: []uint8{StartBit(0)}},
+	} {
+		var ie *InputError
+		if _, err := Solve2D(bad, Options{}); !errors.As(err, &ie) {
+			t.Errorf("Solve2D(%+v): %v, want an input error", bad, err)
+		}
+	}
+}

@@ -517,21 +517,6 @@ func (c *checker) transpose(i bir.InstID, eng bir.Engine, ins, outs []opnd) {
 	}
 }
 
-// intPair reads a [a, b] integer attribute; present is false when the key
-// is absent or null.
-func intPair(attrs bir.AttrSet, key string) (a, b int64, present, ok bool) {
-	v, has := attrs.Get(key)
-	if !has || v.Kind == bir.ValNull {
-		return 0, 0, false, true
-	}
-	if v.Kind != bir.ValList || len(v.L) != 2 {
-		return 0, 0, true, false
-	}
-	x, ok1 := v.L[0].AsInt()
-	y, ok2 := v.L[1].AsInt()
-	return x, y, true, ok1 && ok2
-}
-
 func (c *checker) matmul(i bir.InstID, attrs bir.AttrSet, attrsOK bool, ins, outs []opnd) {
 	if len(ins) < 2 || len(outs) < 1 {
 		return
@@ -585,8 +570,8 @@ func (c *checker) matmul(i bir.InstID, attrs bir.AttrSet, attrsOK bool, ins, out
 		return
 	}
 	// Tile position and size (seed 000 getLegalTilePosition/getLegalTileSize).
-	p0, p1, hasPos, okPos := intPair(attrs, "tile_position")
-	s0, s1, hasSize, okSize := intPair(attrs, "tile_size")
+	p0, p1, hasPos, okPos := arch.TilePair(attrs, "tile_position")
+	s0, s1, hasSize, okSize := arch.TilePair(attrs, "tile_size")
 	if !okPos || !okSize {
 		c.instDiag(i, "attr", "tile_position/tile_size: want [row, column] integer pairs")
 		return

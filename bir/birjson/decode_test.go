@@ -964,3 +964,32 @@ func TestRead_Sync(t *testing.T) {
 		t.Errorf("%d triggers, %d waits, %d updates, %d halts: want each", triggers, waits, updates, halts)
 	}
 }
+
+// TestRead_EmptySyncTable: a function whose synchronization table has no
+// entry (a kernel that does nothing: only its engines' Halts) keeps the
+// table through a write and a read, so the module still verifies at stage
+// synchronized ("the function has no synchronization table" before).
+func TestRead_EmptySyncTable(t *testing.T) {
+	m, err := bir.Parse("halts.bir", []byte("module arch=trn2\n\nfunc @main {\nBlock1:\n  h0 = Halt on PE\n  h1 = Halt on DVE\n}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.Main()
+	f.Sync = bir.NewSync(f.NumInstSlots())
+	out := roundTrip(t, m)
+	m2, err := Decode(out, "halts.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m2.Main().Sync == nil {
+		t.Errorf("the empty synchronization table is lost:\n%s", out)
+	}
+	if n := bytes.Count(out, []byte(`"sync"`)); n != 1 {
+		t.Errorf("%d sync fields, want 1 (on the first instruction):\n%s", n, out)
+	}
+	// A function without a table gets none.
+	f.Sync = nil
+	if out := mustEncode(t, m); bytes.Contains(out, []byte(`"sync"`)) {
+		t.Errorf("a function without a table writes one:\n%s", out)
+	}
+}

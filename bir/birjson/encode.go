@@ -65,6 +65,10 @@ type encoder struct {
 	scope []affine.Axis
 	names map[string]int // live instruction name counts (built when a dep is written)
 	where string         // function/instruction/operand, for errors
+	// emptySync: the function has a synchronization table in which no
+	// instruction has an entry (a kernel that only halts); its first
+	// instruction gets `"sync":{}` so that the table round-trips.
+	emptySync bool
 }
 
 func newEncoder(m *bir.Module, w io.Writer) *encoder {
@@ -317,6 +321,7 @@ func (e *encoder) function(f *bir.Function) error {
 	e.f = f
 	e.names = nil
 	e.scope = e.scope[:0]
+	e.emptySync = f.Sync != nil && !hasSyncEntry(f.Sync)
 	e.where = "function " + f.Name
 	b := append(e.b, `{"name":`...)
 	b = appendStr(b, f.Name)
@@ -634,6 +639,10 @@ func (e *encoder) inst(i bir.InstID, depth int) error {
 	}
 	if sy := f.Sync; sy != nil && int(i) < sy.Len() {
 		e.b = appendSync(e.b, sy, i)
+	}
+	if e.emptySync {
+		e.b = append(e.b, `,"sync":{}`...)
+		e.emptySync = false
 	}
 	if !isLoop || in.NIns > 0 {
 		e.b = append(e.b, `,"ins":[`...)

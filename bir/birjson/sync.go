@@ -30,6 +30,17 @@ type syncEntry struct {
 	hasU    bool
 }
 
+// hasSyncEntry reports whether some instruction of s has a trigger or a
+// command (it stops at the first, a function's first DMA in practice).
+func hasSyncEntry(s *bir.Sync) bool {
+	for i := range s.Len() {
+		if s.Has(bir.InstID(i)) {
+			return true
+		}
+	}
+	return false
+}
+
 // appendSync appends `,"sync":{...}` for instruction i of table s when it
 // has a trigger or a command.
 func appendSync(b []byte, s *bir.Sync, i bir.InstID) []byte {

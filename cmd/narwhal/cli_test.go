@@ -468,3 +468,27 @@ func TestCompile_TraceAndCheckpoint(t *testing.T) {
 		t.Errorf("the checkpoint does not verify: %s", stderr)
 	}
 }
+
+// TestCompile_EmptyKernel: a kernel with nothing in it compiles (it was an
+// internal error: the synchronized stage wants every engine to halt), its
+// BIR-JSON output verifies at stage synchronized and runs concurrently.
+func TestCompile_EmptyKernel(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, src := range []string{
+		`{"version": 2, "arch": "trn2", "functions": [{"name": "main", "blocks": []}]}`,
+		"module arch=trn2\n\nfunc @main {\n}\n",
+	} {
+		if err := os.WriteFile("empty.in", []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"compile", "empty.in", "-o", "empty.json"},
+			{"verify", "empty.json", "--stage", "synchronized"},
+			{"run", "empty.json", "--concurrent"},
+		} {
+			if code, _, stderr := narwhal(t, args...); code != 0 {
+				t.Errorf("narwhal %s on %q: exit %d, %s", strings.Join(args, " "), src, code, stderr)
+			}
+		}
+	}
+}

@@ -67,6 +67,7 @@ func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 	inPlace := fs.Bool("in-place", false, "allow -o to name the input file (replaced atomically once the compile succeeds)")
 	trace := fs.String("trace", "", "write the schedule as Chrome trace-event JSON (Perfetto) to `FILE.json`")
 	streams := fs.String("streams", "", "write one listing per engine and DMA queue (waits, instruction, updates) into `DIR`")
+	lnc := fs.Int("lnc", 0, "compile the `N` logical cores' programs of an LNC kernel together (the cores scheduled jointly); -o OUT writes OUT.coreC.ext per core")
 	uf := addUserFlags(fs)
 	// Gates of the original compiler are flags of the same name.
 	gates := map[string]*bool{}
@@ -100,6 +101,26 @@ func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 	}
 	if err := checkOutputNotInput(input, *out, *inPlace); err != nil {
 		return err
+	}
+	if isSet(fs, "lnc") {
+		cfg := pass.Config{VerifyEach: *verifyEach, Printer: bir.Print}
+		if *passes != "" {
+			cfg.Passes = strings.Split(*passes, ",")
+		}
+		if cfg.Options, err = parseOptions(options); err != nil {
+			return err
+		}
+		if *archName, err = uf.archName(*archName); err != nil {
+			return err
+		}
+		var on []string
+		for g, set := range gates {
+			if *set {
+				on = append(on, g)
+			}
+		}
+		sort.Strings(on)
+		return compileCores(fs, uf, input, *lnc, *out, *report, cfg, *archName, on, args, stdout, stderr)
 	}
 	st := newStats(*statsPath, "compile", input)
 	var m *bir.Module

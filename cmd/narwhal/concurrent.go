@@ -1,6 +1,6 @@
 package main
 
-// narwhal run FILE --concurrent [--interleave random|starve:ENGINE|late-dma] [--seed N]
+// narwhal run FILE... --concurrent [--interleave random|starve:ENGINE|late-dma] [--seed N]
 //
 // executes a synchronized module (the default pipeline's output) in the
 // concurrent interpreter (interp.RunConcurrent): every engine and DMA queue
@@ -11,6 +11,13 @@ package main
 // DMAs in flight after every engine halted, and whether the outputs are
 // bit-identical to the sequential run's; any of those findings is an
 // error (exit status 1). The outputs written are the concurrent run's.
+//
+// Several files are the programs of one LNC kernel's cores, core 0 first
+// (compile --lnc N writes them): they run at once (interp.RunCores), the
+// Input and Output tensors of the same name shared in HBM, CoreBarriers
+// of the same id meeting; there is no sequential run to compare with, so
+// --check (the kernel's reference, when a built-in kernel is recorded)
+// says whether the outputs are right.
 
 import (
 	"fmt"
@@ -22,15 +29,16 @@ import (
 	"github.com/narwhal-compiler/narwhal/interp"
 )
 
-// runConcurrent runs m concurrently and compares it with the sequential
-// outputs seq; it returns the concurrent outputs, or an error when the run
-// found a problem.
-func runConcurrent(m *bir.Module, inputs, seq map[string]*interp.Tensor, opt interp.Options, interleave string, seed int64, stdout io.Writer) (map[string]*interp.Tensor, error) {
+// runConcurrent runs the cores' modules mods (one module: one core)
+// concurrently and compares the outputs with the sequential outputs seq
+// (nil: no sequential run, several cores); it returns the concurrent
+// outputs, or an error when the run found a problem.
+func runConcurrent(mods []*bir.Module, inputs, seq map[string]*interp.Tensor, opt interp.Options, interleave string, seed int64, stdout io.Writer) (map[string]*interp.Tensor, error) {
 	pol, starve, err := interp.ParsePolicy(interleave)
 	if err != nil {
 		return nil, err
 	}
-	res, err := interp.RunConcurrent(m, inputs, interp.ConcurrentOptions{Options: opt, Policy: pol, Starve: starve, Seed: uint64(seed)})
+	res, err := interp.RunCores(mods, inputs, interp.ConcurrentOptions{Options: opt, Policy: pol, Starve: starve, Seed: uint64(seed)})
 	if err != nil {
 		return nil, err
 	}
@@ -52,6 +60,10 @@ func runConcurrent(m *bir.Module, inputs, seq map[string]*interp.Tensor, opt int
 	}
 	if !res.OK() {
 		return nil, fmt.Errorf("the concurrent run found %d races%s%s", res.RacesFound, map[bool]string{true: ", a deadlock", false: ""}[res.Deadlock != nil], map[bool]string{true: ", DMAs in flight after Halt", false: ""}[len(res.Late) > 0])
+	}
+	if seq == nil {
+		fmt.Fprintf(stdout, "concurrent  %d cores: no race, no deadlock\n", len(mods))
+		return res.Outputs, nil
 	}
 	for _, name := range slices.Sorted(maps.Keys(seq)) {
 		if got := res.Outputs[name]; got == nil || string(got.Data) != string(seq[name].Data) {

@@ -40,6 +40,9 @@ func compileMany(fs *flag.FlagSet, uf *userFlags, inputs []string, stdout, stder
 			return diag.Errorf(diag.ParallelInputs, "-%s names one output and does not apply to several modules; compile them one at a time for it", name)
 		}
 	}
+	if isSet(fs, "lnc") {
+		return diag.Errorf(diag.Usage, "--lnc compiles one kernel's cores together: give one input and -o OUT (OUT.coreC.ext per core)")
+	}
 	if err := os.MkdirAll(*uf.outDir, 0o755); err != nil {
 		return fmt.Errorf("--out-dir: %w", err)
 	}

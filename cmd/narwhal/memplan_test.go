@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/xml"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -83,6 +86,9 @@ func TestCompile_MemmapAndDump(t *testing.T) {
 			t.Fatalf("the SVG is not well formed: %v", err)
 		}
 	}
+	if clash := overlappingTexts(t, svg); len(clash) > 0 {
+		t.Errorf("the SVG's labels overlap: %v", clash)
+	}
 	for _, want := range []string{"<title>kT_sb (tensor kT_sb_set): partitions 0-63", "runtime carve-out", "live bytes (max", "bank 7"} {
 		if !strings.Contains(string(svg), want) {
 			t.Errorf("the SVG has no %q", want)
@@ -118,6 +124,79 @@ func TestCompile_MemmapAndDump(t *testing.T) {
 	if code, _, stderr := narwhal(t, "compile", "builtin:attention", "--passes", "full_unroll", "--memmap", svgPath); code != 1 || !strings.Contains(stderr, "alloc pass") {
 		t.Errorf("--memmap without the alloc pass: exit %d, %q", code, stderr)
 	}
+}
+
+// overlappingTexts returns the pairs of <text> labels of an SVG whose
+// boxes intersect, each box estimated from the position, the anchor, the
+// font size (the root's, or the element's) and an average glyph width of
+// 0.6 em: the title over the first panel's label was such a pair.
+func overlappingTexts(t *testing.T, svg []byte) []string {
+	t.Helper()
+	type box struct {
+		x0, y0, x1, y1 float64
+		text           string
+	}
+	var boxes []box
+	dec := xml.NewDecoder(bytes.NewReader(svg))
+	rootSize := 16.0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		se, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		attr := map[string]string{}
+		for _, a := range se.Attr {
+			attr[a.Name.Local] = a.Value
+		}
+		if se.Name.Local == "svg" {
+			if v, err := strconv.ParseFloat(attr["font-size"], 64); err == nil {
+				rootSize = v
+			}
+			continue
+		}
+		if se.Name.Local != "text" {
+			continue
+		}
+		var text string
+		if err := dec.DecodeElement(&text, &se); err != nil {
+			t.Fatal(err)
+		}
+		x, errX := strconv.ParseFloat(attr["x"], 64)
+		y, errY := strconv.ParseFloat(attr["y"], 64)
+		if errX != nil || errY != nil {
+			t.Fatalf("text %q at x=%q y=%q", text, attr["x"], attr["y"])
+		}
+		fs := rootSize
+		if v, err := strconv.ParseFloat(attr["font-size"], 64); err == nil {
+			fs = v
+		}
+		w := 0.6 * fs * float64(len([]rune(text)))
+		b := box{x, y - 0.8*fs, x + w, y + 0.2*fs, text}
+		switch attr["text-anchor"] {
+		case "end":
+			b.x0, b.x1 = x-w, x
+		case "middle":
+			b.x0, b.x1 = x-w/2, x+w/2
+		}
+		boxes = append(boxes, b)
+	}
+	var clash []string
+	for i := range boxes {
+		for j := i + 1; j < len(boxes); j++ {
+			a, b := boxes[i], boxes[j]
+			if a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1 {
+				clash = append(clash, fmt.Sprintf("%q / %q", a.text, b.text))
+			}
+		}
+	}
+	return clash
 }
 
 func mustOpen(t *testing.T, path string) io.Reader {

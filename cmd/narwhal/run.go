@@ -5,6 +5,10 @@ package main
 //	narwhal run FILE [--inputs DIR|F.npz] [--outputs DIR|F.npz] [--seed N] [--arch A]
 //	                 [--check] [--core-id N] [--max-instructions N]
 //	                 [--concurrent [--interleave random|starve:ENGINE|late-dma]]
+//	narwhal run CORE0 CORE1 ... --concurrent [flags]
+//
+// The second form runs an LNC kernel's core programs (compile --lnc N -o
+// OUT writes OUT.core0.ext, ...) at once; see concurrent.go.
 //
 // run executes a module (a BIR-JSON or text file, or builtin:NAME[:k=v,...])
 // in the reference interpreter. Each input X of the entry function is read
@@ -71,7 +75,7 @@ var _ = registerRunCommands()
 
 func registerRunCommands() bool {
 	extraCommands = append(extraCommands,
-		command{"run", "run FILE [--inputs DIR|F.npz] [--outputs DIR|F.npz] [--seed N] [--arch A] [--check] [--concurrent [--interleave P]]: execute in the reference interpreter (--concurrent: also as concurrent engine streams, the race checker); outputs go to DIR/NAME.npy (default DIR: out)", runRun},
+		command{"run", "run FILE... [--inputs DIR|F.npz] [--outputs DIR|F.npz] [--seed N] [--arch A] [--check] [--concurrent [--interleave P]]: execute in the reference interpreter (--concurrent: also as concurrent engine streams, the race checker; several files: an LNC kernel's cores, run together); outputs go to DIR/NAME.npy (default DIR: out)", runRun},
 		command{"kernels", "kernels [-v]: list the built-in kernels with their parameters and defaults", runKernels},
 	)
 	return true
@@ -99,8 +103,14 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 {
-		return fmt.Errorf("want one input (a file or builtin:NAME[:k=v,...]), have %d", len(pos))
+	if len(pos) == 0 {
+		return fmt.Errorf("want one input (a file or builtin:NAME[:k=v,...]), have none")
+	}
+	if len(pos) > 1 && !*concurrent {
+		return diag.Errorf(diag.Usage, "%d inputs: several inputs are an LNC kernel's core programs (compile --lnc writes them), which run together with --concurrent; give one input otherwise", len(pos))
+	}
+	if len(pos) > 1 && *coreID >= 0 {
+		return diag.Errorf(diag.Usage, "--core-id does not apply to several inputs: input c is core c's program")
 	}
 	src := pos[0]
 	if err := checkCoreID(*coreID); err != nil {
@@ -174,6 +184,39 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
+	// Several inputs: the other cores' programs (core c's is input c).
+	mods := []*bir.Module{m}
+	for c, p := range pos[1:] {
+		mc, err := driver.Load(p)
+		if err != nil {
+			return err
+		}
+		if _, err := arch.Retarget(mc, *archName, params); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if !mc.HasCoreID {
+			mc.NeuronCoreID, mc.HasCoreID = int64(c+1), true
+		}
+		if mc.NeuronCoreID != int64(c+1) || m.HasCoreID && m.NeuronCoreID != 0 {
+			return diag.Errorf(diag.Usage, "%s is neuron core %d's program, given as input %d: give the cores' programs in core order, core 0 first", p, mc.NeuronCoreID, c+1)
+		}
+		if !*noVerify {
+			if err := verifyInput(mc, p, "--no-verify"); err != nil {
+				return err
+			}
+		}
+		if mc.Main() == nil {
+			return fmt.Errorf("%s: the module has no functions", p)
+		}
+		if translate.HasPlaceholders(mc) {
+			return fmt.Errorf("%s: an NKI kernel placeholder: several cores run compiled programs (compile --lnc N -o OUT writes them)", p)
+		}
+		mods = append(mods, mc)
+	}
+	if len(mods) > 1 && translate.HasPlaceholders(m) {
+		return fmt.Errorf("%s: an NKI kernel placeholder: several cores run compiled programs (compile --lnc N -o OUT writes them)", src)
+	}
+
 	var k *kernels.Kernel
 	if inst != nil {
 		k = inst.Kernel
@@ -187,13 +230,15 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	outs, err := interp.Run(m, inputs, iopt)
-	if err != nil {
-		return fmt.Errorf("%s: %w", src, err)
+	var outs map[string]*interp.Tensor
+	if len(mods) == 1 {
+		if outs, err = interp.Run(m, inputs, iopt); err != nil {
+			return fmt.Errorf("%s: %w", src, err)
+		}
 	}
 	if *concurrent {
-		if outs, err = runConcurrent(m, inputs, outs, iopt, *interleave, *seed, stdout); err != nil {
-			return fmt.Errorf("%s: %w", src, err)
+		if outs, err = runConcurrent(mods, inputs, outs, iopt, *interleave, *seed, stdout); err != nil {
+			return fmt.Errorf("%s: %w", strings.Join(pos, ", "), err)
 		}
 	}
 	npz := strings.EqualFold(filepath.Ext(*outDir), npy.ExtNPZ)

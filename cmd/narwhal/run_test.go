@@ -202,7 +202,7 @@ func TestRun_Errors(t *testing.T) {
 		{"empty outputs", []string{"run", "builtin:tensor_add", "--outputs", ""}, "--outputs is empty"},
 		{"never-written SBUF", []string{"run", uninit, "--outputs", t.TempDir()}, "instruction st_z (Save): read of never-written SBUF (location z_sb) at partition 0 byte 0"},
 		{"no file", []string{"run"}, "want one input"},
-		{"two files", []string{"run", "a.json", "b.json"}, "want one input"},
+		{"two files", []string{"run", "a.json", "b.json"}, "give one input otherwise"},
 		{"missing file", []string{"run", "no/such/file.json"}, "no such file"},
 		{"unknown kernel", []string{"run", "builtin:nope"}, "unknown built-in kernel"},
 		{"bad param", []string{"run", "builtin:matmul:m=3"}, "m=3"},

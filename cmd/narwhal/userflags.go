@@ -30,6 +30,7 @@ type userFlags struct {
 	optLevel, jobs           *int
 	progress                 *bool
 	envDropped               []string
+	envLNC                   []string // --lnc words of NEURON_CC_FLAGS, dropped
 	logFile                  *os.File
 }
 
@@ -60,6 +61,10 @@ func (u *userFlags) expand(args []string) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
+		// --lnc from the variable is the framework's core configuration,
+		// dropped as neuronx-cc-only (console.NeuronOnlyFlags): here it
+		// would change what -o writes (compile --lnc, lnc.go).
+		words = dropEnvLNC(words, &u.envLNC)
 		keep, dropped, err := console.FilterFlags(u.fs, rewriteO(words))
 		if err != nil {
 			return nil, err
@@ -67,6 +72,26 @@ func (u *userFlags) expand(args []string) ([]string, error) {
 		env, u.envDropped = keep, dropped
 	}
 	return append(env, rewriteO(args)...), nil
+}
+
+// dropEnvLNC removes --lnc / --logical-nc-config (with its value) from
+// the words of NEURON_CC_FLAGS, recording them in dropped.
+func dropEnvLNC(words []string, dropped *[]string) []string {
+	var keep []string
+	for i := 0; i < len(words); i++ {
+		name, _, hasVal := strings.Cut(strings.TrimLeft(words[i], "-"), "=")
+		if strings.HasPrefix(words[i], "-") && (name == "lnc" || name == "logical-nc-config") {
+			d := words[i]
+			if !hasVal && i+1 < len(words) {
+				i++
+				d += " " + words[i]
+			}
+			*dropped = append(*dropped, d)
+			continue
+		}
+		keep = append(keep, words[i])
+	}
+	return keep
 }
 
 func rewriteO(args []string) []string {
@@ -124,6 +149,9 @@ func (u *userFlags) setup(input string, args []string, m *bir.Module, cfg *pass.
 	s := &session{u: u, con: console.New(opt), m: m, stdout: stdout}
 	for _, d := range u.envDropped {
 		s.con.Logf(console.Warning, "%s: ignoring %s (neuronx-cc only: narwhal has no equivalent)", console.EnvFlags, d)
+	}
+	for _, d := range u.envLNC {
+		s.con.Logf(console.Warning, "%s: ignoring %s (the framework's core configuration; narwhal compile --lnc N on the command line compiles an LNC kernel's cores together)", console.EnvFlags, d)
 	}
 	s.con.Logf(console.Info, "narwhal compile %s (-O%d)", diag.ShellQuote(args), *u.optLevel)
 	cfg.Observer = s.con

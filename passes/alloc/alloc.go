@@ -167,6 +167,9 @@ func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline 
 	var tried []string
 	for round := 0; ; round++ {
 		md := newModel(f)
+		if md.err != nil {
+			return md.err
+		}
 		md.intervals()
 		if round == 0 && md.loops && !md.control {
 			changed, err := moduloAllocation(f, md, g, opt.Interleave, &st.Modulo)

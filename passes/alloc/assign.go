@@ -20,6 +20,12 @@
 //     (start to stop) owns the bank, for the allocator and for dependency
 //     analysis alike"); giving the bank for the location's whole life
 //     (not only start to stop) keeps the model one rectangle per location;
+//   - a matmul's tile_position (seed 000 getLegalTilePosition: the moving
+//     operand starts at the row, the destination at the column) pins the
+//     start partition of those operands' locations (model.go tilePin;
+//     pack.Problem2D.Starts), so the placement passes the verifier's
+//     tile-position rule; a position no legal start gives is an error
+//     (NW308) naming the matmul;
 //   - fixed obstacles: locations that arrive allocated or pinned (KLR
 //     kernels, a caller's kernel scratchpad) keep their placement, are
 //     checked against the capacity and each other, and are live over the
@@ -96,6 +102,7 @@ type item struct {
 	align  int64
 	lo, hi int32 // live interval, positions inclusive
 	fixed  bool
+	starts uint8 // pack.Problem2D.Starts: the start a matmul's tile_position pins (0: free)
 	base   int   // placement: start partition
 	off    int64 // placement: byte offset (PSUM: bank * bank bytes + address)
 }
@@ -170,6 +177,7 @@ func buildItems(m *model, g [numMems]geometry) [numMems][]item {
 			}
 		} else {
 			it.lo, it.hi = m.lo[l], m.hi[l]
+			it.starts = m.startMask(bir.LocID(l))
 		}
 		out[mem] = append(out[mem], it)
 	}
@@ -184,6 +192,21 @@ type solveResult struct {
 	method   string
 	fits     bool
 	reason   string
+}
+
+// toProblem is the 2-D problem of items in geometry g: the tensors, and
+// the start masks when some item is pinned.
+func toProblem(items []item, g geometry) pack.Problem2D {
+	p := pack.Problem2D{Tensors: toPack(items), Capacity: g.capacity, BankSize: g.bank}
+	for k, it := range items {
+		if it.starts != 0 {
+			if p.Starts == nil {
+				p.Starts = make([]uint8, len(items))
+			}
+			p.Starts[k] = it.starts
+		}
+	}
+	return p
 }
 
 // toPack converts items to pack's 2-D tensors.
@@ -220,8 +243,7 @@ const packModelLimit = 20_000
 //
 // The result's peak is the placement's, packPeak the compact one's.
 func solvePack(items []item, g geometry, nodes int64, policy pack.ReusePolicy, slack float64) (solveResult, error) {
-	ts := toPack(items)
-	p := pack.Problem2D{Tensors: ts, Capacity: g.capacity, BankSize: g.bank}
+	p := toProblem(items, g)
 	if policy == pack.ReuseSpread && len(items) > packModelLimit {
 		// Large problems: the spread placement alone when it fits (the
 		// compact one is then not computed: packPeak 0).
@@ -332,7 +354,7 @@ func solveLinearScan(items []item, g geometry, needMaxLive bool) (solveResult, e
 	}
 	for k := range items {
 		if !items[k].fixed {
-			items[k].base, items[k].off = firstStart(items[k].parts), offs[k]
+			items[k].base, items[k].off = firstStart(&items[k]), offs[k]
 		}
 	}
 	res.peak = peak
@@ -344,8 +366,17 @@ func solveLinearScan(items []item, g geometry, needMaxLive bool) (solveResult, e
 }
 
 // firstStart is the seed's quadrant_base: the first start partition the
-// quadrant rule allows (0 for every height).
-func firstStart(parts int) int { return pack.QuadrantStarts(parts)[0] }
+// quadrant rule allows (0 for every height), or the start a matmul's
+// tile_position pins the item to. The linear scans keep every item's
+// bytes apart, so any legal start is valid.
+func firstStart(it *item) int {
+	for _, sp := range pack.QuadrantStarts(it.parts) {
+		if it.starts == 0 || it.starts&pack.StartBit(sp) != 0 {
+			return sp
+		}
+	}
+	return 0
+}
 
 // psumLinearScan is assign_psum_addr: tensors by start of interval; expire
 // the ones that ended; each takes whole banks at byte 0 from a rotating
@@ -391,12 +422,12 @@ func psumLinearScan(items []item, g geometry, res solveResult) (solveResult, err
 			for j := b; j < b+need; j++ {
 				busyUntil[j] = it.hi
 			}
-			it.base, it.off = firstStart(it.parts), int64(b)*g.bank
+			it.base, it.off = firstStart(it), int64(b)*g.bank
 			cursor = (b + need) % nb
 			placed = true
 		}
 		if !placed {
-			it.base, it.off = firstStart(it.parts), g.capacity+over
+			it.base, it.off = firstStart(it), g.capacity+over
 			over += int64(need) * g.bank
 		}
 		res.peak = max(res.peak, it.off+it.size)

@@ -19,7 +19,12 @@
 package alloc
 
 import (
+	"fmt"
+
+	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
+	"github.com/narwhal-compiler/narwhal/pack"
 )
 
 // Per-location flags.
@@ -47,6 +52,14 @@ type model struct {
 	// loop a location is local to (decision.go), NoInst at top level.
 	lo, hi []int32
 	scope  []bir.InstID
+
+	// starts pins locations to a start partition (pack.Problem2D.Starts
+	// bits; nil until a matmul's tile_position pins one), pinBy the
+	// matmul that pinned it; err is the first tile_position no placement
+	// can satisfy (tilePin).
+	starts []uint8
+	pinBy  []bir.InstID
+	err    error
 
 	touch []bir.LocID // scratch of resolve
 }
@@ -104,6 +117,9 @@ func (m *model) walk(b bir.BlockID) {
 		}
 		nIn := int(in.NIns)
 		mm := in.Op.IsMatmul()
+		if mm {
+			m.tilePin(i)
+		}
 		for k, o := range f.Operands(i) {
 			if !o.Kind.IsAP() {
 				continue
@@ -220,4 +236,107 @@ func (m *model) enclosingLoop(i bir.InstID) bir.InstID {
 func (m *model) loopRange(L bir.InstID) (int32, int32) {
 	aux := m.f.Inst(L).Aux
 	return m.loopLo[aux], m.loopHi[aux]
+}
+
+// tilePin pins the locations of matmul i's operands to the start
+// partitions its tile_position asks (seed 000 getLegalTilePosition: the
+// moving operand, source 1, starts at the row, the destination at the
+// column; [-1, -1] asks nothing). An operand starts at its location's
+// base plus the partitions its constant offset skips, so the location
+// must start at the position minus that. Operands whose location or
+// offset is not constant (a loop-variant access), and fixed locations
+// (checked by the verifier on the input), are left alone. A position no
+// legal start gives, or two matmuls asking one location for different
+// starts, is the input's mistake (m.err).
+func (m *model) tilePin(i bir.InstID) {
+	f := m.f
+	row, col, set, ok := arch.TilePair(f.Attrs(i), "tile_position")
+	if !set || !ok || (row == -1 && col == -1) {
+		return
+	}
+	ins, outs := f.Ins(i), f.Outs(i)
+	if len(ins) >= 2 {
+		m.pin(i, &ins[1], row, "moving source 1", "row")
+	}
+	if len(outs) >= 1 {
+		m.pin(i, &outs[0], col, "destination", "column")
+	}
+}
+
+func (m *model) pin(i bir.InstID, o *bir.Operand, want int64, what, field string) {
+	f := m.f
+	l, off, ok := constAccess(f, o)
+	if !ok || m.flags[l]&lfFixed != 0 || m.err != nil {
+		return
+	}
+	lc := f.Loc(l)
+	sz := o.Dtype.Size()
+	if !lc.Type.IsOnChip() || sz <= 0 || lc.Bytes < sz {
+		return
+	}
+	skip := floorDiv(off, lc.Bytes/sz) // partitions before the access
+	base := want - skip
+	pos := fmt.Sprintf("tile_position %s %d", field, want)
+	if base < 0 || base >= arch.PartitionArray || !arch.LegalPartitionStart(int(base), int(lc.Partitions)) {
+		m.err = diag.Wrap(diag.MatmulLimit, f.Errorf(i, "%s: the %s (location %s, %d partitions, read from its partition %d) must start at partition %d, so its location at partition %d: want a start the partition-start rule allows for %d partitions (%s)",
+			pos, what, lc.Name, lc.Partitions, skip, want, base, lc.Partitions, arch.PartitionStartsText(int(lc.Partitions))))
+		return
+	}
+	bit := pack.StartBit(int(base))
+	if m.starts == nil {
+		m.starts = make([]uint8, len(m.flags))
+		m.pinBy = make([]bir.InstID, len(m.flags))
+	}
+	if have := m.starts[l]; have != 0 && have != bit {
+		m.err = diag.Wrap(diag.MatmulLimit, f.Errorf(i, "%s: the %s puts location %s at partition %d, but instruction %s's tile_position puts it at partition %d: want one start for a location every matmul reads at its tile_position",
+			pos, what, lc.Name, base, f.InstName(m.pinBy[l]), startOfBit(have)))
+		return
+	}
+	m.starts[l], m.pinBy[l] = bit, i
+}
+
+// startOfBit is the start partition of a single Starts bit.
+func startOfBit(b uint8) int {
+	for q := 0; q < 8; q++ {
+		if b == 1<<q {
+			return q * pack.QuadrantPartitions
+		}
+	}
+	return -1
+}
+
+// constAccess returns the on-chip location an access pattern reaches and
+// its element offset there, when both are constants: a physical AP, or a
+// symbolic AP with a constant block index and offset.
+func constAccess(f *bir.Function, o *bir.Operand) (bir.LocID, int64, bool) {
+	switch o.Kind {
+	case bir.OpdPhysAP:
+		return o.Loc(), o.Offset, true
+	case bir.OpdSymAP:
+		mod := f.Module()
+		be, oe := mod.Expr(o.BlockExpr()), mod.Expr(o.OffsetExpr())
+		if !be.IsConst() || !oe.IsConst() {
+			return bir.NoLoc, 0, false
+		}
+		if l, ok := f.LocForBlock(o.TensorRef(), be.Const); ok {
+			return l, oe.Const, true
+		}
+	}
+	return bir.NoLoc, 0, false
+}
+
+// startMask is location l's pack.Problem2D.Starts entry (0: unpinned).
+func (m *model) startMask(l bir.LocID) uint8 {
+	if m.starts == nil {
+		return 0
+	}
+	return m.starts[l]
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
 }

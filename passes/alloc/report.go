@@ -148,17 +148,18 @@ func (mm *memMap) svg() []byte {
 		panelH  = 180
 		left    = 120
 		gap     = 36
-		titleH  = 28
+		titleH  = 28 // the title line
+		labelH  = 18 // a panel's label line above it (the later panels' sit in the gap)
 		plotW   = width - left - 20
 		palette = 12
 	)
 	colors := [palette]string{"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac", "#86bcb6", "#d4a6c8"}
 	var b strings.Builder
 	panels := len(mm.fns) * (numQuadrantsPanels + 1)
-	height := titleH + panels*(panelH+gap) + 20
+	height := titleH + labelH + panels*(panelH+gap) + 20
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">`+"\n", width, height)
 	fmt.Fprintf(&b, `<text x="10" y="18" font-size="14">narwhal memory map: time (program position) across, byte address up; hover a rectangle for its location</text>`+"\n")
-	y0 := titleH
+	y0 := titleH + labelH
 	for _, fm := range mm.fns {
 		n := max(fm.n, 1)
 		xOf := func(p int32) float64 { return left + float64(p)*plotW/float64(n) }

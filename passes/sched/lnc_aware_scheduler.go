@@ -1,12 +1,15 @@
 package sched
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/depgraph"
+	"github.com/narwhal-compiler/narwhal/stream"
 )
 
 // # LncAwareScheduler (seed 002 §6.4: "Then LncAwareScheduler::schedule()
@@ -22,16 +25,27 @@ import (
 //  1. get_lnc_sync_candidates: every such pair, from the cores' DRAM
 //     accesses (depgraph.DRAMAccesses: the same footprints and operand
 //     roles as the dependency analysis; a location is identified across
-//     modules by its name and must have the same dims in each).
-//     Decision (the seed says no more than the names): the lower core's
-//     instruction goes first. A kernel whose cores race on HBM has no
-//     other meaning a compiler could preserve (NKI kernels partition the
-//     shared tensors by core id; tensor_add_lnc2 writes disjoint rows and
-//     has no candidate).
+//     modules by its name and must have the same dims in each). The
+//     order of a pair is the program's: the cores meet at CoreBarriers
+//     (insert_core_barrier, before the scheduler in the default
+//     pipeline; every core has the same sequence of barrier ids), so an
+//     access after a core's k-th barrier follows every core's accesses
+//     before their k-th: the pair goes in the order of the barriers
+//     before each access (its epoch). Decision (the seed says no more
+//     than the names) for a pair in the same epoch: the lower core's
+//     instruction goes first. A kernel whose cores race on HBM between
+//     two barriers has no other meaning a compiler could preserve (NKI
+//     kernels partition the shared tensors by core id; tensor_add_lnc2
+//     writes disjoint rows and has no candidate).
 //  2. schedules the cores jointly: one problem whose positions are the
-//     cores' instructions (core 0's first), each core with its own engines
-//     and queues, the cores' own dependencies plus the cross-core edges;
-//     the DDG list scheduler and the TimeAwareScheduler as for one core.
+//     cores' instructions epoch by epoch (within an epoch core 0's first,
+//     so every cross-core edge points forward), each core with its own
+//     engines and queues, the cores' own dependencies, the cross-core
+//     edges, and the barriers' meeting: whatever follows a core's barrier
+//     k also waits for every other core's barrier k (the barrier is where
+//     the cores meet; each core's barrier follows all its earlier work,
+//     depgraph's barrier rule); the DDG list scheduler and the
+//     TimeAwareScheduler as for one core.
 //  3. writes each core's schedule into its function (Start/End/Order and
 //     its block's order, as time_aware_scheduler does).
 //
@@ -100,39 +114,73 @@ func LncAwareSchedule(fs []*bir.Function, model *arch.Model, opt Options) (*LncR
 		rep.AloneSpans = append(rep.AloneSpans, t.makespan)
 		rep.CoreNames = append(rep.CoreNames, fmt.Sprintf("core %d (%s)", c, f.Name))
 	}
-	cross, n, err := lncSyncCandidates(fs, ps)
+	ep := make([]coreEpochs, len(ps))
+	for c, p := range ps {
+		ep[c] = epochsOf(p)
+	}
+	cross, n, err := lncSyncCandidates(fs, ps, ep)
 	if err != nil {
 		return nil, err
 	}
 	rep.Cross, rep.Candidates = cross, n
-	j := joinProblems(ps, cross)
+	j, at, err := joinProblems(ps, ep, cross)
+	if err != nil {
+		return nil, err
+	}
 	t, _ := j.schedule(opt.Window)
 	rep.Makespan = t.makespan
 	rep.Insts = len(j.dur)
 	// Split the joint timeline into each core's and commit it.
-	base := 0
 	for c, p := range ps {
 		n := len(p.insts)
-		sub := &timeline{start: t.start[base : base+n], end: t.end[base : base+n], rank: t.rank[base : base+n], bind: make([]int32, n), res: make([]int32, n)}
+		sub := &timeline{start: make([]int64, n), end: make([]int64, n), rank: make([]int32, n), bind: make([]int32, n), res: make([]int32, n)}
 		for k := range n {
-			sub.res[k] = t.res[base+k]
+			x := at[c][k]
+			sub.start[k], sub.end[k], sub.rank[k] = t.start[x], t.end[x], t.rank[x]
+			sub.res[k] = t.res[x]
 			if sub.res[k] >= 0 {
 				sub.res[k] -= int32(c) * j.stride
 			}
-		}
-		for k := range sub.end {
 			sub.makespan = max(sub.makespan, sub.end[k])
 		}
 		rep.CoreSpans = append(rep.CoreSpans, sub.makespan)
 		rep.Reordered += p.commit(sub, p.linear(sub))
-		base += n
 	}
 	return rep, nil
 }
 
+// coreEpochs is one core's barrier structure: epoch[k] is the number of
+// CoreBarriers before position k, barrier[id] the position of the
+// barrier of that id.
+type coreEpochs struct {
+	epoch   []int32
+	barrier map[int64]int32
+}
+
+func epochsOf(p *problem) coreEpochs {
+	e := coreEpochs{epoch: make([]int32, len(p.insts))}
+	var n int32
+	for k, i := range p.insts {
+		e.epoch[k] = n
+		if p.f.Inst(i).Op == bir.OpCoreBarrier {
+			if id, ok := p.f.Attrs(i).Get(stream.AttrBarrierID); ok {
+				if v, ok := id.AsInt(); ok {
+					if e.barrier == nil {
+						e.barrier = map[int64]int32{}
+					}
+					e.barrier[v] = int32(k)
+				}
+			}
+			n++
+		}
+	}
+	return e
+}
+
 // lncSyncCandidates is get_lnc_sync_candidates: the cross-core edges of
-// conflicting DRAM accesses, lower core first, deduplicated.
-func lncSyncCandidates(fs []*bir.Function, ps []*problem) ([]LncEdge, int, error) {
+// conflicting DRAM accesses, in epoch order (the lower core first within
+// one), deduplicated.
+func lncSyncCandidates(fs []*bir.Function, ps []*problem, ep []coreEpochs) ([]LncEdge, int, error) {
 	type acc struct {
 		depgraph.DRAMAccess
 		core int
@@ -174,7 +222,8 @@ func lncSyncCandidates(fs []*bir.Function, ps []*problem) ([]LncEdge, int, error
 					continue
 				}
 				found++
-				if a.core > b.core {
+				ea, eb := ep[a.core].epoch[ps[a.core].pos[a.Inst]], ep[b.core].epoch[ps[b.core].pos[b.Inst]]
+				if ea > eb || ea == eb && a.core > b.core {
 					a, b = b, a
 				}
 				e := LncEdge{FromCore: a.core, ToCore: b.core, From: a.Inst, To: b.Inst}
@@ -188,52 +237,93 @@ func lncSyncCandidates(fs []*bir.Function, ps []*problem) ([]LncEdge, int, error
 	return out, found, nil
 }
 
-// joinProblems builds the joint problem of several cores: positions core
-// by core, resources offset by core, the cores' edges and the cross-core
-// ones (always from a lower core, so positions stay a topological order).
-func joinProblems(ps []*problem, cross []LncEdge) *problem {
+// joinProblems builds the joint problem of several cores: positions epoch
+// by epoch, within an epoch core by core (at[c][k] is core c's position k
+// in the joint problem), resources offset by core, the cores' edges, the
+// cross-core ones and the barriers' meeting (whatever follows core c's
+// barrier of id k also follows every other core's barrier k). Every edge
+// points forward; a barrier id whose epochs differ between cores (cores
+// of different barrier structure) is an error.
+func joinProblems(ps []*problem, ep []coreEpochs, cross []LncEdge) (*problem, [][]int32, error) {
 	stride := ps[0].stride
 	j := &problem{model: ps[0].model, portR: ps[0].portR, stride: stride, nRes: stride * int32(len(ps))}
-	base := make([]int32, len(ps)+1)
+	type slot struct{ epoch, core, k int32 }
+	var order []slot
 	for c, p := range ps {
-		base[c+1] = base[c] + int32(len(p.insts))
+		for k := range p.insts {
+			order = append(order, slot{ep[c].epoch[k], int32(c), int32(k)})
+		}
 	}
-	n := base[len(ps)]
+	slices.SortFunc(order, func(a, b slot) int {
+		return cmp.Or(cmp.Compare(a.epoch, b.epoch), cmp.Compare(a.core, b.core), cmp.Compare(a.k, b.k))
+	})
+	at := make([][]int32, len(ps))
+	for c, p := range ps {
+		at[c] = make([]int32, len(p.insts))
+	}
+	for x, s := range order {
+		at[s.core][s.k] = int32(x)
+	}
+	n := len(order)
+	extra := make([][]int32, n) // cross-core predecessors by joint position
+	for _, e := range cross {
+		to := at[e.ToCore][ps[e.ToCore].pos[e.To]]
+		extra[to] = append(extra[to], at[e.FromCore][ps[e.FromCore].pos[e.From]])
+	}
+	for c, p := range ps {
+		for k := range p.insts {
+			for _, q := range p.preds(int32(k)) {
+				if p.f.Inst(p.insts[q]).Op != bir.OpCoreBarrier {
+					continue
+				}
+				id, _ := p.f.Attrs(p.insts[q]).Get(stream.AttrBarrierID)
+				v, _ := id.AsInt()
+				for d := range ps {
+					b, ok := ep[d].barrier[v]
+					if d == c || !ok {
+						continue
+					}
+					from, to := at[d][b], at[c][k]
+					if from >= to {
+						return nil, nil, fmt.Errorf("core barrier %d: core %d reaches it after %d barriers, core %d after %d: want the same barriers in the same order on every core", v, c, ep[c].epoch[q], d, ep[d].epoch[b])
+					}
+					extra[to] = append(extra[to], from)
+				}
+			}
+		}
+	}
 	j.dur = make([]int64, 0, n)
 	j.res = make([]int32, 0, n)
 	j.ports = make([]uint8, 0, n)
 	j.block = make([]int32, n) // one block: the cores' blocks run side by side
 	j.core = make([]uint8, 0, n)
-	extra := make([][]int32, n) // cross-core predecessors by position
-	for _, e := range cross {
-		to := base[e.ToCore] + ps[e.ToCore].pos[e.To]
-		extra[to] = append(extra[to], base[e.FromCore]+ps[e.FromCore].pos[e.From])
-	}
 	j.predStart = make([]int32, 1, n+1)
 	j.net = make([]int64, 0, n)
-	for _, p := range ps {
-		j.net = append(j.net, p.pressure()...)
-	}
+	nets := make([][]int64, len(ps))
 	for c, p := range ps {
-		for k := range p.insts {
-			j.dur = append(j.dur, p.dur[k])
-			r := p.res[k]
-			if r >= 0 {
-				r += int32(c) * stride
-			}
-			j.res = append(j.res, r)
-			j.ports = append(j.ports, p.ports[k])
-			j.core = append(j.core, uint8(c))
-			for _, q := range p.preds(int32(k)) {
-				j.pred = append(j.pred, base[c]+q)
-			}
-			j.pred = append(j.pred, extra[base[c]+int32(k)]...)
-			j.predStart = append(j.predStart, int32(len(j.pred)))
+		nets[c] = p.pressure()
+	}
+	for x, s := range order {
+		c, k := int(s.core), s.k
+		p := ps[c]
+		j.dur = append(j.dur, p.dur[k])
+		j.net = append(j.net, nets[c][k])
+		r := p.res[k]
+		if r >= 0 {
+			r += int32(c) * stride
 		}
+		j.res = append(j.res, r)
+		j.ports = append(j.ports, p.ports[k])
+		j.core = append(j.core, uint8(c))
+		for _, q := range p.preds(k) {
+			j.pred = append(j.pred, at[c][q])
+		}
+		j.pred = append(j.pred, extra[x]...)
+		j.predStart = append(j.predStart, int32(len(j.pred)))
 	}
 	j.insts = make([]bir.InstID, n) // unused: the cores commit their own
 	j.successors()
-	return j
+	return j, at, nil
 }
 
 // String prints the joint schedule's report.

@@ -1,7 +1,9 @@
 package sched_test
 
 import (
+	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/arch"
@@ -9,6 +11,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/driver"
 	"github.com/narwhal-compiler/narwhal/internal/schedtest"
 	"github.com/narwhal-compiler/narwhal/internal/sharedtest"
+	"github.com/narwhal-compiler/narwhal/kernels"
 	"github.com/narwhal-compiler/narwhal/passes/sched"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -108,4 +111,65 @@ func TestLncAwareSchedule_KLRKernel(t *testing.T) {
 	if len(rep.Cross) != 0 || rep.Makespan != max(rep.AloneSpans[0], rep.AloneSpans[1]) {
 		t.Errorf("cross %+v, makespan %d, alone %v: want no edge and the slower core's makespan", rep.Cross, rep.Makespan, rep.AloneSpans)
 	}
+}
+
+// TestLncAwareSchedule_Barriers: the exchange kernel on two cores meets at
+// CoreBarriers (insert_core_barrier): each core reads back, after barrier
+// 0, the half of s the other core wrote before it. The cross-core edges
+// follow the barriers (core 1's save_s1 -> core 0's load_s1, not the lower
+// core first, which would make core 1's phase-1 write wait for core 0's
+// phase-2 read: a deadlock on hardware), and whatever follows a core's
+// barrier starts once both cores have reached it.
+func TestLncAwareSchedule_Barriers(t *testing.T) {
+	model, _ := arch.Lookup("trn2")
+	var fs []*bir.Function
+	for c := range 2 {
+		inst, err := kernels.Instantiate(fmt.Sprintf("exchange:rows=128,cols=64,cores=2,core=%d", c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := schedtest.Through(inst.Module, "time_aware_scheduler"); err != nil {
+			t.Fatal(err)
+		}
+		fs = append(fs, inst.Module.Main())
+	}
+	rep, err := sched.LncAwareSchedule(fs, model, sched.Options{Window: sched.DefaultWindow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var edges []string
+	for _, e := range rep.Cross {
+		edges = append(edges, fmt.Sprintf("core %d %s -> core %d %s", e.FromCore, fs[e.FromCore].InstName(e.From), e.ToCore, fs[e.ToCore].InstName(e.To)))
+		if fs[e.FromCore].Sched.End[e.From] > fs[e.ToCore].Sched.Start[e.To] {
+			t.Errorf("%s: starts before its source ends", edges[len(edges)-1])
+		}
+	}
+	slices.Sort(edges)
+	want := []string{"core 0 save_s0.0 -> core 1 load_s0.0", "core 1 save_s1.0 -> core 0 load_s1.0"}
+	if !slices.Equal(edges, want) {
+		t.Errorf("cross-core edges %v, want %v", edges, want)
+	}
+	// Barrier 0: each core's read-back after it starts once both cores'
+	// barriers 0 have ended.
+	var meet int64
+	for c, f := range fs {
+		b, ok := f.InstByName("core_barrier0")
+		if !ok {
+			t.Fatalf("core %d: no core_barrier0", c)
+		}
+		meet = max(meet, f.Sched.End[b])
+	}
+	for c, f := range fs {
+		read, ok := f.InstByName(fmt.Sprintf("load_s%d.0", 1-c))
+		if !ok {
+			t.Fatalf("core %d: no load_s%d.0", c, 1-c)
+		}
+		if s := f.Sched.Start[read]; s < meet {
+			t.Errorf("core %d: %s starts at %d ps, before both cores reached barrier 0 (%d ps)", c, f.InstName(read), s, meet)
+		}
+		if err := verify.Module(f.Module(), verify.Options{Stage: verify.StageUnrolled | verify.StageScheduled}); err != nil {
+			t.Errorf("core %d: %v", c, err)
+		}
+	}
+	t.Logf("\n%s", rep)
 }

@@ -9,8 +9,10 @@
 //	alloc_queues          a DMA queue for every DMA (assign.go)
 //	time_aware_scheduler  list order, simulated timelines, linearized blocks, report (time_aware_scheduler.go)
 //
-// and, outside the pass table, LncAwareSchedule (two-core kernels) and
-// WriteTrace (the Perfetto timeline of a scheduled module, `--trace`).
+// and, outside the pass table, LncAwareSchedule (two-core kernels: the
+// pipeline's RunCores calls it between time_aware_scheduler and the
+// synchronization passes, `narwhal compile --lnc N`) and WriteTrace (the
+// Perfetto timeline of a scheduled module, `--trace`).
 //
 // # What later passes read (synchronization, issue 14)
 //

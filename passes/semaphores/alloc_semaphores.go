@@ -82,7 +82,9 @@ import (
 //  6. Stream endings (the entry function): every engine that triggered a
 //     DMA whose completion it does not know ends with Drain, and every
 //     engine of the generation with Halt, so no DMA is in flight once all
-//     engines have halted.
+//     engines have halted. An entry function without instructions still
+//     gets its Halts (in a new block when it has none): a kernel that
+//     does nothing compiles, and its engines stop.
 //
 // New instructions (carriers, barriers, resets, Drain, Halt) take the
 // source position of the instruction they serve (bir.InheritPos), carry
@@ -144,7 +146,7 @@ func runAllocSemaphores(ctx *pass.Context) error {
 			ctx.SetProduced(0)
 			continue
 		}
-		if f.Sched == nil && f.NumInsts() == 0 {
+		if f.Sched == nil && f.NumInsts() == 0 && f != main {
 			continue
 		}
 		ctx.Function(f.Name)
@@ -266,7 +268,11 @@ func AllocSemaphores(f *bir.Function, model *arch.Model, entry bool) (*Stats, er
 		if f.NumInsts() > 0 {
 			return nil, fmt.Errorf("function %s has no schedule: run time_aware_scheduler first", f.Name)
 		}
-		return st, nil
+		if !entry {
+			return st, nil
+		}
+		// An empty entry function still stops its engines (Halt).
+		f.Sched = bir.NewSchedule(f.NumInstSlots())
 	}
 	if model.Sync.Semaphores <= 0 {
 		return nil, fmt.Errorf("arch %s: %d semaphores: want at least one (option arch.semaphores)", model.Name, model.Sync.Semaphores)
@@ -826,8 +832,13 @@ func (a *allocator) materialize(entry bool) {
 			f.ReplaceBlockInsts(b, list)
 		}
 	}
-	if !entry || len(f.Top) == 0 {
+	if !entry {
 		return
+	}
+	if len(f.Top) == 0 {
+		// An entry function without a block (a kernel that does nothing)
+		// still ends every engine's stream with Halt.
+		f.NewBlock("Block1", bir.NoInst)
 	}
 	// Stream endings: what each engine knows at the end.
 	t := a.final
