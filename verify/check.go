@@ -163,7 +163,7 @@ func (c *checker) scratchBytes() int {
 		cap(s.ops)*int(unsafe.Sizeof(opnd{})) + 8*cap(s.nameKeys) + 4*cap(s.bucketPos) + 8*cap(s.dups) + 4*cap(s.branches)
 	o := &s.ovScratch
 	n += 4*(cap(o.ovLo)+cap(o.ovHi)+cap(o.ovFirst)+cap(o.ovLastTch)+cap(o.ovWin)+cap(o.loopLo)+cap(o.loopHi)+cap(o.ovTouch)) +
-		cap(o.ovItems)*int(unsafe.Sizeof(ovItem{})) + 8*cap(o.ovActive) + 8*cap(o.ovBlocks) + cap(o.ovPending)*int(unsafe.Sizeof(ovConflict{}))
+		4*(cap(o.ovStart)+cap(o.ovOrder)) + (cap(o.ovItems)+cap(o.ovSlots))*int(unsafe.Sizeof(ovItem{})) + 4*(cap(o.ovSeq)+cap(o.ovFree)+cap(o.ovExpiry)+cap(o.ovByAddr[0])+cap(o.ovByAddr[1])) + 8*cap(o.ovBlocks) + cap(o.ovPending)*int(unsafe.Sizeof(ovConflict{}))
 	return n
 }
 
