@@ -91,6 +91,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/depgraph"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -174,7 +175,7 @@ func (c *candidate) String(f *bir.Function) string {
 func PerformanceTiling(m *bir.Module, model *arch.Model, opt PerfOptions) (PerfStats, error) {
 	var st PerfStats
 	if opt.Makespan == nil {
-		return st, fmt.Errorf("performance tiling needs the scheduler's makespan (no makespan function)")
+		return st, diag.Errorf(diag.Internal, "performance tiling needs the scheduler's makespan (no makespan function)")
 	}
 	if opt.MaxEvaluations <= 0 {
 		opt.MaxEvaluations = DefaultMaxEvaluations
@@ -246,7 +247,7 @@ func perfFunction(f *bir.Function, model *arch.Model, maxEvals int, opt *PerfOpt
 		desc := c.String(f)
 		n, err := applySplit(f, &c)
 		if err != nil {
-			return fmt.Errorf("internal error: a split that applied to a copy fails: %v", err)
+			return diag.Errorf(diag.Internal, "a split that applied to a copy fails: %v", err)
 		}
 		if opt.Logf != nil {
 			opt.Logf("function %s: %s: makespan %.3f -> %.3f us (cost model: %.3f us saved)", f.Name, desc, us(best.Makespan), us(s.Makespan), us(c.gain))
@@ -761,7 +762,7 @@ func PerfPass(makespan MakespanFunc) pass.Pass {
 				return err
 			}
 			if me < 1 || mw < 1 {
-				return fmt.Errorf("max_evaluations = %d, max_work = %d: want both >= 1", me, mw)
+				return diag.Errorf(diag.PassOption, "max_evaluations = %d, max_work = %d: want both >= 1", me, mw)
 			}
 			st, err := PerformanceTiling(ctx.Module, ctx.Arch, PerfOptions{Makespan: makespan, MaxEvaluations: int(me), MaxWork: mw, Logf: ctx.Logf, OnFunction: ctx.Function})
 			ctx.Function("")
