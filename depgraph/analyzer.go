@@ -40,8 +40,10 @@ type Options struct {
 	Partitions    int64
 	PSUMBankBytes int64
 	// MaxReduceVisits bounds the instructions the transitive reduction
-	// visits per instruction (0: DefaultMaxReduceVisits). Past the bound
-	// the remaining candidate edges are kept: sound, possibly redundant.
+	// visits per instruction (0: DefaultMaxReduceVisits), plus
+	// ReduceVisitsPerCandidate for each of its candidate edges. Past the
+	// bound the remaining candidate edges are kept: sound, possibly
+	// redundant.
 	MaxReduceVisits int
 	// NoReduce keeps every candidate edge (for the oracle test's
 	// comparison and for debugging).
@@ -61,6 +63,16 @@ type Options struct {
 
 // DefaultMaxReduceVisits is the default bound of the transitive reduction.
 const DefaultMaxReduceVisits = 512
+
+// ReduceVisitsPerCandidate widens the reduction's bound by this many
+// visits per candidate edge of the instruction. An instruction with many
+// candidates (the first matmul of an accumulation group that reuses the
+// previous group's PSUM bytes follows all of that group's k matmuls) needs
+// a search that grows with them: with a fixed bound, groups of more than
+// about 170 matmuls (each has three predecessors to visit) kept all k
+// candidates. The reduction's work stays linear in the candidates the
+// analysis found.
+const ReduceVisitsPerCandidate = 8
 
 // MaxLogLines bounds the log lines one analysis emits.
 const MaxLogLines = 50
@@ -721,6 +733,7 @@ func (a *analyzer) finish(p int32) {
 		// instructions; past that the remaining candidates are kept.
 		low := cands[len(cands)-1]
 		visits := 0
+		maxVisits := a.maxVisits + ReduceVisitsPerCandidate*len(cands)
 		exhausted := false
 		for _, q := range cands {
 			if a.visit[q] == p {
@@ -741,7 +754,7 @@ func (a *analyzer) finish(p int32) {
 					}
 					a.visit[y] = p
 					visits++
-					if visits > a.maxVisits {
+					if visits > maxVisits {
 						exhausted = true
 						break
 					}

@@ -34,6 +34,18 @@ import (
 // ordered among themselves by it. Edges are candidates like any other
 // (transitively reduced). In logical mode there is no sharing and no
 // lifetime access.
+//
+// The previous owner's touches are not listed again for an access of L
+// that already has a candidate edge on one of L's recent touches of the
+// range (followsTouch): that touch follows every touch of the previous
+// owner, so the reduction would drop them all. Without this an
+// accumulation group of k matmuls (each reads and writes its PSUM
+// location, so each has a FLOW edge on the one before) enumerated the
+// previous group's k+1 touches k times: k^2 candidates per group, and past
+// MaxReduceVisits the reduction gave up and kept them (a matmul with
+// K = 32768, 256 matmuls per group, had 18 redundant ORDERED edges per
+// instruction). The transitive reduction is unique, so where the bounded
+// search reached its result before, the edges are the same.
 
 // lifeInit records which PSUM locations a start_tensor_calc matmul writes
 // (their lifetime rectangle is rounded to whole banks).
@@ -111,8 +123,10 @@ func (a *analyzer) life(p int32, m *imap, lo, hi int64, l bir.LocID) {
 			}
 			e.writer, e.prev, e.readers = owner, e.readers, a.push(-1, p)
 		} else {
-			for r := e.prev; r >= 0; r = a.cons[r].next {
-				a.hazard(p, a.cons[r].pos, bir.DepOrdered)
+			if !a.followsTouch(p, e.readers) {
+				for r := e.prev; r >= 0; r = a.cons[r].next {
+					a.hazard(p, a.cons[r].pos, bir.DepOrdered)
+				}
 			}
 			e.readers = a.push(e.readers, p)
 		}
@@ -124,4 +138,22 @@ func (a *analyzer) life(p int32, m *imap, lo, hi int64, l bir.LocID) {
 	}
 	m.ents = slices.Replace(m.ents, i, j, ne...)
 	a.newEnts = ne
+}
+
+// followsTouchDepth is how many of a range's most recent touches
+// followsTouch looks at.
+const followsTouchDepth = 8
+
+// followsTouch reports whether the instruction at position p already has
+// a candidate edge on one of the followsTouchDepth most recent touches in
+// list r (the current owner's touches of a range since it took the range
+// over, each ordered after every touch of the previous owner).
+func (a *analyzer) followsTouch(p int32, r int32) bool {
+	for k := 0; r >= 0 && k < followsTouchDepth; k++ {
+		if q := a.cons[r].pos; q != p && a.stamp[q] == p {
+			return true
+		}
+		r = a.cons[r].next
+	}
+	return false
 }

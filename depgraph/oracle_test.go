@@ -21,6 +21,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/depgraph"
 	"github.com/narwhal-compiler/narwhal/internal/schedtest"
+	"github.com/narwhal-compiler/narwhal/kernels"
 	"github.com/narwhal-compiler/narwhal/passtest"
 )
 
@@ -671,4 +672,77 @@ func TestAnalyze_LiveIntervals(t *testing.T) {
 			t.Errorf("%s: fill_r_bottom depends on %s, want %s", mode, got, want)
 		}
 	}
+}
+
+// TestAnalyze_LongAccumulationGroups checks the analysis on matmuls whose
+// accumulation groups are longer than the reduction's fixed bound covers
+// (k = 128 x 200: 200 matmuls per group; nine output tiles, so that groups
+// reuse the PSUM banks of earlier ones through the lifetime spaces): the
+// candidate edges per instruction must not grow with the group's length
+// (each matmul once enumerated every touch of the bank's previous owner:
+// 18 redundant ORDERED edges per instruction at 256 matmuls per group)
+// and no edge may be redundant. The oracle checks the short groups (the
+// long ones would take it a minute and a half).
+func TestAnalyze_LongAccumulationGroups(t *testing.T) {
+	model, _ := arch.Lookup("trn2")
+	perInst := map[int]float64{}
+	for _, kt := range []int{20, 200} {
+		m, err := kernels.Build(fmt.Sprintf("matmul:m=128,k=%d,n=4608", 128*kt))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := schedtest.Prepare(m, model, "planner", 1); err != nil {
+			t.Fatal(err)
+		}
+		f := m.Main()
+		g, err := depgraph.Analyze(f, depgraph.Options{Mode: depgraph.Physical, Partitions: model.Partitions, PSUMBankBytes: model.PSUMBankBytes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(g.Insts)
+		perInst[kt] = float64(g.Stats.Candidates) / float64(n)
+		t.Logf("kt=%d: %d instructions, %d candidates, %d edges, %d unreduced", kt, n, g.Stats.Candidates, g.NumEdges(), g.Stats.Unreduced)
+		if kt == 20 {
+			if red, unj := checkOracle(t, f, g, depgraph.Physical, model.PSUMBankBytes); red != 0 || unj != 0 {
+				t.Errorf("kt=%d: %d redundant edges, %d unjustified; want none", kt, red, unj)
+			}
+			continue
+		}
+		if red := redundantEdges(g); red != 0 {
+			t.Errorf("kt=%d: %d redundant edges; want none", kt, red)
+		}
+	}
+	if perInst[200] > 1.5*perInst[20] {
+		t.Errorf("candidate edges per instruction grow with the group length: %.2f at 20 matmuls per group, %.2f at 200", perInst[20], perInst[200])
+	}
+}
+
+// redundantEdges counts the edges of g implied by the others (an edge
+// q -> p where q is an ancestor of another predecessor of p).
+func redundantEdges(g *depgraph.Graph) int {
+	n := len(g.Insts)
+	words := (n + 63) / 64
+	reach := make([][]uint64, n)
+	red := 0
+	for p := range n {
+		reach[p] = make([]uint64, words)
+		preds, _ := g.Preds(p)
+		for _, q := range preds {
+			for w := range reach[q] {
+				reach[p][w] |= reach[q][w]
+			}
+		}
+		for _, q := range preds {
+			for _, r := range preds {
+				if r != q && reach[r][q/64]&(1<<(uint(q)%64)) != 0 {
+					red++
+					break
+				}
+			}
+		}
+		for _, q := range preds {
+			reach[p][q/64] |= 1 << (uint(q) % 64)
+		}
+	}
+	return red
 }

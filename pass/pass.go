@@ -201,28 +201,34 @@ type Config struct {
 	Checkpointer func(w io.Writer, m *bir.Module) error
 	// Stats also records each pass's live heap (PassResult.LiveHeap): a
 	// full garbage collection after every pass, outside the pass's
-	// measured interval (for narwhal bench and --stats).
+	// measured interval (for narwhal bench and --stats); and the peak heap
+	// during each pass (StartPeakSampler).
 	Stats bool
 }
 
 // PassResult is one line of the report.
 type PassResult struct {
-	Name          string
-	Order         int
-	Skipped       string // why the pass did not run ("gate gen-stride-dma off")
-	Wall          time.Duration
-	VerifyWall    time.Duration
-	CPU           time.Duration // process CPU (user+sys) over the pass
-	VerifyCPU     time.Duration
-	Alloc         uint64 // bytes allocated on the Go heap by the pass
-	LiveHeap      uint64 // Go heap in use after the pass (Config.Stats only)
-	InstsBefore   int64
-	InstsAfter    int64
-	Counters      []Counter
-	Blocks        []ReportBlock
-	Log           []string
-	LogDropped    int64 // log lines beyond MaxLogLines, counted, not kept
-	FunctionsSeen int
+	Name       string
+	Order      int
+	Skipped    string // why the pass did not run ("gate gen-stride-dma off")
+	Wall       time.Duration
+	VerifyWall time.Duration
+	CPU        time.Duration // process CPU (user+sys) over the pass
+	VerifyCPU  time.Duration
+	Alloc      uint64 // bytes allocated on the Go heap by the pass
+	LiveHeap   uint64 // Go heap in use after the pass (Config.Stats only)
+	// PeakLive and PeakHeap: the largest live heap and heap in use seen
+	// during the pass, and during the verification after it (Config.Stats
+	// only: Usage.PeakLive).
+	PeakLive, PeakHeap             uint64
+	VerifyPeakLive, VerifyPeakHeap uint64
+	InstsBefore                    int64
+	InstsAfter                     int64
+	Counters                       []Counter
+	Blocks                         []ReportBlock
+	Log                            []string
+	LogDropped                     int64 // log lines beyond MaxLogLines, counted, not kept
+	FunctionsSeen                  int
 }
 
 // Counter is a named metric (e.g. the seeds' backend::ShrunkNodesCount).

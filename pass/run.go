@@ -49,6 +49,9 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 		// --dump-dir alone: a dump after every pass, into the directory only.
 		printList, cfg.PrintOut = []string{"all"}, nil
 	}
+	if cfg.Stats {
+		StartPeakSampler()
+	}
 	start := time.Now()
 	var stage verify.Stage
 	if !cfg.NoVerify {
@@ -100,6 +103,7 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 		err := runProtected(ctx)
 		u := mp.Usage()
 		res.Wall, res.CPU, res.Alloc = u.Wall, u.CPU, u.Alloc
+		res.PeakLive, res.PeakHeap = u.PeakLive, u.PeakHeap
 		res.InstsAfter = m.NumInsts()
 		if err != nil {
 			rep.Passes = append(rep.Passes, res)
@@ -115,6 +119,7 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 			verr := verify.Module(m, verify.Options{Arch: model, Stage: stage})
 			uv := mv.Usage()
 			res.VerifyWall, res.VerifyCPU = uv.Wall, uv.CPU
+			res.VerifyPeakLive, res.VerifyPeakHeap = uv.PeakLive, uv.PeakHeap
 			if verr != nil {
 				rep.Passes = append(rep.Passes, res)
 				rep.Total = time.Since(start)
@@ -128,6 +133,7 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 		if cfg.Stats {
 			res.LiveHeap = LiveHeap()
 		}
+
 		rep.Passes = append(rep.Passes, res)
 		if obs != nil {
 			obs.PassEnd(p, &rep.Passes[len(rep.Passes)-1], m, nil)

@@ -14,6 +14,10 @@ type Usage struct {
 	Wall  time.Duration
 	CPU   time.Duration
 	Alloc uint64
+	// PeakLive and PeakHeap are the largest live heap (as of a garbage
+	// collection) and heap in use (live and not yet collected) seen
+	// during the interval; 0 unless StartPeakSampler runs (peak.go).
+	PeakLive, PeakHeap uint64
 }
 
 // Meter marks the start of an interval (NewMeter) for Usage.
@@ -31,7 +35,9 @@ func NewMeter() Meter {
 
 // Usage returns what the process used since m started.
 func (m Meter) Usage() Usage {
-	return Usage{Wall: time.Since(m.t), CPU: ProcessCPU() - m.cpu, Alloc: heapAllocs() - m.alloc}
+	u := Usage{Wall: time.Since(m.t), CPU: ProcessCPU() - m.cpu, Alloc: heapAllocs() - m.alloc}
+	u.PeakLive, u.PeakHeap = peakSince(m.t)
+	return u
 }
 
 // heapAllocs returns the bytes allocated on the Go heap since the start.

@@ -25,6 +25,14 @@ import (
 // its last snapshot (no wait, join or barrier taught it anything) shares
 // the stored row, so a long run of instructions that signal without
 // waiting costs 8 bytes per snapshot, not a row.
+//
+// Snapshots are forgotten at a barrier: a barrier makes every present row
+// the join of all rows, and rows only grow, so every snapshot taken before
+// it is included in every row after it; acquiring one then teaches
+// nothing. Their handles stay valid (Snap returns an empty row for them),
+// and the stored rows and references are dropped, so the tracker holds
+// the snapshots since the last barrier (a semaphore rotation or a call),
+// not one per update of the whole function.
 type Tracker struct {
 	L    *Layout
 	NS   int
@@ -37,6 +45,9 @@ type Tracker struct {
 	dirty []bool
 	last  []int32
 	buf   []int32
+	// base is the handle of snap[0]: snapshots below it were taken before
+	// the last barrier (forgotten).
+	base int32
 }
 
 // snapRef is a snapshot: stored row, the stream and its own entry.
@@ -69,7 +80,16 @@ func (t *Tracker) Snapshot(s ID) int32 {
 		t.last[s], t.dirty[s] = r, false
 	}
 	t.snap = append(t.snap, snapRef{row: r, s: int32(s), own: t.Row(s)[s]})
-	return int32(len(t.snap) - 1)
+	return t.base + int32(len(t.snap)-1)
+}
+
+// forget drops every snapshot (see the type comment: after a barrier).
+func (t *Tracker) forget() {
+	t.base += int32(len(t.snap))
+	t.snap, t.pool = t.snap[:0], t.pool[:0]
+	for s := range t.last {
+		t.last[s], t.dirty[s] = -1, false
+	}
 }
 
 // Reserve makes room for n snapshots (and as many stored rows).
@@ -78,9 +98,14 @@ func (t *Tracker) Reserve(n int) {
 	t.pool = slices.Grow(t.pool, n*t.NS)
 }
 
-// Snap returns snapshot k (a view valid until the next Snap).
+// Snap returns snapshot k (a view valid until the next Snap); a snapshot
+// taken before the last barrier is returned empty (every row includes it).
 func (t *Tracker) Snap(k int32) []int32 {
-	ref := t.snap[k]
+	if k < t.base {
+		clear(t.buf)
+		return t.buf
+	}
+	ref := t.snap[k-t.base]
 	copy(t.buf, t.pool[int(ref.row)*t.NS:int(ref.row+1)*t.NS])
 	t.buf[ref.s] = ref.own
 	return t.buf
@@ -88,17 +113,22 @@ func (t *Tracker) Snap(k int32) []int32 {
 
 // SnapKnows reports whether snapshot k includes entry pos of stream s
 // (that is, knows more than pos entries of s).
+// A snapshot taken before the last barrier answers false (its row is
+// gone; every row now knows at least what it knew).
 func (t *Tracker) SnapKnows(k int32, s ID, pos int32) bool {
-	ref := t.snap[k]
+	if k < t.base {
+		return false
+	}
+	ref := t.snap[k-t.base]
 	if ID(ref.s) == s {
 		return ref.own > pos
 	}
 	return t.pool[int(ref.row)*t.NS+int(s)] > pos
 }
 
-// NumSnapshots returns the snapshots taken; StoredRows the rows they
-// share.
-func (t *Tracker) NumSnapshots() int { return len(t.snap) }
+// NumSnapshots returns the snapshots taken; StoredRows the rows held (for
+// the snapshots since the last barrier).
+func (t *Tracker) NumSnapshots() int { return int(t.base) + len(t.snap) }
 func (t *Tracker) StoredRows() int   { return len(t.pool) / t.NS }
 
 // Acquire joins snapshot k into stream s's row.
@@ -207,6 +237,7 @@ func (t *Tracker) Barrier(pos []int32) {
 			t.dirty[s] = true
 		}
 	}
+	t.forget()
 }
 
 // Call performs call number k of the layout (a barrier at its positions).

@@ -219,7 +219,7 @@ type Options struct {
 // trigger engine for every DMA (f.Sync).
 func Build(f *bir.Function, opt Options) (*Layout, error) {
 	n := f.NumInstSlots()
-	L := &Layout{F: f, Prog: make([]int32, n), Eng: make([]ID, n), EPos: make([]int32, n), Q: make([]ID, n), QPos: make([]int32, n)}
+	L := &Layout{F: f, Insts: make([]bir.InstID, 0, n), Prog: make([]int32, n), Eng: make([]ID, n), EPos: make([]int32, n), Q: make([]ID, n), QPos: make([]int32, n)}
 	for i := range n {
 		L.Prog[i], L.Eng[i], L.EPos[i], L.Q[i], L.QPos[i] = -1, None, -1, None, -1
 	}

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
@@ -138,7 +139,31 @@ func newChecker(m *bir.Module, opt Options) *checker {
 func (c *checker) release() {
 	c.m, c.f, c.arch, c.opt = nil, nil, nil, Options{}
 	c.errs = Error{}
+	if c.scratchBytes() > maxPooledScratch {
+		// A pooled checker keeps its tables alive until the collector
+		// clears the pool (two cycles): after the verification of a
+		// module of millions of instructions that is ~90 bytes per
+		// instruction held while the next phase (writing the output)
+		// runs. Tables that large are cheap to allocate again next time
+		// compared with the verification that fills them.
+		c.scratch = scratch{}
+	}
 	checkerPool.Put(c)
+}
+
+// maxPooledScratch bounds the scratch a pooled checker keeps (bytes).
+const maxPooledScratch = 16 << 20
+
+// scratchBytes returns the bytes the checker's scratch tables hold.
+func (c *checker) scratchBytes() int {
+	s := &c.scratch
+	n := cap(s.pats)*int(unsafe.Sizeof(patFacts{})) + 8*(cap(s.visited)+cap(s.blockSeen)+cap(s.usedLoc)+cap(s.usedTen)) +
+		4*cap(s.locOwner) + cap(s.axisOn) + 8*(cap(s.axisLo)+cap(s.axisHi)) + 8*cap(s.names.slots) +
+		cap(s.ops)*int(unsafe.Sizeof(opnd{})) + 8*cap(s.nameKeys) + 4*cap(s.bucketPos) + 8*cap(s.dups) + 4*cap(s.branches)
+	o := &s.ovScratch
+	n += 4*(cap(o.ovLo)+cap(o.ovHi)+cap(o.ovFirst)+cap(o.ovLastTch)+cap(o.ovWin)+cap(o.loopLo)+cap(o.loopHi)+cap(o.ovTouch)) +
+		cap(o.ovItems)*int(unsafe.Sizeof(ovItem{})) + 8*cap(o.ovActive) + 8*cap(o.ovBlocks) + cap(o.ovPending)*int(unsafe.Sizeof(ovConflict{}))
+	return n
 }
 
 // resize returns s with length n and every element zero, reusing its

@@ -277,8 +277,8 @@ func benchChild(self string, args []string, out, statsFile string, stderr io.Wri
 func phaseTable(title string, s *cmdStats) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (per instruction: of the final count, %s)\n\n", title, commas(s.Insts))
-	fmt.Fprintln(&b, "| phase | wall | CPU | CPU / inst | allocated / inst | live heap after / inst |")
-	fmt.Fprintln(&b, "|---|---|---|---|---|---|")
+	fmt.Fprintln(&b, "| phase | wall | CPU | CPU / inst | allocated / inst | peak live heap / inst | peak heap in use / inst | live heap after / inst |")
+	fmt.Fprintln(&b, "|---|---|---|---|---|---|---|---|")
 	n := max(s.Insts, 1)
 	var wall, cpu int64
 	var alloc uint64
@@ -287,13 +287,17 @@ func phaseTable(title string, s *cmdStats) string {
 		if p.LiveHeap > 0 {
 			live = fmt.Sprintf("%d B", p.LiveHeap/uint64(n))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d B | %s |\n", p.Name, fmtSec(time.Duration(p.WallNS)), fmtSec(time.Duration(p.CPUNS)),
-			fmtNs(time.Duration(p.CPUNS), n), p.Alloc/uint64(n), live)
+		peakLive, peakHeap := "-", "-"
+		if p.PeakHeap > 0 {
+			peakLive, peakHeap = fmt.Sprintf("%d B", p.PeakLive/uint64(n)), fmt.Sprintf("%d B", p.PeakHeap/uint64(n))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %d B | %s | %s | %s |\n", p.Name, fmtSec(time.Duration(p.WallNS)), fmtSec(time.Duration(p.CPUNS)),
+			fmtNs(time.Duration(p.CPUNS), n), p.Alloc/uint64(n), peakLive, peakHeap, live)
 		wall += p.WallNS
 		cpu += p.CPUNS
 		alloc += p.Alloc
 	}
-	fmt.Fprintf(&b, "| all phases | %s | %s | %s | %d B | peak RSS %s (%d B / inst) |\n", fmtSec(time.Duration(wall)), fmtSec(time.Duration(cpu)),
+	fmt.Fprintf(&b, "| all phases | %s | %s | %s | %d B | | | peak RSS %s (%d B / inst) |\n", fmtSec(time.Duration(wall)), fmtSec(time.Duration(cpu)),
 		fmtNs(time.Duration(cpu), n), alloc/uint64(n), fmtBytes(s.PeakRSS), s.PeakRSS/n)
 	return b.String()
 }

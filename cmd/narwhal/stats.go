@@ -22,6 +22,10 @@ type phaseStat struct {
 	CPUNS    int64  `json:"cpu_ns"`
 	Alloc    uint64 `json:"alloc_bytes"`
 	LiveHeap uint64 `json:"live_heap_bytes"`
+	// PeakLive and PeakHeap: the largest live heap (as of a collection)
+	// and heap in use (live and garbage) seen during the phase.
+	PeakLive uint64 `json:"peak_live_heap_bytes,omitempty"`
+	PeakHeap uint64 `json:"peak_heap_in_use_bytes,omitempty"`
 	Insts    int64  `json:"insts"` // instructions after the phase
 }
 
@@ -43,6 +47,7 @@ func newStats(path, command, input string) *cmdStats {
 	if path == "" {
 		return nil
 	}
+	pass.StartPeakSampler()
 	return &cmdStats{Command: command, Input: input, path: path, GoMaxP: runtime.GOMAXPROCS(0)}
 }
 
@@ -59,7 +64,7 @@ func (s *cmdStats) phase(name string, insts func() int64, fn func() error) error
 }
 
 func (s *cmdStats) add(name string, u pass.Usage, insts int64) {
-	s.Phases = append(s.Phases, phaseStat{Name: name, WallNS: int64(u.Wall), CPUNS: int64(u.CPU), Alloc: u.Alloc, LiveHeap: pass.LiveHeap(), Insts: insts})
+	s.Phases = append(s.Phases, phaseStat{Name: name, WallNS: int64(u.Wall), CPUNS: int64(u.CPU), Alloc: u.Alloc, LiveHeap: pass.LiveHeap(), PeakLive: u.PeakLive, PeakHeap: u.PeakHeap, Insts: insts})
 }
 
 // passes records the pass manager's phases: the input's verification, then
@@ -77,9 +82,9 @@ func (s *cmdStats) passes(rep *pass.Report) {
 		if p.Skipped != "" {
 			continue
 		}
-		s.Phases = append(s.Phases, phaseStat{Name: p.Name, WallNS: int64(p.Wall), CPUNS: int64(p.CPU), Alloc: p.Alloc, LiveHeap: p.LiveHeap, Insts: p.InstsAfter})
+		s.Phases = append(s.Phases, phaseStat{Name: p.Name, WallNS: int64(p.Wall), CPUNS: int64(p.CPU), Alloc: p.Alloc, LiveHeap: p.LiveHeap, PeakLive: p.PeakLive, PeakHeap: p.PeakHeap, Insts: p.InstsAfter})
 		if p.VerifyWall > 0 {
-			s.Phases = append(s.Phases, phaseStat{Name: "verify " + p.Name, WallNS: int64(p.VerifyWall), CPUNS: int64(p.VerifyCPU), Insts: p.InstsAfter})
+			s.Phases = append(s.Phases, phaseStat{Name: "verify " + p.Name, WallNS: int64(p.VerifyWall), CPUNS: int64(p.VerifyCPU), PeakLive: p.VerifyPeakLive, PeakHeap: p.VerifyPeakHeap, Insts: p.InstsAfter})
 		}
 	}
 }

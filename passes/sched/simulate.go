@@ -24,8 +24,21 @@ type timeline struct {
 // block started. window <= 1 issues strictly in list order (the reorder
 // window is off).
 //
+// The window. The candidates are the first window instructions not issued
+// yet from the list's first unissued one (head), of head's block, among
+// the list positions [head, head+4*window). Only a window instruction is
+// ever issued, so every list position past the last one taken into the
+// window (the frontier) is unissued and the window is exactly the
+// unissued positions in [head, frontier): it is kept as a small array of
+// candidates (their list index, ready time, unissued predecessors,
+// resource and ports) that grows at the frontier and loses the issued
+// one, and a step reads that array instead of the instruction tables
+// (the choice is the smallest (start, list index), as the scan in list
+// order keeping the first strictly earlier start chose).
+//
 // Memory: 28 bytes per instruction for the result plus 4 of scratch; an
-// instruction not issued yet keeps its ready time in start and -1 in end.
+// instruction not issued yet keeps its ready time in start, -1 in end and
+// its index in the window (or -1) in rank.
 func (p *problem) simulate(list []int32, window int) *timeline {
 	n := len(p.insts)
 	t := &timeline{start: make([]int64, n), end: make([]int64, n), rank: make([]int32, n), bind: make([]int32, n), res: make([]int32, n)}
@@ -34,43 +47,80 @@ func (p *problem) simulate(list []int32, window int) *timeline {
 		npred[k] = p.predStart[k+1] - p.predStart[k]
 		t.bind[k] = -1
 		t.end[k] = -1
+		t.rank[k] = -1
 	}
 	readyAt := t.start // until issued
+	slot := t.rank     // until issued
 	free := make([]int64, p.nRes)
 	window = max(window, 1)
 	scanLimit := 4 * window
+	win := make([]simCand, 0, window)
 	var floor, blockMax int64
-	curBlock := int32(-1)
-	head := 0
+	curBlock, hb := int32(-1), int32(-1)
+	head, frontier := 0, 0
 	for issued := 0; issued < n; issued++ {
-		for t.end[list[head]] >= 0 {
-			head++
-		}
-		hb := p.block[list[head]]
-		if hb != curBlock {
-			floor = max(floor, blockMax)
-			curBlock = hb
-		}
-		best, bestEst := int32(-1), int64(0)
-		seen := 0
-		for j := head; j < n && seen < window && j-head < scanLimit; j++ {
-			k := list[j]
-			if t.end[k] >= 0 {
-				continue
+		if len(win) == 0 {
+			head = frontier
+			hb = p.block[list[head]]
+			if hb != curBlock {
+				floor = max(floor, blockMax)
+				curBlock = hb
 			}
+		}
+		for len(win) < window && frontier < n && frontier-head < scanLimit {
+			k := list[frontier]
 			if p.block[k] != hb {
 				break
 			}
-			seen++
-			if npred[k] > 0 {
+			slot[k] = int32(len(win))
+			win = append(win, simCand{ready: readyAt[k], j: int32(frontier), k: k, npred: npred[k], res: p.res[k], ports: p.ports[k]})
+			frontier++
+		}
+		best, bestEst := -1, int64(0)
+		qmin := int64(-1)
+		for x := range win {
+			c := &win[x]
+			if c.npred > 0 {
 				continue
 			}
-			e := p.earliest(k, max(readyAt[k], floor), free)
-			if best < 0 || e < bestEst {
-				best, bestEst = k, e
+			// earliest(c.k, max(ready, floor), free), reading the
+			// candidate instead of the tables.
+			e := max(c.ready, floor)
+			switch {
+			case c.res >= 0:
+				e = max(e, free[c.res])
+			case c.res == resQueue && p.core == nil:
+				// The first queue free: the same for every DMA of the
+				// step, so computed once.
+				if qmin < 0 {
+					lo, hi := p.queueRange(c.k)
+					qmin = slices.Min(free[lo:hi])
+				}
+				e = max(e, qmin)
+			default:
+				e = p.resFree(c.k, e, free)
+			}
+			if c.ports != 0 {
+				e = p.portsFree(c.k, c.ports, e, free)
+			}
+			if best < 0 || e < bestEst || e == bestEst && c.j < win[best].j {
+				best, bestEst = x, e
 			}
 		}
-		k := best
+		k, j := win[best].k, int(win[best].j)
+		// Take k out of the window (the last candidate moves to its slot).
+		last := len(win) - 1
+		if best != last {
+			win[best] = win[last]
+			slot[win[best].k] = int32(best)
+		}
+		win = win[:last]
+		if j == head && len(win) > 0 {
+			head = int(win[0].j)
+			for x := 1; x < len(win); x++ {
+				head = min(head, int(win[x].j))
+			}
+		}
 		s := bestEst
 		e := s + p.dur[k]
 		t.start[k], t.end[k] = s, e
@@ -84,6 +134,10 @@ func (p *problem) simulate(list []int32, window int) *timeline {
 				readyAt[sc] = e
 				t.bind[sc] = k
 			}
+			if x := slot[sc]; x >= 0 {
+				win[x].npred--
+				win[x].ready = readyAt[sc]
+			}
 		}
 	}
 	// A binding predecessor only matters when it, not the resource,
@@ -96,10 +150,25 @@ func (p *problem) simulate(list []int32, window int) *timeline {
 	return t
 }
 
+// simCand is one candidate of simulate's reorder window.
+type simCand struct {
+	ready int64 // when its predecessors have ended (so far)
+	j     int32 // list index
+	k     int32 // position
+	npred int32 // predecessors not issued yet
+	res   int32
+	ports uint8
+}
+
 // earliest returns when position k can start at or after ready, given the
 // resources' free times.
 func (p *problem) earliest(k int32, ready int64, free []int64) int64 {
-	s := ready
+	return p.portsFree(k, p.ports[k], p.resFree(k, ready, free), free)
+}
+
+// resFree returns when position k's resource (engine, queue, or every
+// resource for a call) is free, at or after s.
+func (p *problem) resFree(k int32, s int64, free []int64) int64 {
 	switch r := p.res[k]; {
 	case r >= 0:
 		s = max(s, free[r])
@@ -116,13 +185,17 @@ func (p *problem) earliest(k int32, ready int64, free []int64) int64 {
 		}
 		s = max(s, m)
 	}
-	if m := p.ports[k]; m != 0 {
-		if m&portSBUF != 0 {
-			s = max(s, free[p.portOf(k, 0)])
-		}
-		if m&portPSUM != 0 {
-			s = max(s, free[p.portOf(k, 1)])
-		}
+	return s
+}
+
+// portsFree returns when the shared ports m of position k are free, at or
+// after s.
+func (p *problem) portsFree(k int32, m uint8, s int64, free []int64) int64 {
+	if m&portSBUF != 0 {
+		s = max(s, free[p.portOf(k, 0)])
+	}
+	if m&portPSUM != 0 {
+		s = max(s, free[p.portOf(k, 1)])
 	}
 	return s
 }

@@ -596,14 +596,10 @@ func (a *allocator) setupSync() {
 	a.signals = make([]bool, n)
 	may := mayUpdate(L)
 	snapAt := make([]int32, n)
+	// The tracker's snapshots are forgotten at each rotation's barrier
+	// (stream.Tracker): it holds those since the last one, not one per
+	// producer of the function, so no reservation for all of them.
 	t := stream.NewTracker(L)
-	producers := 0
-	for _, m := range may {
-		if m {
-			producers++
-		}
-	}
-	t.Reserve(producers)
 	a.final = t
 	ns := t.NS
 	// cand[s]: the latest candidate source on stream s for the current
