@@ -91,6 +91,27 @@ Block1:
 `
 }
 
+// macroDouble doubles a 256-partition tile (a macro operation) between
+// its load and its save; deps follows the doubling.
+func macroDouble(deps string) string {
+	return `module arch=trn2
+
+func @main {
+  tensor %x_set: f32[256, 512] kind=Input
+    loc %x: Input 256x2048
+  tensor %out_set: f32[256, 512] kind=Output
+    loc %out: Output 256x2048
+  tensor %t_set: f32[256, 512] class=NeuronSBTensor
+    loc %t: SB 256x2048
+
+Block1:
+  ld = Load %x[ap=[[512,256],[1,512]]] f32 -> %t[ap=[[512,256],[1,512]]] f32
+  x2 = TensorScalar on DVE %t[ap=[[512,256],[1,512]]] f32 -> %t[ap=[[512,256],[1,512]]] f32 {op0="mult", const0=2.0, op1="bypass", const1=0.0}` + deps + `
+  st = Save %t[ap=[[512,256],[1,512]]] f32 -> %out[ap=[[512,256],[1,512]]] f32
+}
+`
+}
+
 // mod is a text-form module: head, extra declarations, then Block1.
 func mod(decls, body string) string {
 	if decls != "" {
@@ -472,38 +493,8 @@ def kernel(a, b):
 			"tensor (an NKI kernel's tiles are placed: one NKI instruction works on one tile), an opcode " +
 			"with no macro form, a macro operation inside a loop. The message names the instruction, its " +
 			"NKI line, and what is wanted.",
-		Example: compileBir(`module arch=trn2
-
-func @main {
-  tensor %x_set: f32[256, 512] kind=Input
-    loc %x: Input 256x2048
-  tensor %out_set: f32[256, 512] kind=Output
-    loc %out: Output 256x2048
-  tensor %t_set: f32[256, 512] class=NeuronSBTensor
-    loc %t: SB 256x2048
-
-Block1:
-  ld = Load %x[ap=[[512,256],[1,512]]] f32 -> %t[ap=[[512,256],[1,512]]] f32
-  x2 = TensorScalar on DVE %t[ap=[[512,256],[1,512]]] f32 -> %t[ap=[[512,256],[1,512]]] f32 {op0="mult", const0=2.0, op1="bypass", const1=0.0} deps [FLOW ld]
-  st = Save %t[ap=[[512,256],[1,512]]] f32 -> %out[ap=[[512,256],[1,512]]] f32
-}
-`),
-		Fix: compileBir(`module arch=trn2
-
-func @main {
-  tensor %x_set: f32[256, 512] kind=Input
-    loc %x: Input 256x2048
-  tensor %out_set: f32[256, 512] kind=Output
-    loc %out: Output 256x2048
-  tensor %t_set: f32[256, 512] class=NeuronSBTensor
-    loc %t: SB 256x2048
-
-Block1:
-  ld = Load %x[ap=[[512,256],[1,512]]] f32 -> %t[ap=[[512,256],[1,512]]] f32
-  x2 = TensorScalar on DVE %t[ap=[[512,256],[1,512]]] f32 -> %t[ap=[[512,256],[1,512]]] f32 {op0="mult", const0=2.0, op1="bypass", const1=0.0}
-  st = Save %t[ap=[[512,256],[1,512]]] f32 -> %out[ap=[[512,256],[1,512]]] f32
-}
-`),
+		Example: compileBir(macroDouble(" deps [FLOW ld]")),
+		Fix:     compileBir(macroDouble("")),
 		FixText: "Leave the dependencies of macro operations out: their program order is their meaning, and the tiles get theirs from the bytes they touch.",
 	},
 	{
