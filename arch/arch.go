@@ -256,7 +256,7 @@ func (m *Model) SBUFBudget() (int64, error) {
 	if u := m.UsableSBUFBytes(); u > 0 {
 		return u, nil
 	}
-	return 0, fmt.Errorf("arch %s: the SBUF size per partition is not published; set it with --option arch.sbuf-bytes-per-partition=N (or the module option arch.sbuf-bytes-per-partition)", m.Name)
+	return 0, diag.Errorf(diag.PassOption, "arch %s: the SBUF size per partition is not published; set it with --option arch.sbuf-bytes-per-partition=N (or the module option arch.sbuf-bytes-per-partition)", m.Name)
 }
 
 // PSUMBudget returns PSUMBytesPerPartition, or an error naming the overrides
@@ -265,7 +265,7 @@ func (m *Model) PSUMBudget() (int64, error) {
 	if p := m.PSUMBytesPerPartition(); p > 0 {
 		return p, nil
 	}
-	return 0, fmt.Errorf("arch %s: the PSUM geometry is not published; set it with --option arch.psum-banks=N and --option arch.psum-bank-bytes=N (or the module options of those names)", m.Name)
+	return 0, diag.Errorf(diag.PassOption, "arch %s: the PSUM geometry is not published; set it with --option arch.psum-banks=N and --option arch.psum-bank-bytes=N (or the module options of those names)", m.Name)
 }
 
 // PSUMAddress returns the byte address within a partition's PSUM of a
@@ -412,7 +412,7 @@ func ForModule(m *bir.Module) (*Model, error) {
 		return nil, fmt.Errorf("module arch: %w", err)
 	}
 	if err := mod.ApplyOptions(m.Config.Options); err != nil {
-		return nil, fmt.Errorf("module config: %w", err)
+		return nil, diag.Errorf(diag.PassOption, "module config: %w", err)
 	}
 	return mod, nil
 }
@@ -443,7 +443,7 @@ func Retarget(m *bir.Module, name string, opts map[string]string) (*Model, error
 		return nil, fmt.Errorf("module arch: %w", err)
 	}
 	if err := model.ApplyOptions(m.Config.Options); err != nil {
-		return nil, fmt.Errorf("module config: %w", err)
+		return nil, diag.Errorf(diag.PassOption, "module config: %w", err)
 	}
 	keys := make([]string, 0, len(opts))
 	for k := range opts {
@@ -556,6 +556,10 @@ type option struct {
 	doc    string
 	ptr    func(m *Model) any // *int64, *float64, *int or *bool
 	signed bool               // a negative value is allowed
+	// lo, hi bound an integer value (hi 0: none) where the passes need
+	// one: a count the synchronization or the scheduler divides by or
+	// allocates from.
+	lo, hi int64
 }
 
 // options is every settable machine parameter: each numeric or boolean
@@ -583,7 +587,7 @@ var options = append([]option{
 	{name: "tile-psum-max-free-elems", doc: "free elements of a PSUM tile", ptr: func(m *Model) any { return &m.Tile.PSUMMaxFreeElems }},
 	{name: "matmul-max-n-fp32", doc: "largest matmul moving free size with an fp32 destination", ptr: func(m *Model) any { return &m.MatmulMaxNFP32Dst }},
 	{name: "matmul-max-n-bf16", doc: "largest matmul moving free size with a bf16 destination (0: unsupported)", ptr: func(m *Model) any { return &m.MatmulMaxNBF16Dst }},
-	{name: "dma-queues", doc: "DMA queues per core", ptr: func(m *Model) any { return &m.DMAQueues }},
+	{name: "dma-queues", doc: "DMA queues per core", ptr: func(m *Model) any { return &m.DMAQueues }, lo: 1, hi: 32767},
 	{name: "hwdge-engines", doc: "hardware descriptor-generation engines", ptr: func(m *Model) any { return &m.HWDGEEngines }},
 	{name: "dma-bytes-per-ns", doc: "bandwidth of one DMA queue in bytes/ns", ptr: func(m *Model) any { return &m.DMABytesPerNs }},
 	{name: "dma-fixed-ns", doc: "fixed cost of a DMA in ns", ptr: func(m *Model) any { return &m.DMAFixedNs }},
@@ -603,12 +607,12 @@ var options = append([]option{
 	{name: "transpose-free-min", doc: "cost model: the 64 of max(P, min(64, F))", ptr: func(m *Model) any { return &m.Cost.TransposeFreeMin }},
 	{name: "dve-pool-share-sbuf", doc: "Vector and GpSimd may access SBUF concurrently", ptr: func(m *Model) any { return &m.DVEPoolShareSBUF }},
 	{name: "dve-act-share-psum", doc: "Vector and Scalar may access PSUM concurrently", ptr: func(m *Model) any { return &m.DVEActSharePSUM }},
-	{name: "semaphores", doc: "hardware semaphores per NeuronCore (not published: chosen)", ptr: func(m *Model) any { return &m.Sync.Semaphores }},
+	{name: "semaphores", doc: "hardware semaphores per NeuronCore (not published: chosen)", ptr: func(m *Model) any { return &m.Sync.Semaphores }, lo: 1},
 	{name: "semaphore-bits", doc: "width of a semaphore counter in bits (not published: chosen); a counter that would overflow is rotated", ptr: func(m *Model) any { return &m.Sync.SemaphoreBits }},
 	{name: "semaphore-ns", doc: "latency from a semaphore update to an engine instruction waiting on it, in ns (not published: chosen)", ptr: func(m *Model) any { return &m.Sync.SemaphoreNs }},
 	{name: "dma-semaphore-ns", doc: "latency from a semaphore update to a DMA waiting on it, in ns", ptr: func(m *Model) any { return &m.Sync.DMASemaphoreNs }},
-	{name: "semaphore-waits-per-inst", doc: "wait commands one instruction carries (seed 002 §6.5: 2)", ptr: func(m *Model) any { return &m.Sync.WaitsPerInst }},
-	{name: "semaphore-updates-per-inst", doc: "update commands one instruction carries (seed 002 §6.5: 1)", ptr: func(m *Model) any { return &m.Sync.UpdatesPerInst }},
+	{name: "semaphore-waits-per-inst", doc: "wait commands one instruction carries (seed 002 §6.5: 2)", ptr: func(m *Model) any { return &m.Sync.WaitsPerInst }, lo: 1},
+	{name: "semaphore-updates-per-inst", doc: "update commands one instruction carries (seed 002 §6.5: 1)", ptr: func(m *Model) any { return &m.Sync.UpdatesPerInst }, lo: 1},
 	{name: "act-reduce-max-min", doc: "the Activation accumulator reduces with max/min too (false: add only, NC-v2)", ptr: func(m *Model) any { return &m.ActReduceMaxMin }},
 }, engineOptions()...)
 
@@ -655,6 +659,12 @@ func (m *Model) Set(name, value string) error {
 			v, err := strconv.ParseInt(value, 0, 64)
 			if err != nil || (v < 0 && !o.signed) {
 				return fmt.Errorf("arch option %s: want a non-negative integer, have %q", name, value)
+			}
+			if v < o.lo || o.hi > 0 && v > o.hi {
+				if o.hi > 0 {
+					return fmt.Errorf("arch option %s: want %d..%d, have %d", name, o.lo, o.hi, v)
+				}
+				return fmt.Errorf("arch option %s: want at least %d, have %d", name, o.lo, v)
 			}
 			*p = v
 		case *int:

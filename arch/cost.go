@@ -80,6 +80,7 @@ import (
 	"math"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // Class is an instruction class of the cost model.
@@ -218,21 +219,22 @@ func (m *Model) Cycles(w Work) int64 {
 }
 
 // Estimate returns the cycles and time of w. It fails when the class is
-// unknown, the engine is absent on this generation, or its clock is
-// unknown.
+// unknown (narwhal's fault), the engine is absent on this generation
+// (diag.EngineOpcode), or its clock is unknown (a machine parameter to
+// set: diag.PassOption).
 func (m *Model) Estimate(w Work) (Estimate, error) {
 	if w.Class >= NumClasses {
-		return Estimate{}, fmt.Errorf("arch %s: cost model: unknown class %d", m.Name, w.Class)
+		return Estimate{}, diag.Errorf(diag.Internal, "arch %s: cost model: unknown class %d", m.Name, w.Class)
 	}
 	if w.Class == ClassDMA {
 		return Estimate{Ns: m.dmaNs(w)}, nil
 	}
 	if !m.HasEngine(w.Engine) {
-		return Estimate{}, fmt.Errorf("arch %s: cost model: %s has no %s engine", m.Name, m.Name, w.Engine)
+		return Estimate{}, diag.Errorf(diag.EngineOpcode, "arch %s: cost model: %s has no %s engine", m.Name, m.Name, w.Engine)
 	}
 	clk := m.Engines[w.Engine].ClockGHz
 	if clk <= 0 {
-		return Estimate{}, fmt.Errorf("arch %s: cost model: the %s engine clock is unknown (set arch.%s)", m.Name, w.Engine, clockOption(w.Engine))
+		return Estimate{}, diag.Errorf(diag.PassOption, "arch %s: cost model: the %s engine clock is unknown (set arch.%s)", m.Name, w.Engine, clockOption(w.Engine))
 	}
 	cy := m.Cycles(w)
 	return Estimate{Cycles: cy, Ns: float64(cy) / clk}, nil

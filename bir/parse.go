@@ -1428,6 +1428,14 @@ func (p *parser) function() {
 	p.ctxDecl = ""
 	p.body(NoInst, 0)
 	p.eol()
+	// A table covers every instruction slot (the ones without an entry
+	// have none), as the BIR-JSON reader's.
+	if f := p.f; f.Sched != nil {
+		f.Sched.Grow(f.NumInstSlots())
+	}
+	if f := p.f; f.Sync != nil {
+		f.Sync.Grow(f.NumInstSlots())
+	}
 	p.resolveDeps()
 	p.f = nil
 	p.ctxInst = -1
@@ -1741,6 +1749,12 @@ func (p *parser) instruction(name Sym, blk BlockID, depth int) {
 	if p.acceptWord("loc") {
 		f.insts[id].Pos = p.sourcePos()
 	}
+	if p.acceptWord("sched") {
+		p.schedEntry(id)
+	}
+	if p.acceptWord("sync") {
+		p.syncEntry(id)
+	}
 	f.Append(blk, id)
 	if !hasAxis {
 		p.eol()
@@ -1763,6 +1777,158 @@ func (p *parser) instruction(name Sym, blk BlockID, depth int) {
 	p.scope = p.scope[:len(p.scope)-1]
 	p.ctxInst = name
 	p.eol()
+}
+
+// schedEntry reads the rest of sched(start=S, end=E, queue=Q, dge=D,
+// order=O) after the word sched: instruction id's entry in its function's
+// schedule table (created by the first one; sched() creates it with no
+// entry). Every field is optional and at most once; start and end go
+// together, end >= start.
+func (p *parser) schedEntry(id InstID) {
+	f := p.f
+	if f.Sched == nil {
+		f.Sched = NewSchedule(0)
+	}
+	f.Sched.Grow(int(id) + 1)
+	t := f.Sched
+	p.expect('(')
+	if p.accept(')') {
+		return
+	}
+	seen := map[string]bool{}
+	var start, end int64 = -1, -1
+	for {
+		p.sp()
+		kpos := p.pos
+		key := string(p.word())
+		if seen[key] {
+			p.failAt(kpos, "sched: %s given twice", key)
+		}
+		seen[key] = true
+		p.expect('=')
+		p.sp()
+		vpos := p.pos
+		v := p.integer("a schedule field")
+		bad := func(limit int64) {
+			if v < 0 || v > limit {
+				p.failAt(vpos, "sched: %s=%d: want 0..%d", key, v, limit)
+			}
+		}
+		switch key {
+		case "start":
+			bad(math.MaxInt64)
+			start = v
+		case "end":
+			bad(math.MaxInt64)
+			end = v
+		case "queue":
+			bad(math.MaxInt16)
+			t.Queue[id] = int16(v)
+		case "dge":
+			bad(math.MaxInt8)
+			t.DGE[id] = int8(v)
+		case "order":
+			bad(math.MaxInt32)
+			t.Order[id] = int32(v)
+		default:
+			p.failAt(kpos, "sched: unknown field %q (want start, end, queue, dge, order)", key)
+		}
+		if p.accept(')') {
+			break
+		}
+		if !p.accept(',') {
+			p.fail("expected ',' or ')' in sched(...), found %s", p.found())
+		}
+	}
+	if (start < 0) != (end < 0) || end < start {
+		p.fail("sched: start=%d, end=%d: want both, end >= start", start, end)
+	}
+	t.Start[id], t.End[id] = start, end
+}
+
+// syncEntry reads the rest of sync(trigger=ENGINE, waits=[[S, V], ...],
+// updates=[[S, V], ...]) after the word sync: instruction id's entry in
+// its function's synchronization table (created by the first one; sync()
+// creates it with no entry). Every part is optional and at most once;
+// semaphores are >= 0, values 32-bit.
+func (p *parser) syncEntry(id InstID) {
+	f := p.f
+	if f.Sync == nil {
+		f.Sync = NewSync(0)
+	}
+	f.Sync.Grow(int(id) + 1)
+	s := f.Sync
+	p.expect('(')
+	if p.accept(')') {
+		return
+	}
+	seen := map[string]bool{}
+	for {
+		p.sp()
+		kpos := p.pos
+		key := string(p.word())
+		if seen[key] {
+			p.failAt(kpos, "sync: %s given twice", key)
+		}
+		seen[key] = true
+		p.expect('=')
+		switch key {
+		case "trigger":
+			p.sp()
+			s.Trigger[id] = p.engine()
+		case "waits", "updates":
+			cmds := p.semCmds(key)
+			if key == "waits" {
+				s.SetWaits(id, cmds)
+			} else {
+				s.SetUpdates(id, cmds)
+			}
+		default:
+			p.failAt(kpos, "sync: unknown part %q (want trigger, waits, updates)", key)
+		}
+		if p.accept(')') {
+			return
+		}
+		if !p.accept(',') {
+			p.fail("expected ',' or ')' in sync(...), found %s", p.found())
+		}
+	}
+}
+
+// semCmds reads [[S, V], ...], semaphore commands.
+func (p *parser) semCmds(what string) []SemCmd {
+	p.expect('[')
+	var out []SemCmd
+	if p.accept(']') {
+		return out
+	}
+	for {
+		if len(out) >= MaxSemCmds {
+			p.fail("sync: %s: more than %d commands", what, MaxSemCmds)
+		}
+		p.expect('[')
+		p.sp()
+		spos := p.pos
+		sem := p.integer("a semaphore")
+		if sem < 0 || sem > math.MaxInt32 {
+			p.failAt(spos, "sync: %s: semaphore %d: want 0..%d", what, sem, math.MaxInt32)
+		}
+		p.expect(',')
+		p.sp()
+		vpos := p.pos
+		v := p.integer("a semaphore value")
+		if v < math.MinInt32 || v > math.MaxInt32 {
+			p.failAt(vpos, "sync: %s: value %d: want a 32-bit integer", what, v)
+		}
+		p.expect(']')
+		out = append(out, SemCmd{Sem: int32(sem), Value: int32(v)})
+		if p.accept(']') {
+			return out
+		}
+		if !p.accept(',') {
+			p.fail("expected ',' or ']' in a list of semaphore commands, found %s", p.found())
+		}
+	}
 }
 
 // sourcePos reads the rest of loc("FILE":LINE:COL [to ENDLINE:ENDCOL])

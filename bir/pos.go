@@ -240,24 +240,23 @@ func (f *Function) WrapErr(i InstID, err error) error {
 }
 
 // Errorf formats an error about instruction i, prefixed with "function F,
-// instruction NAME (OPCODE): " and carrying i's source position.
+// instruction NAME (OPCODE): " and carrying i's source position. As with
+// fmt.Errorf, a %w verb wraps its error (its code, diag.CodeOf, survives).
 func (f *Function) Errorf(i InstID, format string, args ...any) error {
-	msg := fmt.Sprintf(format, args...)
 	if i < 0 || int(i) >= len(f.insts) {
-		return fmt.Errorf("function %s, instruction #%d: %s", f.Name, i, msg)
+		return fmt.Errorf("function %s, instruction #%d: "+format, append([]any{f.Name, i}, args...)...)
 	}
-	return f.WrapErr(i, fmt.Errorf("function %s, instruction %s (%s): %s", f.Name, f.InstName(i), f.OpName(i), msg))
+	return f.WrapErr(i, fmt.Errorf("function %s, instruction %s (%s): "+format, append([]any{f.Name, f.InstName(i), f.OpName(i)}, args...)...))
 }
 
 // TensorErrorf formats an error about tensor t, prefixed with "function F,
 // tensor NAME: " and carrying the position of the first instruction that
-// reaches it (TensorPos).
+// reaches it (TensorPos); %w wraps as in Errorf.
 func (f *Function) TensorErrorf(t TensorID, format string, args ...any) error {
-	msg := fmt.Sprintf(format, args...)
 	if t < 0 || int(t) >= len(f.tensors) {
-		return fmt.Errorf("function %s, tensor #%d: %s", f.Name, t, msg)
+		return fmt.Errorf("function %s, tensor #%d: "+format, append([]any{f.Name, t}, args...)...)
 	}
-	return withPos(f.TensorPos(t), fmt.Errorf("function %s, tensor %s: %s", f.Name, f.tensors[t].Name, msg))
+	return withPos(f.TensorPos(t), fmt.Errorf("function %s, tensor %s: "+format, append([]any{f.Name, f.tensors[t].Name}, args...)...))
 }
 
 func withPos(p Pos, err error) error {

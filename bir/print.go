@@ -135,6 +135,10 @@ type printer struct {
 	// targets; empty when names are unique (prepareDeps).
 	depOrd map[InstID]int32
 	deps   []Dep
+	// emptySched, emptySync: the function has a schedule (synchronization)
+	// table in which no instruction has an entry; its first printed
+	// instruction writes sched() (sync()) so that the table reads back.
+	emptySched, emptySync bool
 }
 
 // axisText is what the printer knows about one axis.
@@ -982,6 +986,8 @@ func (p *printer) axisLine(a affine.Axis) {
 
 func (p *printer) function(f *Function) {
 	p.f = f
+	p.emptySched = f.Sched != nil && !f.Sched.hasEntry()
+	p.emptySync = f.Sync != nil && !f.Sync.hasEntry()
 	p.str("func @")
 	p.buf = appendName(p.buf, f.Name)
 	switch f.Kind {
@@ -1345,6 +1351,14 @@ func (p *printer) inst(f *Function, i InstID, ind int) {
 	if in.Pos != NoPos {
 		p.str(" ")
 		p.str(p.posString(in.Pos))
+	}
+	if t := f.Sched; t != nil && (p.emptySched || t.hasField(i)) {
+		p.buf = appendSchedText(p.buf, t, i)
+		p.emptySched = false
+	}
+	if s := f.Sync; s != nil && (p.emptySync || s.Has(i)) {
+		p.buf = appendSyncText(p.buf, s, i)
+		p.emptySync = false
 	}
 	if isLoop {
 		p.str(" {\n")

@@ -1,5 +1,7 @@
 package bir
 
+import "strconv"
+
 // Schedule is the scheduler's result for one function (passes/sched, seed
 // 002 §6.4: the TimeAwareScheduler's simulated engine timelines): dense
 // side tables indexed by InstID, as design.md asks for results that exist
@@ -98,4 +100,56 @@ func (s *Schedule) Makespan() int64 {
 		m = max(m, e)
 	}
 	return m
+}
+
+// hasField reports whether instruction i's entry has any field set (a
+// start and end, a queue, a DGE or an order).
+func (s *Schedule) hasField(i InstID) bool {
+	if int(i) < 0 || int(i) >= len(s.Start) || len(s.End) != len(s.Start) || len(s.Queue) != len(s.Start) || len(s.DGE) != len(s.Start) || len(s.Order) != len(s.Start) {
+		return false
+	}
+	return s.Start[i] >= 0 || s.Queue[i] >= 0 || s.DGE[i] >= 0 || s.Order[i] >= 0
+}
+
+// hasEntry reports whether some instruction has a field set.
+func (s *Schedule) hasEntry() bool {
+	for i := range s.Start {
+		if s.hasField(InstID(i)) {
+			return true
+		}
+	}
+	return false
+}
+
+// appendSchedText appends the text form of instruction i's entry,
+// " sched(start=S, end=E, queue=Q, dge=D, order=O)" with the fields that
+// are set (start and end together; " sched()" for none).
+func appendSchedText(b []byte, s *Schedule, i InstID) []byte {
+	b = append(b, " sched("...)
+	sep := false
+	field := func(key string, v int64) {
+		if sep {
+			b = append(b, ", "...)
+		}
+		sep = true
+		b = append(b, key...)
+		b = append(b, '=')
+		b = strconv.AppendInt(b, v, 10)
+	}
+	if s.hasField(i) {
+		if s.Start[i] >= 0 {
+			field("start", s.Start[i])
+			field("end", s.End[i])
+		}
+		if s.Queue[i] >= 0 {
+			field("queue", int64(s.Queue[i]))
+		}
+		if s.DGE[i] >= 0 {
+			field("dge", int64(s.DGE[i]))
+		}
+		if s.Order[i] >= 0 {
+			field("order", int64(s.Order[i]))
+		}
+	}
+	return append(b, ')')
 }

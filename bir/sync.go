@@ -1,6 +1,9 @@
 package bir
 
-import "slices"
+import (
+	"slices"
+	"strconv"
+)
 
 // SemCmd is one semaphore command of an instruction (seed 002 §6.5, §6.6:
 // the ".asm $S[k]>0 $S[j]++@complete semaphore conditions"). As a wait it
@@ -160,4 +163,54 @@ func (s *Sync) Clone() *Sync {
 		Cmds:    append([]SemCmd(nil), s.Cmds...),
 	}
 	return c
+}
+
+// hasEntry reports whether some instruction has a trigger or a command.
+func (s *Sync) hasEntry() bool {
+	for i := range s.Trigger {
+		if s.Has(InstID(i)) {
+			return true
+		}
+	}
+	return false
+}
+
+// appendSyncText appends the text form of instruction i's entry,
+// " sync(trigger=ENGINE, waits=[[S, V], ...], updates=[[S, V]])" with the
+// parts it has (" sync()" for none).
+func appendSyncText(b []byte, s *Sync, i InstID) []byte {
+	b = append(b, " sync("...)
+	sep := false
+	if s.Has(i) {
+		if t := s.Trigger[i]; t != EngUnassigned {
+			b = append(b, "trigger="...)
+			b = append(b, t.String()...)
+			sep = true
+		}
+		list := func(key string, cmds []SemCmd) {
+			if len(cmds) == 0 {
+				return
+			}
+			if sep {
+				b = append(b, ", "...)
+			}
+			sep = true
+			b = append(b, key...)
+			b = append(b, "=["...)
+			for k, c := range cmds {
+				if k > 0 {
+					b = append(b, ", "...)
+				}
+				b = append(b, '[')
+				b = strconv.AppendInt(b, int64(c.Sem), 10)
+				b = append(b, ", "...)
+				b = strconv.AppendInt(b, int64(c.Value), 10)
+				b = append(b, ']')
+			}
+			b = append(b, ']')
+		}
+		list("waits", s.Waits(i))
+		list("updates", s.Updates(i))
+	}
+	return append(b, ')')
 }

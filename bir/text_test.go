@@ -953,6 +953,15 @@ func TestText_Errors(t *testing.T) {
 		{"func @a {\n}\nfunc @a {\n}", `e.bir:3:6: function @a is defined twice`},
 		{"axis n in [0, 4) func=@nope\n", `e.bir:1:23: axis n: func=@nope: no such function`},
 		{hdr + "  y = Load 1 i32 {a=[[[[[[[[[[" + strings.Repeat("[", 300) + "\n}", `values nested deeper than 256`},
+		{hdr + "  y = Load 1 i32 sched(start=1)\n}", `e.bir:6:32: function main, instruction y: sched: start=1, end=-1: want both, end >= start`},
+		{hdr + "  y = Load 1 i32 sched(start=9, end=1)\n}", `sched: start=9, end=1: want both, end >= start`},
+		{hdr + "  y = Load 1 i32 sched(speed=1)\n}", `e.bir:6:24: function main, instruction y: sched: unknown field "speed"`},
+		{hdr + "  y = Load 1 i32 sched(order=1, order=2)\n}", `sched: order given twice`},
+		{hdr + "  y = Load 1 i32 sched(queue=40000)\n}", `sched: queue=40000: want 0..32767`},
+		{hdr + "  y = Load 1 i32 sync(waits=[[-1, 1]])\n}", `sync: waits: semaphore -1: want 0..2147483647`},
+		{hdr + "  y = Load 1 i32 sync(updates=[[1, 4294967296]])\n}", `sync: updates: value 4294967296: want a 32-bit integer`},
+		{hdr + "  y = Load 1 i32 sync(trigger=XPU)\n}", `expected an engine`},
+		{hdr + "  y = Load 1 i32 sync(color=1)\n}", `sync: unknown part "color"`},
 	} {
 		_, err := Parse("e.bir", []byte(tc.src))
 		if err == nil {
@@ -1122,5 +1131,58 @@ func TestText_PrintAllocs(t *testing.T) {
 	c := testing.AllocsPerRun(3, func() { Print(&textCountingWriter{}, big) })
 	if c > a+20 {
 		t.Fatalf("Print allocates per instruction: %.0f allocations for 1000 instructions, %.0f for 20000", a, c)
+	}
+}
+
+// TestText_ScheduleAndSync: the text form carries an instruction's
+// schedule entry, sched(start, end, queue, dge, order), and its
+// synchronization entry, sync(trigger, waits, updates), so that a
+// compiled module written as text verifies at stage synchronized and runs
+// concurrently as its BIR-JSON would; sched() and sync() keep a table
+// with no entry (a kernel that only halts).
+func TestText_ScheduleAndSync(t *testing.T) {
+	src := `module arch=trn2
+
+func @main {
+Block1:
+  a = Halt on PE sched(start=5, end=9, queue=3, dge=1, order=2) sync(trigger=SP, waits=[[2, 1], [0, 7]], updates=[[1, 1]])
+  b = Halt on DVE sched(order=4) sync(waits=[[3, -2]])
+  c = Halt on SP
+}
+
+func @quiet {
+Block1:
+  h = Halt on PE sched() sync()
+}
+`
+	m, err := Parse("s.bir", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.Main()
+	a, _ := f.InstByName("a")
+	b, _ := f.InstByName("b")
+	c, _ := f.InstByName("c")
+	tab, sy := f.Sched, f.Sync
+	if tab == nil || sy == nil || tab.Len() != f.NumInstSlots() || sy.Len() != f.NumInstSlots() {
+		t.Fatalf("tables %v %v: want both, covering the %d slots", tab, sy, f.NumInstSlots())
+	}
+	if tab.Start[a] != 5 || tab.End[a] != 9 || tab.Queue[a] != 3 || tab.DGE[a] != 1 || tab.Order[a] != 2 {
+		t.Errorf("a's schedule: %d %d %d %d %d", tab.Start[a], tab.End[a], tab.Queue[a], tab.DGE[a], tab.Order[a])
+	}
+	if tab.Start[b] != -1 || tab.Order[b] != 4 || tab.Has(c) || tab.Order[c] != -1 {
+		t.Errorf("b, c: start %d order %d; c has %v", tab.Start[b], tab.Order[b], tab.Has(c))
+	}
+	if sy.Trigger[a] != EngSP || !slices.Equal(sy.Waits(a), []SemCmd{{2, 1}, {0, 7}}) || !slices.Equal(sy.Updates(a), []SemCmd{{1, 1}}) {
+		t.Errorf("a's sync: %v %v %v", sy.Trigger[a], sy.Waits(a), sy.Updates(a))
+	}
+	if !slices.Equal(sy.Waits(b), []SemCmd{{3, -2}}) || sy.Has(c) {
+		t.Errorf("b's waits %v, c has %v", sy.Waits(b), sy.Has(c))
+	}
+	if q := m.Func("quiet"); q.Sched == nil || q.Sync == nil {
+		t.Errorf("sched() and sync() make no table: %v %v", q.Sched, q.Sync)
+	}
+	if got := Format(m); got != src {
+		t.Errorf("does not print as written:\n%s", textLineDiff(src, got))
 	}
 }

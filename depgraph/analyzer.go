@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // Mode selects the address model of the analysis.
@@ -277,7 +278,8 @@ func (a *analyzer) order() error {
 	var err error
 	f.Walk(func(i bir.InstID) bool {
 		if f.Inst(i).Op.IsLoop() {
-			err = fmt.Errorf("function %s, instruction %s: a %s remains; the dependency analysis needs straight-line code (run full_unroll first)", f.Name, f.InstName(i), f.OpName(i))
+			// Every caller leaves a function with loops alone (HasLoops).
+			err = diag.Wrap(diag.Internal, f.Errorf(i, "a %s remains; the dependency analysis needs straight-line code (run full_unroll first)", f.OpName(i)))
 			return false
 		}
 		g.Pos[i] = int32(len(g.Insts))
@@ -494,7 +496,8 @@ func (a *analyzer) existing(p int32, i bir.InstID) error {
 		}
 		q := a.g.Pos[d.On]
 		if q >= p {
-			return fmt.Errorf("function %s, instruction %s: depends on %s, which does not precede it in program order", f.Name, f.InstName(i), f.InstName(d.On))
+			// The verifier's dep rule holds on the input and after every pass.
+			return diag.Wrap(diag.Internal, f.Errorf(i, "depends on %s, which does not precede it in program order", f.InstName(d.On)))
 		}
 		kind := d.Kind
 		if kind >= bir.NumDepKinds {

@@ -66,6 +66,9 @@ const (
 	KernelCall     = "NW404" // an NKI kernel placeholder: file, core or arguments
 	DMALegalize    = "NW405" // a DMA the DMA passes cannot legalize
 	ParallelInputs = "NW406" // several inputs: conflicting outputs
+	TilingRefused  = "NW407" // sunda_size_tiling cannot tile a macro operation
+	Semaphores     = "NW408" // the synchronization needs more semaphores than the machine has
+	LNCCores       = "NW409" // an LNC kernel's cores cannot be compiled together
 
 	RunBudget = "NW501" // a run exceeds the interpreter's instruction or memory budget
 	RunInput  = "NW502" // the inputs of a run: missing, malformed .npy/.npz, wrong shape

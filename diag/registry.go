@@ -91,6 +91,27 @@ Block1:
 `
 }
 
+// macroDouble doubles a 256-partition tile (a macro operation) between
+// its load and its save; deps follows the doubling.
+func macroDouble(deps string) string {
+	return `module arch=trn2
+
+func @main {
+  tensor %x_set: f32[256, 512] kind=Input
+    loc %x: Input 256x2048
+  tensor %out_set: f32[256, 512] kind=Output
+    loc %out: Output 256x2048
+  tensor %t_set: f32[256, 512] class=NeuronSBTensor
+    loc %t: SB 256x2048
+
+Block1:
+  ld = Load %x[ap=[[512,256],[1,512]]] f32 -> %t[ap=[[512,256],[1,512]]] f32
+  x2 = TensorScalar on DVE %t[ap=[[512,256],[1,512]]] f32 -> %t[ap=[[512,256],[1,512]]] f32 {op0="mult", const0=2.0, op1="bypass", const1=0.0}` + deps + `
+  st = Save %t[ap=[[512,256],[1,512]]] f32 -> %out[ap=[[512,256],[1,512]]] f32
+}
+`
+}
+
 // mod is a text-form module: head, extra declarations, then Block1.
 func mod(decls, body string) string {
 	if decls != "" {
@@ -138,8 +159,10 @@ var Registry = []Entry{
 		Code: PassOption, Title: "unknown pass or pass option",
 		ExplainText: "`--passes`, `--print-after` and `--option PASS.KEY=VALUE` name passes of the pass table and " +
 			"the options they declare; `--option arch.NAME=VALUE` names a machine parameter. `narwhal passes` " +
-			"lists them all. A pass selected with --passes whose required verifier stage neither the input " +
-			"nor an earlier selected pass establishes is refused with this code too.",
+			"lists them all. A value an option does not take (a pass option's, or a machine parameter's out of " +
+			"its range, on the command line or in the module's own arch.* options), and a pass selected " +
+			"with --passes whose required verifier stage neither the input nor an earlier selected pass " +
+			"establishes, are refused with this code too.",
 		Example: cmd("compile", "--option", "vn_splitter.ratios=8"),
 		Fix:     cmd("compile", "--option", "vn_splitter.ratio=8"),
 		FixText: "Use a pass and option name `narwhal passes` lists.",
@@ -459,6 +482,51 @@ def kernel(a, b):
 		Example: cmd("compile", "builtin:tensor_add", "builtin:tensor_add", "--out-dir", "out"),
 		Fix:     cmd("compile", "builtin:tensor_add", "builtin:matmul", "--out-dir", "out"),
 		FixText: "Give each input its own name (or compile the same module once).",
+	},
+	{
+		Code: TilingRefused, Title: "a macro operation sunda_size_tiling cannot tile",
+		ExplainText: "A macro operation (a whole-tensor instruction larger than one hardware instruction: more " +
+			"than 128 partitions, a PSUM row of several banks, more free elements than one instruction " +
+			"takes; docs/bir-json.md) is tiled by sunda_size_tiling into a loop nest over tiles it lays out " +
+			"itself. It refuses what it cannot rewrite without changing the program: an explicit " +
+			"dependency, a predicate, a partial access of a macro tensor, a placed (allocated) macro " +
+			"tensor (an NKI kernel's tiles are placed: one NKI instruction works on one tile), an opcode " +
+			"with no macro form, a macro operation inside a loop. The message names the instruction, its " +
+			"NKI line, and what is wanted.",
+		Example: compileBir(macroDouble(" deps [FLOW ld]")),
+		Fix:     compileBir(macroDouble("")),
+		FixText: "Leave the dependencies of macro operations out: their program order is their meaning, and the tiles get theirs from the bytes they touch.",
+	},
+	{
+		Code: Semaphores, Title: "the synchronization needs more semaphores than the machine has",
+		ExplainText: "alloc_semaphores gives each engine and DMA queue that signals another its own counting " +
+			"semaphore (docs/synchronization.md). A program whose instructions use more engines and queues " +
+			"that signal than the machine's semaphores (arch.semaphores; the number is not published, " +
+			"narwhal chooses 32) cannot be synchronized this way. The message says how many it needs and " +
+			"names the instruction of the first stream left without one.",
+		Example: cmd("compile", "builtin:tensor_add", "--option", "arch.semaphores=3"),
+		Fix:     cmd("compile", "builtin:tensor_add", "--option", "arch.semaphores=32"),
+		FixText: "Give the machine's real semaphore count (arch.semaphores), or use fewer DMA queues (arch.dma-queues) so that fewer streams signal.",
+	},
+	{
+		Code: LNCCores, Title: "an LNC kernel's cores cannot be compiled together",
+		ExplainText: "`narwhal compile FILE --lnc N` compiles the N logical cores' programs of an LNC kernel " +
+			"together and schedules them jointly (LncAwareScheduler). The cores meet at CoreBarriers, which " +
+			"insert_core_barrier puts where a core reads or rewrites a shared HBM tensor written or read " +
+			"since the last one, so cores that access the shared tensors differently get different " +
+			"barriers and would wait for each other forever on hardware; a shared tensor must also have " +
+			"the same shape on every core. The message names the core, the barrier or tensor, and its NKI line.",
+		Example: Example{Args: []string{"compile", "kernel.klr", "--lnc", "2"}, Files: []File{{Name: "kernel.klr", Lang: "python", Built: true, Text: `@nki.jit   # an LNC=2 kernel: each core writes its half of out
+def kernel(a):
+    ...
+    nisa.dma_copy(dst=out[rows], src=t)
+    if nl.program_id(0) == 0:
+        nisa.dma_copy(dst=u, src=out[rows])   # line 12: core 0 reads its half back,
+        nisa.dma_copy(dst=out[rows], src=u)   # line 13: and writes it again; core 1 does not`}},
+			Note: "kernel.klr is this NKI kernel serialized by the KLR toolchain (the test writes the same KLR with klrtest: two bodies, lines 10 to 13 of k.py)."},
+		Fix: Example{Args: []string{"compile", "kernel.klr", "--lnc", "2"}, Files: []File{{Name: "kernel.klr", Lang: "python", Built: true, Text: `    nisa.dma_copy(dst=u, src=out[rows])   # both cores read their half back
+    nisa.dma_copy(dst=out[rows], src=u)   # and write it again`}}},
+		FixText: "Make the cores access the shared tensors alike (or keep what one core alone touches in its own tensors).",
 	},
 	{
 		Code: RunBudget, Title: "a run exceeds the interpreter's budget",

@@ -57,6 +57,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // Geometry is the SBModel the predicate compares against.
@@ -82,7 +83,7 @@ func GeometryFor(m *arch.Model) (Geometry, error) {
 		return Geometry{}, err
 	}
 	if m.Partitions <= 0 {
-		return Geometry{}, fmt.Errorf("arch %s: %d partitions; set arch.partitions=N", m.Name, m.Partitions)
+		return Geometry{}, diag.Errorf(diag.PassOption, "arch %s: %d partitions; set arch.partitions=N", m.Name, m.Partitions)
 	}
 	return Geometry{Arch: m.Name, Partitions: m.Partitions, SBBytes: sb, PSUMBytes: ps}, nil
 }

@@ -324,7 +324,7 @@ func (c *Context) IntOption(name string) (int64, error) {
 	v := c.Option(name)
 	n, err := strconv.ParseInt(v, 0, 64)
 	if err != nil {
-		return 0, fmt.Errorf("pass %s: option %s=%q: want an integer", c.Pass.Name, name, v)
+		return 0, diag.Errorf(diag.PassOption, "option %s=%q: want an integer", name, v)
 	}
 	return n, nil
 }
@@ -334,7 +334,7 @@ func (c *Context) FloatOption(name string) (float64, error) {
 	v := c.Option(name)
 	f, err := strconv.ParseFloat(v, 64)
 	if err != nil {
-		return 0, fmt.Errorf("pass %s: option %s=%q: want a number", c.Pass.Name, name, v)
+		return 0, diag.Errorf(diag.PassOption, "option %s=%q: want a number", name, v)
 	}
 	return f, nil
 }
@@ -344,7 +344,7 @@ func (c *Context) BoolOption(name string) (bool, error) {
 	v := c.Option(name)
 	b, err := strconv.ParseBool(v)
 	if err != nil {
-		return false, fmt.Errorf("pass %s: option %s=%q: want true or false", c.Pass.Name, name, v)
+		return false, diag.Errorf(diag.PassOption, "option %s=%q: want true or false", name, v)
 	}
 	return b, nil
 }

@@ -91,6 +91,9 @@ func RunCores(mods []*bir.Module, cfg pass.Config) ([]*pass.Report, *sched.LncRe
 			joint = false
 		}
 	}
+	if err := sched.CheckCoreBarriers(mods); err != nil {
+		return reps, nil, err
+	}
 	var lrep *sched.LncReport
 	if joint {
 		model := cfg.Arch

@@ -492,3 +492,21 @@ func TestCompile_EmptyKernel(t *testing.T) {
 		}
 	}
 }
+
+// TestCompile_TextOutputKeepsSynchronization: a compiled module written as
+// text keeps its schedule and synchronization tables (sched(...),
+// sync(...)): it verifies at stage synchronized and runs concurrently,
+// as the BIR-JSON output does (it failed: "the function has no
+// synchronization table").
+func TestCompile_TextOutputKeepsSynchronization(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, args := range [][]string{
+		{"compile", "builtin:tensor_add:rows=128,cols=96", "-o", "k.bir"},
+		{"verify", "k.bir", "--stage", "synchronized"},
+		{"run", "k.bir", "--concurrent", "--check"},
+	} {
+		if code, _, stderr := narwhal(t, args...); code != 0 {
+			t.Errorf("narwhal %s: exit %d, %s", strings.Join(args, " "), code, stderr)
+		}
+	}
+}

@@ -102,25 +102,27 @@ func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 	if err := checkOutputNotInput(input, *out, *inPlace); err != nil {
 		return err
 	}
+	var passList []string
+	if *passes != "" {
+		passList = strings.Split(*passes, ",")
+	}
+	opts, err := parseOptions(options)
+	if err != nil {
+		return err
+	}
+	if *archName, err = uf.archName(*archName); err != nil {
+		return err
+	}
+	var gatesOn []string
+	for g, set := range gates {
+		if *set {
+			gatesOn = append(gatesOn, g)
+		}
+	}
+	sort.Strings(gatesOn)
 	if isSet(fs, "lnc") {
-		cfg := pass.Config{VerifyEach: *verifyEach, Printer: bir.Print}
-		if *passes != "" {
-			cfg.Passes = strings.Split(*passes, ",")
-		}
-		if cfg.Options, err = parseOptions(options); err != nil {
-			return err
-		}
-		if *archName, err = uf.archName(*archName); err != nil {
-			return err
-		}
-		var on []string
-		for g, set := range gates {
-			if *set {
-				on = append(on, g)
-			}
-		}
-		sort.Strings(on)
-		return compileCores(fs, uf, input, *lnc, *out, *report, cfg, *archName, on, args, stdout, stderr)
+		cfg := pass.Config{VerifyEach: *verifyEach, Printer: bir.Print, Passes: passList, Options: opts}
+		return compileCores(fs, uf, input, *lnc, *out, *report, cfg, *archName, gatesOn, args, stdout, stderr)
 	}
 	st := newStats(*statsPath, "compile", input)
 	var m *bir.Module
@@ -138,15 +140,8 @@ func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 		Printer:      bir.Print,
 		Checkpointer: birjson.Write,
 		Stats:        st != nil,
-	}
-	if *passes != "" {
-		cfg.Passes = strings.Split(*passes, ",")
-	}
-	if cfg.Options, err = parseOptions(options); err != nil {
-		return err
-	}
-	if *archName, err = uf.archName(*archName); err != nil {
-		return err
+		Passes:       passList,
+		Options:      opts,
 	}
 	if cfg.Arch, err = retarget(m, *archName, cfg.Options); err != nil {
 		return err
@@ -154,15 +149,8 @@ func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 	if err := allocOutputs(&cfg, *memmap, *dumpAlloc); err != nil {
 		return err
 	}
-	names := make([]string, 0, len(gates))
-	for g := range gates {
-		names = append(names, g)
-	}
-	sort.Strings(names)
-	for _, g := range names {
-		if *gates[g] {
-			m.Config.Options[g] = "true"
-		}
+	for _, g := range gatesOn {
+		m.Config.Options[g] = "true"
 	}
 	sess, err := uf.setup(input, args, m, &cfg, *verbose, stdout, stderr)
 	if err != nil {

@@ -53,6 +53,9 @@ var codeText = map[string]string{
 	diag.KernelCall:     "NKI Kernel file kernels/add.klr does not exist",
 	diag.DMALegalize:    "3 arguments exceed MaxCceDmaSource = 1",
 	diag.ParallelInputs: "",
+	diag.TilingRefused:  "pass sunda_size_tiling: instruction x2 (TensorScalar): an explicit dependency (on ld)",
+	diag.Semaphores:     "needs 17 semaphores (one per engine or DMA queue that signals another), the arch has 3",
+	diag.LNCCores:       "k.py:13:4: function lnc, instruction core_barrier2 (CoreBarrier): core 0 meets the other cores at CoreBarriers [1 2 3], core 1 at [1]",
 	diag.Internal:       "boom in a test pass",
 }
 
@@ -231,6 +234,11 @@ func klrFile(t *testing.T, code string, fix bool, name string) []byte {
 			dmaOp(whole(ta), whole(a)), dmaOp(whole(tb), whole(b)),
 			&klr.TensorTensor{Dst: whole(ta), Src0: whole(ta), Src1: whole(tb), Op: klr.AluOp(aluIndex("add")), Engine: klr.EngDVE},
 			dmaOp(whole(o), whole(ta))), nil)
+	case diag.LNCCores:
+		// Two cores, each copying its half of a through t into out; core
+		// 0 then reads its half of out back (a read of a shared tensor it
+		// wrote: a CoreBarrier), core 1 does not (fix: it does too).
+		return encodeKLR(t, lncTwoCores(fix), nil)
 	case diag.KernelCodegen:
 		// The fixture's shape: tensorTensor, patched to operator 35
 		// (tensorTensorScan), which narwhal does not lower.
@@ -260,6 +268,62 @@ func encodeKLR(t *testing.T, k *klr.LncKernel, patch func([]byte) []byte) []byte
 		b = patch(b)
 	}
 	return b
+}
+
+// macroKernel doubles a bf16 [128, 70000] tile in place: more free
+// elements than one instruction takes (a macro operation), on a placed
+// tile, which sunda_size_tiling does not lay out anew.
+func macroKernel() *klr.LncKernel {
+	a, o := klrtest.HBM("a", "bfloat16", 128, 70000), klrtest.HBM("out", "bfloat16", 128, 70000)
+	s := klrtest.OnChip("s", "bfloat16", klr.MemSBUF, 128, 70000, 0, 0)
+	return lncKernel("macro", []klr.TensorName{a}, []klr.TensorName{o},
+		dmaOp(whole(s), whole(a)),
+		&klr.TensorScalar{Dst: whole(s), Src: whole(s), Imm0: fimm(2), Op0: klr.AluOp(aluIndex("mult")), Engine: klr.EngDVE},
+		dmaOp(whole(o), whole(s)))
+}
+
+// anyEngineKernel is addKernel with the add on no engine in particular
+// (assign_engines chooses one).
+func anyEngineKernel() *klr.LncKernel {
+	k := addKernel()
+	k.Bodies[0][0].Body[2].Op.(*klr.TensorTensor).Engine = klr.EngUnassigned
+	return k
+}
+
+// stridedKernel loads x [64, 128] transposed into a [128, 64] tile (a
+// partition-strided load, which legalize_strided_dma stages through a new
+// SBUF tile under --gen-stride-dma) while a placed tile fills the rest of
+// the SBUF (212,992 bytes per partition on trn2): the staging tile does
+// not fit.
+func stridedKernel() *klr.LncKernel {
+	x, y := hbmT("x", 64, 128), hbmT("y", 128, 64)
+	big := chipT("big", klr.MemSBUF, 128, 53184, 0, 256)
+	tt := chipT("tt", klr.MemSBUF, 128, 64, 0, 0)
+	tr := klr.TensorRef{Kind: klr.RefAbstract, Access: &klr.Access{Kind: klr.AccessKindBirPattern, Bir: &klr.BirAccessPattern{
+		Tensor: x, Pattern: []klr.APPair{{Step: 1, Num: 128}, {Step: 128, Num: 64}}}}}
+	return lncKernel("strided", []klr.TensorName{x}, []klr.TensorName{y},
+		dmaOp(whole(tt), tr),
+		&klr.TensorScalar{Dst: whole(big), Src: whole(big), Imm0: fimm(2), Op0: klr.AluOp(aluIndex("mult")), Engine: klr.EngDVE},
+		dmaOp(whole(y), whole(tt)))
+}
+
+// lncTwoCores is NW409's two-core kernel (see klrFile); readBack1 makes
+// core 1 read its half back as core 0 does.
+func lncTwoCores(readBack1 bool) *klr.LncKernel {
+	a, o := hbmT("a", 256, 512), hbmT("out", 256, 512)
+	ts := chipT("t", klr.MemSBUF, 128, 512, 0, 0)
+	u := chipT("u", klr.MemSBUF, 128, 512, 0, 2048)
+	body := func(core uint64, readBack bool) []klr.Block {
+		ops := []klr.Operator{dmaOp(whole(ts), tile(a, 128*core, 128, 0, 512)), dmaOp(tile(o, 128*core, 128, 0, 512), whole(ts))}
+		if readBack {
+			// Read the half back and write it again: barriers before the
+			// read (RAW), before the write (WAR) and after it.
+			ops = append(ops, dmaOp(whole(u), tile(o, 128*core, 128, 0, 512)), dmaOp(tile(o, 128*core, 128, 0, 512), whole(u)))
+		}
+		return []klr.Block{{Label: "main.1", Body: klrtest.Stmts(ops...)}}
+	}
+	return &klr.LncKernel{Name: "lnc", Inputs: []klr.TensorName{a}, Outputs: []klr.TensorName{o},
+		Bodies: [][]klr.Block{body(0, true), body(1, readBack1)}}
 }
 
 // copyKernel copies a [128, 512] fp32 input to the output through an SBUF
@@ -317,10 +381,26 @@ func addPanickingPass() func() {
 }
 
 // TestErrorCodes_AnyPassNamesTheNKILine: an error a pass raises on a KLR
-// kernel leads with the NKI source line, whichever pass raises it: the
-// translator (a rule the kernel breaks, an operator it cannot lower) and
-// the passes after it (the DMA legalization of a kernel's
-// read-modify-write copy), through diag's codes.
+// kernel leads with the NKI source line and its code, whichever pass
+// raises it: the translator (a rule the kernel breaks, an operator it
+// cannot lower), the DMA legalization (a read-modify-write copy it cannot
+// chain), and every later pass that a kernel or the command line can make
+// fail: sunda_size_tiling (a placed macro tensor), sunda_size_tiling_perf
+// and time_aware_scheduler (a machine parameter the cost model needs),
+// assign_engines (no engine of the machine runs an instruction), alloc (a
+// staging tile that does not fit beside the kernel's placed tiles),
+// alloc_semaphores (more streams than semaphores) and the joint schedule
+// of compile --lnc (cores whose barriers differ).
+//
+// The other passes of the default pipeline cannot fail on a kernel or the
+// command line (their errors are option values, NW103 with no position, or
+// narwhal's faults, NW900): infer_psum_tensor (a KLR kernel's tiles are
+// placed in SBUF or PSUM already; on a BIR input with placement-open
+// tensors it fails with NW306/NW402, TestInferPSumTensor_Decisions),
+// pre_schedule, anti_dependency_analyzer, assign_hwdge_engine and
+// alloc_queues (orders, edges and queues exist for any straight-line
+// program), insert_core_barrier, insert_ptcom_flat and
+// assign_trigger_engine (no failure path).
 func TestErrorCodes_AnyPassNamesTheNKILine(t *testing.T) {
 	t.Chdir(t.TempDir())
 	write := func(name string, b []byte) string {
@@ -345,6 +425,14 @@ func TestErrorCodes_AnyPassNamesTheNKILine(t *testing.T) {
 		{"translate: a rule the kernel breaks", "part.klr", klrFile(t, diag.PartStart, false, ""), nil, diag.PartStart, "k.py:11:4: "},
 		{"translate: an operator it cannot lower", "scan.klr", klrFile(t, diag.KernelCodegen, false, ""), nil, diag.KernelCodegen, "k.py:12:4: "},
 		{"legalize_cce_dma: a DMA it cannot chain", "rmw.klr", rmw, []string{"--option", "arch.max-cce-dma-source=1"}, diag.DMALegalize, "k.py:11:4: "},
+		{"sunda_size_tiling: a placed macro tensor", "macro.klr", encodeKLR(t, macroKernel(), nil), nil, diag.TilingRefused, "k.py:10:4: "},
+		{"sunda_size_tiling_perf: a machine parameter it needs", "add.klr", encodeKLR(t, addKernel(), nil), []string{"--option", "arch.dve-clock-ghz=0"}, diag.PassOption, "k.py:12:4: "},
+		{"time_aware_scheduler: a machine parameter it needs", "add.klr", encodeKLR(t, addKernel(), nil), []string{"--option", "arch.dve-clock-ghz=0", "--option", "sunda_size_tiling_perf.enable=false"}, diag.PassOption, "k.py:12:4: "},
+		{"assign_engines: no engine of the machine runs it", "anyengine.klr", encodeKLR(t, anyEngineKernel(), nil),
+			[]string{"--option", "arch.dve-present=false", "--option", "arch.pool-present=false", "--option", "arch.act-present=false", "--option", "sunda_size_tiling_perf.enable=false"}, diag.EngineOpcode, "k.py:12:4: "},
+		{"alloc: a staging tile that does not fit", "strided.klr", encodeKLR(t, stridedKernel(), nil), []string{"--gen-stride-dma"}, diag.DoesNotFit, "k.py:"},
+		{"alloc_semaphores: more streams than semaphores", "add.klr", encodeKLR(t, addKernel(), nil), []string{"--option", "arch.semaphores=2"}, diag.Semaphores, "k.py:10:4: "},
+		{"compile --lnc: cores whose barriers differ", "lnc.klr", encodeKLR(t, lncTwoCores(false), nil), []string{"--lnc", "2"}, diag.LNCCores, "k.py:13:4: "},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -352,6 +440,12 @@ func TestErrorCodes_AnyPassNamesTheNKILine(t *testing.T) {
 			code, _, stderr := narwhal(t, args...)
 			if code != 1 || !strings.Contains(stderr, "error["+c.code+"]: "+c.file+": "+c.pos) {
 				t.Errorf("exit %d, stderr %q\nwant error[%s] led by the input and %q", code, stderr, c.code, c.pos)
+			}
+			// The pass the case is named after raised it.
+			if p, _, _ := strings.Cut(c.name, ":"); p != "translate" {
+				if _, ok := pipeline.Table.Lookup(p); ok && !strings.Contains(stderr, "pass "+p+":") && !strings.Contains(stderr, "pass "+p+",") {
+					t.Errorf("stderr %q: want the error from pass %s", stderr, p)
+				}
 			}
 		})
 	}

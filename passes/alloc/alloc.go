@@ -106,7 +106,7 @@ func Allocate(m *bir.Module, a *arch.Model, opt Options) (Stats, error) {
 		st.Allocator = AllocPack
 	}
 	if st.Allocator != AllocPack && st.Allocator != AllocLinearScan {
-		return st, fmt.Errorf("allocator %q: want %s or %s", opt.Allocator, AllocPack, AllocLinearScan)
+		return st, diag.Errorf(diag.PassOption, "allocator %q: want %s or %s", opt.Allocator, AllocPack, AllocLinearScan)
 	}
 	if opt.Baseline {
 		st.Baseline = AllocLinearScan
@@ -154,7 +154,8 @@ func Allocate(m *bir.Module, a *arch.Model, opt Options) (Stats, error) {
 func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline string, opt Options, st *Stats, mm *memMap) error {
 	for l := 0; l < f.NumLocs(); l++ {
 		if lc := f.Loc(bir.LocID(l)); !lc.Dead && lc.Type == bir.MemOnChip {
-			return fmt.Errorf("function %s, location %s: memory type OnChip (placement open): run infer_psum_tensor first", f.Name, lc.Name)
+			// The input's, under --passes without infer_psum_tensor.
+			return diag.Wrap(diag.Stage, &bir.PosError{Pos: f.LocPos(bir.LocID(l)), Err: fmt.Errorf("function %s, location %s: memory type OnChip (placement open): run infer_psum_tensor first", f.Name, lc.Name)})
 		}
 	}
 	if hasLoops(f) {
@@ -190,7 +191,9 @@ func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline 
 			}
 			r, err := solve(allocator, items[mem], g[mem], opt)
 			if err != nil {
-				return fmt.Errorf("function %s: %s: %w", f.Name, memNames[mem], err)
+				// pack refuses only a malformed problem, which the model
+				// never builds (a fit failure is FitError, below).
+				return diag.Wrap(diag.Internal, fmt.Errorf("function %s: %s: %w", f.Name, memNames[mem], err))
 			}
 			res[mem] = r
 			if !r.fits && fail == nil {
@@ -512,7 +515,7 @@ func runPreSchedule(ctx *pass.Context) error {
 		return err
 	}
 	if target <= 0 || target > 1 {
-		return fmt.Errorf("option target=%v: want a fraction in (0, 1]", target)
+		return diag.Errorf(diag.PassOption, "option target=%v: want a fraction in (0, 1]", target)
 	}
 	force, err := ctx.BoolOption("force")
 	if err != nil {
@@ -570,7 +573,7 @@ func runAlloc(ctx *pass.Context) error {
 	if v := ctx.Option("psum_interleave"); v != "auto" {
 		n, err := ctx.IntOption("psum_interleave")
 		if err != nil || n < 1 {
-			return fmt.Errorf("option psum_interleave=%q: want auto or a factor >= 1", v)
+			return diag.Errorf(diag.PassOption, "option psum_interleave=%q: want auto or a factor >= 1", v)
 		}
 		interleave = int(n)
 	}
@@ -583,7 +586,7 @@ func runAlloc(ctx *pass.Context) error {
 	case "spread":
 		reuse = pack.ReuseSpread
 	default:
-		return fmt.Errorf("option reuse=%q: want oldest-freed, best-fit or spread", r)
+		return diag.Errorf(diag.PassOption, "option reuse=%q: want oldest-freed, best-fit or spread", r)
 	}
 	st, err := Allocate(ctx.Module, ctx.Arch, Options{Allocator: ctx.Option("allocator"), ExactNodes: nodes, Baseline: base, Reuse: reuse, Slack: slack, Interleave: interleave,
 		Memmap: ctx.Option("memmap"), DumpProblem: ctx.Option("dump_problem"), OnFunction: ctx.Function})

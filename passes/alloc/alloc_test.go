@@ -8,6 +8,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/internal/schedtest"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/passes/alloc"
@@ -203,8 +204,8 @@ func TestInferPSumTensor_Decisions(t *testing.T) {
 			})
 			_, err := alloc.InferPSumTensor(m, trn2(t), alloc.InferOptions{ActToPSUM: tc.act}, nil)
 			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("error %v: want one containing %q", err, tc.wantErr)
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || diag.CodeOf(err) != diag.WrongMemory {
+					t.Fatalf("error %v (code %q): want %s containing %q", err, diag.CodeOf(err), diag.WrongMemory, tc.wantErr)
 				}
 				return
 			}
@@ -251,8 +252,9 @@ func TestInferPSumTensor_ForceTensorTensor(t *testing.T) {
 		b.Matmult("m2", y.All(), s.AP(0, [2]int64{F, P}, [2]int64{1, P / 2}), s.All(), true, true)
 		b.TensorTensor("add", bir.EngDVE, "add", s.All(), x.All(), y.All())
 	})
-	if _, err := alloc.InferPSumTensor(m2, trn2(t), alloc.InferOptions{ActToPSUM: true}, nil); err == nil || !strings.Contains(err.Error(), "at most one PSUM input") {
-		t.Fatalf("two matmul results into one TensorTensor: error %v", err)
+	if _, err := alloc.InferPSumTensor(m2, trn2(t), alloc.InferOptions{ActToPSUM: true}, nil); err == nil || !strings.Contains(err.Error(), "function main, instruction add (TensorTensor): both inputs must be in PSUM") ||
+		!strings.Contains(err.Error(), "at most one PSUM input") || diag.CodeOf(err) != diag.WrongMemory {
+		t.Fatalf("two matmul results into one TensorTensor: error %v (code %q)", err, diag.CodeOf(err))
 	}
 }
 
@@ -265,8 +267,8 @@ func TestAlloc_RequiresInference(t *testing.T) {
 		b.TensorCopy("cp", bir.EngDVE, x.All(), s.All())
 	})
 	_, err := alloc.Allocate(m, trn2(t), alloc.Options{})
-	if err == nil || !strings.Contains(err.Error(), "location x") || !strings.Contains(err.Error(), "infer_psum_tensor") {
-		t.Fatalf("error %v", err)
+	if err == nil || !strings.Contains(err.Error(), "location x") || !strings.Contains(err.Error(), "infer_psum_tensor") || diag.CodeOf(err) != diag.Stage {
+		t.Fatalf("error %v (code %q), want %s", err, diag.CodeOf(err), diag.Stage)
 	}
 	var fe *alloc.FitError
 	if errors.As(err, &fe) {

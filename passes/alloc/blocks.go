@@ -30,6 +30,7 @@ import (
 	"fmt"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // maxLocalBlocks bounds the per-block locations createLocalTensors makes
@@ -79,8 +80,8 @@ func createLocalTensors(f *bir.Function, st *blockStats) error {
 			st.Folded++
 		case ts.LiveN != 1 && len(ts.Locs) == 1:
 			if ts.NBlocks > maxLocalBlocks {
-				return fmt.Errorf("function %s, tensor %s: %d blocks of which %d are live at once (liveN) in a loop: each needs its own space and more than %d cannot be placed this way; unroll the loop (full_unroll.unrollLevel=2)",
-					f.Name, ts.Name, ts.NBlocks, ts.LiveN, maxLocalBlocks)
+				return diag.Wrap(diag.DoesNotFit, f.TensorErrorf(tid, "%d blocks of which %d are live at once (liveN) in a loop: each needs its own space and more than %d cannot be placed this way; unroll the loop (full_unroll.unrollLevel=2)",
+					ts.NBlocks, ts.LiveN, maxLocalBlocks))
 			}
 			tmpl := *f.Loc(ts.Locs[0])
 			f.Loc(ts.Locs[0]).TensorIdx = 0
@@ -90,7 +91,8 @@ func createLocalTensors(f *bir.Function, st *blockStats) error {
 				nl.TensorIdx = b
 				nl.RawDims = append([]int64(nil), tmpl.RawDims...)
 				if _, err := f.AddLoc(tid, nl); err != nil {
-					return fmt.Errorf("function %s, tensor %s, block %d: %v", f.Name, ts.Name, b, err)
+					// The name is unique (UniqueTensorLocName).
+					return diag.Wrap(diag.Internal, fmt.Errorf("function %s, tensor %s, block %d: %v", f.Name, ts.Name, b, err))
 				}
 				ts = f.Tensor(tid)
 				st.NewLocs++

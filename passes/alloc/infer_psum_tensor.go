@@ -54,6 +54,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // The seed's verifier strings (seed 002 §4.4), verbatim.
@@ -147,13 +148,12 @@ func inferFunction(f *bir.Function, bank, total int64, opt InferOptions, st *Inf
 	}
 	for _, t := range open {
 		p := pl[t]
-		name := f.Tensor(t).Name
 		switch {
 		case p.needPSUM && p.noPSUM:
-			return fmt.Errorf("function %s, tensor %s: %s (%s needs it in PSUM: the Tensor engine writes only PSUM; %s)",
-				f.Name, name, forbidText(f, p.noPSUMWhy, p.noPSUMBy), useText(f, p.needPSUMBy), useText(f, p.noPSUMBy))
+			return diag.Wrap(diag.WrongMemory, f.TensorErrorf(t, "%s (%s needs it in PSUM: the Tensor engine writes only PSUM; %s)",
+				forbidText(f, p.noPSUMWhy, p.noPSUMBy), useText(f, p.needPSUMBy), useText(f, p.noPSUMBy)))
 		case p.needPSUM && !p.fitsPSUM:
-			return fmt.Errorf("function %s, tensor %s: %s writes it, so it must be in PSUM, but a location of it is larger than the %d PSUM bytes per partition", f.Name, name, useText(f, p.needPSUMBy), total)
+			return diag.Wrap(diag.DoesNotFit, f.TensorErrorf(t, "%s writes it, so it must be in PSUM, but a location of it is larger than the %d PSUM bytes per partition", useText(f, p.needPSUMBy), total))
 		case p.needPSUM:
 			p.psum = true
 		case !p.noPSUM && p.actWritten && opt.ActToPSUM && p.fitsBank:
@@ -197,7 +197,7 @@ func inferFunction(f *bir.Function, bank, total int64, opt InferOptions, st *Inf
 		case oa && pl[ta].chosen:
 			pl[ta].psum, pl[ta].chosen = false, false
 		default:
-			ferr = fmt.Errorf("function %s, instruction %s (TensorTensor): both inputs must be in PSUM (tensors %s and %s), and an engine reads at most one PSUM input", f.Name, f.InstName(i), f.Tensor(ta).Name, f.Tensor(tb).Name)
+			ferr = diag.Wrap(diag.WrongMemory, f.Errorf(i, "both inputs must be in PSUM (tensors %s and %s), and an engine reads at most one PSUM input", f.Tensor(ta).Name, f.Tensor(tb).Name))
 			return false
 		}
 		st.ForcedSB++

@@ -42,6 +42,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // ModuloStats count ModuloAllocation's rotations.
@@ -125,8 +126,8 @@ func moduloAllocation(f *bir.Function, md *model, g [numMems]geometry, interleav
 				}
 				names += f.Tensor(f.Loc(l).Tensor).Name
 			}
-			return changed, fmt.Errorf("function %s, loop %s: ModuloAllocation: interleave factor %d x %d bank(s) for %s (+ %d bank(s) live beside them = %d) exceeded PSUM bank limit %d",
-				f.Name, f.InstName(L), factor, slot, names, other, factor*slot+other, gp.banks)
+			return changed, diag.Wrap(diag.DoesNotFit, f.Errorf(L, "ModuloAllocation: interleave factor %d x %d bank(s) for %s (+ %d bank(s) live beside them = %d) exceeded PSUM bank limit %d (option psum_interleave)",
+				factor, slot, names, other, factor*slot+other, gp.banks))
 		}
 		if factor < 2 {
 			continue
@@ -162,7 +163,8 @@ func rotate(f *bir.Function, l bir.LocID, L bir.InstID, factor int64) error {
 		nl.TensorIdx = b
 		nl.RawDims = append([]int64(nil), lc.RawDims...)
 		if _, err := f.AddLoc(t, nl); err != nil {
-			return fmt.Errorf("function %s, tensor %s: %v", f.Name, f.Tensor(t).Name, err)
+			// The name is unique (UniqueTensorLocName).
+			return diag.Wrap(diag.Internal, fmt.Errorf("function %s, tensor %s: %v", f.Name, f.Tensor(t).Name, err))
 		}
 	}
 	ts := f.Tensor(t)

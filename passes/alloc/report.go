@@ -36,6 +36,7 @@ import (
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/pass"
 )
 
@@ -270,10 +271,10 @@ func writeOutputs(mm *memMap, memmapPath, problemPath string) error {
 				return err
 			}
 		default:
-			return fmt.Errorf("memmap %s: want a .svg or .csv file", memmapPath)
+			return diag.Errorf(diag.Usage, "memmap %s: want a .svg or .csv file", memmapPath)
 		}
 		if err := pass.WriteFileAtomic(memmapPath, data); err != nil {
-			return fmt.Errorf("memmap: %w", err)
+			return diag.Wrap(diag.Output, fmt.Errorf("memmap: %w", err))
 		}
 	}
 	if problemPath != "" {
@@ -291,7 +292,7 @@ func writeOutputs(mm *memMap, memmapPath, problemPath string) error {
 				path = strings.TrimSuffix(path, ext) + "-psum" + ext
 			}
 			if err := pass.WriteFileAtomic(path, data); err != nil {
-				return fmt.Errorf("dump_problem: %w", err)
+				return diag.Wrap(diag.Output, fmt.Errorf("dump_problem: %w", err))
 			}
 		}
 	}

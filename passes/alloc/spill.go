@@ -47,6 +47,7 @@ import (
 	"slices"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // maxSpillRounds bounds the spill-and-allocate rounds of a function.
@@ -198,7 +199,8 @@ func spillFunc(f *bir.Function, g [numMems]geometry, target [numMems]float64, st
 		return 0, nil
 	}
 	if err := applySpills(f, insts, spills, useRange, st); err != nil {
-		return 0, err
+		// New tensors and locations take unique names: narwhal's fault.
+		return 0, diag.Wrap(diag.Internal, err)
 	}
 	st.SBOutPeak = max(st.SBOutPeak, outPeak[memSB]/4)
 	st.PSUMOutPeak = max(st.PSUMOutPeak, outPeak[memPSUM]/4)

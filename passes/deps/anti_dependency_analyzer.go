@@ -40,6 +40,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/depgraph"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/pass"
 )
 
@@ -67,14 +68,14 @@ func runPass(ctx *pass.Context) error {
 	case "logical":
 		opt.Mode = depgraph.Logical
 	default:
-		return fmt.Errorf("option mode=%q: want physical or logical", v)
+		return diag.Errorf(diag.PassOption, "option mode=%q: want physical or logical", v)
 	}
 	n, err := ctx.IntOption("max-reduce-visits")
 	if err != nil {
 		return err
 	}
 	if n <= 0 {
-		return fmt.Errorf("option max-reduce-visits=%d: want a positive number", n)
+		return diag.Errorf(diag.PassOption, "option max-reduce-visits=%d: want a positive number", n)
 	}
 	opt.MaxReduceVisits = int(n)
 	if opt.KeepExisting, err = ctx.BoolOption("keep-existing"); err != nil {

@@ -1,10 +1,9 @@
 package sched
 
 import (
-	"fmt"
-
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -86,7 +85,7 @@ func AssignEngines(f *bir.Function, model *arch.Model) (int64, error) {
 		}
 		eng := chooseEngine(f, i, info, model, &load)
 		if eng == bir.EngUnassigned {
-			err = fmt.Errorf("function %s, instruction %s: no engine of %s can run %s", f.Name, f.InstName(i), model.Name, f.OpName(i))
+			err = diag.Wrap(diag.EngineOpcode, f.Errorf(i, "no engine of %s can run %s (the engines it runs on are absent: arch.*-present)", model.Name, f.OpName(i)))
 			return false
 		}
 		in.Engine = eng
@@ -273,12 +272,13 @@ var AllocQueuesPass = pass.Pass{
 // f's DMAs; it returns the number of DMAs.
 func AllocQueues(f *bir.Function, model *arch.Model, policy string) (int64, error) {
 	if policy != QueuesAtIssue && policy != QueuesBalanced {
-		return 0, fmt.Errorf("alloc_queues policy %q: want %s or %s", policy, QueuesAtIssue, QueuesBalanced)
+		return 0, diag.Errorf(diag.PassOption, "alloc_queues policy %q: want %s or %s", policy, QueuesAtIssue, QueuesBalanced)
 	}
 	tab := table(f)
 	nq := model.DMAQueues
 	if nq <= 0 || nq > 1<<15 {
-		return 0, fmt.Errorf("arch %s: %d DMA queues: want 1..32767", model.Name, nq)
+		// arch.Model.Set refuses it: a model built in code.
+		return 0, diag.Errorf(diag.Internal, "arch %s: %d DMA queues: want 1..32767", model.Name, nq)
 	}
 	load := make([]int64, nq)
 	var n int64
@@ -297,7 +297,7 @@ func AllocQueues(f *bir.Function, model *arch.Model, policy string) (int64, erro
 		}
 		est, e := model.InstructionCost(f, i, bir.EngDMA, tab.DGE[i] >= 0)
 		if e != nil {
-			err = fmt.Errorf("function %s, instruction %s: %w", f.Name, f.InstName(i), e)
+			err = f.Errorf(i, "%w", e)
 			return false
 		}
 		if q < 0 {

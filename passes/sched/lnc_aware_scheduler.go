@@ -9,6 +9,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/depgraph"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/stream"
 )
 
@@ -87,13 +88,13 @@ const MaxLncPairs = 50_000_000
 // kernel jointly (see above).
 func LncAwareSchedule(fs []*bir.Function, model *arch.Model, opt Options) (*LncReport, error) {
 	if len(fs) == 0 || len(fs) > 255 {
-		return nil, fmt.Errorf("LncAwareSchedule: %d cores, want 1..255", len(fs))
+		return nil, diag.Errorf(diag.Internal, "LncAwareSchedule: %d cores, want 1..255", len(fs))
 	}
 	rep := &LncReport{PEClockGHz: model.Clock(bir.EngPE)}
 	ps := make([]*problem, len(fs))
 	for c, f := range fs {
 		if len(f.Top) != 1 {
-			return nil, fmt.Errorf("core %d, function %s: %d top-level blocks; the joint schedule needs one", c, f.Name, len(f.Top))
+			return nil, diag.Errorf(diag.LNCCores, "core %d, function %s: %d top-level blocks: the joint schedule needs one (the cores' straight-line programs side by side)", c, f.Name, len(f.Top))
 		}
 		m := f.Module()
 		span := func(name string) int64 {
@@ -117,6 +118,9 @@ func LncAwareSchedule(fs []*bir.Function, model *arch.Model, opt Options) (*LncR
 	ep := make([]coreEpochs, len(ps))
 	for c, p := range ps {
 		ep[c] = epochsOf(p)
+	}
+	if err := checkBarriers(ps); err != nil {
+		return nil, err
 	}
 	cross, n, err := lncSyncCandidates(fs, ps, ep)
 	if err != nil {
@@ -157,6 +161,95 @@ type coreEpochs struct {
 	barrier map[int64]int32
 }
 
+// checkBarriers refuses cores whose entry functions' CoreBarriers differ
+// (CheckCoreBarriers says why).
+func checkBarriers(ps []*problem) error {
+	fs := make([]*bir.Function, len(ps))
+	for c, p := range ps {
+		fs[c] = p.f
+	}
+	return checkFuncBarriers(fs)
+}
+
+// CheckCoreBarriers refuses the programs mods[c] of an LNC kernel's cores
+// when their CoreBarriers differ: every core must meet the same barriers
+// in the same order, function by function, or the cores wait for each
+// other forever (insert_core_barrier places a core's barriers by its own
+// accesses to the shared tensors, so cores that access them differently
+// get different ones). The error (diag.LNCCores) names the first barrier
+// one core has and another lacks, at its source line.
+func CheckCoreBarriers(mods []*bir.Module) error {
+	if len(mods) < 2 {
+		return nil
+	}
+	for _, f0 := range mods[0].FuncsMainFirst() {
+		fs := []*bir.Function{f0}
+		for _, m := range mods[1:] {
+			f := m.Func(f0.Name)
+			if f == nil {
+				f = bir.NewModule(m.Arch).Func(f0.Name) // none: no barriers
+			}
+			fs = append(fs, f)
+		}
+		if err := checkFuncBarriers(fs); err != nil {
+			return err
+		}
+	}
+	for c, m := range mods[1:] {
+		for _, f := range m.FuncsMainFirst() {
+			if mods[0].Func(f.Name) == nil {
+				if err := checkFuncBarriers([]*bir.Function{nil, f}); err != nil {
+					return fmt.Errorf("core %d: %w", c+1, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkFuncBarriers compares the CoreBarrier ids of fs[c] (core c's
+// function of one name; nil: the core has none) with core 0's.
+func checkFuncBarriers(fs []*bir.Function) error {
+	ids := make([][]int64, len(fs))
+	at := make([][]bir.InstID, len(fs))
+	for c, f := range fs {
+		if f == nil {
+			continue
+		}
+		f.Walk(func(i bir.InstID) bool {
+			if f.Inst(i).Op == bir.OpCoreBarrier {
+				v, _ := f.Attrs(i).Get(stream.AttrBarrierID)
+				id, _ := v.AsInt()
+				ids[c], at[c] = append(ids[c], id), append(at[c], i)
+			}
+			return true
+		})
+	}
+	for c := 1; c < len(fs); c++ {
+		if slices.Equal(ids[c], ids[0]) {
+			continue
+		}
+		k := 0
+		for k < len(ids[c]) && k < len(ids[0]) && ids[c][k] == ids[0][k] {
+			k++
+		}
+		// Name the first barrier one core has and the other lacks.
+		d := c
+		if k >= len(ids[c]) {
+			d = 0
+		}
+		return diag.Wrap(diag.LNCCores, fs[d].Errorf(at[d][k], "core 0 meets the other cores at CoreBarriers %v, core %d at %v: the cores would wait for each other forever; want the same barriers on every core (insert_core_barrier puts one where a core reads or rewrites a shared HBM tensor written or read since the last: access the shared tensors alike on every core)", fmtIDs(ids[0]), c, fmtIDs(ids[c])))
+	}
+	return nil
+}
+
+func fmtIDs(ids []int64) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	return fmt.Sprint(ids)
+}
+
 func epochsOf(p *problem) coreEpochs {
 	e := coreEpochs{epoch: make([]int32, len(p.insts))}
 	var n int32
@@ -193,7 +286,7 @@ func lncSyncCandidates(fs []*bir.Function, ps []*problem, ep []coreEpochs) ([]Ln
 			lc := f.Loc(a.Loc)
 			d := [2]int64{lc.Partitions, lc.Bytes}
 			if prev, ok := dims[lc.Name]; ok && prev != d && err == nil {
-				err = fmt.Errorf("core %d, function %s: DRAM location %s is %dx%d bytes, another core's is %dx%d: want one shared tensor", c, f.Name, lc.Name, d[0], d[1], prev[0], prev[1])
+				err = diag.Wrap(diag.LNCCores, &bir.PosError{Pos: f.LocPos(a.Loc), Err: fmt.Errorf("core %d, function %s, location %s: DRAM %dx%d bytes, another core's is %dx%d: want one shared tensor, the same on every core", c, f.Name, lc.Name, d[0], d[1], prev[0], prev[1])})
 			}
 			dims[lc.Name] = d
 			byName[lc.Name] = append(byName[lc.Name], acc{a, c})
@@ -216,7 +309,7 @@ func lncSyncCandidates(fs []*bir.Function, ps []*problem, ep []coreEpochs) ([]Ln
 					continue
 				}
 				if pairs++; pairs > MaxLncPairs {
-					return nil, 0, fmt.Errorf("get_lnc_sync_candidates: more than %d DRAM access pairs to compare (tensor %s)", MaxLncPairs, name)
+					return nil, 0, diag.Errorf(diag.LNCCores, "get_lnc_sync_candidates: more than %d DRAM access pairs to compare (tensor %s): compile the cores one at a time (--core-id C) for now", MaxLncPairs, name)
 				}
 				if !a.Write && !b.Write || a.R1 < b.R0 || b.R1 < a.R0 || a.Hi <= b.Lo || b.Hi <= a.Lo {
 					continue
@@ -285,7 +378,8 @@ func joinProblems(ps []*problem, ep []coreEpochs, cross []LncEdge) (*problem, []
 					}
 					from, to := at[d][b], at[c][k]
 					if from >= to {
-						return nil, nil, fmt.Errorf("core barrier %d: core %d reaches it after %d barriers, core %d after %d: want the same barriers in the same order on every core", v, c, ep[c].epoch[q], d, ep[d].epoch[b])
+						// checkBarriers refuses cores whose barriers differ.
+						return nil, nil, diag.Errorf(diag.Internal, "core barrier %d: core %d reaches it after %d barriers, core %d after %d", v, c, ep[c].epoch[q], d, ep[d].epoch[b])
 					}
 					extra[to] = append(extra[to], from)
 				}

@@ -6,6 +6,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/depgraph"
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // Resources. An instruction occupies one resource for its duration: its
@@ -68,7 +69,9 @@ func newProblem(f *bir.Function, model *arch.Model, calleeSpan func(name string)
 	for bi, b := range f.Top {
 		f.WalkBlock(b, func(i bir.InstID) bool {
 			if f.Inst(i).Op.IsLoop() {
-				err = fmt.Errorf("function %s, instruction %s: a %s remains; the scheduler needs straight-line code (run full_unroll first)", f.Name, f.InstName(i), f.OpName(i))
+				// The pass leaves a function with loops unscheduled; a
+				// caller that hands one over is at fault.
+				err = diag.Wrap(diag.Internal, f.Errorf(i, "a %s remains; the scheduler needs straight-line code (run full_unroll first)", f.OpName(i)))
 				return false
 			}
 			p.pos[i] = int32(len(p.insts))
@@ -111,13 +114,14 @@ func newProblem(f *bir.Function, model *arch.Model, calleeSpan func(name string)
 			case q < 0:
 				p.res[k] = resQueue
 			case int32(q) >= nq:
-				return nil, fmt.Errorf("function %s, instruction %s: DMA queue %d: want 0..%d", f.Name, f.InstName(i), q, nq-1)
+				// alloc_queues rebinds a queue out of the arch's range.
+				return nil, diag.Wrap(diag.Internal, f.Errorf(i, "DMA queue %d: want 0..%d", q, nq-1))
 			default:
 				p.res[k] = firstQueue + int32(q)
 			}
 			est, err := model.InstructionCost(f, i, bir.EngDMA, hw)
 			if err != nil {
-				return nil, fmt.Errorf("function %s, instruction %s: %w", f.Name, f.InstName(i), err)
+				return nil, f.Errorf(i, "%w", err)
 			}
 			p.dur[k] = est.Ps()
 		case info.Has(bir.FlagCall):
@@ -133,7 +137,7 @@ func newProblem(f *bir.Function, model *arch.Model, calleeSpan func(name string)
 			}
 			est, err := model.InstructionCost(f, i, eng, false)
 			if err != nil {
-				return nil, fmt.Errorf("function %s, instruction %s: %w", f.Name, f.InstName(i), err)
+				return nil, f.Errorf(i, "%w", err)
 			}
 			p.dur[k] = est.Ps()
 			p.ports[k] = p.portsOf(i, eng)
@@ -197,11 +201,12 @@ func (p *problem) graphFromIR() error {
 			}
 			d = next
 			if int(dep.On) < 0 || int(dep.On) >= len(p.pos) || p.pos[dep.On] < 0 {
-				return fmt.Errorf("function %s, instruction %s: depends on a removed or unknown instruction", f.Name, f.InstName(i))
+				// The verifier's dep rule holds on the input and after every pass.
+				return diag.Wrap(diag.Internal, f.Errorf(i, "depends on a removed or unknown instruction"))
 			}
 			q := p.pos[dep.On]
 			if q >= int32(k) {
-				return fmt.Errorf("function %s, instruction %s: depends on %s, which does not precede it in program order", f.Name, f.InstName(i), f.InstName(dep.On))
+				return diag.Wrap(diag.Internal, f.Errorf(i, "depends on %s, which does not precede it in program order", f.InstName(dep.On)))
 			}
 			p.pred = append(p.pred, q)
 		}

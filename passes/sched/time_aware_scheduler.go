@@ -7,6 +7,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/depgraph"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -106,14 +107,14 @@ func runScheduler(ctx *pass.Context) error {
 		return err
 	}
 	if w < 0 {
-		return fmt.Errorf("option reorder-window=%d: want >= 0", w)
+		return diag.Errorf(diag.PassOption, "option reorder-window=%d: want >= 0", w)
 	}
 	if w <= 1 {
 		ctx.Logf("Disabling reorder window optimization.")
 	}
 	reuse := ctx.Option("reuse-cost")
 	if reuse != "auto" && reuse != "true" && reuse != "false" {
-		return fmt.Errorf("option reuse-cost=%q: want true, false or auto", reuse)
+		return diag.Errorf(diag.PassOption, "option reuse-cost=%q: want true, false or auto", reuse)
 	}
 	var total int64
 	for _, f := range calleesFirst(ctx.Module) {

@@ -23,6 +23,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/stream"
 	"github.com/narwhal-compiler/narwhal/verify"
@@ -266,7 +267,7 @@ func AllocSemaphores(f *bir.Function, model *arch.Model, entry bool) (*Stats, er
 	st := &Stats{}
 	if f.Sched == nil {
 		if f.NumInsts() > 0 {
-			return nil, fmt.Errorf("function %s has no schedule: run time_aware_scheduler first", f.Name)
+			return nil, diag.Errorf(diag.Stage, "function %s has no schedule: run time_aware_scheduler first (with --passes, name the scheduler's passes too)", f.Name)
 		}
 		if !entry {
 			return st, nil
@@ -275,7 +276,8 @@ func AllocSemaphores(f *bir.Function, model *arch.Model, entry bool) (*Stats, er
 		f.Sched = bir.NewSchedule(f.NumInstSlots())
 	}
 	if model.Sync.Semaphores <= 0 {
-		return nil, fmt.Errorf("arch %s: %d semaphores: want at least one (option arch.semaphores)", model.Name, model.Sync.Semaphores)
+		// arch.Model.Set refuses it: a model built in code.
+		return nil, diag.Errorf(diag.Internal, "arch %s: %d semaphores: want at least one (option arch.semaphores)", model.Name, model.Sync.Semaphores)
 	}
 	stripSync(f)
 	f.Sched.Grow(f.NumInstSlots())
@@ -424,8 +426,13 @@ type allocator struct {
 	final *stream.Tracker
 }
 
+// A layout error is the input's (a module not at the scheduled stage,
+// --passes alloc_semaphores without the scheduler: a DMA without a queue,
+// an engine the generation lacks); in the default pipeline the verifier's
+// scheduled-stage rules hold before this pass.
 func (a *allocator) layout() (*stream.Layout, error) {
-	return stream.Build(a.f, layoutOptions(a.model))
+	L, err := stream.Build(a.f, layoutOptions(a.model))
+	return L, diag.Wrap(diag.Stage, err)
 }
 
 // mayUpdate marks the instructions that may need to update: some
@@ -713,7 +720,20 @@ func (a *allocator) number() error {
 			continue
 		}
 		if int64(next) >= a.model.Sync.Semaphores {
-			return fmt.Errorf("function %s needs %d semaphores (one per stream that signals), the arch has %d: set --option arch.semaphores=N", f.Name, countTrue(used), a.model.Sync.Semaphores)
+			// Name the first instruction that signals on the stream left
+			// without a semaphore: its source line.
+			first := bir.NoInst
+			for _, x := range L.Insts {
+				if a.signals[x] && int(L.DoneStream(x)) == s {
+					first = x
+					break
+				}
+			}
+			msg := fmt.Sprintf("needs %d semaphores (one per engine or DMA queue that signals another), the arch has %d (arch.semaphores): the %s stream gets none", countTrue(used), a.model.Sync.Semaphores, stream.ID(s).Name())
+			if first == bir.NoInst {
+				return diag.Errorf(diag.Semaphores, "function %s %s", f.Name, msg)
+			}
+			return diag.Wrap(diag.Semaphores, f.Errorf(first, "the function %s", msg))
 		}
 		if stream.ID(s).IsQueue() {
 			a.semOf[s] = a.assignDMASemaphore(&next)
@@ -751,7 +771,7 @@ func (a *allocator) number() error {
 			s := L.DoneStream(x)
 			count[s]++
 			if int64(count[s]) > a.maxVal {
-				return fmt.Errorf("function %s, instruction %s: semaphore %d would reach %d, above the %d-bit counter (internal: the rotation missed it)", f.Name, f.InstName(x), a.semOf[s], count[s], a.model.Sync.SemaphoreBits)
+				return diag.Wrap(diag.Internal, f.Errorf(x, "semaphore %d would reach %d, above the %d-bit counter (the rotation missed it)", a.semOf[s], count[s], a.model.Sync.SemaphoreBits))
 			}
 			a.sigIdx[x] = count[s]
 			sy.SetUpdates(x, []bir.SemCmd{a.incrementSemaphore(s)})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // opClass is what a macro instruction does, for the tiler.
@@ -109,10 +110,17 @@ func (a *analysis) where(i bir.InstID) string {
 	return fmt.Sprintf("instruction %s (%s)", a.f.InstName(i), a.f.OpName(i))
 }
 
-// errAt is an error about instruction i, led by its source position when
-// it has one.
+// errAt is a refusal about instruction i (diag.TilingRefused: what the
+// input asks that the tiler cannot do), led by its source position when it
+// has one.
 func (a *analysis) errAt(i bir.InstID, format string, args ...any) error {
-	return a.f.WrapErr(i, fmt.Errorf("%s: %s", a.where(i), fmt.Sprintf(format, args...)))
+	return diag.Wrap(diag.TilingRefused, a.f.WrapErr(i, fmt.Errorf("%s: %s", a.where(i), fmt.Sprintf(format, args...))))
+}
+
+// internalAt is an error about instruction i that only a fault of the
+// tiler's own can make (diag.Internal).
+func (a *analysis) internalAt(i bir.InstID, format string, args ...any) error {
+	return diag.Wrap(diag.Internal, a.f.WrapErr(i, fmt.Errorf("%s: %s", a.where(i), fmt.Sprintf(format, args...))))
 }
 
 // onChipTensor returns the tensor of an on-chip AP operand (a physical AP

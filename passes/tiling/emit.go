@@ -13,6 +13,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // span is a run of equal tiles along one axis: tiles base .. base+count-1
@@ -260,7 +261,7 @@ func (a *analysis) order(groups []*group) ([]item, error) {
 				return nil, a.errAt(a.mops[g.ops[0]].id, "its tiling group (%s) and the instructions around it depend on each other both ways: want the macro operations of a chain next to each other", a.opNames(g))
 			}
 		}
-		return nil, fmt.Errorf("internal error: the tiling groups cannot be ordered")
+		return nil, diag.Errorf(diag.Internal, "the tiling groups cannot be ordered")
 	}
 	return out, nil
 }
@@ -413,7 +414,7 @@ func (e *emitter) operand(x *mop, o *opnd, c *tileCtx) (bir.Operand, error) {
 		}
 		return sym(h, c.local, zero, e.pat([2]int64{bc, rows}, [2]int64{1, cols}), m), nil
 	}
-	return bir.Operand{}, fmt.Errorf("internal error: operand role %d outside a matmul", o.role)
+	return bir.Operand{}, diag.Errorf(diag.Internal, "operand role %d outside a matmul", o.role)
 }
 
 // bcast returns a broadcast operand in the tile: a slice of the replica

@@ -47,7 +47,18 @@ package tiling
 //
 // Pre: straight-line functions after allocation (StageAllocated); no
 // dependencies yet (it runs before anti_dependency_analyzer, which
-// derives the pieces' edges). Post: every output bit-identical (pieces
+// derives the pieces' edges). The pieces get no dependencies of their
+// own: the analyzer orders them by the bytes they touch, and its
+// lifetime rule (depgraph, lifetime.go) keeps every access of a location
+// after every access of the location whose bytes it reuses, so the
+// allocation's reuse order holds for pieces as for whole instructions.
+// (The pieces used to inherit the unsplit program's edges, every piece
+// of an instruction after every piece of each of its predecessors, as
+// ORDERED edges; the analyzer recomputes the dependencies from the
+// accesses alone, so those edges never reached the schedule, and with
+// --option anti_dependency_analyzer.keep-existing=true, which keeps them,
+// they only added waits and carriers that order no conflicting access:
+// exchange, 80 waits and 16 carriers against 64 and 8.) Post: every output bit-identical (pieces
 // compute the same elements with the same operations); the allocation is
 // unchanged (each piece addresses a part of its instruction's locations);
 // the stages hold as before (engine pieces split only the free axis, so
@@ -80,6 +91,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/depgraph"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -137,8 +149,7 @@ type split struct {
 type candidate struct {
 	kind   string // "dma-partitions", "dma-partitions (siblings)" or "pipeline-free"
 	splits []split
-	pairs  [][2]bir.InstID // producer -> consumer pairs split piece for piece
-	gain   int64           // the cost model's estimate of the time saved (ps)
+	gain   int64 // the cost model's estimate of the time saved (ps)
 }
 
 // String names the candidate in log lines: its kind and splits (the
@@ -164,7 +175,7 @@ func (c *candidate) String(f *bir.Function) string {
 func PerformanceTiling(m *bir.Module, model *arch.Model, opt PerfOptions) (PerfStats, error) {
 	var st PerfStats
 	if opt.Makespan == nil {
-		return st, fmt.Errorf("performance tiling needs the scheduler's makespan (no makespan function)")
+		return st, diag.Errorf(diag.Internal, "performance tiling needs the scheduler's makespan (no makespan function)")
 	}
 	if opt.MaxEvaluations <= 0 {
 		opt.MaxEvaluations = DefaultMaxEvaluations
@@ -198,10 +209,6 @@ func PerformanceTiling(m *bir.Module, model *arch.Model, opt PerfOptions) (PerfS
 
 // perfFunction judges the candidates of one function.
 func perfFunction(f *bir.Function, model *arch.Model, maxEvals int, opt *PerfOptions, st *PerfStats) error {
-	deps, err := newDepState(f, model)
-	if err != nil {
-		return err
-	}
 	base, err := opt.Makespan(f, model)
 	if err != nil {
 		return err
@@ -222,12 +229,9 @@ func perfFunction(f *bir.Function, model *arch.Model, maxEvals int, opt *PerfOpt
 		if err != nil {
 			return err
 		}
-		td := deps.clone()
-		if _, err := applySplit(trial, &c, td.pieces); err != nil {
+		if _, err := applySplit(trial, &c); err != nil {
 			continue // not splittable after all
 		}
-		td.record(&c)
-		td.materialize(trial)
 		s, err := opt.Makespan(trial, model)
 		evals++
 		st.Evaluations++
@@ -241,11 +245,10 @@ func perfFunction(f *bir.Function, model *arch.Model, maxEvals int, opt *PerfOpt
 			continue
 		}
 		desc := c.String(f)
-		n, err := applySplit(f, &c, deps.pieces)
+		n, err := applySplit(f, &c)
 		if err != nil {
-			return fmt.Errorf("internal error: a split that applied to a copy fails: %v", err)
+			return diag.Errorf(diag.Internal, "a split that applied to a copy fails: %v", err)
 		}
-		deps.record(&c)
 		if opt.Logf != nil {
 			opt.Logf("function %s: %s: makespan %.3f -> %.3f us (cost model: %.3f us saved)", f.Name, desc, us(best.Makespan), us(s.Makespan), us(c.gain))
 		}
@@ -254,7 +257,6 @@ func perfFunction(f *bir.Function, model *arch.Model, maxEvals int, opt *PerfOpt
 		st.Kept++
 		st.Pieces += n
 	}
-	deps.materialize(f)
 	st.Before += base.Makespan
 	st.After += best.Makespan
 	st.LowerBefore += base.LowerBound
@@ -419,7 +421,6 @@ func candidates(f *bir.Function, model *arch.Model) []candidate {
 					tc := cost(f, i, model)
 					for _, p := range group[1:] {
 						c.splits = append(c.splits, split{p, 1, k})
-						c.pairs = append(c.pairs, [2]bir.InstID{p, i})
 						tp := cost(f, p, model)
 						c.gain += min(tp, tc) - min(tp, tc)/k
 					}
@@ -481,7 +482,6 @@ func candidates(f *bir.Function, model *arch.Model) []candidate {
 			sigs = append(sigs, key)
 		}
 		g.splits = append(g.splits, c.splits...)
-		g.pairs = append(g.pairs, c.pairs...)
 		g.gain += c.gain
 		members[key]++
 	}
@@ -594,9 +594,9 @@ func axisExtent(f *bir.Function, i bir.InstID, axis int) (int64, bool) {
 
 // ---- the split ----
 
-// applySplit applies every split of c, recording each split
-// instruction's pieces in pieces, and returns the instructions created.
-func applySplit(f *bir.Function, c *candidate, pieces map[bir.InstID][]bir.InstID) (int64, error) {
+// applySplit applies every split of c and returns the instructions
+// created.
+func applySplit(f *bir.Function, c *candidate) (int64, error) {
 	var created int64
 	now := make(map[bir.InstID][]bir.InstID, len(c.splits))
 	blocks := map[bir.BlockID]bool{}
@@ -634,94 +634,7 @@ func applySplit(f *bir.Function, c *candidate, pieces map[bir.InstID][]bir.InstI
 		}
 		f.SetBlockInsts(b, list)
 	}
-	for i, ps := range now {
-		pieces[i] = ps
-	}
 	return created, nil
-}
-
-// depState carries what performance tiling knows of a function's
-// dependencies: the edges of the unsplit program (the physical analysis
-// before any split), the pieces of every split instruction, and the
-// producer -> consumer pairs split piece for piece.
-type depState struct {
-	preds  map[bir.InstID][]bir.InstID
-	pieces map[bir.InstID][]bir.InstID
-	pairs  map[[2]bir.InstID]bool
-}
-
-func newDepState(f *bir.Function, model *arch.Model) (*depState, error) {
-	g, err := depgraph.Analyze(f, depgraph.Options{Partitions: model.Partitions, PSUMBankBytes: model.PSUMBankBytes})
-	if err != nil {
-		return nil, err
-	}
-	d := &depState{preds: map[bir.InstID][]bir.InstID{}, pieces: map[bir.InstID][]bir.InstID{}, pairs: map[[2]bir.InstID]bool{}}
-	for k, i := range g.Insts {
-		ps, _ := g.Preds(k)
-		for _, p := range ps {
-			d.preds[i] = append(d.preds[i], g.Insts[p])
-		}
-	}
-	return d, nil
-}
-
-// clone copies the state (for a trial).
-func (d *depState) clone() *depState {
-	c := &depState{preds: d.preds, pieces: make(map[bir.InstID][]bir.InstID, len(d.pieces)), pairs: make(map[[2]bir.InstID]bool, len(d.pairs))}
-	for k, v := range d.pieces {
-		c.pieces[k] = v
-	}
-	for k, v := range d.pairs {
-		c.pairs[k] = v
-	}
-	return c
-}
-
-// record notes a candidate's pipelined pairs (applySplit recorded the
-// pieces).
-func (d *depState) record(c *candidate) {
-	for _, pr := range c.pairs {
-		d.pairs[pr] = true
-	}
-}
-
-// materialize gives every piece the dependencies its instruction had in
-// the unsplit program: every piece of an instruction depends on every
-// piece of each instruction it depended on (ORDERED edges), except a
-// producer -> consumer pair split piece for piece, whose piece j depends
-// on the producer's piece j. So no piece starts before its instruction
-// could have, nor finishes after its successors start: each location's
-// accesses stay where the allocation saw them (the allocation reused
-// bytes by that order), while the pieces of one instruction run side by
-// side and a pipelined consumer starts on the first piece. The
-// dependency analysis keeps these edges and adds the byte-level ones.
-func (d *depState) materialize(f *bir.Function) {
-	piecesOf := func(i bir.InstID) []bir.InstID {
-		if ps, ok := d.pieces[i]; ok {
-			return ps
-		}
-		return []bir.InstID{i}
-	}
-	for y, preds := range d.preds {
-		ys := piecesOf(y)
-		for _, i := range preds {
-			is := piecesOf(i)
-			if len(ys) == 1 && len(is) == 1 {
-				continue // the analysis derives it
-			}
-			if d.pairs[[2]bir.InstID{i, y}] && len(is) == len(ys) {
-				for j := range ys {
-					f.AddDep(ys[j], bir.Dep{On: is[j], Kind: bir.DepOrdered, CarryAxis: bir.NoAxis})
-				}
-				continue
-			}
-			for _, yy := range ys {
-				for _, ii := range is {
-					f.AddDep(yy, bir.Dep{On: ii, Kind: bir.DepOrdered, CarryAxis: bir.NoAxis})
-				}
-			}
-		}
-	}
 }
 
 // splitInst creates the k pieces of instruction i along axis (in no
@@ -849,7 +762,7 @@ func PerfPass(makespan MakespanFunc) pass.Pass {
 				return err
 			}
 			if me < 1 || mw < 1 {
-				return fmt.Errorf("max_evaluations = %d, max_work = %d: want both >= 1", me, mw)
+				return diag.Errorf(diag.PassOption, "max_evaluations = %d, max_work = %d: want both >= 1", me, mw)
 			}
 			st, err := PerformanceTiling(ctx.Module, ctx.Arch, PerfOptions{Makespan: makespan, MaxEvaluations: int(me), MaxWork: mw, Logf: ctx.Logf, OnFunction: ctx.Function})
 			ctx.Function("")

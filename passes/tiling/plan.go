@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 )
 
 // unionFind is a plain union-find over dense indices.
@@ -314,7 +315,7 @@ func (a *analysis) shape(g *group) error {
 		if g.rows == 0 {
 			g.rows = x.rows
 		} else if g.rows != x.rows {
-			return fmt.Errorf("internal error: group of %s mixes %d and %d rows", a.opNames(g), g.rows, x.rows)
+			return diag.Errorf(diag.Internal, "group of %s mixes %d and %d rows", a.opNames(g), g.rows, x.rows)
 		}
 		if x.cls == clsReduce {
 			g.wholeRow = true
@@ -430,7 +431,7 @@ func (a *analysis) layouts(groups []*group) error {
 		}
 		t.boundary = true
 		if a.isPSUM(k) {
-			return a.errAt(a.mops[t.writers[0]].id, "internal error: PSUM tensor %s shared by two groups", t.tname)
+			return a.internalAt(a.mops[t.writers[0]].id, "PSUM tensor %s shared by two groups", t.tname)
 		}
 		if b := t.cols * t.dt.Size(); b > a.opt.MaxComputationTileSizeInBytes {
 			return a.errAt(a.mops[t.writers[0]].id, "tensor %s passes between tiling groups as row blocks of %d bytes per partition: want at most max_computation_tile_size_in_bytes = %d (it cannot be rate-matched: a reduction, a matmul operand or a PSUM split separates its producer from its consumer)", t.tname, b, a.opt.MaxComputationTileSizeInBytes)

@@ -146,11 +146,11 @@
 package tiling
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -226,16 +226,16 @@ func SundaSizeTiling(m *bir.Module, model *arch.Model, opt Options) (Stats, erro
 		opt.MaxComputationTileSizeInBytes = d.MaxComputationTileSizeInBytes
 	}
 	if opt.PartitionMaxElts < 1 || opt.PartitionMaxElts > model.Tile.PMax {
-		return st, fmt.Errorf("partition_max_elts = %d: want 1..%d (pmax of %s)", opt.PartitionMaxElts, model.Tile.PMax, model.Name)
+		return st, diag.Errorf(diag.PassOption, "partition_max_elts = %d: want 1..%d (pmax of %s)", opt.PartitionMaxElts, model.Tile.PMax, model.Name)
 	}
 	if opt.MaxComputationTileSizeInBytes <= 0 {
 		if _, err := model.SBUFBudget(); err != nil {
 			return st, err
 		}
-		return st, fmt.Errorf("max_computation_tile_size_in_bytes = %d: want > 0", opt.MaxComputationTileSizeInBytes)
+		return st, diag.Errorf(diag.PassOption, "max_computation_tile_size_in_bytes = %d: want > 0", opt.MaxComputationTileSizeInBytes)
 	}
 	if opt.LowPSUMUsageThreshold < 0 || opt.LowPSUMUsageThreshold != opt.LowPSUMUsageThreshold {
-		return st, fmt.Errorf("low_psum_usage_threshold = %v: want >= 0", opt.LowPSUMUsageThreshold)
+		return st, diag.Errorf(diag.PassOption, "low_psum_usage_threshold = %v: want >= 0", opt.LowPSUMUsageThreshold)
 	}
 	for _, f := range m.FuncsMainFirst() {
 		if opt.OnFunction != nil {
