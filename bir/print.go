@@ -52,6 +52,7 @@
 package bir
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"io"
@@ -62,6 +63,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/internal/nameset"
 )
 
 // Print writes m in the text form.
@@ -128,10 +130,11 @@ type printer struct {
 	declT   []bool // tensors declared by this print
 	declL   []bool // locations declared by this print
 	printed []bool // instructions printed (only when the function has deps)
-	depIdx  map[string]int32
-	depCnt  []int32
-	depOrd  map[InstID]int32
-	deps    []Dep
+	// depOrd is the ordinal (name#k) of each printed instruction whose
+	// name several printed instructions share and some dependency
+	// targets; empty when names are unique (prepareDeps).
+	depOrd map[InstID]int32
+	deps   []Dep
 	// emptySched, emptySync: the function has a schedule (synchronization)
 	// table in which no instruction has an entry; its first printed
 	// instruction writes sched() (sync()) so that the table reads back.
@@ -1020,7 +1023,7 @@ func (p *printer) function(f *Function) {
 	}
 	p.str("}\n")
 	p.f = nil
-	p.printed, p.depIdx, p.depCnt, p.depOrd = nil, nil, nil, nil
+	p.printed, p.depOrd = nil, nil
 }
 
 // decls prints the tensors with their locations, then the registers; it
@@ -1216,8 +1219,11 @@ func (p *printer) locLine(lc *MemLoc, k int64) {
 }
 
 // prepareDeps computes dependency target names: name#k where several
-// printed instructions share the name. It allocates only when the function
-// has dependencies, and then per distinct target name.
+// printed instructions share the name. The names are compared in place in
+// the symbol arena through an open-addressing set of the targets' names
+// (nameset: 8 to 16 bytes per target, no string per name); ordinals are
+// recorded only for the instructions whose name is shared (none in an
+// unrolled module, where names are unique).
 func (p *printer) prepareDeps(f *Function) {
 	has := false
 	p.visit(f, func(i InstID, _ []affine.Axis) {
@@ -1225,45 +1231,49 @@ func (p *printer) prepareDeps(f *Function) {
 			has = true
 		}
 	})
+	p.depOrd = nil
 	if !has {
 		return
 	}
 	p.printed = make([]bool, len(f.insts))
 	p.visit(f, func(i InstID, _ []affine.Axis) { p.printed[i] = true })
-	p.depIdx = map[string]int32{}
+	// The distinct names of the printed targets, each by its first
+	// target.
+	nameOf := func(i int32) []byte { return p.symBytes(f.insts[i].Name) }
+	same := func(a, b int32) bool { return bytes.Equal(nameOf(a), nameOf(b)) }
+	var targets nameset.Table
+	targets.Reset(0)
 	p.visit(f, func(i InstID, _ []affine.Axis) {
 		p.depChain(f, i, func(d *Dep) {
-			on := d.On
-			if on >= 0 && int(on) < len(f.insts) && p.printed[on] {
-				name := p.symBytes(f.insts[on].Name)
-				if _, ok := p.depIdx[string(name)]; !ok {
-					p.depIdx[string(name)] = int32(len(p.depCnt))
-					p.depCnt = append(p.depCnt, 0)
-				}
+			if on := d.On; on >= 0 && int(on) < len(f.insts) && p.printed[on] {
+				targets.Insert(nameset.HashBytes(nameOf(int32(on))), int32(on), same)
 			}
 		})
 	})
-	// Count the instructions of each target name; only a name that several
-	// instructions share needs their ordinals (name#k), so the ordinals
-	// are recorded for those alone (in an unrolled module names are
-	// unique and the second walk is skipped: depOrd had an entry per
-	// instruction).
-	shared := false
+	// rep returns the target whose name instruction i has (-1: none).
+	rep := func(i InstID) int32 {
+		name := nameOf(int32(i))
+		return targets.Find(nameset.HashBytes(name), func(id int32) bool { return bytes.Equal(nameOf(id), name) })
+	}
+	// A target's name is shared when another printed instruction has it.
+	var shared map[int32]bool
 	p.visit(f, func(i InstID, _ []affine.Axis) {
-		if x, ok := p.depIdx[string(p.symBytes(f.insts[i].Name))]; ok {
-			p.depCnt[x]++
-			shared = shared || p.depCnt[x] > 1
+		if r := rep(i); r >= 0 && r != int32(i) {
+			if shared == nil {
+				shared = map[int32]bool{}
+			}
+			shared[r] = true
 		}
 	})
 	p.depOrd = map[InstID]int32{}
-	if !shared {
+	if shared == nil {
 		return
 	}
-	seen := make([]int32, len(p.depCnt))
+	seen := map[int32]int32{}
 	p.visit(f, func(i InstID, _ []affine.Axis) {
-		if x, ok := p.depIdx[string(p.symBytes(f.insts[i].Name))]; ok && p.depCnt[x] > 1 {
-			seen[x]++
-			p.depOrd[i] = seen[x]
+		if r := rep(i); r >= 0 && shared[r] {
+			seen[r]++
+			p.depOrd[i] = seen[r]
 		}
 	})
 }
@@ -1616,9 +1626,9 @@ func (p *printer) instRef(f *Function, i InstID) {
 		return
 	}
 	p.buf = appendName(p.buf, name)
-	if x, ok := p.depIdx[string(name)]; ok && p.depCnt[x] > 1 {
+	if k, ok := p.depOrd[i]; ok {
 		p.str("#")
-		p.int(int64(p.depOrd[i]))
+		p.int(int64(k))
 	}
 }
 

@@ -60,15 +60,34 @@ func (s *Schedule) Has(i InstID) bool {
 	return s != nil && int(i) >= 0 && int(i) < len(s.Start) && s.Start[i] >= 0
 }
 
-// Grow extends the table to n slots (new slots have no schedule).
+// Grow extends the table to n slots (new slots have no schedule). A
+// column grows by at least an eighth of its length when it must move, so
+// slot-by-slot growth (a pass adding instructions one at a time) is
+// amortized without the quarter of slack append leaves on large tables.
 func (s *Schedule) Grow(n int) {
-	for len(s.Start) < n {
-		s.Start = append(s.Start, -1)
-		s.End = append(s.End, -1)
-		s.Queue = append(s.Queue, -1)
-		s.DGE = append(s.DGE, -1)
-		s.Order = append(s.Order, -1)
+	k := n - len(s.Start)
+	if k <= 0 {
+		return
 	}
+	s.Start = growFill(s.Start, k, -1)
+	s.End = growFill(s.End, k, -1)
+	s.Queue = growFill(s.Queue, k, -1)
+	s.DGE = growFill(s.DGE, k, -1)
+	s.Order = growFill(s.Order, k, -1)
+}
+
+// growFill appends k copies of v to s, reallocating (when it must) with
+// room for max(k, len/8) more.
+func growFill[T any](s []T, k int, v T) []T {
+	if cap(s)-len(s) < k {
+		t := make([]T, len(s), len(s)+max(k, len(s)/8))
+		copy(t, s)
+		s = t
+	}
+	for range k {
+		s = append(s, v)
+	}
+	return s
 }
 
 // Makespan returns the largest End of the table (0 when empty).

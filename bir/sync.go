@@ -58,21 +58,18 @@ func NewSync(n int) *Sync {
 // Len returns the number of instruction slots the table covers.
 func (s *Sync) Len() int { return len(s.Trigger) }
 
-// Grow extends the table to n slots (new slots have nothing), one
-// allocation per column at most.
+// Grow extends the table to n slots (new slots have nothing), as
+// Schedule.Grow does (growFill).
 func (s *Sync) Grow(n int) {
 	k := n - len(s.Trigger)
 	if k <= 0 {
 		return
 	}
-	s.Trigger = slices.Grow(s.Trigger, k)
-	for range k {
-		s.Trigger = append(s.Trigger, EngUnassigned)
-	}
-	s.waitAt = append(slices.Grow(s.waitAt, k), make([]int32, k)...)
-	s.updAt = append(slices.Grow(s.updAt, k), make([]int32, k)...)
-	s.nWait = append(slices.Grow(s.nWait, k), make([]uint16, k)...)
-	s.nUpd = append(slices.Grow(s.nUpd, k), make([]uint16, k)...)
+	s.Trigger = growFill(s.Trigger, k, EngUnassigned)
+	s.waitAt = growFill(s.waitAt, k, 0)
+	s.updAt = growFill(s.updAt, k, 0)
+	s.nWait = growFill(s.nWait, k, 0)
+	s.nUpd = growFill(s.nUpd, k, 0)
 }
 
 // Reserve makes room for n more commands in the pool.

@@ -22,6 +22,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
 	"github.com/narwhal-compiler/narwhal/internal/checked"
+	"github.com/narwhal-compiler/narwhal/internal/nameset"
 )
 
 // cceCompletedAttr is the function attribute legalize_cce_dma sets
@@ -54,7 +55,7 @@ type checker struct {
 	blockEq func(a, b int32) bool
 	tenEq   func(a, b int32) bool
 	locEq   func(a, b int32) bool
-	// blockNamed compares a block's name with wantBlock (nameTable.find).
+	// blockNamed compares a block's name with wantBlock (nameset.Table.Find).
 	blockNamed func(id int32) bool
 	wantBlock  string
 	env        enumEnv
@@ -80,7 +81,7 @@ type scratch struct {
 	locOwner                             []int32
 	axisOn                               []bool
 	axisLo, axisHi                       []int64
-	names                                nameTable
+	names                                nameset.Table
 	ops                                  []opnd
 	nameKeys                             []uint64
 	bucketPos                            []int32
@@ -158,11 +159,11 @@ const maxPooledScratch = 16 << 20
 func (c *checker) scratchBytes() int {
 	s := &c.scratch
 	n := cap(s.pats)*int(unsafe.Sizeof(patFacts{})) + 8*(cap(s.visited)+cap(s.blockSeen)+cap(s.usedLoc)+cap(s.usedTen)) +
-		4*cap(s.locOwner) + cap(s.axisOn) + 8*(cap(s.axisLo)+cap(s.axisHi)) + 8*cap(s.names.slots) +
+		4*cap(s.locOwner) + cap(s.axisOn) + 8*(cap(s.axisLo)+cap(s.axisHi)) + s.names.Bytes() +
 		cap(s.ops)*int(unsafe.Sizeof(opnd{})) + 8*cap(s.nameKeys) + 4*cap(s.bucketPos) + 8*cap(s.dups) + 4*cap(s.branches)
 	o := &s.ovScratch
 	n += 4*(cap(o.ovLo)+cap(o.ovHi)+cap(o.ovFirst)+cap(o.ovLastTch)+cap(o.ovWin)+cap(o.loopLo)+cap(o.loopHi)+cap(o.ovTouch)) +
-		cap(o.ovItems)*int(unsafe.Sizeof(ovItem{})) + 8*cap(o.ovActive) + 8*cap(o.ovBlocks) + cap(o.ovPending)*int(unsafe.Sizeof(ovConflict{}))
+		4*(cap(o.ovStart)+cap(o.ovOrder)) + (cap(o.ovItems)+cap(o.ovSlots))*int(unsafe.Sizeof(ovItem{})) + 4*(cap(o.ovSeq)+cap(o.ovFree)+cap(o.ovExpiry)+cap(o.ovByAddr[0])+cap(o.ovByAddr[1])) + 8*cap(o.ovBlocks) + cap(o.ovPending)*int(unsafe.Sizeof(ovConflict{}))
 	return n
 }
 
@@ -323,7 +324,7 @@ func (c *checker) function(f *bir.Function) {
 	// Blocks and instructions in program order; the name table holds
 	// block names during the walk (and the branch targets are resolved
 	// against them once every block is in) and instruction names after it.
-	c.names.reset(c.nBlocks)
+	c.names.Reset(c.nBlocks)
 	c.branches = c.branches[:0]
 	for _, b := range f.Top {
 		c.walkBlock(b, bir.NoInst)
@@ -365,7 +366,7 @@ func (c *checker) tables() {
 // records each location's owner.
 func (c *checker) tensors() {
 	f := c.f
-	c.names.reset(c.nTensors)
+	c.names.Reset(c.nTensors)
 	for t := 0; t < c.nTensors; t++ {
 		ts := f.Tensor(bir.TensorID(t))
 		if ts.Dead {
@@ -373,7 +374,7 @@ func (c *checker) tensors() {
 		}
 		id := bir.TensorID(t)
 		if ts.Name != "" {
-			if o := c.names.insert(hashString(ts.Name), int32(t), c.tenEq); o >= 0 {
+			if o := c.names.Insert(nameset.HashString(ts.Name), int32(t), c.tenEq); o >= 0 {
 				c.tensorDiag(id, "name-unique", "tensor name %q used by tensors #%d and #%d: want unique names", ts.Name, o, t)
 			}
 		}
@@ -432,7 +433,7 @@ func (c *checker) tensors() {
 // locations checks the location table (rule "loc", "name-unique").
 func (c *checker) locations() {
 	f := c.f
-	c.names.reset(c.nLocs)
+	c.names.Reset(c.nLocs)
 	for k := 0; k < c.nLocs; k++ {
 		l := bir.LocID(k)
 		lc := f.Loc(l)
@@ -440,7 +441,7 @@ func (c *checker) locations() {
 			continue
 		}
 		if lc.Name != "" {
-			if o := c.names.insert(hashString(lc.Name), int32(k), c.locEq); o >= 0 {
+			if o := c.names.Insert(nameset.HashString(lc.Name), int32(k), c.locEq); o >= 0 {
 				c.locDiag(l, "name-unique", "location name %q used by locations #%d and #%d: want unique names", lc.Name, o, k)
 			}
 		}
@@ -502,7 +503,7 @@ func (c *checker) instNames() {
 				continue
 			}
 			if b := c.m.StrBytes(s); len(b) > 0 {
-				keys = append(keys, hashBytes(b)>>32<<32|uint64(uint32(i+1)))
+				keys = append(keys, nameset.HashBytes(b)>>32<<32|uint64(uint32(i+1)))
 			}
 		}
 	}
@@ -535,10 +536,10 @@ func (c *checker) instNames() {
 		if len(bucket) < 2 {
 			continue
 		}
-		c.names.reset(len(bucket))
+		c.names.Reset(len(bucket))
 		for _, key := range bucket {
 			id := int32(uint32(key)) - 1
-			if o := c.names.insert(key, id, c.instEq); o >= 0 {
+			if o := c.names.Insert(key, id, c.instEq); o >= 0 {
 				c.dups = append(c.dups, [2]int32{id, o})
 			}
 		}
@@ -596,7 +597,7 @@ func (c *checker) branchTargets() {
 				continue
 			}
 			c.wantBlock = name
-			if name == "" || c.names.find(hashString(name), c.blockNamed) < 0 {
+			if name == "" || c.names.Find(nameset.HashString(name), c.blockNamed) < 0 {
 				c.instDiag(i, "ref", "%s: block %q: want the name of a block of function %s, have a name no block has", key, name, c.fname)
 			}
 		}
@@ -647,7 +648,7 @@ func (c *checker) walkBlock(b bir.BlockID, parent bir.InstID) {
 		c.funcDiag("block", "block %s: parent %s, want %s", blk.Name, c.instRef(blk.Parent), c.instRef(parent))
 	}
 	if blk.Name != "" {
-		if o := c.names.insert(hashString(blk.Name), int32(b), c.blockEq); o >= 0 {
+		if o := c.names.Insert(nameset.HashString(blk.Name), int32(b), c.blockEq); o >= 0 {
 			c.funcDiag("name-unique", "block name %q used by blocks #%d and #%d: want unique names", blk.Name, o, b)
 		}
 	}

@@ -109,9 +109,14 @@ func (c *checker) scheduled(tab *bir.Schedule) {
 			c.instDiag(i, "scheduled", format, args...)
 		}
 	}
-	// occupy checks resource r for instruction i and takes it.
+	// occupy checks resource r for instruction i and takes it (what names
+	// r; "" for a DMA queue, named only in a diagnostic: no string per
+	// instruction).
 	occupy := func(i bir.InstID, r int, what string) {
 		if tab.Start[i] < lastEnd[r] {
+			if what == "" {
+				what = "DMA queue " + strconv.Itoa(r-schedFirstQueue)
+			}
 			diag(i, "runs [%d, %d) ps on %s, overlapping %s until %d ps: want one instruction at a time", tab.Start[i], tab.End[i], what, c.instName(lastInst[r]), lastEnd[r])
 		}
 		lastEnd[r], lastInst[r] = max(lastEnd[r], tab.End[i]), i
@@ -154,7 +159,7 @@ func (c *checker) scheduled(tab *bir.Schedule) {
 				diag(i, "DMA without a queue: want one of 0..%d", nq-1)
 				return true
 			}
-			occupy(i, schedFirstQueue+int(q), "DMA queue "+strconv.Itoa(int(q)))
+			occupy(i, schedFirstQueue+int(q), "")
 			c.schedOrder(i, tab, order, schedFirstQueue+int(q))
 		case q >= 0:
 			diag(i, "queue %d on a non-DMA instruction: want -1", q)

@@ -319,23 +319,7 @@ func defaultPassNames() []string {
 
 // availableMemory returns MemAvailable from /proc/meminfo in bytes (0 when
 // unknown).
-func availableMemory() int64 {
-	data, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
-			f := strings.Fields(rest)
-			if len(f) >= 1 {
-				if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil {
-					return kb * 1024
-				}
-			}
-		}
-	}
-	return 0
-}
+func availableMemory() int64 { return memInfo("MemAvailable:") }
 
 func loadAverage() string {
 	data, err := os.ReadFile("/proc/loadavg")

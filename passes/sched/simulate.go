@@ -29,12 +29,20 @@ type timeline struct {
 // the list positions [head, head+4*window). Only a window instruction is
 // ever issued, so every list position past the last one taken into the
 // window (the frontier) is unissued and the window is exactly the
-// unissued positions in [head, frontier): it is kept as a small array of
-// candidates (their list index, ready time, unissued predecessors,
-// resource and ports) that grows at the frontier and loses the issued
-// one, and a step reads that array instead of the instruction tables
-// (the choice is the smallest (start, list index), as the scan in list
-// order keeping the first strictly earlier start chose).
+// unissued positions in [head, frontier): it is kept as a small array
+// (win) that grows at the frontier and loses the issued instruction.
+//
+// The choice. A candidate's earliest start is max(its ready time, T)
+// where T, the time its resource and ports are free (and the block
+// floor), is the same for every candidate of its class: the same
+// resource, ports and core. So the ready candidates are kept per class
+// in two heaps: those ready by T (the class's start is T: the first in
+// list order wins, a heap by list index) and those ready later (a heap by
+// ready time, then list index); T only grows, so candidates move from
+// the second heap to the first. A step compares one candidate per class,
+// not every candidate of the window: the smallest (start, list index),
+// as the scan in list order keeping the first strictly earlier start
+// chose.
 //
 // Memory: 28 bytes per instruction for the result plus 4 of scratch; an
 // instruction not issued yet keeps its ready time in start, -1 in end and
@@ -54,7 +62,9 @@ func (p *problem) simulate(list []int32, window int) *timeline {
 	free := make([]int64, p.nRes)
 	window = max(window, 1)
 	scanLimit := 4 * window
-	win := make([]simCand, 0, window)
+	win := make([]int32, 0, window) // positions
+	winJ := make([]int32, 0, window)
+	cls := newSimClasses(p)
 	var floor, blockMax int64
 	curBlock, hb := int32(-1), int32(-1)
 	head, frontier := 0, 0
@@ -73,55 +83,24 @@ func (p *problem) simulate(list []int32, window int) *timeline {
 				break
 			}
 			slot[k] = int32(len(win))
-			win = append(win, simCand{ready: readyAt[k], j: int32(frontier), k: k, npred: npred[k], res: p.res[k], ports: p.ports[k]})
+			win, winJ = append(win, k), append(winJ, int32(frontier))
+			if npred[k] == 0 {
+				cls.add(simCand{ready: readyAt[k], j: int32(frontier), k: k})
+			}
 			frontier++
 		}
-		best, bestEst := -1, int64(0)
-		qmin := int64(-1)
-		for x := range win {
-			c := &win[x]
-			if c.npred > 0 {
-				continue
-			}
-			// earliest(c.k, max(ready, floor), free), reading the
-			// candidate instead of the tables.
-			e := max(c.ready, floor)
-			switch {
-			case c.res >= 0:
-				e = max(e, free[c.res])
-			case c.res == resQueue && p.core == nil:
-				// The first queue free: the same for every DMA of the
-				// step, so computed once.
-				if qmin < 0 {
-					lo, hi := p.queueRange(c.k)
-					qmin = slices.Min(free[lo:hi])
-				}
-				e = max(e, qmin)
-			default:
-				e = p.resFree(c.k, e, free)
-			}
-			if c.ports != 0 {
-				e = p.portsFree(c.k, c.ports, e, free)
-			}
-			if best < 0 || e < bestEst || e == bestEst && c.j < win[best].j {
-				best, bestEst = x, e
-			}
+		c := cls.pick(floor, free)
+		k, s := c.k, c.ready
+		// Take k out of the window (the last entry moves to its slot).
+		x, last := slot[k], len(win)-1
+		if int(x) != last {
+			win[x], winJ[x] = win[last], winJ[last]
+			slot[win[x]] = x
 		}
-		k, j := win[best].k, int(win[best].j)
-		// Take k out of the window (the last candidate moves to its slot).
-		last := len(win) - 1
-		if best != last {
-			win[best] = win[last]
-			slot[win[best].k] = int32(best)
+		win, winJ = win[:last], winJ[:last]
+		if int(c.j) == head && len(win) > 0 {
+			head = int(slices.Min(winJ))
 		}
-		win = win[:last]
-		if j == head && len(win) > 0 {
-			head = int(win[0].j)
-			for x := 1; x < len(win); x++ {
-				head = min(head, int(win[x].j))
-			}
-		}
-		s := bestEst
 		e := s + p.dur[k]
 		t.start[k], t.end[k] = s, e
 		t.rank[k] = int32(issued)
@@ -134,9 +113,8 @@ func (p *problem) simulate(list []int32, window int) *timeline {
 				readyAt[sc] = e
 				t.bind[sc] = k
 			}
-			if x := slot[sc]; x >= 0 {
-				win[x].npred--
-				win[x].ready = readyAt[sc]
+			if npred[sc] == 0 && slot[sc] >= 0 {
+				cls.add(simCand{ready: readyAt[sc], j: winJ[slot[sc]], k: sc})
 			}
 		}
 	}
@@ -150,14 +128,136 @@ func (p *problem) simulate(list []int32, window int) *timeline {
 	return t
 }
 
-// simCand is one candidate of simulate's reorder window.
+// simCand is a ready candidate of simulate's reorder window: when its
+// predecessors have all ended, its list index, its position.
 type simCand struct {
-	ready int64 // when its predecessors have ended (so far)
-	j     int32 // list index
-	k     int32 // position
-	npred int32 // predecessors not issued yet
-	res   int32
-	ports uint8
+	ready int64
+	j     int32
+	k     int32
+}
+
+// simClass is the ready candidates of one class (resource, ports, core):
+// byJ those ready by the class's last threshold, byReady the others.
+type simClass struct {
+	rep     int32 // a position of the class (for its resource and ports)
+	byJ     []simCand
+	byReady []simCand
+}
+
+// simClasses is simulate's candidates by class.
+type simClasses struct {
+	p      *problem
+	index  []int32 // class key -> index in all, -1 none yet
+	all    []simClass
+	ncores int32
+}
+
+func newSimClasses(p *problem) *simClasses {
+	nc := int32(1)
+	for _, c := range p.core {
+		nc = max(nc, int32(c)+1)
+	}
+	idx := make([]int32, int(p.nRes+3)*4*int(nc))
+	for k := range idx {
+		idx[k] = -1
+	}
+	return &simClasses{p: p, index: idx, ncores: nc}
+}
+
+// add makes c a candidate (first into byReady: pick moves it).
+func (cs *simClasses) add(c simCand) {
+	p := cs.p
+	key := (p.res[c.k]+3)*4 + int32(p.ports[c.k])
+	key *= cs.ncores
+	if p.core != nil {
+		key += int32(p.core[c.k])
+	}
+	x := cs.index[key]
+	if x < 0 {
+		x = int32(len(cs.all))
+		cs.index[key] = x
+		cs.all = append(cs.all, simClass{rep: c.k})
+	}
+	cl := &cs.all[x]
+	cl.byReady = heapPush(cl.byReady, c, readyLess)
+}
+
+// pick removes and returns the candidate that starts first (ties: the
+// smallest list index), with its start in ready.
+func (cs *simClasses) pick(floor int64, free []int64) simCand {
+	best, bestX, bestA := simCand{k: -1}, -1, false
+	for x := range cs.all {
+		cl := &cs.all[x]
+		if len(cl.byJ) == 0 && len(cl.byReady) == 0 {
+			continue
+		}
+		th := cs.p.earliest(cl.rep, floor, free)
+		for len(cl.byReady) > 0 && cl.byReady[0].ready <= th {
+			var c simCand
+			cl.byReady, c = heapPop(cl.byReady, readyLess)
+			cl.byJ = heapPush(cl.byJ, c, jLess)
+		}
+		var c simCand
+		inA := len(cl.byJ) > 0
+		if inA {
+			c = cl.byJ[0]
+			c.ready = th
+		} else {
+			c = cl.byReady[0]
+		}
+		if best.k < 0 || c.ready < best.ready || c.ready == best.ready && c.j < best.j {
+			best, bestX, bestA = c, x, inA
+		}
+	}
+	cl := &cs.all[bestX]
+	if bestA {
+		cl.byJ, _ = heapPop(cl.byJ, jLess)
+	} else {
+		cl.byReady, _ = heapPop(cl.byReady, readyLess)
+	}
+	return best
+}
+
+func jLess(a, b *simCand) bool { return a.j < b.j }
+func readyLess(a, b *simCand) bool {
+	return a.ready < b.ready || a.ready == b.ready && a.j < b.j
+}
+
+// heapPush and heapPop keep a binary min-heap under less.
+func heapPush(h []simCand, c simCand, less func(a, b *simCand) bool) []simCand {
+	h = append(h, c)
+	for k := len(h) - 1; k > 0; {
+		p := (k - 1) / 2
+		if !less(&h[k], &h[p]) {
+			break
+		}
+		h[k], h[p] = h[p], h[k]
+		k = p
+	}
+	return h
+}
+
+func heapPop(h []simCand, less func(a, b *simCand) bool) ([]simCand, simCand) {
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for k := 0; ; {
+		l := 2*k + 1
+		if l >= n {
+			break
+		}
+		c := l
+		if r := l + 1; r < n && less(&h[r], &h[l]) {
+			c = r
+		}
+		if !less(&h[c], &h[k]) {
+			break
+		}
+		h[k], h[c] = h[c], h[k]
+		k = c
+	}
+	return h, top
 }
 
 // earliest returns when position k can start at or after ready, given the

@@ -11,6 +11,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/passes/semaphores"
 	"github.com/narwhal-compiler/narwhal/pipeline"
+	"github.com/narwhal-compiler/narwhal/verify"
 )
 
 // benchModule returns a scheduled straight-line module of n instructions:
@@ -72,4 +73,34 @@ func BenchmarkAllocSemaphores(b *testing.B) {
 	b.ReportMetric(float64(st.Waits)/float64(n), "waits/inst")
 	b.ReportMetric(float64(st.Carriers), "carriers")
 	b.ReportMetric(float64(st.Rotations), "rotations")
+}
+
+// BenchmarkVerify_Synchronized measures the verifier on the synchronized
+// module at the stages the default pipeline ends with (its last
+// verification): the instruction rules, the allocation's overlap rule,
+// the schedule's rules and the exact happens-before check of the
+// synchronization, per instruction.
+func BenchmarkVerify_Synchronized(b *testing.B) {
+	n := benchN()
+	m := benchModule(b, n)
+	model, _ := arch.ForModule(m)
+	if _, err := semaphores.AllocSemaphores(m.Main(), model, true); err != nil {
+		b.Fatal(err)
+	}
+	stage := verify.StageUnrolled | verify.StageAllocated | verify.StageEnginesAssigned | verify.StageScheduled | verify.StageSynchronized
+	if err := verify.Module(m, verify.Options{Arch: model, Stage: stage}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0, cpuOK := cputime.Now()
+	for b.Loop() {
+		if err := verify.Module(m, verify.Options{Arch: model, Stage: stage}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if cpu1, _ := cputime.Now(); cpuOK {
+		b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(b.N)/float64(n), "cpu-ns/inst")
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/inst")
 }

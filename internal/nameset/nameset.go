@@ -1,4 +1,5 @@
-// An open-addressing set of names for the uniqueness rules. It stores ids
+// Package nameset is an open-addressing set of names (the verifier's
+// uniqueness rules, the text printer's dependency targets). It stores ids
 // and hash fragments, never strings: the caller supplies the hash (maphash
 // of the name's bytes, which for instruction names are read in place from
 // the module's symbol arena) and an equality callback, so checking a
@@ -8,22 +9,22 @@
 // pick the probe start, so the table can grow without the full hashes) and
 // id+1 (0 marks an empty slot); a probe touches one cache line. Tables are sized
 // to a load factor of at most 3/4. Instruction names are inserted in
-// batches (see checker.flushNames): computing a batch's hashes first and
+// batches (the verifier's checker.flushNames): computing a batch's hashes first and
 // then probing lets the processor overlap the cache misses of independent
 // probes, which dominate on tables of millions of names.
-
-package verify
+package nameset
 
 import "hash/maphash"
 
-type nameTable struct {
+// Table is a set of names given by ids (see the package comment).
+type Table struct {
 	slots []uint64
 	mask  uint64
 	n     int
 }
 
-// reset prepares the table for up to n names, reusing its storage.
-func (t *nameTable) reset(n int) {
+// Reset prepares the table for up to n names, reusing its storage.
+func (t *Table) Reset(n int) {
 	size := 16
 	for size*3 < 4*n {
 		size <<= 1
@@ -39,7 +40,7 @@ func (t *nameTable) reset(n int) {
 }
 
 // grow doubles the table (only when a caller under-sized it).
-func (t *nameTable) grow() {
+func (t *Table) grow() {
 	old := t.slots
 	t.slots = make([]uint64, 2*len(old))
 	t.mask = uint64(len(t.slots) - 1)
@@ -55,11 +56,11 @@ func (t *nameTable) grow() {
 	}
 }
 
-// insert adds id with hash h (only the high 32 bits of h are used: they
+// Insert adds id with hash h (only the high 32 bits of h are used: they
 // are the slot's tag and pick the probe start). If an equal name is already present (same
 // hash fragment and eq(other, id)), it returns the other id and does not
 // insert. Otherwise it returns -1.
-func (t *nameTable) insert(h uint64, id int32, eq func(a, b int32) bool) int32 {
+func (t *Table) Insert(h uint64, id int32, eq func(a, b int32) bool) int32 {
 	if 4*(t.n+1) > 3*len(t.slots) {
 		t.grow()
 	}
@@ -77,8 +78,8 @@ func (t *nameTable) insert(h uint64, id int32, eq func(a, b int32) bool) int32 {
 	}
 }
 
-// find returns the id of a name with hash h for which eq(id) holds, or -1.
-func (t *nameTable) find(h uint64, eq func(id int32) bool) int32 {
+// Find returns the id of a name with hash h for which eq(id) holds, or -1.
+func (t *Table) Find(h uint64, eq func(id int32) bool) int32 {
 	if len(t.slots) == 0 {
 		return -1
 	}
@@ -94,7 +95,12 @@ func (t *nameTable) find(h uint64, eq func(id int32) bool) int32 {
 	}
 }
 
-var nameSeed = maphash.MakeSeed()
+var seed = maphash.MakeSeed()
 
-func hashString(s string) uint64 { return maphash.String(nameSeed, s) }
-func hashBytes(b []byte) uint64  { return maphash.Bytes(nameSeed, b) }
+// HashString and HashBytes are the hashes the tables expect (one seed per
+// process).
+func HashString(s string) uint64 { return maphash.String(seed, s) }
+func HashBytes(b []byte) uint64  { return maphash.Bytes(seed, b) }
+
+// Bytes returns the bytes the table's slots occupy.
+func (t *Table) Bytes() int { return 8 * cap(t.slots) }
