@@ -126,6 +126,29 @@ func refInput(in map[string]*interp.Tensor, name string, dt bir.Dtype, shape ...
 	return ref.Float32s(t)
 }
 
+// refBinary is the reference of an elementwise kernel over inputs x and y
+// of shape [rows, cols]: out[i] = f(x[i], y[i]) in fp32 (f applies the
+// kernel's own fp32 steps), then one cast to dt, named output.
+func refBinary(in map[string]*interp.Tensor, output string, dt bir.Dtype, rows, cols int64, f func(x, y float32) float32) (map[string]*interp.Tensor, map[string]ref.Tolerance, error) {
+	x, err := refInput(in, "x", dt, rows, cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	y, err := refInput(in, "y", dt, rows, cols)
+	if err != nil {
+		return nil, nil, err
+	}
+	o := make([]float32, len(x))
+	for i := range o {
+		o[i] = f(x[i], y[i])
+	}
+	out, err := ref.FromFloat32s(output, dt, []int64{rows, cols}, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	return map[string]*interp.Tensor{output: out}, nil, nil
+}
+
 // refTensor checks presence, dtype, shape and size of input name.
 func refTensor(in map[string]*interp.Tensor, name string, dt bir.Dtype, shape ...int64) (*interp.Tensor, error) {
 	t, ok := in[name]

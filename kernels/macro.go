@@ -198,14 +198,6 @@ func refMacroElementwise(p Params, in map[string]*interp.Tensor) (map[string]*in
 	if err != nil {
 		return nil, nil, err
 	}
-	x, err := refInput(in, "x", c.dt, c.rows, c.cols)
-	if err != nil {
-		return nil, nil, err
-	}
-	y, err := refInput(in, "y", c.dt, c.rows, c.cols)
-	if err != nil {
-		return nil, nil, err
-	}
 	max32 := func(a, b float32) float32 {
 		switch {
 		case a != a:
@@ -217,18 +209,17 @@ func refMacroElementwise(p Params, in map[string]*interp.Tensor) (map[string]*in
 		}
 		return b
 	}
-	z := make([]float32, len(x))
-	for i := range z {
+	return refBinary(in, "z", c.dt, c.rows, c.cols, func(x, y float32) float32 {
 		var t float32
 		switch c.steps[0] {
 		case "add":
-			t = x[i] + y[i]
+			t = x + y
 		case "subtract":
-			t = x[i] - y[i]
+			t = x - y
 		case "mult":
-			t = x[i] * y[i]
+			t = x * y
 		case "max":
-			t = max32(x[i], y[i])
+			t = max32(x, y)
 		}
 		for _, s := range c.steps[1:] {
 			switch s {
@@ -238,13 +229,8 @@ func refMacroElementwise(p Params, in map[string]*interp.Tensor) (map[string]*in
 				t = max32(t, 0)
 			}
 		}
-		z[i] = t
-	}
-	out, err := ref.FromFloat32s("z", c.dt, []int64{c.rows, c.cols}, z)
-	if err != nil {
-		return nil, nil, err
-	}
-	return map[string]*interp.Tensor{"z": out}, nil, nil
+		return t
+	})
 }
 
 // ---- macro_matmul ----

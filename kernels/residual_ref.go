@@ -18,25 +18,10 @@ func refResidual(p Params, in map[string]*interp.Tensor) (map[string]*interp.Ten
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, cols := v[0], v[1]
-	x, err := refInput(in, "x", dt, rows, cols)
-	if err != nil {
-		return nil, nil, err
-	}
-	y, err := refInput(in, "y", dt, rows, cols)
-	if err != nil {
-		return nil, nil, err
-	}
-	o := make([]float32, len(x))
-	for i := range o {
-		a := x[i] * 2
-		c := a + y[i]
+	return refBinary(in, "out", dt, v[0], v[1], func(x, y float32) float32 {
+		a := x * 2
+		c := a + y
 		d := c * c
-		o[i] = x[i] + d
-	}
-	out, err := ref.FromFloat32s("out", dt, []int64{rows, cols}, o)
-	if err != nil {
-		return nil, nil, err
-	}
-	return map[string]*interp.Tensor{"out": out}, nil, nil
+		return x + d
+	})
 }

@@ -19,22 +19,5 @@ func refTensorAdd(p Params, in map[string]*interp.Tensor) (map[string]*interp.Te
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, cols := v[0], v[1]
-	x, err := refInput(in, "x", dt, rows, cols)
-	if err != nil {
-		return nil, nil, err
-	}
-	y, err := refInput(in, "y", dt, rows, cols)
-	if err != nil {
-		return nil, nil, err
-	}
-	z := make([]float32, len(x))
-	for i := range z {
-		z[i] = x[i] + y[i]
-	}
-	out, err := ref.FromFloat32s("z", dt, []int64{rows, cols}, z)
-	if err != nil {
-		return nil, nil, err
-	}
-	return map[string]*interp.Tensor{"z": out}, nil, nil
+	return refBinary(in, "z", dt, v[0], v[1], func(x, y float32) float32 { return x + y })
 }

@@ -173,6 +173,9 @@ func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 		if err := rep.Write(stdout); err != nil {
 			return err
 		}
+		if runErr == nil {
+			fmt.Fprintf(stdout, "\n%s", compileSummary(rep, m.NumInsts()))
+		}
 	}
 	if runErr != nil {
 		return fmt.Errorf("%s: %w", input, runErr)
@@ -205,6 +208,7 @@ func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 			}
 		}
 		fmt.Fprintf(stdout, "%s: compiled (%d passes, %d instructions); nothing written: -o OUT saves the result, --report prints the pass report\n", input, ran, m.NumInsts())
+		io.WriteString(stdout, compileSummary(rep, m.NumInsts()))
 	}
 	return st.write(m)
 }

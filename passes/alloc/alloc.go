@@ -602,6 +602,10 @@ func runAlloc(ctx *pass.Context) error {
 		ctx.Count(name+"_peak", ms.Peak)
 		ctx.Count(name+"_packed_peak", ms.PackPeak)
 		ctx.Count(name+"_max_live", ms.MaxLive)
+		ctx.Count(name+"_budget", ms.Budget)
+		if mem == memPSUM {
+			ctx.Count("psum_banks_used", int64(ms.BanksUsed))
+		}
 		if st.Baseline != "" {
 			ctx.Count(name+"_baseline_peak", ms.BaselinePeak)
 		}

@@ -142,13 +142,14 @@ var randomCases = func() int {
 // whole default pipeline (tiling, unrolling, footprint passes, allocation,
 // performance tiling, scheduling, synchronization), verified after every
 // pass and validated against the macro module's own run. A module the
-// pipeline refuses is logged (the tiler's documented limits; and, in about
-// one module of a hundred, the verifier's overlap rule after
-// time_aware_scheduler, with or without performance tiling: the rule
-// orders a location's accesses as a whole, the dependence analysis by the
-// bytes each instruction touches, so a writer of bytes a boundary row
-// block shares with it may be scheduled before that block's last partial
-// reader; seen with NARWHAL_TILING_RANDOM=300).
+// pipeline refuses is logged (the tiler's documented limits). The
+// verifier's overlap rule once refused about one module in a hundred after
+// time_aware_scheduler (it orders a location's accesses as a whole, the
+// dependence analysis by bytes); the analysis's lifetime rule (a location
+// that reuses another's bytes follows every touch of the other) closed it:
+// NARWHAL_TILING_RANDOM=3000 (1,000 modules) refuses only one, in the
+// tiler; the first 500 refuse none with alloc reuse best-fit or
+// oldest-freed either.
 func TestSundaSizeTiling_RandomPipeline(t *testing.T) {
 	model, _ := arch.Lookup("trn2")
 	r := rand.New(rand.NewPCG(16, 3))

@@ -420,7 +420,7 @@ func (tr *translator) selectCore(n int) (int, bool, error) {
 	m := tr.m
 	if !m.HasCoreID {
 		if n > 1 {
-			return 0, false, diag.Errorf(diag.KernelCall, "NeuronCoreId must be set when the LNC count is greater than 1 (the kernel has %d per-core bodies; set the module's neuron_core_id)", n)
+			return 0, false, diag.Errorf(diag.KernelCall, "NeuronCoreId must be set when the LNC count is greater than 1 (the kernel has %d per-core bodies: compile every core with --lnc %d, or one with --core-id C; in a module, set neuron_core_id)", n, n)
 		}
 		return 0, n == 1, nil
 	}
