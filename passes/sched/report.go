@@ -14,7 +14,7 @@ import (
 //
 //   - Makespan: the schedule's end, in ps (printed in us and in cycles of
 //     the Tensor engine's clock).
-//   - LowerBound: the largest of three terms, each a bound on any
+//   - LowerBound: the largest of four terms, each a bound on any
 //     schedule that respects the dependencies: CriticalPath (the longest
 //     dependency chain, durations summed), BusiestBusy (the busiest engine,
 //     DMA queue or shared port: its instructions run one at a time) and
@@ -26,11 +26,15 @@ import (
 //     shortest chain leading to one of them (its head) ends, and the
 //     schedule cannot end before the shortest chain after one of them (its
 //     tail) has run, so a resource needs head + busy + tail (the DMA pool:
-//     head + DMA time / queues + tail), for any subset of its
-//     instructions: machineBound takes the best of the whole set and of
-//     the subsets of the instructions with the largest heads or tails.
-//     The plain busy times are reported beside them. Binding names the
-//     term that gives the bound.
+//     head + the larger of DMA time / queues and ceil(DMAs / queues)
+//     shortest DMAs + tail), for any subset of its instructions:
+//     machineBound takes the best of the whole set and of the subsets of
+//     the instructions with the largest heads or tails. The plain busy
+//     times are reported beside them. The fourth, FeedTerm (feedBound,
+//     feed_bound.go), joins an engine to the DMA queues that feed it (the
+//     j-th of its instructions to start waits for the DMAs of j of them,
+//     which take whole DMA durations on the queues) or that it feeds (the
+//     mirror image). Binding names the term that gives the bound.
 //   - ProgramOrder: the makespan of issuing in program order (the memory
 //     planner's order, no reordering) on the same engines and queues.
 //   - Unlimited: the makespan of the same scheduler with the dependencies
@@ -50,8 +54,10 @@ type Report struct {
 	Busiest      string
 	EngineTerm   int64 // max over resources of head + busy + tail
 	EngineName   string
-	DMATerm      int64 // DMA head + DMA time / queues + DMA tail
-	DMABusy      int64 // DMA time / queues
+	DMATerm      int64  // DMA head + DMA time / queues + DMA tail
+	DMABusy      int64  // DMA time / queues
+	FeedTerm     int64  // the largest feed term of an engine or port (feedBound)
+	FeedName     string // the engine and the side that gives it
 	ProgramOrder int64
 	Unlimited    int64
 	PEClockGHz   float64
@@ -103,6 +109,9 @@ func (r *Report) String() string {
 	fmt.Fprintf(&b, "  lower bound %s, bound by the %s\n", us(r.LowerBound), r.Binding)
 	fmt.Fprintf(&b, "    critical path %s; %s with head and tail %s (busiest: %s busy %s); DMA queues with head and tail %s (DMA time / %d queues %s)\n",
 		us(r.CriticalPath), r.EngineName, us(r.EngineTerm), r.Busiest, us(r.BusiestBusy), us(r.DMATerm), r.Queues, us(r.DMABusy))
+	if r.FeedTerm > 0 {
+		fmt.Fprintf(&b, "    %s %s\n", r.FeedName, us(r.FeedTerm))
+	}
 	fmt.Fprintf(&b, "  gap %.1f%%\n", r.Gap())
 	if r.ProgramOrder > 0 {
 		fmt.Fprintf(&b, "  program order %s (x%.2f the schedule)\n", us(r.ProgramOrder), float64(r.ProgramOrder)/float64(max(r.Makespan, 1)))
@@ -168,20 +177,26 @@ const MaxBoundSweep = 2_000_000
 // run one at a time (share m engines), none starts before the smallest
 // head of S, and the schedule lasts the smallest tail of S after the last
 // one ends, so the makespan is at least minHead(S) + work(S)/m +
-// minTail(S). It takes the best of the whole set and of the subsets
-// {head >= h} and {tail >= q} for every h and q (two sorted sweeps).
+// minTail(S); on m machines one of them runs ceil(|S|/m) instructions of
+// S one after the other, so work(S)/m can be replaced by ceil(|S|/m)
+// times the shortest duration of S when that is larger (16 equal DMAs
+// and a 17th take two DMA durations, not 17/16). It takes the best of
+// the whole set and of the subsets {head >= h} and {tail >= q} for every
+// h and q (two sorted sweeps).
 func (p *problem) machineBound(items []int32, top []int64, tail func(int32) int64, m int64) int64 {
 	if len(items) == 0 {
 		return 0
 	}
-	div := func(w int64) int64 { return (w + m - 1) / m }
+	// busy is the time the machines need for c instructions of total
+	// work w, the shortest dmin long.
+	busy := func(w, c, dmin int64) int64 { return max(ceilDiv(w, m), ceilDiv(c, m)*dmin) }
 	var work int64
-	minH, minT := top[items[0]], tail(items[0])
+	minH, minT, minD := top[items[0]], tail(items[0]), p.dur[items[0]]
 	for _, k := range items {
 		work += p.dur[k]
-		minH, minT = min(minH, top[k]), min(minT, tail(k))
+		minH, minT, minD = min(minH, top[k]), min(minT, tail(k)), min(minD, p.dur[k])
 	}
-	best := minH + div(work) + minT
+	best := minH + busy(work, int64(len(items)), minD) + minT
 	if len(items) > MaxBoundSweep {
 		return best
 	}
@@ -189,24 +204,30 @@ func (p *problem) machineBound(items []int32, top []int64, tail func(int32) int6
 	// Subsets {head >= h}: sweep by head, largest first.
 	slices.SortFunc(sorted, func(a, b int32) int { return cmpDesc(top[a], top[b]) })
 	var w int64
-	mt := int64(-1)
-	for _, k := range sorted {
+	mt, md := int64(-1), int64(-1)
+	for c, k := range sorted {
 		w += p.dur[k]
 		if tk := tail(k); mt < 0 || tk < mt {
 			mt = tk
 		}
-		best = max(best, top[k]+div(w)+mt)
+		if md < 0 || p.dur[k] < md {
+			md = p.dur[k]
+		}
+		best = max(best, top[k]+busy(w, int64(c+1), md)+mt)
 	}
 	// Subsets {tail >= q}: sweep by tail, largest first.
 	slices.SortFunc(sorted, func(a, b int32) int { return cmpDesc(tail(a), tail(b)) })
 	w = 0
-	mh := int64(-1)
-	for _, k := range sorted {
+	mh, md := int64(-1), int64(-1)
+	for c, k := range sorted {
 		w += p.dur[k]
 		if mh < 0 || top[k] < mh {
 			mh = top[k]
 		}
-		best = max(best, mh+div(w)+tail(k))
+		if md < 0 || p.dur[k] < md {
+			md = p.dur[k]
+		}
+		best = max(best, mh+busy(w, int64(c+1), md)+tail(k))
 	}
 	return best
 }
@@ -221,26 +242,22 @@ func cmpDesc(a, b int64) int {
 	return 0
 }
 
-// report computes the report of timeline t (lin: its linearization).
-func (p *problem) report(t *timeline, pr *priority, lin []int32) *Report {
-	r := &Report{Function: p.f.Name, Insts: len(p.insts), Makespan: t.makespan, Unlimited: -1,
-		PEClockGHz: p.model.Clock(bir.EngPE), Queues: int(max(p.model.DMAQueues, 1))}
+// bound fills r's lower bound and its terms (CriticalPath, BusiestBusy,
+// EngineTerm, DMATerm, DMABusy, FeedTerm, LowerBound, Binding); bl are the
+// bottom levels. r.Queues must be set.
+func (p *problem) bound(r *Report, bl []int64) {
 	busy := make([]int64, p.nRes) // per resource: work bound to it before scheduling (the bound's terms)
-	used := make([]int64, p.nRes) // per resource: work that ran on it (utilization)
 	members := make([][]int32, p.nRes)
 	var pool []int32 // DMAs (the queue pool)
 	top := p.topLevels()
-	tails := func(k int32) int64 { return pr.bl[k] - p.dur[k] }
+	tails := func(k int32) int64 { return bl[k] - p.dur[k] }
 	note := func(x int32, k int) {
 		busy[x] += p.dur[k]
 		members[x] = append(members[x], int32(k))
 	}
 	var dma int64
 	for k := range p.insts {
-		r.CriticalPath = max(r.CriticalPath, pr.bl[k])
-		if x := t.res[k]; x >= 0 {
-			used[x] += p.dur[k]
-		}
+		r.CriticalPath = max(r.CriticalPath, bl[k])
 		switch x := p.res[k]; {
 		case x >= 0 || x == resQueue:
 			if x >= 0 {
@@ -271,6 +288,11 @@ func (p *problem) report(t *timeline, pr *priority, lin []int32) *Report {
 	}
 	r.DMABusy = (dma + int64(r.Queues) - 1) / int64(r.Queues)
 	r.DMATerm = p.machineBound(pool, top, tails, int64(r.Queues))
+	var fs *feedScratch
+	feedHow := ""
+	if len(pool) > 0 {
+		fs = p.newFeedScratch(pool)
+	}
 	for x, b := range busy {
 		if !p.realRes(int32(x)) {
 			continue
@@ -278,9 +300,22 @@ func (p *problem) report(t *timeline, pr *priority, lin []int32) *Report {
 		if b > r.BusiestBusy {
 			r.BusiestBusy, r.Busiest = b, p.resName(int32(x))
 		}
-		if b > 0 {
-			if t := p.machineBound(members[x], top, tails, 1); t > r.EngineTerm {
-				r.EngineTerm, r.EngineName = t, p.resName(int32(x))
+		if b == 0 {
+			continue
+		}
+		if t := p.machineBound(members[x], top, tails, 1); t > r.EngineTerm {
+			r.EngineTerm, r.EngineName = t, p.resName(int32(x))
+		}
+		if fs != nil && (int32(x) < firstQueue || int32(x) >= firstQueue+int32(r.Queues)) {
+			// An engine or shared port (a queue's feeders are the pool
+			// itself).
+			if t, feeds := p.feedBound(members[x], fs, top, tails, int64(r.Queues)); t > r.FeedTerm {
+				r.FeedTerm, r.FeedName = t, p.resName(int32(x))+" fed by the DMA queues"
+				feedHow = " (its j-th start after the DMAs of j of its instructions + busy + tail)"
+				if feeds {
+					r.FeedName = p.resName(int32(x)) + " feeding the DMA queues"
+					feedHow = " (head + busy + the DMAs of its last i instructions + tail)"
+				}
 			}
 		}
 	}
@@ -290,6 +325,22 @@ func (p *problem) report(t *timeline, pr *priority, lin []int32) *Report {
 	}
 	if r.DMATerm > r.LowerBound {
 		r.LowerBound, r.Binding = r.DMATerm, "DMA queues (head + DMA time / queues + tail)"
+	}
+	if r.FeedTerm > r.LowerBound {
+		r.LowerBound, r.Binding = r.FeedTerm, r.FeedName+feedHow
+	}
+}
+
+// report computes the report of timeline t (lin: its linearization).
+func (p *problem) report(t *timeline, pr *priority, lin []int32) *Report {
+	r := &Report{Function: p.f.Name, Insts: len(p.insts), Makespan: t.makespan, Unlimited: -1,
+		PEClockGHz: p.model.Clock(bir.EngPE), Queues: int(max(p.model.DMAQueues, 1))}
+	p.bound(r, pr.bl)
+	used := make([]int64, p.nRes) // per resource: work that ran on it (utilization)
+	for k := range p.insts {
+		if x := t.res[k]; x >= 0 {
+			used[x] += p.dur[k]
+		}
 	}
 	var qBusy, qMax int64
 	for x := int32(0); x < p.nRes; x++ {
