@@ -1225,22 +1225,38 @@ func (p *printer) locLine(lc *MemLoc, k int64) {
 // recorded only for the instructions whose name is shared (none in an
 // unrolled module, where names are unique).
 func (p *printer) prepareDeps(f *Function) {
-	has := false
+	has, n := false, 0
 	p.visit(f, func(i InstID, _ []affine.Axis) {
 		if f.insts[i].Deps >= 0 {
 			has = true
 		}
+		n++
 	})
 	p.depOrd = nil
 	if !has {
 		return
 	}
 	p.printed = make([]bool, len(f.insts))
-	p.visit(f, func(i InstID, _ []affine.Axis) { p.printed[i] = true })
+	nameOf := func(i int32) []byte { return p.symBytes(f.insts[i].Name) }
+	same := func(a, b int32) bool { return a == b || bytes.Equal(nameOf(a), nameOf(b)) }
+	// The printed names, checked for duplicates bucket by bucket
+	// (nameset.Scratch.Duplicates; a table of millions of targets probed
+	// once per dependency missed the cache every time): when every printed
+	// name is unique, no target needs a name#k.
+	keys := make([]uint64, 0, n)
+	p.visit(f, func(i InstID, _ []affine.Axis) {
+		p.printed[i] = true
+		keys = append(keys, nameset.Key(nameset.HashBytes(nameOf(int32(i))), int32(i)))
+	})
+	var scratch nameset.Scratch
+	dups := scratch.Duplicates(keys, same, nil)
+	keys, scratch = nil, nameset.Scratch{}
+	p.depOrd = map[InstID]int32{}
+	if len(dups) == 0 {
+		return
+	}
 	// The distinct names of the printed targets, each by its first
 	// target.
-	nameOf := func(i int32) []byte { return p.symBytes(f.insts[i].Name) }
-	same := func(a, b int32) bool { return bytes.Equal(nameOf(a), nameOf(b)) }
 	var targets nameset.Table
 	targets.Reset(0)
 	p.visit(f, func(i InstID, _ []affine.Axis) {
@@ -1265,7 +1281,6 @@ func (p *printer) prepareDeps(f *Function) {
 			shared[r] = true
 		}
 	})
-	p.depOrd = map[InstID]int32{}
 	if shared == nil {
 		return
 	}

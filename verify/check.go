@@ -84,7 +84,7 @@ type scratch struct {
 	names                                nameset.Table
 	ops                                  []opnd
 	nameKeys                             []uint64
-	bucketPos                            []int32
+	nameDups                             nameset.Scratch
 	dups                                 [][2]int32
 	branches                             []bir.InstID // branch instructions whose targets are resolved after the walk
 	ovScratch
@@ -160,7 +160,7 @@ func (c *checker) scratchBytes() int {
 	s := &c.scratch
 	n := cap(s.pats)*int(unsafe.Sizeof(patFacts{})) + 8*(cap(s.visited)+cap(s.blockSeen)+cap(s.usedLoc)+cap(s.usedTen)) +
 		4*cap(s.locOwner) + cap(s.axisOn) + 8*(cap(s.axisLo)+cap(s.axisHi)) + s.names.Bytes() +
-		cap(s.ops)*int(unsafe.Sizeof(opnd{})) + 8*cap(s.nameKeys) + 4*cap(s.bucketPos) + 8*cap(s.dups) + 4*cap(s.branches)
+		cap(s.ops)*int(unsafe.Sizeof(opnd{})) + 8*cap(s.nameKeys) + s.nameDups.Bytes() + 8*cap(s.dups) + 4*cap(s.branches)
 	o := &s.ovScratch
 	n += 4*(cap(o.ovLo)+cap(o.ovHi)+cap(o.ovFirst)+cap(o.ovLastTch)+cap(o.ovWin)+cap(o.loopLo)+cap(o.loopHi)+cap(o.ovTouch)) +
 		4*(cap(o.ovStart)+cap(o.ovOrder)) + (cap(o.ovItems)+cap(o.ovSlots))*int(unsafe.Sizeof(ovItem{})) + 4*(cap(o.ovSeq)+cap(o.ovFree)+cap(o.ovExpiry)+cap(o.ovByAddr[0])+cap(o.ovByAddr[1])) + 8*cap(o.ovBlocks) + cap(o.ovPending)*int(unsafe.Sizeof(ovConflict{}))
@@ -433,17 +433,27 @@ func (c *checker) tensors() {
 // locations checks the location table (rule "loc", "name-unique").
 func (c *checker) locations() {
 	f := c.f
-	c.names.Reset(c.nLocs)
+	// The names first, checked bucket by bucket (see instNames); the
+	// duplicates are reported as the loop reaches them.
+	c.nameKeys = grow(c.nameKeys, c.nLocs)
+	keys := c.nameKeys[:0]
+	for k := 0; k < c.nLocs; k++ {
+		if lc := f.Loc(bir.LocID(k)); !lc.Dead && lc.Name != "" {
+			keys = append(keys, nameset.Key(nameset.HashString(lc.Name), int32(k)))
+		}
+	}
+	c.dups = c.nameDups.Duplicates(keys, c.locEq, c.dups[:0])
+	slices.SortFunc(c.dups, func(a, b [2]int32) int { return int(a[0]) - int(b[0]) })
+	dups := c.dups
 	for k := 0; k < c.nLocs; k++ {
 		l := bir.LocID(k)
 		lc := f.Loc(l)
 		if lc.Dead {
 			continue
 		}
-		if lc.Name != "" {
-			if o := c.names.Insert(nameset.HashString(lc.Name), int32(k), c.locEq); o >= 0 {
-				c.locDiag(l, "name-unique", "location name %q used by locations #%d and #%d: want unique names", lc.Name, o, k)
-			}
+		if len(dups) > 0 && dups[0][0] == int32(k) {
+			c.locDiag(l, "name-unique", "location name %q used by locations #%d and #%d: want unique names", lc.Name, dups[0][1], k)
+			dups = dups[1:]
 		}
 		if lc.Type >= bir.NumMemoryTypes {
 			c.locDiag(l, "loc", "memory type %d: want < %d", lc.Type, bir.NumMemoryTypes)
@@ -475,24 +485,19 @@ func (c *checker) locations() {
 }
 
 // instNames checks that the names of the instructions the walk reached
-// are unique (rule "name-unique").
-//
-// A hash table over millions of names misses the cache on every probe, so
-// the names are hashed once, in instruction order (reading the names in
-// place in the symbol arena), partitioned by the top bits of their hash
-// into buckets of about 2048 with a counting sort, and each bucket is then
-// checked with a small table that stays in cache. A key is the high 32
-// bits of the hash and the instruction id + 1; within a bucket the table
-// probes from the key's low hash bits, below the bucket bits. Duplicates
-// are reported in instruction order, independent of the hash seed.
+// are unique (rule "name-unique"): the names are hashed once, in
+// instruction order (reading the names in place in the symbol arena), and
+// nameset.Scratch.Duplicates checks them bucket by bucket (a table over
+// millions of names misses the cache on every probe). Duplicates are
+// reported in instruction order, independent of the hash seed.
 func (c *checker) instNames() {
 	f := c.f
 	n := 0
 	for _, word := range c.visited {
 		n += bits.OnesCount64(word)
 	}
-	c.nameKeys = grow(c.nameKeys, 2*n)
-	keys, sorted := c.nameKeys[:0:n], c.nameKeys[n:2*n]
+	c.nameKeys = grow(c.nameKeys, n)
+	keys := c.nameKeys[:0]
 	for w, word := range c.visited {
 		for word != 0 {
 			low := word & -word
@@ -503,47 +508,11 @@ func (c *checker) instNames() {
 				continue
 			}
 			if b := c.m.StrBytes(s); len(b) > 0 {
-				keys = append(keys, nameset.HashBytes(b)>>32<<32|uint64(uint32(i+1)))
+				keys = append(keys, nameset.Key(nameset.HashBytes(b), int32(i)))
 			}
 		}
 	}
-	k := 0
-	for k < 20 && len(keys)>>k > 2048 {
-		k++
-	}
-	nb := 1 << k
-	c.bucketPos = resize(c.bucketPos, nb+1)
-	pos := c.bucketPos
-	shift := uint(64 - k) // k == 0: one bucket (a shift by 64 yields 0)
-	for _, key := range keys {
-		pos[key>>shift+1]++
-	}
-	for b := 1; b <= nb; b++ {
-		pos[b] += pos[b-1]
-	}
-	sorted = sorted[:len(keys)]
-	for _, key := range keys {
-		b := key >> shift
-		sorted[pos[b]] = key
-		pos[b]++
-	}
-	c.dups = c.dups[:0]
-	start := int32(0)
-	for b := 0; b < nb; b++ {
-		end := pos[b]
-		bucket := sorted[start:end]
-		start = end
-		if len(bucket) < 2 {
-			continue
-		}
-		c.names.Reset(len(bucket))
-		for _, key := range bucket {
-			id := int32(uint32(key)) - 1
-			if o := c.names.Insert(key, id, c.instEq); o >= 0 {
-				c.dups = append(c.dups, [2]int32{id, o})
-			}
-		}
-	}
+	c.dups = c.nameDups.Duplicates(keys, c.instEq, c.dups[:0])
 	slices.SortFunc(c.dups, func(a, b [2]int32) int { return int(a[0]) - int(b[0]) })
 	for _, d := range c.dups {
 		c.instDiag(bir.InstID(d[0]), "name-unique", "instruction name %q also used by instruction #%d: want unique names", c.m.StrBytes(f.Inst(bir.InstID(d[0])).Name), d[1])

@@ -104,3 +104,83 @@ func HashBytes(b []byte) uint64  { return maphash.Bytes(seed, b) }
 
 // Bytes returns the bytes the table's slots occupy.
 func (t *Table) Bytes() int { return 8 * cap(t.slots) }
+
+// Key packs a name's hash and its id for Duplicates: the high 32 bits of
+// h and id+1.
+func Key(h uint64, id int32) uint64 { return h>>32<<32 | uint64(uint32(id+1)) }
+
+// Scratch is Duplicates' reusable storage.
+type Scratch struct {
+	sorted []uint64
+	pos    []int32
+	table  Table
+}
+
+// Bytes returns the bytes s holds.
+func (s *Scratch) Bytes() int { return 8*cap(s.sorted) + 4*cap(s.pos) + s.table.Bytes() }
+
+// Duplicates appends to dst a pair {id, first} for every key (Key) whose
+// name equals that of an earlier key of keys (first: the earliest such
+// key's id), and returns dst; pairs of one name come in keys' order, pairs
+// of different names in no particular order. eq(a, b) compares the names
+// of ids a and b.
+//
+// A hash table over millions of names misses the cache on every probe, so
+// the keys are partitioned by the top bits of their hash into buckets of
+// about 2048 with a (stable) counting sort, and each bucket is then
+// checked with a small table that stays in cache; within a bucket the
+// table probes from the key's hash bits below the bucket bits.
+func (s *Scratch) Duplicates(keys []uint64, eq func(a, b int32) bool, dst [][2]int32) [][2]int32 {
+	k := 0
+	for k < 20 && len(keys)>>k > 2048 {
+		k++
+	}
+	nb := 1 << k
+	if cap(s.pos) >= nb+1 {
+		s.pos = s.pos[:nb+1]
+		clear(s.pos)
+	} else {
+		s.pos = make([]int32, nb+1)
+	}
+	pos := s.pos
+	shift := uint(64 - k) // k == 0: one bucket (a shift by 64 yields 0)
+	for _, key := range keys {
+		pos[key>>shift+1]++
+	}
+	for b := 1; b <= nb; b++ {
+		pos[b] += pos[b-1]
+	}
+	if cap(s.sorted) < len(keys) {
+		s.sorted = make([]uint64, len(keys))
+	}
+	sorted := s.sorted[:len(keys)]
+	for _, key := range keys {
+		b := key >> shift
+		sorted[pos[b]] = key
+		pos[b]++
+	}
+	start := int32(0)
+	for b := 0; b < nb; b++ {
+		end := pos[b]
+		bucket := sorted[start:end]
+		start = end
+		if len(bucket) < 2 {
+			continue
+		}
+		s.table.Reset(len(bucket))
+		for _, key := range bucket {
+			id := int32(uint32(key)) - 1
+			if o := s.table.Insert(key, id, eq); o >= 0 {
+				dst = append(dst, [2]int32{id, o})
+			}
+		}
+	}
+	return dst
+}
+
+// Release drops s's storage when it holds more than max bytes.
+func (s *Scratch) Release(max int) {
+	if s.Bytes() > max {
+		*s = Scratch{}
+	}
+}

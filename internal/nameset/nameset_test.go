@@ -60,3 +60,53 @@ func TestTable_InsertFind(t *testing.T) {
 		})
 	}
 }
+
+// TestScratch_Duplicates checks Duplicates against a map on key sets of
+// one bucket and of many (more than 2048 keys), with and without repeated
+// names, reusing one Scratch.
+func TestScratch_Duplicates(t *testing.T) {
+	tests := []struct {
+		name   string
+		n, mod int // names k % mod for k < n (mod == 0: all distinct)
+	}{
+		{"empty", 0, 0},
+		{"one", 1, 0},
+		{"small unique", 10, 0},
+		{"small repeated", 10, 3},
+		{"many buckets unique", 50_000, 0},
+		{"many buckets repeated", 50_000, 17_000},
+	}
+	var s Scratch
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			names := make([]string, tt.n)
+			keys := make([]uint64, tt.n)
+			for k := range names {
+				v := k
+				if tt.mod > 0 {
+					v = k % tt.mod
+				}
+				names[k] = fmt.Sprint("inst_", v)
+				keys[k] = Key(HashString(names[k]), int32(k))
+			}
+			got := s.Duplicates(keys, func(a, b int32) bool { return names[a] == names[b] }, nil)
+			first := map[string]int32{}
+			want := map[int32]int32{}
+			for k, n := range names {
+				if f, ok := first[n]; ok {
+					want[int32(k)] = f
+				} else {
+					first[n] = int32(k)
+				}
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d duplicates, want %d", len(got), len(want))
+			}
+			for _, d := range got {
+				if w, ok := want[d[0]]; !ok || w != d[1] {
+					t.Errorf("duplicate {%d, %d}: want {%d, %d} (ok %v)", d[0], d[1], d[0], w, ok)
+				}
+			}
+		})
+	}
+}

@@ -167,7 +167,7 @@ func writeRegular(path, target string, st fs.FileInfo, opt Options, write func(i
 			os.Remove(tmp.Name())
 		}
 	}()
-	bw := bufio.NewWriterSize(tmp, 64<<10)
+	bw := bufio.NewWriterSize(&writeback{f: tmp}, 64<<10)
 	if err = write(bw); err != nil {
 		return err
 	}

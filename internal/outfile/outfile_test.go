@@ -245,3 +245,49 @@ func TestSame_LinksAndCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestWrite_LargeOutputHandedOver writes an output of many writeback
+// chunks (shrunk for the test) in writes of uneven sizes and checks that
+// every byte arrives: the writeback advice changes nothing in the file.
+func TestWrite_LargeOutputHandedOver(t *testing.T) {
+	defer func(c int64) { writebackChunk = c }(writebackChunk)
+	tests := []struct {
+		name  string
+		chunk int64
+		size  int
+	}{
+		{"under two chunks", 1 << 20, 1<<20 + 7},
+		{"many chunks", 4 << 10, 1<<20 + 123},
+		{"chunk-aligned", 8 << 10, 1 << 20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			writebackChunk = tt.chunk
+			want := make([]byte, tt.size)
+			for k := range want {
+				want[k] = byte(k*7 + k>>9)
+			}
+			path := filepath.Join(t.TempDir(), "out.bin")
+			err := Write(path, Options{}, func(w io.Writer) error {
+				for off, step := 0, 1; off < len(want); step = step*3%100_003 + 1 {
+					end := min(off+step, len(want))
+					if _, err := w.Write(want[off:end]); err != nil {
+						return err
+					}
+					off = end
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("file of %d bytes differs from the %d written", len(got), len(want))
+			}
+		})
+	}
+}
