@@ -59,7 +59,7 @@ func (s *space) reset() {
 // split makes row r a segment boundary (r > 0), copying the byte map of
 // the segment it falls in.
 func (s *space) split(r int64) {
-	k, found := slices.BinarySearch(s.cuts, r)
+	k, found := s.search(r)
 	if found || r <= 0 {
 		return
 	}
@@ -75,17 +75,36 @@ func (s *space) split(r int64) {
 func (s *space) segments(r0, r1 int64) (int, int) {
 	s.split(r0)
 	s.split(r1 + 1)
-	a, _ := slices.BinarySearch(s.cuts, r0)
-	b, found := slices.BinarySearch(s.cuts, r1+1)
+	a, _ := s.search(r0)
+	b, found := s.search(r1 + 1)
 	if !found {
 		b = len(s.cuts)
 	}
 	return a, b
 }
 
-// find returns the index of the first entry with hi > lo.
+// search is slices.BinarySearch(s.cuts, r) with the answer for a row at
+// or after the last cut first: a program that walks a tensor tile by tile
+// cuts it in increasing rows, and a binary search over millions of cuts
+// misses the cache at every step.
+func (s *space) search(r int64) (int, bool) {
+	n := len(s.cuts)
+	if n > 0 && r >= s.cuts[n-1] {
+		if r == s.cuts[n-1] {
+			return n - 1, true
+		}
+		return n, false
+	}
+	return slices.BinarySearch(s.cuts, r)
+}
+
+// find returns the index of the first entry with hi > lo. The end of the
+// map is tried first (see space.search: accesses in increasing bytes).
 func (m *imap) find(lo int64) int {
 	ents := m.ents
+	if n := len(ents); n == 0 || ents[n-1].hi <= lo {
+		return n
+	}
 	i, j := 0, len(ents)
 	for i < j {
 		h := int(uint(i+j) >> 1)
