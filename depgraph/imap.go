@@ -121,7 +121,39 @@ func (m *imap) find(lo int64) int {
 // two, sharing writer and readers). It returns the index of the first
 // entry at or after x.
 func (m *imap) splitAt(x int64) int {
-	i := m.find(x)
+	return m.cutAt(x, m.find(x))
+}
+
+// splitRange makes lo and hi (lo <= hi) entry boundaries and returns the
+// indexes of the first entries at or after each. The search for hi starts
+// from lo's entry and gallops (an access covers a few entries: two binary
+// searches over a map of the whole SBUF were most of the analyzer's
+// searching).
+func (m *imap) splitRange(lo, hi int64) (int, int) {
+	i := m.splitAt(lo)
+	ents := m.ents
+	// The first entry with hi' > hi lies in [i, len): gallop from i.
+	a, step := i, 1
+	for a+step <= len(ents) && ents[a+step-1].hi <= hi {
+		a += step
+		step <<= 1
+	}
+	// ents[a-1].hi <= hi (or a == i); the answer is in [a, min(a+step, len)).
+	b := min(a+step, len(ents))
+	for a < b {
+		h := int(uint(a+b) >> 1)
+		if ents[h].hi <= hi {
+			a = h + 1
+		} else {
+			b = h
+		}
+	}
+	return i, m.cutAt(hi, a)
+}
+
+// cutAt splits entry i, the first with hi > x, at x if it starts before x,
+// and returns the index of the first entry at or after x.
+func (m *imap) cutAt(x int64, i int) int {
 	if i < len(m.ents) && m.ents[i].lo < x {
 		e := m.ents[i]
 		left := e
