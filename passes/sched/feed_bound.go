@@ -1,6 +1,10 @@
 package sched
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/narwhal-compiler/narwhal/bir"
+)
 
 // The feed term of the lower bound (Report.FeedTerm): an engine joined to
 // the DMA queues that feed it and to those it feeds.
@@ -44,172 +48,154 @@ import "slices"
 //
 // Every step only forgets constraints (other DMAs on the queues, which
 // instructions are the first j, the order within R), so the bound is
-// valid whatever the ownership; the ownership is chosen greedily: a DMA
-// goes to the instruction of R reached by the successor (predecessor)
-// with the shortest delay, found by one pass over the positions in
-// reverse (forward) program order, O(instructions + dependencies) per
-// engine, plus sorting the engine's instructions. Above MaxBoundSweep
-// instructions on the engine the term is not computed (0), as
-// machineBound's sweeps are not.
+// valid whatever the ownership. The ownership is chosen greedily and
+// cheaply: a DMA goes, for each engine, to the instruction of that engine
+// among its successors (delay 0) or their successors (delay: the
+// successor's duration) with the shortest delay, at most feedVisits
+// visits per DMA; the mirror image looks at predecessors. An instruction
+// belongs to one engine (calls, which occupy every engine, and the
+// NC-v2 shared ports are left out: an instruction of two resources could
+// own a DMA twice), so one count per instruction serves every engine:
+// one pass over the DMAs per side, then each engine's counts sorted.
+// Above MaxBoundSweep instructions in the function the term is not
+// computed (0), as machineBound's sweeps are not above that many on one
+// resource: its tables are 12 bytes per instruction.
 
-// feedScratch holds feedBound's per-position tables, shared by the
-// resources of one report.
-type feedScratch struct {
-	dma   []bool  // the position is a DMA of the queue pool
-	in    []bool  // the position is an instruction of the resource at hand
-	own   []int32 // the resource's instruction the position is owned by (-1: none)
-	after []int64 // the durations strictly between the position and its owner
-	cnt   []int32 // per instruction of the resource: the DMAs it owns
-	work  []int64 // and their durations
+// feedVisits bounds the successors (predecessors) feedOwners looks at
+// per DMA.
+const feedVisits = 16
+
+// feedSide is one side of the feed term for every engine: per
+// instruction the DMAs it owns, per engine the smallest edge (head or
+// tail), duration and delay of its owned DMAs.
+type feedSide struct {
+	cnt  []int32
+	work []int64
+	eng  [bir.NumEngines]feedGroup
 }
 
-// newFeedScratch allocates feedBound's tables; pool are the DMAs.
-func (p *problem) newFeedScratch(pool []int32) *feedScratch {
+// feedGroup is what the owned DMAs of one engine give: the smallest head
+// (tail on the tail side), duration and delay to (from) the owner; ok
+// when the engine owns a DMA.
+type feedGroup struct {
+	head, dmin, after int64
+	ok                bool
+}
+
+// feedOwners assigns every DMA of pool to at most one instruction per
+// engine (see above) and counts them: forward through successors (the
+// head side, edge: the DMA's head) or backward through predecessors (the
+// tail side, edge: the DMA's tail).
+func (p *problem) feedOwners(pool []int32, forward bool, edge func(int32) int64, side *feedSide) {
 	n := len(p.insts)
-	fs := &feedScratch{dma: make([]bool, n), in: make([]bool, n), own: make([]int32, n), after: make([]int64, n), cnt: make([]int32, n), work: make([]int64, n)}
-	for _, k := range pool {
-		fs.dma[k] = true
+	if side.cnt == nil {
+		side.cnt, side.work = make([]int32, n), make([]int64, n)
+	} else {
+		clear(side.cnt)
+		clear(side.work)
 	}
-	return fs
+	side.eng = [bir.NumEngines]feedGroup{}
+	next := p.succs
+	if !forward {
+		next = p.preds
+	}
+	var own [bir.NumEngines]int32
+	var delay [bir.NumEngines]int64
+	note := func(k int32, d int64) {
+		r := p.res[k]
+		if r < 0 || r >= int32(bir.NumEngines) || !p.realRes(r) {
+			return
+		}
+		if own[r] < 0 || d < delay[r] {
+			own[r], delay[r] = k, d
+		}
+	}
+	for _, dk := range pool {
+		for r := range own {
+			own[r] = -1
+		}
+		visits := 0
+		for _, s := range next(dk) {
+			if visits++; visits > feedVisits {
+				break
+			}
+			note(s, 0)
+			for _, s2 := range next(s) {
+				if visits++; visits > feedVisits {
+					break
+				}
+				note(s2, p.dur[s])
+			}
+		}
+		e := edge(dk)
+		for r, o := range own {
+			if o < 0 {
+				continue
+			}
+			side.cnt[o]++
+			side.work[o] += p.dur[dk]
+			g := &side.eng[r]
+			if !g.ok {
+				*g = feedGroup{head: e, dmin: p.dur[dk], after: delay[r], ok: true}
+				continue
+			}
+			g.head, g.dmin, g.after = min(g.head, e), min(g.dmin, p.dur[dk]), min(g.after, delay[r])
+		}
+	}
 }
 
-// feedBound returns the feed term of the resource whose instructions are
-// items (see the comment above), m the number of DMA queues, and whether
-// the DMAs it feeds (the tail side) gave it; 0 when no DMA feeds or is
-// fed by it, or above MaxBoundSweep instructions.
-func (p *problem) feedBound(items []int32, fs *feedScratch, top []int64, tail func(int32) int64, m int64) (best int64, feeds bool) {
-	if len(items) == 0 || len(items) > MaxBoundSweep {
+// feedBound returns the feed term of engine eng, whose instructions are
+// items, from the two sides' counts (see the comment above), m the number
+// of DMA queues, and whether the DMAs it feeds (the tail side) gave it;
+// 0 when no DMA feeds or is fed by it.
+func (p *problem) feedBound(eng int32, items []int32, head, tail *feedSide, top []int64, tails func(int32) int64, m int64) (best int64, feeds bool) {
+	nR := len(items)
+	if nR == 0 || !head.eng[eng].ok && !tail.eng[eng].ok {
 		return 0, false
 	}
-	nR := len(items)
-	for _, k := range items {
-		fs.in[k] = true
-	}
-	defer func() {
-		for _, k := range items {
-			fs.in[k] = false
-		}
-	}()
 	// prefix[i]: the sum of R's i smallest durations.
-	durs := make([]int64, nR)
-	minHead, minTail := top[items[0]], tail(items[0])
-	for x, k := range items {
-		durs[x] = p.dur[k]
-		minHead, minTail = min(minHead, top[k]), min(minTail, tail(k))
-	}
-	slices.Sort(durs)
 	prefix := make([]int64, nR+1)
-	for x, d := range durs {
-		prefix[x+1] = prefix[x] + d
+	minHead, minTail := top[items[0]], tails(items[0])
+	for x, k := range items {
+		prefix[x+1] = p.dur[k]
+		minHead, minTail = min(minHead, top[k]), min(minTail, tails(k))
+	}
+	slices.Sort(prefix[1:])
+	for x := range nR {
+		prefix[x+1] += prefix[x]
 	}
 	cnts := make([]int32, nR)
 	works := make([]int64, nR)
-
-	// Head side: owners reached forward, positions in reverse order.
-	n := int32(len(p.insts))
-	for k := n - 1; k >= 0; k-- {
-		fs.own[k], fs.after[k] = -1, 0
-		if fs.in[k] {
-			fs.own[k] = k
-			continue
+	// sweep returns the largest f(j, q) over j = 1..nR, q the queue time
+	// of the DMAs owned by j instructions of R (C_j and W_j: the j
+	// smallest counts and works of the side).
+	sweep := func(side *feedSide, g feedGroup, f func(j int, q int64) int64) int64 {
+		for x, k := range items {
+			cnts[x], works[x] = side.cnt[k], side.work[k]
 		}
-		for _, s := range p.succs(k) {
-			if fs.own[s] < 0 {
-				continue
-			}
-			d := int64(0)
-			if !fs.in[s] {
-				d = p.dur[s] + fs.after[s]
-			}
-			if fs.own[k] < 0 || d < fs.after[k] {
-				fs.own[k], fs.after[k] = fs.own[s], d
-			}
-		}
-	}
-	if g, ok := p.feedSums(items, fs, func(k int32) int64 { return top[k] }, cnts, works); ok {
-		var c, w int64
+		slices.Sort(cnts)
+		slices.Sort(works)
+		var c, w, b int64
 		for j := 1; j <= nR; j++ {
 			c += int64(cnts[j-1])
 			w += works[j-1]
-			if c == 0 {
-				continue
+			if c > 0 {
+				b = max(b, f(j, max(ceilDiv(w, m), ceilDiv(c, m)*g.dmin)))
 			}
-			release := g.head + max(ceilDiv(w, m), ceilDiv(c, m)*g.dmin) + g.after
-			best = max(best, release+prefix[nR-j+1]+minTail)
 		}
+		return b
 	}
-
-	// Tail side: owners reached backward, positions in program order.
-	for k := range n {
-		fs.own[k], fs.after[k] = -1, 0
-		if fs.in[k] {
-			fs.own[k] = k
-			continue
-		}
-		for _, q := range p.preds(k) {
-			if fs.own[q] < 0 {
-				continue
-			}
-			d := int64(0)
-			if !fs.in[q] {
-				d = fs.after[q] + p.dur[q]
-			}
-			if fs.own[k] < 0 || d < fs.after[k] {
-				fs.own[k], fs.after[k] = fs.own[q], d
-			}
-		}
+	if g := head.eng[eng]; g.ok {
+		// k_j starts after the DMAs of k_1..k_j; k_j..k_n and a tail follow.
+		best = sweep(head, g, func(j int, q int64) int64 { return g.head + q + g.after + prefix[nR-j+1] + minTail })
 	}
-	if g, ok := p.feedSums(items, fs, tail, cnts, works); ok {
-		var c, w int64
-		for i := 1; i <= nR; i++ {
-			c += int64(cnts[i-1])
-			w += works[i-1]
-			if c == 0 {
-				continue
-			}
-			end := minHead + prefix[nR-i+1] + g.after
-			if v := end + max(ceilDiv(w, m), ceilDiv(c, m)*g.dmin) + g.head; v > best {
-				best, feeds = v, true
-			}
+	if g := tail.eng[eng]; g.ok {
+		// k_{n-i+1} ends after k_1..k_{n-i+1}; the DMAs of the last i follow.
+		if v := sweep(tail, g, func(i int, q int64) int64 { return minHead + prefix[nR-i+1] + g.after + q + g.head }); v > best {
+			best, feeds = v, true
 		}
 	}
 	return best, feeds
-}
-
-// feedGroup is what feedSums gathers over the owned DMAs: the smallest
-// head (or tail), duration and delay to or from the owner.
-type feedGroup struct {
-	head, dmin, after int64
-}
-
-// feedSums counts each instruction of items' owned DMAs (fs.own) into
-// cnts and works, sorted ascending, and returns the owned DMAs' smallest
-// edge (their heads or tails), duration and delay; ok is false when
-// no DMA is owned.
-func (p *problem) feedSums(items []int32, fs *feedScratch, edge func(int32) int64, cnts []int32, works []int64) (feedGroup, bool) {
-	var g feedGroup
-	ok := false
-	for k := range int32(len(p.insts)) {
-		o := fs.own[k]
-		if !fs.dma[k] || o < 0 {
-			continue
-		}
-		fs.cnt[o]++
-		fs.work[o] += p.dur[k]
-		e := edge(k)
-		if !ok {
-			g, ok = feedGroup{head: e, dmin: p.dur[k], after: fs.after[k]}, true
-			continue
-		}
-		g.head, g.dmin, g.after = min(g.head, e), min(g.dmin, p.dur[k]), min(g.after, fs.after[k])
-	}
-	for x, k := range items {
-		cnts[x], works[x] = fs.cnt[k], fs.work[k]
-		fs.cnt[k], fs.work[k] = 0, 0
-	}
-	slices.Sort(cnts)
-	slices.Sort(works)
-	return g, ok
 }
 
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }

@@ -111,7 +111,11 @@ func LncAwareSchedule(fs []*bir.Function, model *arch.Model, opt Options) (*LncR
 			return nil, fmt.Errorf("core %d: %w", c, err)
 		}
 		ps[c] = p
-		t, _ := p.schedule(opt.Window)
+		orders, err := ParseOrders(opt.Orders, len(p.insts))
+		if err != nil {
+			return nil, err
+		}
+		t, _ := p.schedule(opt.Window, orders)
 		rep.AloneSpans = append(rep.AloneSpans, t.makespan)
 		rep.CoreNames = append(rep.CoreNames, fmt.Sprintf("core %d (%s)", c, f.Name))
 	}
@@ -131,7 +135,11 @@ func LncAwareSchedule(fs []*bir.Function, model *arch.Model, opt Options) (*LncR
 	if err != nil {
 		return nil, err
 	}
-	t, _ := j.schedule(opt.Window)
+	orders, err := ParseOrders(opt.Orders, len(j.dur))
+	if err != nil {
+		return nil, err
+	}
+	t, _ := j.schedule(opt.Window, orders)
 	rep.Makespan = t.makespan
 	rep.Insts = len(j.dur)
 	// Split the joint timeline into each core's and commit it.

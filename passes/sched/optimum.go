@@ -24,7 +24,8 @@ func ExhaustiveOptimum(f *bir.Function, model *arch.Model, maxNodes int) (ps int
 	if len(p.insts) > 64 {
 		return 0, false, fmt.Errorf("function %s: %d instructions; the exhaustive search is for small functions", f.Name, len(p.insts))
 	}
-	t, _ := p.schedule(DefaultWindow)
+	orders, _ := ParseOrders("auto", len(p.insts))
+	t, _ := p.schedule(DefaultWindow, orders)
 	ps, ok = p.optimum(t.makespan+1, maxNodes)
 	return ps, ok, nil
 }

@@ -63,7 +63,7 @@ type Report struct {
 	PEClockGHz   float64
 	Queues       int
 	Reordered    int    // instructions whose position in their block changed
-	Order        string // the order the simulation walked: "DDG list" or "incoming"
+	Order        string // the order kept: "DDG list", "incoming" or "ASAP list"
 	Util         []Util
 	Stalls       []Stall
 }
@@ -288,10 +288,14 @@ func (p *problem) bound(r *Report, bl []int64) {
 	}
 	r.DMABusy = (dma + int64(r.Queues) - 1) / int64(r.Queues)
 	r.DMATerm = p.machineBound(pool, top, tails, int64(r.Queues))
-	var fs *feedScratch
+	// The feed term's owners (feed_bound.go), for functions up to
+	// MaxBoundSweep instructions.
+	var head, tail *feedSide
 	feedHow := ""
-	if len(pool) > 0 {
-		fs = p.newFeedScratch(pool)
+	if len(pool) > 0 && len(p.insts) <= MaxBoundSweep {
+		head, tail = &feedSide{}, &feedSide{}
+		p.feedOwners(pool, true, func(k int32) int64 { return top[k] }, head)
+		p.feedOwners(pool, false, tails, tail)
 	}
 	for x, b := range busy {
 		if !p.realRes(int32(x)) {
@@ -306,10 +310,8 @@ func (p *problem) bound(r *Report, bl []int64) {
 		if t := p.machineBound(members[x], top, tails, 1); t > r.EngineTerm {
 			r.EngineTerm, r.EngineName = t, p.resName(int32(x))
 		}
-		if fs != nil && (int32(x) < firstQueue || int32(x) >= firstQueue+int32(r.Queues)) {
-			// An engine or shared port (a queue's feeders are the pool
-			// itself).
-			if t, feeds := p.feedBound(members[x], fs, top, tails, int64(r.Queues)); t > r.FeedTerm {
+		if head != nil && int32(x) < int32(bir.NumEngines) {
+			if t, feeds := p.feedBound(int32(x), members[x], head, tail, top, tails, int64(r.Queues)); t > r.FeedTerm {
 				r.FeedTerm, r.FeedName = t, p.resName(int32(x))+" fed by the DMA queues"
 				feedHow = " (its j-th start after the DMAs of j of its instructions + busy + tail)"
 				if feeds {
