@@ -657,8 +657,7 @@ func edgeKind(space uint8, k bir.DepKind) bir.DepKind {
 
 // read records a read of [lo, hi) by position p.
 func (a *analyzer) read(p int32, m *imap, lo, hi int64, sk uint8) {
-	i := m.splitAt(lo)
-	j := m.splitAt(hi)
+	i, j := m.splitRange(lo, hi)
 	ne := a.newEnts[:0]
 	at := lo
 	for k := i; k < j; k++ {
@@ -682,8 +681,7 @@ func (a *analyzer) read(p int32, m *imap, lo, hi int64, sk uint8) {
 
 // write records a write of [lo, hi) by position p.
 func (a *analyzer) write(p int32, m *imap, lo, hi int64, sk uint8) {
-	i := m.splitAt(lo)
-	j := m.splitAt(hi)
+	i, j := m.splitRange(lo, hi)
 	for k := i; k < j; k++ {
 		e := &m.ents[k]
 		if e.writer >= 0 {

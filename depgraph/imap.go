@@ -59,7 +59,7 @@ func (s *space) reset() {
 // split makes row r a segment boundary (r > 0), copying the byte map of
 // the segment it falls in.
 func (s *space) split(r int64) {
-	k, found := slices.BinarySearch(s.cuts, r)
+	k, found := s.search(r)
 	if found || r <= 0 {
 		return
 	}
@@ -75,17 +75,36 @@ func (s *space) split(r int64) {
 func (s *space) segments(r0, r1 int64) (int, int) {
 	s.split(r0)
 	s.split(r1 + 1)
-	a, _ := slices.BinarySearch(s.cuts, r0)
-	b, found := slices.BinarySearch(s.cuts, r1+1)
+	a, _ := s.search(r0)
+	b, found := s.search(r1 + 1)
 	if !found {
 		b = len(s.cuts)
 	}
 	return a, b
 }
 
-// find returns the index of the first entry with hi > lo.
+// search is slices.BinarySearch(s.cuts, r) with the answer for a row at
+// or after the last cut first: a program that walks a tensor tile by tile
+// cuts it in increasing rows, and a binary search over millions of cuts
+// misses the cache at every step.
+func (s *space) search(r int64) (int, bool) {
+	n := len(s.cuts)
+	if n > 0 && r >= s.cuts[n-1] {
+		if r == s.cuts[n-1] {
+			return n - 1, true
+		}
+		return n, false
+	}
+	return slices.BinarySearch(s.cuts, r)
+}
+
+// find returns the index of the first entry with hi > lo. The end of the
+// map is tried first (see space.search: accesses in increasing bytes).
 func (m *imap) find(lo int64) int {
 	ents := m.ents
+	if n := len(ents); n == 0 || ents[n-1].hi <= lo {
+		return n
+	}
 	i, j := 0, len(ents)
 	for i < j {
 		h := int(uint(i+j) >> 1)
@@ -102,7 +121,39 @@ func (m *imap) find(lo int64) int {
 // two, sharing writer and readers). It returns the index of the first
 // entry at or after x.
 func (m *imap) splitAt(x int64) int {
-	i := m.find(x)
+	return m.cutAt(x, m.find(x))
+}
+
+// splitRange makes lo and hi (lo <= hi) entry boundaries and returns the
+// indexes of the first entries at or after each. The search for hi starts
+// from lo's entry and gallops (an access covers a few entries: two binary
+// searches over a map of the whole SBUF were most of the analyzer's
+// searching).
+func (m *imap) splitRange(lo, hi int64) (int, int) {
+	i := m.splitAt(lo)
+	ents := m.ents
+	// The first entry with hi' > hi lies in [i, len): gallop from i.
+	a, step := i, 1
+	for a+step <= len(ents) && ents[a+step-1].hi <= hi {
+		a += step
+		step <<= 1
+	}
+	// ents[a-1].hi <= hi (or a == i); the answer is in [a, min(a+step, len)).
+	b := min(a+step, len(ents))
+	for a < b {
+		h := int(uint(a+b) >> 1)
+		if ents[h].hi <= hi {
+			a = h + 1
+		} else {
+			b = h
+		}
+	}
+	return i, m.cutAt(hi, a)
+}
+
+// cutAt splits entry i, the first with hi > x, at x if it starts before x,
+// and returns the index of the first entry at or after x.
+func (m *imap) cutAt(x int64, i int) int {
 	if i < len(m.ents) && m.ents[i].lo < x {
 		e := m.ents[i]
 		left := e

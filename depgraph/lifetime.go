@@ -106,8 +106,7 @@ func (a *analyzer) lifeAccesses(i bir.InstID) {
 // life records a lifetime access of location l over [lo, hi) of one
 // segment by position p (see the file comment).
 func (a *analyzer) life(p int32, m *imap, lo, hi int64, l bir.LocID) {
-	i := m.splitAt(lo)
-	j := m.splitAt(hi)
+	i, j := m.splitRange(lo, hi)
 	ne := a.newEnts[:0]
 	at := lo
 	owner := int32(l)

@@ -67,6 +67,16 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 		obs.Start(m)
 	}
 	lastRun := -1
+	// insts is the module's instruction count after the last pass (-1:
+	// not counted yet): counting walks every instruction, and nothing
+	// between two passes changes the module.
+	insts := int64(-1)
+	count := func() int64 {
+		if insts < 0 {
+			insts = m.NumInsts()
+		}
+		return insts
+	}
 	for i := range t.Passes {
 		if slices.Contains(run, &t.Passes[i]) {
 			lastRun = i
@@ -90,7 +100,7 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 			}
 			stage |= missing
 		}
-		res := PassResult{Name: p.Name, Order: p.Order, InstsBefore: m.NumInsts()}
+		res := PassResult{Name: p.Name, Order: p.Order, InstsBefore: count()}
 		ctx := &Context{Module: m, Arch: model, Pass: p, opts: cfg.Options[p.Name], table: t, allOpts: cfg.Options, runs: run,
 			result: &res, verbose: cfg.Verbose, produced: p.Produces, observer: obs, progress: cfg.Progress}
 		if cfg.Progress != nil {
@@ -104,7 +114,8 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 		u := mp.Usage()
 		res.Wall, res.CPU, res.Alloc = u.Wall, u.CPU, u.Alloc
 		res.PeakLive, res.PeakHeap = u.PeakLive, u.PeakHeap
-		res.InstsAfter = m.NumInsts()
+		insts = m.NumInsts()
+		res.InstsAfter = insts
 		if err != nil {
 			rep.Passes = append(rep.Passes, res)
 			rep.Total = time.Since(start)
@@ -150,7 +161,7 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 		}
 	}
 	rep.Total = time.Since(start)
-	rep.Insts = m.NumInsts()
+	rep.Insts = count()
 	return rep, nil
 }
 

@@ -43,10 +43,39 @@ func Simulate(L *Layout, opt SimOptions) SimResult {
 	free := make([]int64, ns)
 	dmaDone := make([]int64, ns)
 	type hist struct{ vals, times []int64 }
-	sems := map[int32]*hist{}
+	// A semaphore's history, by its id: a slice for the ids a function
+	// uses (small numbers), a map for any other.
+	const maxDense = 1 << 16
+	var dense []*hist
+	sparse := map[int32]*hist{}
+	sem := func(id int32, create bool) *hist {
+		if id < 0 || id >= maxDense {
+			h := sparse[id]
+			if h == nil && create {
+				h = &hist{}
+				sparse[id] = h
+			}
+			return h
+		}
+		if int(id) >= len(dense) {
+			if !create {
+				return nil
+			}
+			dense = append(dense, make([]*hist, int(id)+1-len(dense))...)
+		}
+		if dense[id] == nil && create {
+			dense[id] = &hist{}
+		}
+		return dense[id]
+	}
 	var res SimResult
 	resetSems := func() {
-		for _, h := range sems {
+		for _, h := range dense {
+			if h != nil {
+				h.vals, h.times = h.vals[:0], h.times[:0]
+			}
+		}
+		for _, h := range sparse {
 			h.vals, h.times = h.vals[:0], h.times[:0]
 		}
 	}
@@ -91,7 +120,7 @@ func Simulate(L *Layout, opt SimOptions) SimResult {
 				resetSems()
 			} else {
 				for _, s := range ids {
-					if h := sems[s]; h != nil {
+					if h := sem(s, false); h != nil {
 						h.vals, h.times = h.vals[:0], h.times[:0]
 					}
 				}
@@ -110,7 +139,7 @@ func Simulate(L *Layout, opt SimOptions) SimResult {
 			tw = free[w]
 		}
 		for _, c := range sy.Waits(x) {
-			h := sems[c.Sem]
+			h := sem(c.Sem, false)
 			if h == nil || c.Value <= 0 {
 				continue
 			}
@@ -144,11 +173,7 @@ func Simulate(L *Layout, opt SimOptions) SimResult {
 		}
 		res.Makespan = max(res.Makespan, end)
 		for _, c := range sy.Updates(x) {
-			h := sems[c.Sem]
-			if h == nil {
-				h = &hist{}
-				sems[c.Sem] = h
-			}
+			h := sem(c.Sem, true)
 			v := int64(c.Value)
 			if n := len(h.vals); n > 0 {
 				v += h.vals[n-1]

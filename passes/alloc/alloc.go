@@ -208,10 +208,10 @@ func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline 
 			}
 		}
 		if fail == nil {
-			record(f, items, res, g, allocator, baseline, opt, st)
 			if mm != nil {
 				mm.addFunction(md, items, res)
 			}
+			record(f, items, res, g, allocator, baseline, opt, st)
 			return nil
 		}
 		if !straight {
@@ -288,7 +288,9 @@ func hasBranches(f *bir.Function) bool {
 	return found
 }
 
-// record applies a fitting allocation and adds it to the statistics.
+// record applies a fitting allocation and adds it to the statistics. The
+// baseline allocator runs last, on the items themselves (their placements
+// are applied by then): a copy of them was 64 bytes per location.
 func record(f *bir.Function, items [numMems][]item, res [numMems]solveResult, g [numMems]geometry, allocator, baseline string, opt Options, st *Stats) {
 	for mem := 0; mem < numMems; mem++ {
 		its := items[mem]
@@ -296,19 +298,6 @@ func record(f *bir.Function, items [numMems][]item, res [numMems]solveResult, g 
 			continue
 		}
 		ms := &st.Mem[mem]
-		if baseline != "" {
-			cp := append([]item(nil), its...)
-			var b solveResult
-			var err error
-			if baseline == AllocLinearScan {
-				b, err = solveLinearScan(cp, g[mem], false)
-			} else {
-				b, err = solve(baseline, cp, g[mem], opt)
-			}
-			if err == nil {
-				ms.BaselinePeak = max(ms.BaselinePeak, b.peak)
-			}
-		}
 		apply(f, its, g[mem])
 		for _, it := range its {
 			if it.fixed {
@@ -333,6 +322,18 @@ func record(f *bir.Function, items [numMems][]item, res [numMems]solveResult, g 
 		}
 		if mem == memPSUM {
 			ms.BanksUsed = max(ms.BanksUsed, banksUsed(its, g[mem]))
+		}
+		if baseline != "" {
+			var b solveResult
+			var err error
+			if baseline == AllocLinearScan {
+				b, err = solveLinearScan(its, g[mem], false)
+			} else {
+				b, err = solve(baseline, its, g[mem], opt)
+			}
+			if err == nil {
+				ms.BaselinePeak = max(ms.BaselinePeak, b.peak)
+			}
 		}
 	}
 }

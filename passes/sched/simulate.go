@@ -1,6 +1,9 @@
 package sched
 
-import "slices"
+import (
+	"math/bits"
+	"slices"
+)
 
 // timeline is the result of a simulation: the interval of every position,
 // the rank at which each was issued, and the makespan.
@@ -64,6 +67,14 @@ func (p *problem) simulate(list []int32, window int) *timeline {
 	scanLimit := 4 * window
 	win := make([]int32, 0, window) // positions
 	winJ := make([]int32, 0, window)
+	// inWin marks the list indices in the window, modulo its span
+	// (frontier - head < scanLimit): the next head is the first mark after
+	// the old one, found word by word.
+	span := 64
+	for span < scanLimit {
+		span <<= 1
+	}
+	inWin := make([]uint64, span/64)
 	cls := newSimClasses(p)
 	var floor, blockMax int64
 	curBlock, hb := int32(-1), int32(-1)
@@ -84,6 +95,7 @@ func (p *problem) simulate(list []int32, window int) *timeline {
 			}
 			slot[k] = int32(len(win))
 			win, winJ = append(win, k), append(winJ, int32(frontier))
+			inWin[(frontier&(span-1))>>6] |= 1 << (frontier & 63)
 			if npred[k] == 0 {
 				cls.add(simCand{ready: readyAt[k], j: int32(frontier), k: k})
 			}
@@ -98,8 +110,9 @@ func (p *problem) simulate(list []int32, window int) *timeline {
 			slot[win[x]] = x
 		}
 		win, winJ = win[:last], winJ[:last]
+		inWin[(int(c.j)&(span-1))>>6] &^= 1 << (c.j & 63)
 		if int(c.j) == head && len(win) > 0 {
-			head = int(slices.Min(winJ))
+			head = nextMark(inWin, head, span)
 		}
 		e := s + p.dur[k]
 		t.start[k], t.end[k] = s, e
@@ -126,6 +139,20 @@ func (p *problem) simulate(list []int32, window int) *timeline {
 		}
 	}
 	return t
+}
+
+// nextMark returns the smallest list index after head whose mark is set
+// in inWin (marks modulo span; one is set within span of head).
+func nextMark(inWin []uint64, head, span int) int {
+	from := (head + 1) & (span - 1)
+	w := from >> 6
+	word := inWin[w] &^ (1<<(from&63) - 1)
+	for word == 0 {
+		w = (w + 1) % len(inWin)
+		word = inWin[w]
+	}
+	at := w<<6 | bits.TrailingZeros64(word)
+	return head + 1 + (at-from+span)&(span-1)
 }
 
 // simCand is a ready candidate of simulate's reorder window: when its
