@@ -108,7 +108,8 @@ func RunCores(mods []*bir.Module, cfg pass.Config) ([]*pass.Report, *sched.LncRe
 				return reps, nil, diag.Errorf(diag.PassOption, "--option time_aware_scheduler.reorder-window=%s: want an integer", v)
 			}
 		}
-		if lrep, err = sched.LncAwareSchedule(fs, model, sched.Options{Window: window}); err != nil {
+		orders := cfg.Options[sched.TimeAwareSchedulerPass.Name]["orders"]
+		if lrep, err = sched.LncAwareSchedule(fs, model, sched.Options{Window: window, Orders: orders}); err != nil {
 			return reps, nil, fmt.Errorf("LncAwareSchedule: %w", err)
 		}
 	}
