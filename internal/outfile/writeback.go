@@ -109,7 +109,7 @@ func (w *writeback) close() error {
 	if w.full == nil {
 		return nil
 	}
-	if w.buf != nil && len(w.buf) > 0 {
+	if len(w.buf) > 0 {
 		w.full <- w.buf
 	}
 	w.buf = nil
