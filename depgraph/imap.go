@@ -105,16 +105,21 @@ func (m *imap) find(lo int64) int {
 	if n := len(ents); n == 0 || ents[n-1].hi <= lo {
 		return n
 	}
-	i, j := 0, len(ents)
-	for i < j {
-		h := int(uint(i+j) >> 1)
-		if ents[h].hi <= lo {
-			i = h + 1
+	return firstAfter(ents, lo, 0, len(ents))
+}
+
+// firstAfter returns the index of the first entry of ents[a:b] with
+// hi > x (b when none), the entries before a having hi <= x.
+func firstAfter(ents []entry, x int64, a, b int) int {
+	for a < b {
+		h := int(uint(a+b) >> 1)
+		if ents[h].hi <= x {
+			a = h + 1
 		} else {
-			j = h
+			b = h
 		}
 	}
-	return i
+	return a
 }
 
 // splitAt makes byte x an entry boundary (entries crossing x are cut in
@@ -138,17 +143,8 @@ func (m *imap) splitRange(lo, hi int64) (int, int) {
 		a += step
 		step <<= 1
 	}
-	// ents[a-1].hi <= hi (or a == i); the answer is in [a, min(a+step, len)).
-	b := min(a+step, len(ents))
-	for a < b {
-		h := int(uint(a+b) >> 1)
-		if ents[h].hi <= hi {
-			a = h + 1
-		} else {
-			b = h
-		}
-	}
-	return i, m.cutAt(hi, a)
+	// ents[a-1].hi <= hi (or a == i); the answer is in [a, min(a+step, len)].
+	return i, m.cutAt(hi, firstAfter(ents, hi, a, min(a+step, len(ents))))
 }
 
 // cutAt splits entry i, the first with hi > x, at x if it starts before x,

@@ -161,18 +161,23 @@ func writeRegular(path, target string, st fs.FileInfo, opt Options, write func(i
 		}
 		return fmt.Errorf("writing %s: %w", describe(path, target), unwrapPath(err))
 	}
+	wb := &writeback{f: tmp}
 	defer func() {
 		if err != nil {
+			wb.close()
 			tmp.Close()
 			os.Remove(tmp.Name())
 		}
 	}()
-	bw := bufio.NewWriterSize(&writeback{f: tmp}, 64<<10)
+	bw := bufio.NewWriterSize(wb, 64<<10)
 	if err = write(bw); err != nil {
 		return err
 	}
 	fail := func(e error) error { return fmt.Errorf("writing %s: %w", describe(path, target), unwrapPath(e)) }
 	if err = bw.Flush(); err != nil {
+		return fail(err)
+	}
+	if err = wb.close(); err != nil {
 		return fail(err)
 	}
 	if err = tmp.Chmod(mode); err != nil {

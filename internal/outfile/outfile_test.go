@@ -250,19 +250,23 @@ func TestSame_LinksAndCopies(t *testing.T) {
 // chunks (shrunk for the test) in writes of uneven sizes and checks that
 // every byte arrives: the writeback advice changes nothing in the file.
 func TestWrite_LargeOutputHandedOver(t *testing.T) {
-	defer func(c int64) { writebackChunk = c }(writebackChunk)
+	defer func(c int64, b int) { writebackChunk, asyncBuf = c, b }(writebackChunk, asyncBuf)
 	tests := []struct {
 		name  string
 		chunk int64
+		buf   int // asyncBuf
 		size  int
 	}{
-		{"under two chunks", 1 << 20, 1<<20 + 7},
-		{"many chunks", 4 << 10, 1<<20 + 123},
-		{"chunk-aligned", 8 << 10, 1 << 20},
+		{"under two chunks", 1 << 20, 4 << 20, 1<<20 + 7},
+		{"many chunks", 4 << 10, 4 << 20, 1<<20 + 123},
+		{"chunk-aligned", 8 << 10, 4 << 20, 1 << 20},
+		{"asynchronous, many buffers", 4 << 10, 64 << 10, 1<<20 + 123},
+		{"asynchronous, buffer-aligned", 8 << 10, 64 << 10, 1 << 20},
+		{"asynchronous, one buffer and a byte", 8 << 10, 64 << 10, 64<<10 + 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			writebackChunk = tt.chunk
+			writebackChunk, asyncBuf = tt.chunk, tt.buf
 			want := make([]byte, tt.size)
 			for k := range want {
 				want[k] = byte(k*7 + k>>9)
@@ -290,4 +294,28 @@ func TestWrite_LargeOutputHandedOver(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestWrite_AsynchronousFailure fails the caller's write function after
+// the output has moved to the writing goroutine: Write returns the error,
+// the target is not created and no temporary file is left.
+func TestWrite_AsynchronousFailure(t *testing.T) {
+	defer func(b int) { asyncBuf = b }(asyncBuf)
+	asyncBuf = 4 << 10
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out.bin")
+	boom := errors.New("boom")
+	err := Write(path, Options{}, func(w io.Writer) error {
+		if _, err := w.Write(make([]byte, 100<<10)); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Write = %v, want %v", err, boom)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("target: %v, want it absent", err)
+	}
+	noTemps(t, dir)
 }
