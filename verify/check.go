@@ -331,6 +331,12 @@ func (c *checker) function(f *bir.Function) {
 	}
 	c.branchTargets()
 	c.instNames()
+	if c.nameKeys != nil && 8*cap(c.nameKeys) > maxPooledScratch {
+		// The name keys of millions of instructions and their sorted copy
+		// (16 bytes per instruction) are not needed by the rules below,
+		// whose tables then meet them at the verification's peak.
+		c.nameKeys, c.nameDups = nil, nameset.Scratch{}
+	}
 	c.usedLocations()
 	c.overlaps()
 	c.tables()
