@@ -1250,7 +1250,6 @@ func (p *printer) prepareDeps(f *Function) {
 	})
 	var scratch nameset.Scratch
 	dups := scratch.Duplicates(keys, same, nil)
-	keys, scratch = nil, nameset.Scratch{}
 	p.depOrd = map[InstID]int32{}
 	if len(dups) == 0 {
 		return

@@ -161,10 +161,13 @@ func (c *checker) scratchBytes() int {
 	n := cap(s.pats)*int(unsafe.Sizeof(patFacts{})) + 8*(cap(s.visited)+cap(s.blockSeen)+cap(s.usedLoc)+cap(s.usedTen)) +
 		4*cap(s.locOwner) + cap(s.axisOn) + 8*(cap(s.axisLo)+cap(s.axisHi)) + s.names.Bytes() +
 		cap(s.ops)*int(unsafe.Sizeof(opnd{})) + 8*cap(s.nameKeys) + s.nameDups.Bytes() + 8*cap(s.dups) + 4*cap(s.branches)
-	o := &s.ovScratch
-	n += 4*(cap(o.ovLo)+cap(o.ovHi)+cap(o.ovFirst)+cap(o.ovLastTch)+cap(o.ovWin)+cap(o.loopLo)+cap(o.loopHi)+cap(o.ovTouch)) +
+	return n + s.ovScratch.bytes()
+}
+
+// bytes returns the bytes the overlap rule's scratch tables hold.
+func (o *ovScratch) bytes() int {
+	return 4*(cap(o.ovLo)+cap(o.ovHi)+cap(o.ovFirst)+cap(o.ovLastTch)+cap(o.ovWin)+cap(o.loopLo)+cap(o.loopHi)+cap(o.ovTouch)) +
 		4*(cap(o.ovStart)+cap(o.ovOrder)) + (cap(o.ovItems)+cap(o.ovSlots))*int(unsafe.Sizeof(ovItem{})) + 4*(cap(o.ovSeq)+cap(o.ovFree)+cap(o.ovExpiry)+cap(o.ovByAddr[0])+cap(o.ovByAddr[1])) + 8*cap(o.ovBlocks) + cap(o.ovPending)*int(unsafe.Sizeof(ovConflict{}))
-	return n
 }
 
 // resize returns s with length n and every element zero, reusing its
@@ -331,8 +334,20 @@ func (c *checker) function(f *bir.Function) {
 	}
 	c.branchTargets()
 	c.instNames()
+	// A large function's scratch tables are dropped once their rule is
+	// done (they would be dropped at release anyway, maxPooledScratch):
+	// the name keys of millions of instructions and their sorted copy (16
+	// bytes per instruction), then the overlap rule's tables (about 20
+	// per location and 8 per instruction), would otherwise meet the
+	// synchronization rule's at the verification's peak.
+	if 8*cap(c.nameKeys) > maxPooledScratch {
+		c.nameKeys, c.nameDups = nil, nameset.Scratch{}
+	}
 	c.usedLocations()
 	c.overlaps()
+	if c.ovScratch.bytes() > maxPooledScratch {
+		c.ovScratch = ovScratch{}
+	}
 	c.tables()
 	c.schedule()
 	c.sync()

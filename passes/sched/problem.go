@@ -37,7 +37,7 @@ type problem struct {
 	f     *bir.Function
 	model *arch.Model
 	insts []bir.InstID
-	pos   []int32 // InstID -> position, -1 outside
+	pos   []int32 // InstID -> position, -1 outside (Schedule drops it once the graph is read)
 	block []int32 // position -> index of its top-level block
 	dur   []int64 // ps
 	res   []int32

@@ -215,6 +215,10 @@ func Schedule(f *bir.Function, model *arch.Model, opt Options) (*Report, error) 
 	if err := p.graphFromIR(); err != nil {
 		return nil, err
 	}
+	// One function: nothing after the graph needs the map from
+	// instructions to positions (4 bytes per instruction slot at the
+	// scheduler's peak; LncAwareSchedule keeps it).
+	p.pos = nil
 	// The in-order program-order makespan (issue in program order), first:
 	// its scratch is freed before the schedule's is allocated.
 	progOrder := p.programOrderMakespan()
