@@ -8,11 +8,13 @@ package driver
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/narwhal-compiler/narwhal/bir"
@@ -175,7 +177,11 @@ func Write(w io.Writer, m *bir.Module, f Format) error {
 // WriteOutput writes the output named path with write; stdout receives
 // "-" and "/dev/stdout" (nil: os.Stdout).
 func WriteOutput(path string, stdout io.Writer, write func(io.Writer) error) error {
-	err := outfile.Write(path, outfile.Options{Stdout: stdout}, write)
+	return writeOutput(path, outfile.Options{Stdout: stdout}, write)
+}
+
+func writeOutput(path string, opt outfile.Options, write func(io.Writer) error) error {
+	err := outfile.Write(path, opt, write)
 	if err != nil && diag.CodeOf(err) == "" {
 		err = diag.Wrap(diag.Output, err)
 	}
@@ -201,4 +207,87 @@ func Save(path string, m *bir.Module) error {
 func SaveTo(path string, stdout io.Writer, m *bir.Module) error {
 	f := OutputFormat(path)
 	return WriteOutput(path, stdout, func(w io.Writer) error { return Write(w, m, f) })
+}
+
+// PendingSave is a save running on a goroutine of its own and held back
+// from view until the caller decides (StartSave): compile writes its output
+// while the module is verified after the last pass, and publishes it only
+// once the verification (and everything else the command does before
+// saving) has succeeded.
+type PendingSave struct {
+	ready    chan struct{} // closed once the writer waits at its gate or has finished
+	decide   chan error    // nil publishes the output; an error discards it
+	done     chan struct{} // closed when the writer has returned
+	err      error         // the save's error (as SaveTo's)
+	panicked any           // a panic of the writer, raised again by Commit
+	readyOne sync.Once
+	settled  bool
+}
+
+// errDiscarded is the gate's answer when the save is discarded.
+var errDiscarded = errors.New("output discarded")
+
+// StartSave starts saving m to path as SaveTo does, on a goroutine of its
+// own, and returns at once. The output is written in full (into its
+// temporary file) but nothing becomes visible until Commit: Discard removes
+// the temporary file instead. A target that cannot be written atomically
+// (standard output, a FIFO or device, a file in a read-only directory) is
+// not written at all before Commit (outfile.Options.Gate), so Discard
+// leaves no trace in any case.
+//
+// The writer only reads m; the caller must not modify m before Commit or
+// Discard, and whatever it runs beside the writer must only read m too.
+func StartSave(path string, stdout io.Writer, m *bir.Module) *PendingSave {
+	p := &PendingSave{ready: make(chan struct{}), decide: make(chan error, 1), done: make(chan struct{})}
+	gate := func() error {
+		p.markReady()
+		return <-p.decide
+	}
+	go func() {
+		defer close(p.done)
+		defer p.markReady()
+		defer func() {
+			if r := recover(); r != nil {
+				p.panicked = r
+			}
+		}()
+		f := OutputFormat(path)
+		p.err = writeOutput(path, outfile.Options{Stdout: stdout, Gate: gate}, func(w io.Writer) error { return Write(w, m, f) })
+	}()
+	return p
+}
+
+func (p *PendingSave) markReady() { p.readyOne.Do(func() { close(p.ready) }) }
+
+// Written waits until the writer has written all it may write before
+// Commit (or has failed).
+func (p *PendingSave) Written() { <-p.ready }
+
+// Commit publishes the output (the rename of its temporary file, or the
+// whole write for a target written in place) and returns the save's
+// error, SaveTo's. A panic of the writer is raised again here, on the
+// caller's goroutine.
+func (p *PendingSave) Commit() error {
+	if p.settled {
+		return p.err
+	}
+	p.settled = true
+	p.decide <- nil
+	<-p.done
+	if p.panicked != nil {
+		panic(p.panicked)
+	}
+	return p.err
+}
+
+// Discard abandons the save: the temporary file is removed and nothing is
+// published. It waits for the writer to return; after Commit it does
+// nothing, so a caller may defer it.
+func (p *PendingSave) Discard() {
+	if p == nil || p.settled {
+		return
+	}
+	p.settled = true
+	p.decide <- errDiscarded
+	<-p.done
 }

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -175,5 +176,86 @@ func TestLoad_ReleasesAsItReads(t *testing.T) {
 		if calls == 0 || last < len(data)/2 {
 			t.Errorf("%s (%d bytes): %d release calls, up to %d", name, len(data), calls, last)
 		}
+	}
+}
+
+// TestPendingSave_CommitDiscard: StartSave writes what SaveTo writes,
+// publishes it at Commit only, and Discard leaves nothing (no output, no
+// temporary file, an existing output unchanged); a save that cannot start
+// fails at Commit with SaveTo's error; standard output is not written
+// before Commit.
+func TestPendingSave_CommitDiscard(t *testing.T) {
+	m, err := Load(BuiltinPrefix + "tensor_add")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	list := func() []string {
+		ents, _ := os.ReadDir(dir)
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		return names
+	}
+	for _, name := range []string{"m.bir", "m.json"} {
+		want := filepath.Join(dir, "want-"+name)
+		if err := Save(want, m); err != nil {
+			t.Fatal(err)
+		}
+		wantData, _ := os.ReadFile(want)
+		os.Remove(want)
+
+		path := filepath.Join(dir, name)
+		p := StartSave(path, nil, m)
+		p.Written()
+		if _, err := os.Stat(path); err == nil {
+			t.Fatalf("%s: visible before Commit", name)
+		}
+		if n := len(list()); n != 1 {
+			t.Fatalf("%s: %v in the directory while the save waits, want its temporary file only", name, list())
+		}
+		if err := p.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		p.Discard() // after Commit: nothing
+		if got, _ := os.ReadFile(path); !bytes.Equal(got, wantData) {
+			t.Fatalf("%s: StartSave wrote %d bytes, SaveTo %d: they differ", name, len(got), len(wantData))
+		}
+
+		os.WriteFile(path, []byte("old"), 0o644)
+		p = StartSave(path, nil, m)
+		p.Written()
+		p.Discard()
+		if got, _ := os.ReadFile(path); string(got) != "old" {
+			t.Fatalf("%s after Discard: %q, want the old content", name, got)
+		}
+		if names := list(); len(names) != 1 || names[0] != name {
+			t.Fatalf("%s: directory after Discard: %v, want the old output only", name, names)
+		}
+		os.Remove(path)
+	}
+
+	missing := filepath.Join(dir, "no", "m.bir")
+	p := StartSave(missing, nil, m)
+	p.Written()
+	if err, want := p.Commit(), SaveTo(missing, nil, m); err == nil || err.Error() != want.Error() {
+		t.Errorf("a missing directory: Commit %v, want SaveTo's %v", err, want)
+	}
+
+	var stdout bytes.Buffer
+	p = StartSave("-", &stdout, m)
+	p.Written()
+	if stdout.Len() != 0 {
+		t.Fatalf("standard output written before Commit")
+	}
+	p.Discard()
+	if stdout.Len() != 0 {
+		t.Fatalf("standard output written after Discard")
+	}
+	p = StartSave("-", &stdout, m)
+	p.Written()
+	if err := p.Commit(); err != nil || stdout.String() != bir.Format(m) {
+		t.Fatalf("standard output after Commit: %v, %d bytes; want the text form", err, stdout.Len())
 	}
 }

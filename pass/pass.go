@@ -174,6 +174,13 @@ type Config struct {
 	// verification off (for benchmarks of the passes alone).
 	VerifyEach bool
 	NoVerify   bool
+	// BesideLastVerify, when set, is called with the verification after
+	// the last pass instead of Run calling it, and returns its error: the
+	// caller runs its own work beside it (compile writes its output on
+	// the second core while the module is verified, driver.StartSave).
+	// It must return verify's error unchanged, and whatever it runs
+	// beside verify must only read the module. Not called under NoVerify.
+	BesideLastVerify func(verify func() error) error
 	// PrintAfter lists passes after which the module is printed in text
 	// form to PrintOut (and to DumpDir when set); "all" prints after every
 	// pass. A name that is neither "all" nor a pass of the table is an

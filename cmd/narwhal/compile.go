@@ -7,11 +7,13 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/birjson"
 	"github.com/narwhal-compiler/narwhal/driver"
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"github.com/narwhal-compiler/narwhal/kernels"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/passes/sched"
@@ -156,6 +158,22 @@ func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 	if err != nil {
 		return err
 	}
+	// The output is written on the second core while the module is
+	// verified after the last pass (the two only read the module), and
+	// published only at the save below, once everything before it has
+	// succeeded; any earlier return discards it (no file is left). Under
+	// --stats the two run one after the other, so that each phase's CPU is
+	// its own.
+	var saving *driver.PendingSave
+	defer func() { saving.Discard() }()
+	if *out != "" && st == nil && !outfile.IsStdout(*out) {
+		cfg.BesideLastVerify = func(verify func() error) error {
+			overlappedSaves.Add(1)
+			saving = driver.StartSave(*out, stdout, m)
+			defer saving.Written()
+			return verify()
+		}
+	}
 	rep, runErr := pipeline.Table.Run(m, cfg)
 	st.passes(rep)
 	if runErr == nil && *trace != "" {
@@ -194,7 +212,11 @@ func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 		}
 	}
 	if *out != "" {
-		if err := st.phase("save", instsOf(&m), func() error { return driver.SaveTo(*out, stdout, m) }); err != nil {
+		save := func() error { return driver.SaveTo(*out, stdout, m) }
+		if saving != nil {
+			save = saving.Commit
+		}
+		if err := st.phase("save", instsOf(&m), save); err != nil {
 			return err
 		}
 		return st.write(m)
@@ -212,6 +234,10 @@ func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 	}
 	return st.write(m)
 }
+
+// overlappedSaves counts the compiles whose output was written beside the
+// last verification (for the tests to see which path ran).
+var overlappedSaves atomic.Int64
 
 // writeTrace writes the Perfetto timeline of a compiled module.
 func writeTrace(path string, stdout io.Writer, m *bir.Module, model *arch.Model) error {

@@ -48,6 +48,15 @@ type Options struct {
 	Stdout io.Writer
 	// Mode is the permission of a new file (0: 0644).
 	Mode fs.FileMode
+	// Gate, when set, decides whether the output may be seen: it is
+	// called once before the output becomes visible, and an error from it
+	// is returned as is with nothing published. For an atomic write it is
+	// called after the temporary file is written, synced and closed, just
+	// before the rename (an error removes the temporary file), so that
+	// the writing can run while the caller decides (compile writes its
+	// output while the module is verified); for standard output and a
+	// write in place it is called before anything is written.
+	Gate func() error
 }
 
 // IsStdout reports whether path names standard output.
@@ -60,6 +69,9 @@ const maxLinks = 40
 // for the rules). Errors name the path.
 func Write(path string, opt Options, write func(io.Writer) error) error {
 	if IsStdout(path) {
+		if err := opt.gate(); err != nil {
+			return err
+		}
 		w := opt.Stdout
 		if w == nil {
 			w = os.Stdout
@@ -86,8 +98,16 @@ func Write(path string, opt Options, write func(io.Writer) error) error {
 	case st.IsDir():
 		return fmt.Errorf("%s: is a directory, want a file name", describe(path, target))
 	default:
-		return writeInPlace(path, target, write, false)
+		return writeInPlace(path, target, opt, write, false)
 	}
+}
+
+// gate calls Options.Gate when set.
+func (opt Options) gate() error {
+	if opt.Gate == nil {
+		return nil
+	}
+	return opt.Gate()
 }
 
 // Resolve follows the symbolic links of path to the file they name and
@@ -157,7 +177,7 @@ func writeRegular(path, target string, st fs.FileInfo, opt Options, write func(i
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
 		if st != nil && errors.Is(err, fs.ErrPermission) {
-			return writeInPlace(path, target, write, true)
+			return writeInPlace(path, target, opt, write, true)
 		}
 		return fmt.Errorf("writing %s: %w", describe(path, target), unwrapPath(err))
 	}
@@ -192,6 +212,9 @@ func writeRegular(path, target string, st fs.FileInfo, opt Options, write func(i
 	if err = tmp.Close(); err != nil {
 		return fail(err)
 	}
+	if err = opt.gate(); err != nil {
+		return err
+	}
 	if err = os.Rename(tmp.Name(), target); err != nil {
 		return fail(err)
 	}
@@ -209,7 +232,10 @@ func keepOwner(tmp *os.File, st fs.FileInfo) {
 
 // writeInPlace opens an existing file, FIFO or device and writes it
 // (truncating a regular file first).
-func writeInPlace(path, target string, write func(io.Writer) error, truncate bool) error {
+func writeInPlace(path, target string, opt Options, write func(io.Writer) error, truncate bool) error {
+	if err := opt.gate(); err != nil {
+		return err
+	}
 	flags := os.O_WRONLY
 	if truncate {
 		flags |= os.O_TRUNC

@@ -319,3 +319,87 @@ func TestWrite_AsynchronousFailure(t *testing.T) {
 	}
 	noTemps(t, dir)
 }
+
+// TestWrite_Gate: an atomic write calls the gate once the temporary file is
+// complete (the writing is done when the gate runs) and renames only when
+// it says yes; a refusal leaves the target as it was, no temporary file,
+// and is returned as is. Standard output and writes in place ask the gate
+// before writing anything.
+func TestWrite_Gate(t *testing.T) {
+	refused := errors.New("refused by the gate")
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name     string
+		existing bool
+		answer   error
+	}{
+		{"new file, yes", false, nil},
+		{"new file, no", false, refused},
+		{"existing file, yes", true, nil},
+		{"existing file, no", true, refused},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_"))
+			if tc.existing {
+				os.WriteFile(p, []byte("old"), 0o644)
+			}
+			written, calls := false, 0
+			gate := func() error {
+				calls++
+				if !written {
+					t.Errorf("the gate ran before the output was written")
+				}
+				ents, _ := os.ReadDir(dir)
+				temps := 0
+				for _, e := range ents {
+					if strings.Contains(e.Name(), ".tmp") {
+						temps++
+					}
+				}
+				if temps != 1 {
+					t.Errorf("%d temporary files when the gate runs, want 1", temps)
+				}
+				return tc.answer
+			}
+			err := Write(p, Options{Gate: gate}, func(w io.Writer) error {
+				written = true
+				_, err := io.WriteString(w, "new")
+				return err
+			})
+			if err != tc.answer {
+				t.Fatalf("Write: %v, want %v", err, tc.answer)
+			}
+			if calls != 1 {
+				t.Errorf("the gate ran %d times, want 1", calls)
+			}
+			b, rerr := os.ReadFile(p)
+			switch {
+			case tc.answer == nil && string(b) != "new":
+				t.Errorf("after yes: %q, %v; want new", b, rerr)
+			case tc.answer != nil && tc.existing && string(b) != "old":
+				t.Errorf("after no: %q, %v; want the old content", b, rerr)
+			case tc.answer != nil && !tc.existing && !errors.Is(rerr, fs.ErrNotExist):
+				t.Errorf("after no: the new file exists (%q, %v)", b, rerr)
+			}
+			noTemps(t, dir)
+		})
+	}
+	for _, answer := range []error{nil, refused} {
+		var buf bytes.Buffer
+		err := Write("-", Options{Stdout: &buf, Gate: func() error {
+			if buf.Len() != 0 {
+				t.Errorf("standard output written before the gate")
+			}
+			return answer
+		}}, writeString("streamed"))
+		if want := map[bool]string{true: "streamed", false: ""}[answer == nil]; err != answer || buf.String() != want {
+			t.Errorf("standard output, gate %v: %v, %q; want %v, %q", answer, err, buf.String(), answer, want)
+		}
+	}
+	if err := Write(os.DevNull, Options{Gate: func() error { return refused }}, func(io.Writer) error {
+		t.Errorf("a device written although the gate refused")
+		return nil
+	}); err != refused {
+		t.Errorf("device, gate refuses: %v, want %v", err, refused)
+	}
+}
