@@ -329,7 +329,11 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if stage != 0 {
 		at = " at stage " + stage.String()
 	}
-	fmt.Fprintf(stdout, "%s: ok%s (%d functions, %d instructions)\n", pos[0], at, len(m.Funcs), m.NumInsts())
+	funcs := "functions"
+	if len(m.Funcs) == 1 {
+		funcs = "function"
+	}
+	fmt.Fprintf(stdout, "%s: ok%s (%d %s, %d instructions)\n", pos[0], at, len(m.Funcs), funcs, m.NumInsts())
 	return nil
 }
 
