@@ -230,7 +230,8 @@ func keepOwner(tmp *os.File, st fs.FileInfo) {
 	}
 }
 
-// writeInPlace opens an existing file, FIFO or device and writes it
+// writeInPlace opens an existing file, FIFO or device and writes it, once
+// the gate (Options.Gate) has said yes
 // (truncating a regular file first).
 func writeInPlace(path, target string, opt Options, write func(io.Writer) error, truncate bool) error {
 	if err := opt.gate(); err != nil {
