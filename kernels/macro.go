@@ -340,13 +340,7 @@ func macroRMSNormParams(p Params) (rmsDims, error) {
 		return rmsDims{}, err
 	}
 	r := rmsDims{rows: v[0], d: v[1]}
-	if r.eps, err = p.Float("eps"); err != nil {
-		return r, err
-	}
-	if r.eps < 0 {
-		return r, fmt.Errorf("eps=%g: want >= 0", r.eps)
-	}
-	r.dt, err = floatDtype(p)
+	err = r.readEpsDtype(p)
 	return r, err
 }
 

@@ -54,19 +54,27 @@ type rmsDims struct {
 	dt             bir.Dtype
 }
 
+// readEpsDtype reads the parameters rmsnorm and macro_rmsnorm share: eps
+// (>= 0) and the float dtype.
+func (r *rmsDims) readEpsDtype(p Params) error {
+	var err error
+	if r.eps, err = p.Float("eps"); err != nil {
+		return err
+	}
+	if r.eps < 0 {
+		return fmt.Errorf("eps=%g: want >= 0", r.eps)
+	}
+	r.dt, err = floatDtype(p)
+	return err
+}
+
 func rmsnormParams(p Params) (rmsDims, error) {
 	v, err := intParams(p, "rows", "d")
 	if err != nil {
 		return rmsDims{}, err
 	}
 	r := rmsDims{rows: v[0], d: v[1]}
-	if r.eps, err = p.Float("eps"); err != nil {
-		return r, err
-	}
-	if r.eps < 0 {
-		return r, fmt.Errorf("eps=%g: want >= 0", r.eps)
-	}
-	if r.dt, err = floatDtype(p); err != nil {
+	if err := r.readEpsDtype(p); err != nil {
 		return r, err
 	}
 	if err := multipleOf("rows", r.rows, pmax); err != nil {
