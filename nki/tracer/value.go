@@ -235,6 +235,16 @@ type Origin interface {
 	MadeAt() Pos
 }
 
+// Nameable is a value that wants to know the first variable it is bound
+// to: `x = nl.load(...)` names the tile "x", so the BIR tensor is x, not
+// tile_17. The evaluator calls BindName on assignment to a plain name (and
+// to an attribute, with the attribute's name), every time; the value keeps
+// the first name or ignores the call.
+type Nameable interface {
+	Value
+	BindName(name string)
+}
+
 // ---------------------------------------------------------------------------
 // Loops.
 //
