@@ -39,11 +39,13 @@ const (
 	ReadInput   = "NW104" // the input file cannot be read or is empty
 	Builtin     = "NW105" // builtin:NAME or its parameters are wrong
 	Output      = "NW106" // an output file cannot be written (or would overwrite the input)
+	KernelBind  = "NW107" // a kernel file's --kernel, --input, --inputs, --arg or --grid does not fit the kernel
 
-	BadJSON = "NW201" // malformed BIR-JSON
-	BadText = "NW202" // malformed text form
-	BadKLR  = "NW203" // malformed KLR file
-	BadCSV  = "NW205" // malformed allocation problem (MiniMalloc CSV)
+	BadJSON   = "NW201" // malformed BIR-JSON
+	BadText   = "NW202" // malformed text form
+	BadKLR    = "NW203" // malformed KLR file
+	BadCSV    = "NW205" // malformed allocation problem (MiniMalloc CSV)
+	BadPython = "NW206" // a kernel file is not valid Python (a SyntaxError)
 
 	Structure     = "NW301" // broken references, duplicate names, block or loop structure
 	Declaration   = "NW302" // a tensor or location declaration is wrong
@@ -69,6 +71,10 @@ const (
 	TilingRefused  = "NW407" // sunda_size_tiling cannot tile a macro operation
 	Semaphores     = "NW408" // the synchronization needs more semaphores than the machine has
 	LNCCores       = "NW409" // an LNC kernel's cores cannot be compiled together
+
+	KernelRaised      = "NW420" // tracing an NKI kernel raised a Python exception (NameError, TypeError, a failed assert ...)
+	KernelUnsupported = "NW421" // an NKI kernel uses a Python construct or NKI API narwhal does not support
+	KernelAPI         = "NW422" // an NKI kernel breaks a rule of the NKI API (shapes, dtypes, buffers, partitions)
 
 	RunBudget = "NW501" // a run exceeds the interpreter's instruction or memory budget
 	RunInput  = "NW502" // the inputs of a run: missing, malformed .npy/.npz, wrong shape

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -71,6 +72,7 @@ func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 	streams := fs.String("streams", "", "write one listing per engine and DMA queue (waits, instruction, updates) into `DIR`")
 	lnc := fs.Int("lnc", 0, "compile the `N` logical cores' programs of an LNC kernel together (the cores scheduled jointly); -o OUT writes OUT.coreC.ext per core")
 	uf := addUserFlags(fs)
+	nf := addNKIFlags(fs, nil)
 	// Gates of the original compiler are flags of the same name.
 	gates := map[string]*bool{}
 	for _, p := range pipeline.Table.Passes {
@@ -128,7 +130,10 @@ func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 	}
 	st := newStats(*statsPath, "compile", input)
 	var m *bir.Module
-	if err := st.phase("load", instsOf(&m), func() (err error) { m, err = driver.Load(input); return err }); err != nil {
+	if err := st.phase("load", instsOf(&m), func() (err error) {
+		m, _, err = loadModule(fs, input, nf, *archName, stdout)
+		return err
+	}); err != nil {
 		return err
 	}
 	if *coreID >= 0 {
@@ -254,6 +259,8 @@ func runPrint(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("print", stderr)
 	format := fs.String("format", "text", "output `format`: text or json")
 	noVerify := fs.Bool("no-verify", false, "print the module even when the verifier rejects it (for inspecting a broken module)")
+	archName := fs.String("arch", "", "a kernel file's target `arch` (trn1, trn2, ...; default trn2)")
+	nf := addNKIFlags(fs, nil)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -267,7 +274,7 @@ func runPrint(args []string, stdout, stderr io.Writer) error {
 	default:
 		return fmt.Errorf("--format %q: want text or json", *format)
 	}
-	m, err := loadOne(pos)
+	m, err := loadOne(fs, pos, nf, *archName, stderr)
 	if err != nil {
 		return err
 	}
@@ -296,6 +303,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&options, "option", "machine parameter `arch.NAME=VALUE` (repeatable)")
 	all := fs.Bool("all", false, "print every diagnostic, not only the first")
 	stageText := fs.String("stage", "", "also check the rules of verifier stage `NAME` (unrolled, indirect-lowered, cce-legal, sb-legal, allocated, engines-assigned; several joined by ',')")
+	nf := addNKIFlags(fs, nil)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -304,7 +312,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--stage: %w", err)
 	}
-	m, err := loadOne(pos)
+	m, err := loadOne(fs, pos, nf, *archName, stderr)
 	if err != nil {
 		return err
 	}
@@ -400,11 +408,12 @@ func retarget(m *bir.Module, archName string, opts map[string]map[string]string)
 }
 
 // loadOne loads the single input file of print and verify.
-func loadOne(pos []string) (*bir.Module, error) {
+func loadOne(fs *flag.FlagSet, pos []string, nf *nkiFlags, archName string, log io.Writer) (*bir.Module, error) {
 	if len(pos) != 1 {
 		return nil, fmt.Errorf("want one input file, have %d", len(pos))
 	}
-	return driver.Load(pos[0])
+	m, _, err := loadModule(fs, pos[0], nf, archName, log)
+	return m, err
 }
 
 func runPasses(args []string, stdout, stderr io.Writer) error {

@@ -65,6 +65,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/interp"
 	"github.com/narwhal-compiler/narwhal/kernels"
 	"github.com/narwhal-compiler/narwhal/kernels/ref"
+	"github.com/narwhal-compiler/narwhal/nki/frontend"
 	"github.com/narwhal-compiler/narwhal/npy"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/passes/tiling"
@@ -99,6 +100,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	concurrent := fs.Bool("concurrent", false, "also run the engines and DMA queues concurrently (a synchronized module: the race checker) and compare with the sequential run")
 	interleave := fs.String("interleave", "random", "the concurrent run's `policy`: random, late-dma, or starve:ENGINE (Tensor, Vector, Scalar, GpSimd, Sync, or a DMA queue: queue3)")
 	maxMem := sizeFlag(fs, "max-memory", interp.DefaultMaxMemory, "stop with an error before the interpreter's memory (storage, scratch, inputs, outputs) exceeds `SIZE` (bytes, or with KiB, MiB, GiB, TiB; -1: no limit)")
+	nf := addNKIFlags(fs, inDir)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
@@ -124,12 +126,16 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	}
 	var inst *kernels.Instance
 	var m *bir.Module
+	var nk *frontend.Kernel // a kernel file's description (nil for other inputs)
 	if spec, ok := strings.CutPrefix(src, driver.BuiltinPrefix); ok {
+		if name := nf.used(fs); name != "" {
+			return diag.Errorf(diag.Usage, "--%s applies to a kernel file (.py), and %s is not one", name, src)
+		}
 		if inst, err = kernels.Instantiate(spec); err != nil {
 			return err
 		}
 		m = inst.Module
-	} else if m, err = driver.Load(src); err != nil {
+	} else if m, nk, err = loadModule(fs, src, nf, *archName, stdout); err != nil {
 		return err
 	}
 	if inst == nil {
@@ -241,6 +247,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s: %w", strings.Join(pos, ", "), err)
 		}
 	}
+	outs = renameOutputs(outs, nk)
 	npz := strings.EqualFold(filepath.Ext(*outDir), npy.ExtNPZ)
 	// Every output name is checked before the first file is written, so
 	// that a bad name cannot leave some outputs replaced and others not.
