@@ -473,6 +473,9 @@ func (mc *machine) dispatch(x *instCtx, op bir.Opcode) error {
 	case bir.OpTensorTensor:
 		return mc.opTensorTensor(x)
 	case bir.OpTensorScalar, bir.OpTensorScalarPtr:
+		if bir.IsTensorTensorScan(op, x.attrs) {
+			return mc.opTensorTensorScan(x)
+		}
 		return mc.opTensorScalar(x, op == bir.OpTensorScalarPtr)
 	case bir.OpActivation:
 		return mc.opActivation(x)

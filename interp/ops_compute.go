@@ -291,7 +291,7 @@ func (mc *machine) opTensorScalar(x *instCtx, ptr bool) error {
 		return err
 	}
 	rev0, rev1 := x.attrs.Bool("reverse0", false), x.attrs.Bool("reverse1", false)
-	for _, flag := range []string{"apply_transpose", "is_scalar_tensor_tensor", "is_tensor_tensor_scan"} {
+	for _, flag := range []string{"apply_transpose", bir.AttrScalarTensorTensor, bir.AttrTensorTensorScan} {
 		if x.attrs.Bool(flag, false) {
 			return errf(ErrNoSemantics, "%s=true: narwhal has no semantics for this TensorScalarPtr variant", flag)
 		}

@@ -383,9 +383,15 @@ func (mc *machine) opTensorReduce(x *instCtx) error {
 		return err
 	}
 	axis := x.attrs.Str("axis", "")
+	if axis == bir.AxisPartition {
+		if x.attrs.Bool("apply_transpose", false) {
+			return errf(ErrNoSemantics, "apply_transpose=true: narwhal has no semantics for a transposing reduction")
+		}
+		return mc.opPartitionReduce(x, op, x.attrs.Bool("negate", false))
+	}
 	r, ok := reduceAxes(axis)
 	if !ok {
-		return errf(ErrOperand, "axis=%q: TensorReduce reduces trailing free dims (X, XY, XYZ or XYZW), never the partition", axis)
+		return errf(ErrOperand, "axis=%q: TensorReduce reduces trailing free dims (X, XY, XYZ or XYZW) or the partitions (C)", axis)
 	}
 	if x.attrs.Bool("apply_transpose", false) {
 		return errf(ErrNoSemantics, "apply_transpose=true: narwhal has no semantics for a transposing reduction")

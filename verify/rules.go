@@ -132,6 +132,10 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 	case bir.OpTensorScalar, bir.OpTensorCopy, bir.OpReciprocal, bir.OpTensorScalarAffineSelect:
 		c.lockstep(i, ins, outs, 1)
 	case bir.OpActivation, bir.OpTensorScalarPtr:
+		if v := bir.Variant(op, attrs); v != "" {
+			c.tensorScalarPtrVariant(i, v, attrs, ins, outs)
+			break
+		}
 		c.lockstep(i, ins, outs, 1)
 		c.scalars(i, ins, outs)
 		if op == bir.OpActivation && attrsOK {
@@ -142,6 +146,10 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 	case bir.OpMatmult, bir.OpMatmultBase, bir.OpMatmultSymbolic:
 		c.matmul(i, attrs, attrsOK, ins, outs)
 	case bir.OpTensorReduce:
+		if attrsOK && bir.IsPartitionReduce(op, attrs) {
+			c.partitionReduce(i, in, attrs, ins, outs)
+			break
+		}
 		c.tensorReduce(i, attrs, attrsOK, ins, outs)
 	case bir.OpIota:
 		c.iota(i, attrs, attrsOK, outs)
@@ -163,6 +171,9 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 		}
 	}
 
+	if attrsOK {
+		c.variantEngine(i, in, info, attrs)
+	}
 	if c.stage&StageEnginesAssigned != 0 && in.Engine == bir.EngUnassigned && needsEngine(info) {
 		c.instDiag(i, "engine-assigned", "engine Unassigned: want one of %s (engines are assigned)", engineList(info.Engines&^(1<<bir.EngUnassigned)))
 	}
@@ -636,7 +647,7 @@ func (c *checker) tensorReduce(i bir.InstID, attrs bir.AttrSet, attrsOK bool, in
 	axis := attrs.Str("axis", "")
 	n, ok := reducedAxes[axis]
 	if !ok {
-		c.instDiag(i, "attr", "axis %q: want X, XY, XYZ or XYZW (trailing free dimensions; never the partition)", axis)
+		c.instDiag(i, "attr", "axis %q: want X, XY, XYZ or XYZW (trailing free dimensions) or C (the partitions: tensor_partition_reduce, on GpSimd)", axis)
 		return
 	}
 	s, d := &ins[0], &outs[0]

@@ -1,0 +1,35 @@
+package bir
+
+// Builder methods for the NKI ISA instructions beyond builder.go's core set,
+// one per nki.isa instruction, named after it (docs/isa.md: the encoding
+// of each, its operand roles and attributes; bir/isa.go: the variants
+// encoded as flags of an existing opcode). Operands follow NKI's order in
+// the argument list (the destination first, as in the current nki.isa
+// API) and BIR's order in the instruction (sources, then destinations).
+// An operand documented as "an AP or an immediate" takes an AP operand or
+// bir.Imm(v).
+
+// TensorTensorScan is nki.isa.tensor_tensor_scan: per partition p, with
+// state = initial[p],
+//
+//	t     = reverse0 ? state op0 data0[p,j] : data0[p,j] op0 state
+//	state = reverse1 ? data1[p,j] op1 t     : t op1 data1[p,j]
+//	dst[p,j] = state
+//
+// along the free elements j in row-major order, in fp32. It is
+// TensorScalarPtr with is_tensor_tensor_scan (bir/isa.go) on the Vector
+// engine: ins = [data0, initial, data1], outs = [dst]; initial is a [P,1]
+// AP or an immediate.
+func (b *Builder) TensorTensorScan(name string, dst, data0, data1, initial Operand, op0, op1 string, reverse0, reverse1 bool) InstID {
+	return b.Inst(OpTensorScalarPtr, name, EngDVE, []Operand{data0, initial, data1}, []Operand{dst},
+		Attrs("op0", op0, "reverse0", reverse0, "op1", op1, "reverse1", reverse1, AttrTensorTensorScan, true, "acc", "Idle"))
+}
+
+// TensorPartitionReduce is nki.isa.tensor_partition_reduce: dst[0, j] =
+// fold op over the partitions p of data[p, j] (op add, max, min,
+// bitwise_or, bitwise_and, ...). It is TensorReduce over axis "C" on
+// GpSimd: ins = [data] ([P, F]), outs = [dst] ([1, F]).
+func (b *Builder) TensorPartitionReduce(name, op string, dst, data Operand) InstID {
+	return b.Inst(OpTensorReduce, name, EngPool, []Operand{data}, []Operand{dst},
+		Attrs("op", op, "axis", AxisPartition, "negate", false))
+}

@@ -1,0 +1,282 @@
+package interp
+
+import (
+	"math"
+	"testing"
+
+	"github.com/narwhal-compiler/narwhal/bir"
+)
+
+// scanModule builds x, y -> z with dst = tensor_tensor_scan(x, y, initial):
+// x and y are [P, F] inputs (dtype dt), z the [P, F] output (dtype odt);
+// with initAP the initial state is the [P, 1] input s, else the immediate
+// initImm.
+func scanModule(t *testing.T, dt, odt bir.Dtype, P, F int64, op0, op1 string, rev0, rev1, initAP bool, initImm float64) *bir.Module {
+	t.Helper()
+	m, b := newB(t)
+	x := b.Input("x", dt, P, F)
+	y := b.Input("y", dt, P, F)
+	z := b.Output("z", odt, P, F)
+	a := b.SBUF("a", dt, P, F)
+	c := b.SBUF("c", dt, P, F)
+	d := b.SBUF("d", odt, P, F)
+	b.Load("ldx", a.All(), x.All())
+	b.Load("ldy", c.All(), y.All())
+	init := bir.Imm(initImm)
+	if initAP {
+		s := b.Input("s", bir.Float32, P, 1)
+		sc := b.SBUF("sc", bir.Float32, P, 1)
+		b.Load("lds", sc.All(), s.All())
+		init = sc.All()
+	}
+	b.TensorTensorScan("scan", d.All(), a.All(), c.All(), init, op0, op1, rev0, rev1)
+	b.Save("st", z.All(), d.All())
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestTensorTensorScan_Semantics(t *testing.T) {
+	third := float64(float32(0.003))
+	cases := []struct {
+		name       string
+		odt        bir.Dtype
+		P, F       int64
+		op0, op1   string
+		rev0, rev1 bool
+		init       []float64 // nil: the immediate initImm
+		initImm    float64
+		x, y, want []float64
+	}{
+		{name: "cumulative sum (op1 adds zeros)", odt: bir.Float32, P: 2, F: 3, op0: "add", op1: "add",
+			x: []float64{1, 2, 3, 4, 5, 6}, y: make([]float64, 6), want: []float64{1, 3, 6, 4, 9, 15}},
+		{name: "linear recurrence s = a*s + b, initial per partition", odt: bir.Float32, P: 2, F: 3, op0: "mult", op1: "add",
+			init: []float64{1, 2}, x: []float64{2, 2, 2, 0.5, 0.5, 0.5}, y: []float64{1, 1, 1, 0, 1, 0}, want: []float64{3, 7, 15, 1, 1.5, 0.75}},
+		{name: "reverse0: t = state - x", odt: bir.Float32, P: 1, F: 3, op0: "subtract", op1: "add", rev0: true, initImm: 10,
+			x: []float64{1, 2, 3}, y: []float64{0, 0, 0}, want: []float64{9, 7, 4}},
+		{name: "reverse1: state = y - t", odt: bir.Float32, P: 1, F: 3, op0: "add", op1: "subtract", rev1: true,
+			x: []float64{1, 1, 1}, y: []float64{10, 10, 10}, want: []float64{9, 0, 9}},
+		{name: "running max", odt: bir.Float32, P: 1, F: 6, op0: "max", op1: "add", initImm: -1e30,
+			x: []float64{3, 1, 4, 1, 5, 9}, y: make([]float64, 6), want: []float64{3, 3, 4, 4, 5, 9}},
+		{name: "NaN propagates along the scan, not across partitions", odt: bir.Float32, P: 2, F: 3, op0: "add", op1: "add",
+			x: []float64{1, math.NaN(), 1, 1, 1, 1}, y: make([]float64, 6), want: []float64{1, math.NaN(), math.NaN(), 1, 2, 3}},
+		{name: "bf16 destination: the state stays fp32", odt: bir.BFloat16, P: 1, F: 4, op0: "add", op1: "add",
+			x: []float64{1, third, third, third}, y: make([]float64, 4), want: []float64{1, 1, 1.0078125, 1.0078125}},
+		{name: "divide by the state: IEEE edges", odt: bir.Float32, P: 1, F: 3, op0: "divide", op1: "add", rev0: true, initImm: 1,
+			x: []float64{0, 1, 0}, y: []float64{0, 0, 0}, want: []float64{math.Inf(1), math.Inf(1), math.Inf(1)}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := scanModule(t, bir.Float32, c.odt, c.P, c.F, c.op0, c.op1, c.rev0, c.rev1, c.init != nil, c.initImm)
+			in := map[string]*Tensor{
+				"x": f32Tensor("x", []int64{c.P, c.F}, c.x...),
+				"y": f32Tensor("y", []int64{c.P, c.F}, c.y...),
+			}
+			if c.init != nil {
+				in["s"] = f32Tensor("s", []int64{c.P, 1}, c.init...)
+			}
+			out := mustRun(t, m, in, Options{})
+			wantValues(t, c.name, values(out["z"]), c.want...)
+		})
+	}
+}
+
+// TestTensorTensorScan_Layout: the scan runs along every free element of
+// a partition in row-major order (a [P, 2, 2] operand scans 4 elements),
+// and on a partition offset (rows 2..3 of a 4-partition tile, the initial
+// state read from the same rows).
+func TestTensorTensorScan_Layout(t *testing.T) {
+	m, b := newB(t)
+	x := b.Input("x", bir.Float32, 4, 4)
+	s := b.Input("s", bir.Float32, 4, 1)
+	z := b.Output("z", bir.Float32, 2, 4)
+	a := b.SBUF("a", bir.Float32, 4, 4)
+	sc := b.SBUF("sc", bir.Float32, 4, 1)
+	d := b.SBUF("d", bir.Float32, 4, 4)
+	b.Load("ldx", a.All(), x.All())
+	b.Load("lds", sc.All(), s.All())
+	b.Memset("zero", bir.EngDVE, d.All(), 0)
+	rows := func(t bir.T) bir.Operand { return t.AP(2*4, [2]int64{4, 2}, [2]int64{2, 2}, [2]int64{1, 2}) }
+	b.TensorTensorScan("scan", rows(d), rows(a), rows(a), sc.AP(2, [2]int64{1, 2}, [2]int64{1, 1}), "add", "mult", false, false)
+	b.Save("st", z.All(), d.Tile(2, 2, 0, 4))
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	// state = (x + state) * x along rows 2 and 3.
+	out := mustRun(t, m, map[string]*Tensor{
+		"x": f32Tensor("x", []int64{4, 4}, 9, 9, 9, 9, 9, 9, 9, 9, 1, 2, 1, 2, 2, 1, 1, 1),
+		"s": f32Tensor("s", []int64{4, 1}, 7, 7, 1, 0),
+	}, Options{})
+	// row 2: s=1: (1+1)*1=2, (2+2)*2=8, (1+8)*1=9, (2+9)*2=22
+	// row 3: s=0: (2+0)*2=4, (1+4)*1=5, (1+5)*1=6, (1+6)*1=7
+	wantValues(t, "scan rows 2..3", values(out["z"]), 2, 8, 9, 22, 4, 5, 6, 7)
+}
+
+func TestTensorTensorScan_Errors(t *testing.T) {
+	run := func(m *bir.Module) error {
+		_, err := Run(m, map[string]*Tensor{
+			"x": f32Tensor("x", []int64{2, 2}, 1, 2, 3, 4),
+			"y": f32Tensor("y", []int64{2, 2}, 1, 2, 3, 4),
+		}, Options{})
+		return err
+	}
+	t.Run("bit-vector op", func(t *testing.T) {
+		m := scanModule(t, bir.Float32, bir.Float32, 2, 2, "bitwise_and", "add", false, false, false, 0)
+		wantErr(t, run(m), ErrOperand, "scan", "arithmetic AluOps")
+	})
+	t.Run("accumulating", func(t *testing.T) {
+		m := scanModule(t, bir.Float32, bir.Float32, 2, 2, "add", "add", false, false, false, 0)
+		f := m.Main()
+		f.Walk(func(i bir.InstID) bool {
+			if f.InstName(i) == "scan" {
+				f.SetAttr(i, "acc", bir.String("Accumulate"))
+			}
+			return true
+		})
+		wantErr(t, run(m), ErrNoSemantics, "scan", "acc=Accumulate")
+	})
+	t.Run("initial of the wrong size", func(t *testing.T) {
+		m, b := newB(t)
+		x := b.Input("x", bir.Float32, 2, 2)
+		y := b.Input("y", bir.Float32, 2, 2)
+		z := b.Output("z", bir.Float32, 2, 2)
+		a := b.SBUF("a", bir.Float32, 2, 2)
+		c := b.SBUF("c", bir.Float32, 2, 2)
+		b.Load("ldx", a.All(), x.All())
+		b.Load("ldy", c.All(), y.All())
+		b.TensorTensorScan("scan", a.All(), a.All(), c.All(), c.All(), "add", "add", false, false)
+		b.Save("st", z.All(), a.All())
+		wantErr(t, run(m), ErrCountMismatch, "scan", "one per partition")
+	})
+	t.Run("two sources", func(t *testing.T) {
+		m, b := newB(t)
+		x := b.Input("x", bir.Float32, 2, 2)
+		y := b.Input("y", bir.Float32, 2, 2)
+		z := b.Output("z", bir.Float32, 2, 2)
+		a := b.SBUF("a", bir.Float32, 2, 2)
+		b.Load("ldx", a.All(), x.All())
+		b.Load("ldy", a.All(), y.All())
+		b.Inst(bir.OpTensorScalarPtr, "scan", bir.EngDVE, []bir.Operand{a.All(), bir.Imm(0)}, []bir.Operand{a.All()},
+			bir.Attrs("op0", "add", "reverse0", false, "op1", "add", "reverse1", false, bir.AttrTensorTensorScan, true))
+		b.Save("st", z.All(), a.All())
+		wantErr(t, run(m), ErrOperand, "scan", "[data0, initial, data1]")
+	})
+	t.Run("both data inputs in PSUM", func(t *testing.T) {
+		m, b := newB(t)
+		x := b.Input("x", bir.Float32, 2, 2)
+		y := b.Input("y", bir.Float32, 2, 2)
+		z := b.Output("z", bir.Float32, 2, 2)
+		a := b.SBUF("a", bir.Float32, 2, 2)
+		p := b.PSUM("p", bir.Float32, 2, 2)
+		q := b.PSUM("q", bir.Float32, 2, 2)
+		b.Load("ldx", a.All(), x.All())
+		b.TensorCopy("cp", bir.EngDVE, p.All(), a.All())
+		b.Load("ldy", a.All(), y.All())
+		b.TensorCopy("cq", bir.EngDVE, q.All(), a.All())
+		b.TensorTensorScan("scan", a.All(), p.All(), q.All(), bir.Imm(0), "add", "add", false, false)
+		b.Save("st", z.All(), a.All())
+		wantErr(t, run(m), ErrMemoryRule, "scan", "both in PSUM")
+	})
+}
+
+// reduceModule builds x [P, F] -> z [1, F] = tensor_partition_reduce(op, x)
+// on GpSimd, with x and z of dtypes dt and odt.
+func reduceModule(t *testing.T, dt, odt bir.Dtype, P, F int64, op string) *bir.Module {
+	t.Helper()
+	m, b := newB(t)
+	x := b.Input("x", dt, P, F)
+	z := b.Output("z", odt, 1, F)
+	a := b.SBUF("a", dt, P, F)
+	d := b.SBUF("d", odt, 1, F)
+	b.Load("ldx", a.All(), x.All())
+	b.TensorPartitionReduce("pr", op, d.All(), a.All())
+	b.Save("st", z.All(), d.All())
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestTensorPartitionReduce_Semantics(t *testing.T) {
+	cases := []struct {
+		name    string
+		dt, odt bir.Dtype
+		P, F    int64
+		op      string
+		x, want []float64
+	}{
+		{"add columns", bir.Float32, bir.Float32, 3, 2, "add", []float64{1, 2, 3, 4, 5, 6}, []float64{9, 12}},
+		{"max of negatives", bir.Float32, bir.Float32, 2, 2, "max", []float64{-1, -5, -3, -2}, []float64{-1, -2}},
+		{"max: NaN propagates in its column", bir.Float32, bir.Float32, 2, 2, "max", []float64{1, math.NaN(), 2, 0}, []float64{2, math.NaN()}},
+		{"average is the mean", bir.Float32, bir.Float32, 3, 1, "average", []float64{1, 2, 6}, []float64{3}},
+		{"int32 add is exact above 2^24 (GpSimd integer path)", bir.Int32, bir.Int32, 2, 1, "add", []float64{16777217, 1}, []float64{16777218}},
+		{"int32 max", bir.Int32, bir.Int32, 3, 1, "max", []float64{3, -7, 5}, []float64{5}},
+		{"int32 add wraps", bir.Int32, bir.Int32, 2, 1, "add", []float64{math.MaxInt32, 1}, []float64{math.MinInt32}},
+		{"bitwise_or", bir.Int32, bir.Int32, 3, 1, "bitwise_or", []float64{1, 2, 4}, []float64{7}},
+		{"bitwise_and", bir.Int32, bir.Int32, 3, 1, "bitwise_and", []float64{7, 6, 14}, []float64{6}},
+		{"fp32 sum cast to bf16", bir.Float32, bir.BFloat16, 2, 1, "add", []float64{1, 1.0 / 512}, []float64{1}},
+		{"int32 source, fp32 destination: the fp32 path", bir.Int32, bir.Float32, 2, 1, "add", []float64{16777217, 1}, []float64{16777216}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := reduceModule(t, c.dt, c.odt, c.P, c.F, c.op)
+			out := mustRun(t, m, map[string]*Tensor{"x": tensorOf("x", c.dt, []int64{c.P, c.F}, c.x...)}, Options{})
+			wantValues(t, c.name, values(out["z"]), c.want...)
+		})
+	}
+}
+
+// TestTensorPartitionReduce_Offsets: the source is partitions 1..3 of a
+// 4-partition tile, the destination partition 2 of another.
+func TestTensorPartitionReduce_Offsets(t *testing.T) {
+	m, b := newB(t)
+	x := b.Input("x", bir.Float32, 4, 2)
+	z := b.Output("z", bir.Float32, 1, 2)
+	a := b.SBUF("a", bir.Float32, 4, 2)
+	d := b.SBUF("d", bir.Float32, 4, 2)
+	b.Load("ldx", a.All(), x.All())
+	b.TensorPartitionReduce("pr", "add", d.Tile(2, 1, 0, 2), a.Tile(1, 3, 0, 2))
+	b.Save("st", z.All(), d.Tile(2, 1, 0, 2))
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	out := mustRun(t, m, map[string]*Tensor{"x": f32Tensor("x", []int64{4, 2}, 100, 100, 1, 2, 3, 4, 5, 6)}, Options{})
+	wantValues(t, "rows 1..3", values(out["z"]), 9, 12)
+}
+
+func TestTensorPartitionReduce_Errors(t *testing.T) {
+	run := func(m *bir.Module, dt bir.Dtype) error {
+		_, err := Run(m, map[string]*Tensor{"x": tensorOf("x", dt, []int64{2, 2}, 1, 2, 3, 4)}, Options{})
+		return err
+	}
+	t.Run("op outside the reference's list", func(t *testing.T) {
+		wantErr(t, run(reduceModule(t, bir.Float32, bir.Float32, 2, 2, "min"), bir.Float32), ErrNoSemantics, "pr", "the NKI reference's list")
+	})
+	t.Run("bitwise on floats", func(t *testing.T) {
+		wantErr(t, run(reduceModule(t, bir.Float32, bir.Float32, 2, 2, "bitwise_or"), bir.Float32), ErrOperand, "pr", "integer dtypes only")
+	})
+	t.Run("destination of two partitions", func(t *testing.T) {
+		m, b := newB(t)
+		x := b.Input("x", bir.Float32, 2, 2)
+		z := b.Output("z", bir.Float32, 2, 2)
+		a := b.SBUF("a", bir.Float32, 2, 2)
+		b.Load("ldx", a.All(), x.All())
+		b.TensorPartitionReduce("pr", "add", a.All(), a.All())
+		b.Save("st", z.All(), a.All())
+		wantErr(t, run(m, bir.Float32), ErrCountMismatch, "pr", "leaves 1 x 2")
+	})
+	t.Run("GpSimd reading PSUM", func(t *testing.T) {
+		m, b := newB(t)
+		x := b.Input("x", bir.Float32, 2, 2)
+		z := b.Output("z", bir.Float32, 1, 2)
+		a := b.SBUF("a", bir.Float32, 2, 2)
+		p := b.PSUM("p", bir.Float32, 2, 2)
+		d := b.SBUF("d", bir.Float32, 1, 2)
+		b.Load("ldx", a.All(), x.All())
+		b.TensorCopy("cp", bir.EngDVE, p.All(), a.All())
+		b.TensorPartitionReduce("pr", "add", d.All(), p.All())
+		b.Save("st", z.All(), d.All())
+		wantErr(t, run(m, bir.Float32), ErrMemoryRule, "pr", "PSUM")
+	})
+}

@@ -1,0 +1,251 @@
+package interp
+
+// The NKI ISA instructions encoded as variants of BIR opcodes (bir/isa.go,
+// docs/isa.md): tensor_tensor_scan (TensorScalarPtr with
+// is_tensor_tensor_scan) and tensor_partition_reduce (TensorReduce over
+// axis C).
+//
+// Operand roles:
+//
+//	tensor_tensor_scan       ins [data0, initial, data1]  outs [dst]  attrs op0 reverse0 op1 reverse1
+//	tensor_partition_reduce  ins [data [P, F]]            outs [dst [1, F]]  attrs op axis=C negate
+//
+// initial is a [P,1] access pattern (one starting state per partition) or
+// an immediate (the same for every partition).
+
+import (
+	"github.com/narwhal-compiler/narwhal/bir"
+)
+
+// aluF32Rev is aluF32 with the operands swapped when rev (the reverseN
+// flags of TensorScalar-shaped instructions), rounded to fp32 explicitly so
+// that no two stages are fused.
+func aluF32Rev(op aluOp, a, b float32, rev bool) float32 {
+	if rev {
+		a, b = b, a
+	}
+	return float32(aluF32(op, a, b))
+}
+
+// scanOps reads op0 and op1 of a scan and rejects bit-vector ops: the NKI
+// reference allows "any binary arithmetic operator" for both.
+func (mc *machine) scanOps(x *instCtx, what string) (op0, op1 aluOp, err error) {
+	if op0, err = mc.aluAttr(x.attrs, "op0", true); err != nil {
+		return
+	}
+	if op1, err = mc.aluAttr(x.attrs, "op1", true); err != nil {
+		return
+	}
+	for _, op := range []aluOp{op0, op1} {
+		if op.isBitvec() {
+			return 0, 0, errf(ErrOperand, "%s takes arithmetic AluOps, have %s (a bit-vector op)", what, op)
+		}
+	}
+	return op0, op1, nil
+}
+
+// variantFlags rejects the TensorScalarPtr fields a variant does not model.
+func variantFlags(x *instCtx, what string) error {
+	if x.attrs.Bool(bir.AttrTensorTensorScan, false) && x.attrs.Bool(bir.AttrScalarTensorTensor, false) {
+		return errf(ErrOperand, "both %s and %s are set: an instruction is one of them", bir.AttrTensorTensorScan, bir.AttrScalarTensorTensor)
+	}
+	for _, flag := range []string{"apply_transpose", "is_tensor_scalar_addr", "negate_second_output"} {
+		if x.attrs.Bool(flag, false) {
+			return errf(ErrNoSemantics, "%s=true: narwhal has no semantics for it on %s", flag, what)
+		}
+	}
+	if len(x.outs) != 1 {
+		return errf(ErrOperand, "%d destination operands: %s writes one", len(x.outs), what)
+	}
+	return accIdleOnly(x.attrs)
+}
+
+// opTensorTensorScan: per partition p, state = initial[p]; for each free
+// element j in row-major order, t = data0[j] op0 state (state op0 data0[j]
+// when reverse0), state = t op1 data1[j] (data1[j] op1 t when reverse1),
+// dst[j] = state (semantics.md §4.5's TensorScalar rule with s0 = the
+// running state and s1 = data1; the NKI reference's pseudocode and KLR's
+// TensorTensorScan agree).
+//
+// CHOICE: the state is carried in fp32 (the engine's internal register,
+// KLR's internal_state), not re-read from dst's dtype; with an fp32
+// destination the two are the same. The scan runs along every free
+// element of a partition, row-major over the free pattern (KLR: over the
+// packed source patterns), so a [P, A, B] operand scans A*B elements.
+func (mc *machine) opTensorTensorScan(x *instCtx) error {
+	const what = "tensor_tensor_scan"
+	op0, op1, err := mc.scanOps(x, what)
+	if err != nil {
+		return err
+	}
+	if err := variantFlags(x, what); err != nil {
+		return err
+	}
+	if len(x.ins) != 3 {
+		return errf(ErrOperand, "%d source operands: %s reads [data0, initial, data1]", len(x.ins), what)
+	}
+	rev0, rev1 := x.attrs.Bool("reverse0", false), x.attrs.Bool("reverse1", false)
+	a, err := mc.in(x, 0)
+	if err != nil {
+		return err
+	}
+	b, err := mc.in(x, 2)
+	if err != nil {
+		return err
+	}
+	d, err := mc.out(x, 0)
+	if err != nil {
+		return err
+	}
+	if err := engineRule(x.eng, a, b, d); err != nil {
+		return err
+	}
+	if err := notBothPSUM(a, b); err != nil {
+		return err
+	}
+	if err := sameShape(a, d); err != nil {
+		return err
+	}
+	if err := sameShape(b, d); err != nil {
+		return err
+	}
+	P, F := d.P, max(d.F, 1)
+	init, err := mc.loadScalar(x, 1, P, 0, false)
+	if err != nil {
+		return err
+	}
+	fa, fb := mc.f32buf(0, a.n), mc.f32buf(1, b.n)
+	if err := mc.gatherF32(a, fa); err != nil {
+		return err
+	}
+	if err := mc.gatherF32(b, fb); err != nil {
+		return err
+	}
+	for p := int64(0); p < P && d.n > 0; p++ {
+		state := init.f
+		if !init.imm {
+			state = init.rowsF[p]
+		}
+		for k := p * F; k < (p+1)*F; k++ {
+			t := aluF32Rev(op0, fa[k], state, rev0)
+			state = aluF32Rev(op1, t, fb[k], rev1)
+			fa[k] = state
+		}
+	}
+	return mc.scatterF32(d, fa)
+}
+
+// partitionReduceOps are the reductions of tensor_partition_reduce: the
+// NKI reference's list (add, max, bitwise_or, bitwise_and) plus average,
+// which semantics.md §3 reads as allowed by the reference ("as reduction =
+// mean (tensor_partition_reduce allows it)").
+func partitionReduceOp(op aluOp) bool {
+	switch op {
+	case aluAdd, aluMax, aluAverage, aluBitOr, aluBitAnd:
+		return true
+	}
+	return false
+}
+
+// opPartitionReduce: dst[0, j] = fold op over p = 0..P-1 of src[p, j]
+// (TensorReduce axis C, nki.isa.tensor_partition_reduce).
+//
+// CHOICE: the fold starts at the op's identity and runs in partition order;
+// arithmetic ops compute in fp32 (average: the fp32 sum / P), except on
+// GpSimd with int32/uint32 source and destination, which folds in exact
+// 32-bit integers (semantics.md §4.4's GpSimd integer path, the engine's
+// native arithmetic; an int32 max across partitions, as nki-library uses
+// it, stays exact above 2^24); bitwise ops fold raw integer bits. negate
+// multiplies an arithmetic result by -1, as on TensorReduce.
+func (mc *machine) opPartitionReduce(x *instCtx, op aluOp, negate bool) error {
+	if !partitionReduceOp(op) {
+		return errf(ErrNoSemantics, "tensor_partition_reduce op %s: narwhal reduces across partitions with add, max, average, bitwise_or and bitwise_and (the NKI reference's list)", op)
+	}
+	src, d, err := mc.srcDst(x)
+	if err != nil {
+		return err
+	}
+	if err := engineRule(x.eng, src, d); err != nil {
+		return err
+	}
+	if d.P != 1 || d.F != src.F {
+		return errf(ErrCountMismatch, "destination is %d x %d (pattern %v); reducing the partitions of the %d x %d source (pattern %v) leaves 1 x %d", d.P, d.F, d.pat.Shape(), src.P, src.F, src.pat.Shape(), src.F)
+	}
+	P, F := src.P, src.F
+	if src.n == 0 {
+		return errf(ErrCountMismatch, "the source walks no element: tensor_partition_reduce folds at least one partition")
+	}
+	if op.isBitvec() {
+		if negate {
+			return errf(ErrOperand, "negate applies to arithmetic reductions only, not %s", op)
+		}
+		if err := requireInts(src, d); err != nil {
+			return err
+		}
+		vals := mc.i64buf(0, src.n)
+		if err := mc.readInts(src, vals); err != nil {
+			return err
+		}
+		w := width64(src, d)
+		out := mc.i64buf(1, F)
+		for j := int64(0); j < F; j++ {
+			acc := reduceIdentityBits(op)
+			for p := int64(0); p < P; p++ {
+				acc = int64(bitvec(op, uint64(acc), uint64(vals[p*F+j]), w))
+			}
+			out[j] = acc
+		}
+		return mc.writeInts(d, out)
+	}
+	if width := intPathChoice(x.eng, src.dt, d.dt); width != 0 {
+		vals := mc.i64buf(0, src.n)
+		if err := mc.readInts(src, vals); err != nil {
+			return err
+		}
+		uns := allUnsigned(src, d)
+		out := mc.i64buf(1, F)
+		for j := int64(0); j < F; j++ {
+			acc := vals[j]
+			for p := int64(1); p < P; p++ {
+				step := op
+				if op == aluAverage {
+					step = aluAdd
+				}
+				acc, _ = aluInt(step, acc, vals[p*F+j], width, uns)
+			}
+			if op == aluAverage {
+				acc, _ = aluInt(aluDivide, acc, P, width, uns) // P >= 1: no division by zero
+			}
+			if negate {
+				acc, _ = aluInt(aluMult, acc, -1, width, uns)
+			}
+			out[j] = acc
+		}
+		return mc.writeInts(d, out)
+	}
+	vals := mc.f32buf(0, src.n)
+	if err := mc.gatherF32(src, vals); err != nil {
+		return err
+	}
+	out := mc.f32buf(1, F)
+	for j := int64(0); j < F; j++ {
+		acc := reduceIdentity(op)
+		for p := int64(0); p < P; p++ {
+			v := vals[p*F+j]
+			switch op {
+			case aluMax:
+				acc = maxNaN(acc, v)
+			default: // add, average
+				acc = float32(acc + v)
+			}
+		}
+		if op == aluAverage {
+			acc = float32(acc / float32(P))
+		}
+		if negate {
+			acc = -acc
+		}
+		out[j] = acc
+	}
+	return mc.scatterF32(d, out)
+}

@@ -1,0 +1,92 @@
+// Rules of the NKI ISA instructions encoded as variants of BIR opcodes
+// (bir/isa.go, docs/isa.md): each runs on the engines the NKI reference
+// names (rule engine), reads its operands in the roles of docs/isa.md
+// (arity, elem-count), with the AluOps the reference allows (attr) and the
+// memories it allows (tt-psum, gpsimd-psum). They hold at every stage.
+
+package verify
+
+import "github.com/narwhal-compiler/narwhal/bir"
+
+// variantEngine: a variant runs on the narrower engine set of
+// bir.InstEngines (the opcode's own set is checked by inst).
+func (c *checker) variantEngine(i bir.InstID, in *bir.Instruction, info *bir.OpInfo, attrs bir.AttrSet) {
+	v := bir.Variant(in.Op, attrs)
+	if v == "" || in.Engine >= bir.NumEngines || !info.Engines.Has(in.Engine) {
+		return
+	}
+	if mask := bir.InstEngines(in.Op, attrs); !mask.Has(in.Engine) {
+		c.instDiag(i, "engine", "engine %s: want %s (%s runs there)", in.Engine, engineList(mask&^(1<<bir.EngUnassigned)), v)
+	}
+}
+
+// bitvecOps are the bit-vector AluOps (semantics.md §3: shifts and
+// bitwise ops).
+var bitvecOps = map[string]bool{
+	"arith_shift_left": true, "arith_shift_right": true, "logical_shift_left": true, "logical_shift_right": true,
+	"bitwise_and": true, "bitwise_or": true, "bitwise_xor": true, "bitwise_not": true,
+}
+
+// tensorScalarPtrVariant checks tensor_tensor_scan and scalar_tensor_tensor:
+// ins = [data, s0, data1]: data and data1 walk in lockstep with the
+// destination, s0 is a [P,1] scalar or an immediate, data and data1 are not
+// both in PSUM, one destination, arithmetic op0 and op1 (the NKI
+// reference: "any binary arithmetic operator"; scalar_tensor_tensor:
+// "Bitvec operators are not supported").
+func (c *checker) tensorScalarPtrVariant(i bir.InstID, v string, attrs bir.AttrSet, ins, outs []opnd) {
+	if attrs.Bool(bir.AttrTensorTensorScan, false) && attrs.Bool(bir.AttrScalarTensorTensor, false) {
+		c.instDiag(i, "attr", "%s and %s both set: want at most one", bir.AttrTensorTensorScan, bir.AttrScalarTensorTensor)
+	}
+	for _, k := range []string{"op0", "op1"} {
+		if op := attrs.Str(k, ""); bitvecOps[op] {
+			c.instDiag(i, "attr", "%s %s: want an arithmetic AluOp (%s takes no bit-vector op)", k, op, v)
+		}
+	}
+	if len(ins) != 3 || len(outs) != 1 {
+		c.instDiag(i, "arity", "%d sources and %d destinations: want 3 sources [data, %s, data1] and one destination (%s)",
+			len(ins), len(outs), map[bool]string{true: "initial", false: "operand0"}[v == "tensor_tensor_scan"], v)
+		return
+	}
+	c.lockstep(i, ins[:1], outs, 1)
+	c.lockstep(i, ins[2:], outs, 1)
+	c.scalars(i, ins[:2], outs)
+	if ins[0].mem == bir.MemPSUM && ins[2].mem == bir.MemPSUM {
+		c.instDiag(i, "tt-psum", "both data inputs are in PSUM (%s, %s): want at most one input in PSUM", c.label(&ins[0]), c.label(&ins[2]))
+	}
+}
+
+// partitionReduceOps are the ops of tensor_partition_reduce (the NKI
+// reference's list, plus average: interp.partitionReduceOp).
+var partitionReduceOps = map[string]bool{"add": true, "max": true, "average": true, "bitwise_or": true, "bitwise_and": true}
+
+// partitionReduce checks tensor_partition_reduce (TensorReduce axis C): an
+// op of the reference's list, a [P, F] source and a [1, F] destination,
+// and no PSUM operand (GpSimd) even while the engine is Unassigned.
+func (c *checker) partitionReduce(i bir.InstID, in *bir.Instruction, attrs bir.AttrSet, ins, outs []opnd) {
+	if op := attrs.Str("op", ""); !partitionReduceOps[op] {
+		c.instDiag(i, "attr", "op %q: want add, max, average, bitwise_or or bitwise_and (the reductions of tensor_partition_reduce)", op)
+	}
+	if in.Engine == bir.EngUnassigned {
+		for k := range ins {
+			if ins[k].mem == bir.MemPSUM {
+				c.instLocDiag(i, ins[k].loc, "gpsimd-psum", "%s: tensor_partition_reduce runs only on GpSimd (want %s in SB, have PSUM)", msgGpSimdPSUM, c.label(&ins[k]))
+			}
+		}
+		for k := range outs {
+			if outs[k].mem == bir.MemPSUM {
+				c.instLocDiag(i, outs[k].loc, "gpsimd-psum", "%s: tensor_partition_reduce runs only on GpSimd (want %s in SB, have PSUM)", msgGpSimdPSUM, c.label(&outs[k]))
+			}
+		}
+	}
+	if len(ins) < 1 || len(outs) < 1 {
+		return
+	}
+	s, d := &ins[0], &outs[0]
+	if !s.ok || !d.ok || !s.onChip || !d.onChip {
+		return
+	}
+	if d.parts != 1 || d.perPart != s.perPart {
+		c.instDiag(i, "elem-count", "%s is %s, %s is %s: want the destination [1 partitions x %d] (a partition reduce folds the partitions of each column)",
+			c.label(s), shape(s), c.label(d), shape(d), s.perPart)
+	}
+}
