@@ -33,3 +33,24 @@ func (b *Builder) TensorPartitionReduce(name, op string, dst, data Operand) Inst
 	return b.Inst(OpTensorReduce, name, EngPool, []Operand{data}, []Operand{dst},
 		Attrs("op", op, "axis", AxisPartition, "negate", false))
 }
+
+// ScalarTensorTensor is nki.isa.scalar_tensor_tensor: dst = (data op0
+// operand0[p]) op1 data1, each stage reversed by its flag (reverse0:
+// operand0 op0 data; reverse1: data1 op1 t), in fp32. It is
+// TensorScalarPtr with is_scalar_tensor_tensor (bir/isa.go) on the Vector
+// engine: ins = [data, operand0, data1], outs = [dst]; operand0 is a [P,1]
+// AP or an immediate, data1 a tensor of data's shape.
+func (b *Builder) ScalarTensorTensor(name string, dst, data, operand0, data1 Operand, op0, op1 string, reverse0, reverse1 bool) InstID {
+	return b.Inst(OpTensorScalarPtr, name, EngDVE, []Operand{data, operand0, data1}, []Operand{dst},
+		Attrs("op0", op0, "reverse0", reverse0, "op1", op1, "reverse1", reverse1, AttrScalarTensorTensor, true, "acc", "Idle"))
+}
+
+// TensorCopyPredicated is nki.isa.tensor_copy_predicated: where predicate
+// (reverse_pred: where it is zero) is non-zero, dst = src; elsewhere dst
+// keeps its value. src is an AP of dst's dtype and shape, or an
+// immediate (converted to dst's dtype). CopyPredicated (KLR's operand
+// order): ins = [src, predicate], outs = [dst], attribute reverse_pred.
+// The engine is DVE (the reference: "using Vector Engine").
+func (b *Builder) TensorCopyPredicated(name string, dst, src, predicate Operand, reversePred bool) InstID {
+	return b.Inst(OpCopyPredicated, name, EngDVE, []Operand{src, predicate}, []Operand{dst}, Attrs("reverse_pred", reversePred))
+}

@@ -476,6 +476,9 @@ func (mc *machine) dispatch(x *instCtx, op bir.Opcode) error {
 		if bir.IsTensorTensorScan(op, x.attrs) {
 			return mc.opTensorTensorScan(x)
 		}
+		if bir.IsScalarTensorTensor(op, x.attrs) {
+			return mc.opScalarTensorTensor(x)
+		}
 		return mc.opTensorScalar(x, op == bir.OpTensorScalarPtr)
 	case bir.OpActivation:
 		return mc.opActivation(x)

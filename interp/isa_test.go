@@ -280,3 +280,93 @@ func TestTensorPartitionReduce_Errors(t *testing.T) {
 		wantErr(t, run(m, bir.Float32), ErrMemoryRule, "pr", "PSUM")
 	})
 }
+
+func TestScalarTensorTensor_Semantics(t *testing.T) {
+	cases := []struct {
+		name       string
+		P, F       int64
+		op0, op1   string
+		rev0, rev1 bool
+		s0         []float64 // nil: the immediate imm
+		imm        float64
+		x, y, want []float64
+	}{
+		{name: "(x * s[p]) + y", P: 2, F: 2, op0: "mult", op1: "add", s0: []float64{10, 100},
+			x: []float64{1, 2, 3, 4}, y: []float64{1, 1, 1, 1}, want: []float64{11, 21, 301, 401}},
+		{name: "reverse0: (10 - x) * y", P: 1, F: 2, op0: "subtract", op1: "mult", rev0: true, imm: 10,
+			x: []float64{1, 2}, y: []float64{2, 3}, want: []float64{18, 24}},
+		{name: "reverse1: y - (x + 1)", P: 1, F: 2, op0: "add", op1: "subtract", rev1: true, imm: 1,
+			x: []float64{1, 2}, y: []float64{10, 10}, want: []float64{8, 7}},
+		{name: "NaN stays in its element (no state)", P: 1, F: 3, op0: "add", op1: "max", imm: 0,
+			x: []float64{1, math.NaN(), 3}, y: []float64{2, 2, 2}, want: []float64{2, math.NaN(), 3}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, b := newB(t)
+			x := b.Input("x", bir.Float32, c.P, c.F)
+			y := b.Input("y", bir.Float32, c.P, c.F)
+			z := b.Output("z", bir.Float32, c.P, c.F)
+			a, cc, d := b.SBUF("a", bir.Float32, c.P, c.F), b.SBUF("c", bir.Float32, c.P, c.F), b.SBUF("d", bir.Float32, c.P, c.F)
+			b.Load("ldx", a.All(), x.All())
+			b.Load("ldy", cc.All(), y.All())
+			s0 := bir.Imm(c.imm)
+			in := map[string]*Tensor{"x": f32Tensor("x", []int64{c.P, c.F}, c.x...), "y": f32Tensor("y", []int64{c.P, c.F}, c.y...)}
+			if c.s0 != nil {
+				s := b.Input("s", bir.Float32, c.P, 1)
+				sc := b.SBUF("sc", bir.Float32, c.P, 1)
+				b.Load("lds", sc.All(), s.All())
+				s0 = sc.All()
+				in["s"] = f32Tensor("s", []int64{c.P, 1}, c.s0...)
+			}
+			b.ScalarTensorTensor("stt", d.All(), a.All(), s0, cc.All(), c.op0, c.op1, c.rev0, c.rev1)
+			b.Save("st", z.All(), d.All())
+			if err := b.Err(); err != nil {
+				t.Fatal(err)
+			}
+			wantValues(t, c.name, values(mustRun(t, m, in, Options{})["z"]), c.want...)
+		})
+	}
+	t.Run("bit-vector op", func(t *testing.T) {
+		m := twoIn(t, bir.Int32, bir.Int32, 1, 2, func(b *bir.Builder, a, c, d bir.T) {
+			b.ScalarTensorTensor("stt", d.All(), a.All(), bir.Imm(1), c.All(), "add", "bitwise_or", false, false)
+		})
+		_, err := Run(m, RandomInputs(m, 1), Options{})
+		wantErr(t, err, ErrOperand, "stt", "arithmetic AluOps")
+	})
+}
+
+// TestTensorCopyPredicated_ScalarSource: an immediate source is converted
+// to dst's dtype and written where the predicate holds (reverse_pred:
+// where it is zero); elsewhere dst keeps its value.
+func TestTensorCopyPredicated_ScalarSource(t *testing.T) {
+	cases := []struct {
+		name string
+		dt   bir.Dtype
+		imm  bir.Operand
+		rev  bool
+		want []float64
+	}{
+		{"float immediate into fp32", bir.Float32, bir.Imm(-2.5), false, []float64{-2.5, 7, -2.5, 7}},
+		{"reverse_pred", bir.Float32, bir.Imm(-2.5), true, []float64{7, -2.5, 7, -2.5}},
+		{"float immediate into bf16 rounds", bir.BFloat16, bir.Imm(1.00390625), false, []float64{1, 7, 1, 7}},
+		{"integer immediate into int32 wraps", bir.Int32, bir.ImmI(1<<32+5, bir.Int32), false, []float64{5, 7, 5, 7}},
+		{"float immediate into int32 rounds to nearest even", bir.Int32, bir.Imm(2.5), false, []float64{2, 7, 2, 7}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m, b := newB(t)
+			pr := b.Input("pr", bir.Uint8, 1, 4)
+			z := b.Output("z", c.dt, 1, 4)
+			ps, d := b.SBUF("ps", bir.Uint8, 1, 4), b.SBUF("d", c.dt, 1, 4)
+			b.Load("ldp", ps.All(), pr.All())
+			b.Memset("init", bir.EngDVE, d.All(), 7)
+			b.TensorCopyPredicated("cp", d.All(), c.imm, ps.All(), c.rev)
+			b.Save("st", z.All(), d.All())
+			if err := b.Err(); err != nil {
+				t.Fatal(err)
+			}
+			out := mustRun(t, m, map[string]*Tensor{"pr": tensorOf("pr", bir.Uint8, []int64{1, 4}, 1, 0, 255, 0)}, Options{})
+			wantValues(t, c.name, values(out["z"]), c.want...)
+		})
+	}
+}

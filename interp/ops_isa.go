@@ -1,13 +1,14 @@
 package interp
 
 // The NKI ISA instructions encoded as variants of BIR opcodes (bir/isa.go,
-// docs/isa.md): tensor_tensor_scan (TensorScalarPtr with
-// is_tensor_tensor_scan) and tensor_partition_reduce (TensorReduce over
-// axis C).
+// docs/isa.md): tensor_tensor_scan and scalar_tensor_tensor
+// (TensorScalarPtr with is_tensor_tensor_scan / is_scalar_tensor_tensor)
+// and tensor_partition_reduce (TensorReduce over axis C).
 //
 // Operand roles:
 //
 //	tensor_tensor_scan       ins [data0, initial, data1]  outs [dst]  attrs op0 reverse0 op1 reverse1
+//	scalar_tensor_tensor     ins [data, operand0, data1]  outs [dst]  attrs op0 reverse0 op1 reverse1
 //	tensor_partition_reduce  ins [data [P, F]]            outs [dst [1, F]]  attrs op axis=C negate
 //
 // initial is a [P,1] access pattern (one starting state per partition) or
@@ -73,7 +74,26 @@ func variantFlags(x *instCtx, what string) error {
 // element of a partition, row-major over the free pattern (KLR: over the
 // packed source patterns), so a [P, A, B] operand scans A*B elements.
 func (mc *machine) opTensorTensorScan(x *instCtx) error {
-	const what = "tensor_tensor_scan"
+	return mc.opTensorScalarPtrVariant(x, true)
+}
+
+// opScalarTensorTensor: dst = (data op0 s0[p]) op1 data1, each stage with
+// its reverse flag (nki.isa.scalar_tensor_tensor: "equivalent to running
+// two operations back-to-back: tensor_scalar then tensor_tensor"), in
+// fp32 with one cast; s0 is a [P,1] AP or an immediate, data1 a whole
+// tensor of data's shape.
+func (mc *machine) opScalarTensorTensor(x *instCtx) error {
+	return mc.opTensorScalarPtrVariant(x, false)
+}
+
+// opTensorScalarPtrVariant is tensor_tensor_scan (scan) and
+// scalar_tensor_tensor: the same operands, [data, s0, data1], with s0 the
+// running state (started from initial) or a per-partition scalar.
+func (mc *machine) opTensorScalarPtrVariant(x *instCtx, scan bool) error {
+	what, s0name := "tensor_tensor_scan", "initial"
+	if !scan {
+		what, s0name = "scalar_tensor_tensor", "operand0"
+	}
 	op0, op1, err := mc.scanOps(x, what)
 	if err != nil {
 		return err
@@ -82,7 +102,7 @@ func (mc *machine) opTensorTensorScan(x *instCtx) error {
 		return err
 	}
 	if len(x.ins) != 3 {
-		return errf(ErrOperand, "%d source operands: %s reads [data0, initial, data1]", len(x.ins), what)
+		return errf(ErrOperand, "%d source operands: %s reads [data0, %s, data1]", len(x.ins), what, s0name)
 	}
 	rev0, rev1 := x.attrs.Bool("reverse0", false), x.attrs.Bool("reverse1", false)
 	a, err := mc.in(x, 0)
@@ -122,11 +142,15 @@ func (mc *machine) opTensorTensorScan(x *instCtx) error {
 		return err
 	}
 	for p := int64(0); p < P && d.n > 0; p++ {
-		state := init.f
+		s0 := init.f
 		if !init.imm {
-			state = init.rowsF[p]
+			s0 = init.rowsF[p]
 		}
+		state := s0
 		for k := p * F; k < (p+1)*F; k++ {
+			if !scan {
+				state = s0
+			}
 			t := aluF32Rev(op0, fa[k], state, rev0)
 			state = aluF32Rev(op1, t, fb[k], rev1)
 			fa[k] = state

@@ -236,3 +236,92 @@ func TestISA_TensorPartitionReduce(t *testing.T) {
 		},
 	})
 }
+
+// TestISA_Where: nl.where(pred, x, y) as the front end builds it: a copy
+// of y, then tensor_copy_predicated of x over it; and a masked fill with
+// an immediate source (reverse_pred). The destination's earlier value is
+// read by the predicated copy, so no pass may drop the copy before it.
+func TestISA_Where(t *testing.T) {
+	const P, F = 128, 96
+	checkISAPipeline(t, isaCase{
+		name: "where",
+		build: func(b *bir.Builder) {
+			x := b.Input("x", bir.Float32, P, F)
+			y := b.Input("y", bir.Float32, P, F)
+			pr := b.Input("pred", bir.Uint8, P, F)
+			w := b.Output("w", bir.Float32, P, F)
+			fl := b.Output("fill", bir.Float32, P, F)
+			xs, ys, ps := b.SBUF("xs", bir.Float32, P, F), b.SBUF("ys", bir.Float32, P, F), b.SBUF("ps", bir.Uint8, P, F)
+			ws, fs := b.SBUF("ws", bir.Float32, P, F), b.SBUF("fs", bir.Float32, P, F)
+			b.Load("ldx", xs.All(), x.All())
+			b.Load("ldy", ys.All(), y.All())
+			b.Load("ldp", ps.All(), pr.All())
+			b.TensorCopy("on_false", bir.EngDVE, ws.All(), ys.All())
+			b.TensorCopyPredicated("where", ws.All(), xs.All(), ps.All(), false)
+			b.TensorCopy("keep", bir.EngAct, fs.All(), xs.All())
+			b.TensorCopyPredicated("masked_fill", fs.All(), bir.Imm(-3.5), ps.All(), true)
+			b.Save("stw", w.All(), ws.All())
+			b.Save("stf", fl.All(), fs.All())
+		},
+		inputs: func(m *bir.Module) map[string]*interp.Tensor {
+			in := interp.RandomInputs(m, 7)
+			p := make([]int64, P*F)
+			for k := range p {
+				p[k] = int64(k*k%7) % 2
+			}
+			in["pred"] = tensorI("pred", bir.Uint8, []int64{P, F}, p)
+			return in
+		},
+		reference: func(in map[string]*interp.Tensor) map[string]*interp.Tensor {
+			x, y, p := floats(in["x"]), floats(in["y"]), ints(in["pred"])
+			w, fl := make([]float32, P*F), make([]float32, P*F)
+			for k := range w {
+				w[k], fl[k] = y[k], -3.5
+				if p[k] != 0 {
+					w[k], fl[k] = x[k], x[k]
+				}
+			}
+			return map[string]*interp.Tensor{
+				"w":    tensorF("w", bir.Float32, []int64{P, F}, w),
+				"fill": tensorF("fill", bir.Float32, []int64{P, F}, fl),
+			}
+		},
+	})
+}
+
+// TestISA_ScalarTensorTensor: (x - mean[p]) * g with a per-partition
+// scalar and a whole tensor, and a reversed form with an immediate.
+func TestISA_ScalarTensorTensor(t *testing.T) {
+	const P, F = 128, 128
+	checkISAPipeline(t, isaCase{
+		name: "stt",
+		build: func(b *bir.Builder) {
+			x := b.Input("x", bir.Float32, P, F)
+			g := b.Input("g", bir.Float32, P, F)
+			mu := b.Input("mu", bir.Float32, P, 1)
+			o := b.Output("o", bir.Float32, P, F)
+			r := b.Output("r", bir.BFloat16, P, F)
+			xs, gs, ms := b.SBUF("xs", bir.Float32, P, F), b.SBUF("gs", bir.Float32, P, F), b.SBUF("ms", bir.Float32, P, 1)
+			os, rs := b.SBUF("os", bir.Float32, P, F), b.SBUF("rs", bir.BFloat16, P, F)
+			b.Load("ldx", xs.All(), x.All())
+			b.Load("ldg", gs.All(), g.All())
+			b.Load("ldm", ms.All(), mu.All())
+			b.ScalarTensorTensor("center_scale", os.All(), xs.All(), ms.All(), gs.All(), "subtract", "mult", false, false)
+			b.ScalarTensorTensor("rev", rs.All(), xs.All(), bir.Imm(2), gs.All(), "divide", "subtract", true, true)
+			b.Save("sto", o.All(), os.All())
+			b.Save("str", r.All(), rs.All())
+		},
+		reference: func(in map[string]*interp.Tensor) map[string]*interp.Tensor {
+			x, g, mu := floats(in["x"]), floats(in["g"]), floats(in["mu"])
+			o, r := make([]float32, P*F), make([]float32, P*F)
+			for k := range o {
+				o[k] = float32(float32(x[k]-mu[k/F]) * g[k])
+				r[k] = float32(g[k] - float32(2/x[k]))
+			}
+			return map[string]*interp.Tensor{
+				"o": tensorF("o", bir.Float32, []int64{P, F}, o),
+				"r": tensorF("r", bir.BFloat16, []int64{P, F}, r),
+			}
+		},
+	})
+}

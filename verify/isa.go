@@ -82,11 +82,34 @@ func (c *checker) partitionReduce(i bir.InstID, in *bir.Instruction, attrs bir.A
 		return
 	}
 	s, d := &ins[0], &outs[0]
+	if bitvecOps[attrs.Str("op", "")] {
+		for _, x := range []*opnd{s, d} {
+			if x.isAP && x.dtype.IsFloat() {
+				c.instDiag(i, "operand-dtype", "%s is %s: want an integer dtype (a bitwise reduction works on integer bits)", c.label(x), x.dtype)
+			}
+		}
+	}
 	if !s.ok || !d.ok || !s.onChip || !d.onChip {
 		return
 	}
 	if d.parts != 1 || d.perPart != s.perPart {
 		c.instDiag(i, "elem-count", "%s is %s, %s is %s: want the destination [1 partitions x %d] (a partition reduce folds the partitions of each column)",
 			c.label(s), shape(s), c.label(d), shape(d), s.perPart)
+	}
+}
+
+// copyPredicated checks tensor_copy_predicated's dtypes (the NKI
+// reference: "predicate must be of type uint8, uint16, or uint32"; "src
+// and dst must share the same data type"); an immediate src is converted.
+func (c *checker) copyPredicated(i bir.InstID, ins, outs []opnd) {
+	if len(ins) != 2 || len(outs) != 1 {
+		return
+	}
+	s, p, d := &ins[0], &ins[1], &outs[0]
+	if p.isAP && p.dtype != bir.Uint8 && p.dtype != bir.Uint16 && p.dtype != bir.Uint32 {
+		c.instDiag(i, "operand-dtype", "predicate %s is %s: want uint8, uint16 or uint32", c.label(p), p.dtype)
+	}
+	if s.isAP && d.isAP && s.dtype != d.dtype {
+		c.instDiag(i, "operand-dtype", "%s is %s, %s is %s: want the same dtype (the copy is bit-exact)", c.label(s), s.dtype, c.label(d), d.dtype)
 	}
 }

@@ -10,6 +10,13 @@ import (
 // breaks one rule of verify/isa.go and must be caught by it (and by no
 // other rule).
 func isaRuleCases() []ruleCase {
+	return append(baseISACases(), extraISACases...)
+}
+
+// extraISACases are appended by the files' init functions.
+var extraISACases []ruleCase
+
+func baseISACases() []ruleCase {
 	scanOperands := func(b *bir.Builder) (bir.T, bir.T, bir.T, bir.T) {
 		return b.SBUF("a", f32, 128, 64), b.SBUF("c", f32, 128, 64), b.SBUF("s0", f32, 128, 1), b.SBUF("d", f32, 128, 64)
 	}
@@ -112,4 +119,29 @@ func TestISA_ValidInstructionsVerify(t *testing.T) {
 	if err := Module(m, Options{Stage: StageEnginesAssigned}); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// copyPredicatedCases: tensor_copy_predicated's dtype rules, and the
+// bitwise partition reduce's integer operands.
+func init() {
+	extraISACases = append(extraISACases,
+		ruleCase{name: "predicate of a float dtype", rule: "operand-dtype", msg: "want uint8, uint16 or uint32", build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn2")
+			s, p, d := b.SBUF("s", f32, 128, 16), b.SBUF("p", f32, 128, 16), b.SBUF("d", f32, 128, 16)
+			b.TensorCopyPredicated("cp", d.All(), s.All(), p.All(), false)
+			return must(t, b)
+		}},
+		ruleCase{name: "predicated copy across dtypes", rule: "operand-dtype", msg: "want the same dtype", build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn2")
+			s, p, d := b.SBUF("s", bf16, 128, 16), b.SBUF("p", bir.Uint8, 128, 16), b.SBUF("d", f32, 128, 16)
+			b.TensorCopyPredicated("cp", d.All(), s.All(), p.All(), false)
+			return must(t, b)
+		}},
+		ruleCase{name: "bitwise partition reduce of floats", rule: "operand-dtype", msg: "want an integer dtype", build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn2")
+			s, d := b.SBUF("s", f32, 128, 8), b.SBUF("d", f32, 1, 8)
+			b.TensorPartitionReduce("pr", "bitwise_or", d.All(), s.All())
+			return must(t, b)
+		}},
+	)
 }

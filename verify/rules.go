@@ -129,6 +129,9 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 		}
 	case bir.OpTensorTensor, bir.OpCopyPredicated:
 		c.lockstep(i, ins, outs, 2)
+		if op == bir.OpCopyPredicated {
+			c.copyPredicated(i, ins, outs)
+		}
 	case bir.OpTensorScalar, bir.OpTensorCopy, bir.OpReciprocal, bir.OpTensorScalarAffineSelect:
 		c.lockstep(i, ins, outs, 1)
 	case bir.OpActivation, bir.OpTensorScalarPtr:
@@ -516,6 +519,12 @@ func (c *checker) transpose(i bir.InstID, eng bir.Engine, ins, outs []opnd) {
 	case eng == bir.EngPE && s.onChip && d.onChip:
 		if d.parts != s.perPart || d.perPart != s.parts {
 			c.instDiag(i, "elem-count", "%s is %s, %s is %s: want the destination [%d partitions x %d] (a PE transpose maps [P,F] to [F,P])",
+				c.label(s), shape(s), c.label(d), shape(d), s.perPart, s.parts)
+		}
+	case eng == bir.EngDVE && s.onChip && d.onChip && s.parts <= 32 && s.perPart <= 32 && (s.parts != 32 || s.perPart != 32):
+		// nc_transpose on Vector: "[32, 32] or smaller", one block.
+		if d.parts != s.perPart || d.perPart != s.parts {
+			c.instDiag(i, "elem-count", "%s is %s, %s is %s: want the destination [%d partitions x %d] (a Vector-engine transpose of at most 32x32 maps [P,F] to [F,P])",
 				c.label(s), shape(s), c.label(d), shape(d), s.perPart, s.parts)
 		}
 	case eng == bir.EngDVE && s.onChip && d.onChip:

@@ -113,6 +113,10 @@
 //	                                  transpose [P,F] -> [F,P]; tensor_reduce kept axes; iota pattern;
 //	                                  tensor_tensor_scan [data0, initial [P,1], data1]; partition
 //	                                  reduce [P,F] -> [1,F] (verify/isa.go)
+//	operand-dtype      always         the operand dtypes an instruction's NKI reference states
+//	                                  (verify/isa.go): tensor_copy_predicated's uint8/16/32 predicate
+//	                                  and src of dst's dtype; integer operands of bitwise partition
+//	                                  reductions
 //	attr               always         opcode attributes the verifier reads are well formed; the AluOps a
 //	                                  variant allows (verify/isa.go)
 //	onchip-operand     always         compute-engine operands are in SBUF or PSUM
