@@ -59,6 +59,9 @@
 //	                                                    scan; the NKI reference says of
 //	                                                    scalar_tensor_tensor "approximately the same
 //	                                                    latency as a regular tensor_tensor"]
+//	Max, MaxIndex, MatchReplace (DVE)    tensor-reduce  max8, nc_find_index8, nc_match_replace8: N = the
+//	                                                    searched source's elements per partition
+//	                                                    [inferred: one pass over the data, as a reduction]
 //	TensorReduce axis C                  gpsimd         tensor_partition_reduce (GpSimd only):
 //	(tensor_partition_reduce)                           GPSIMD_START + N, N = the destination's
 //	                                                    elements per partition (the "any GpSimd
@@ -142,6 +145,8 @@ func ClassFor(op bir.Opcode, eng bir.Engine) (c Class, ok bool) {
 		return ClassTensorTensor, true
 	case bir.OpTensorReduce:
 		return ClassTensorReduce, true
+	case bir.OpMax, bir.OpMaxIndex, bir.OpMatchReplace:
+		return ClassTensorReduce, true // max8 family: one pass over the searched data [inferred]
 	case bir.OpMemset:
 		return ClassMemset, true
 	case bir.OpIota:

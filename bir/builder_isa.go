@@ -54,3 +54,30 @@ func (b *Builder) ScalarTensorTensor(name string, dst, data, operand0, data1 Ope
 func (b *Builder) TensorCopyPredicated(name string, dst, src, predicate Operand, reversePred bool) InstID {
 	return b.Inst(OpCopyPredicated, name, EngDVE, []Operand{src, predicate}, []Operand{dst}, Attrs("reverse_pred", reversePred))
 }
+
+// Max8 is nki.isa.max8: dst[p, 0..7] = the 8 largest values of src's
+// partition p, descending (Max on the Vector engine: ins = [src] with 8 to
+// 16384 elements per partition, outs = [dst [P, 8]]).
+func (b *Builder) Max8(name string, dst, src Operand) InstID {
+	return b.Inst(OpMax, name, EngDVE, []Operand{src}, []Operand{dst}, nil)
+}
+
+// FindIndex8 is nki.isa.nc_find_index8: dst[p, k] = the index of the
+// first element of data's partition p equal to vals[p, k] (MaxIndex on
+// the Vector engine: ins = [data, vals [P, 8]], outs = [dst [P, 8]],
+// uint16 or uint32).
+func (b *Builder) FindIndex8(name string, dst, data, vals Operand) InstID {
+	return b.Inst(OpMaxIndex, name, EngDVE, []Operand{data, vals}, []Operand{dst}, nil)
+}
+
+// MatchReplace8 is nki.isa.nc_match_replace8: dst = data with the first
+// occurrence of each vals[p, k] replaced by imm; dstIdx (the zero Operand:
+// none) receives the indices. MatchReplace on the Vector engine: ins =
+// [data, vals [P, 8]], outs = [dst, dst_idx?], attribute imm_value.
+func (b *Builder) MatchReplace8(name string, dst, data, vals Operand, imm float64, dstIdx Operand) InstID {
+	outs := []Operand{dst}
+	if dstIdx.Kind.IsAP() && !dstIdx.IsZero() {
+		outs = append(outs, dstIdx)
+	}
+	return b.Inst(OpMatchReplace, name, EngDVE, []Operand{data, vals}, outs, Attrs("imm_value", Float(imm)))
+}

@@ -507,6 +507,12 @@ func (mc *machine) dispatch(x *instCtx, op bir.Opcode) error {
 		return mc.opReciprocal(x)
 	case bir.OpBNStats:
 		return mc.opBNStats(x)
+	case bir.OpMax:
+		return mc.opMax8(x)
+	case bir.OpMaxIndex:
+		return mc.opFindIndex8(x)
+	case bir.OpMatchReplace:
+		return mc.opMatchReplace8(x)
 	case bir.OpBNStatsAggregate:
 		return mc.opBNAggregate(x)
 	case bir.OpRegisterMove:

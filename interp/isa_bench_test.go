@@ -4,8 +4,9 @@ package interp
 // [128, 512] fp32 tiles, runs the instruction isaBenchReps times and
 // stores the result; the metric is ns per element of the instruction's
 // data input (a scan and a tensor_tensor read P*F and write P*F; a
-// partition reduce reads P*F and writes F), the loads and the store
-// amortised over the repetitions.
+// partition reduce reads P*F and writes F; max8 reads P*F and writes P*8;
+// the nc_match_replace8 entry is a max8 and the replace, per element of
+// data), the loads and the store amortised over the repetitions.
 //
 //	go test ./interp -run '^$' -bench BenchmarkInterp_ISA
 
@@ -31,6 +32,7 @@ func isaBench(b *testing.B, P, F, zp int64, body func(bb *bir.Builder, a, c, s, 
 	bb.Load("ldx", a.All(), x.All())
 	bb.Load("ldy", c.All(), y.All())
 	bb.Load("lds", s.All(), sIn.All())
+	bb.Memset("init", bir.EngDVE, d.All(), 0) // for bodies that write part of d
 	for r := 0; r < isaBenchReps; r++ {
 		body(bb, a, c, s, d)
 	}
@@ -59,6 +61,22 @@ func BenchmarkInterp_ISA(b *testing.B) {
 	b.Run("tensor_partition_reduce", func(b *testing.B) {
 		isaBench(b, P, F, 1, func(bb *bir.Builder, a, c, s, d bir.T) {
 			bb.TensorPartitionReduce("pr", "add", d.All(), a.All())
+		})
+	})
+	b.Run("scalar_tensor_tensor", func(b *testing.B) {
+		isaBench(b, P, F, P, func(bb *bir.Builder, a, c, s, d bir.T) {
+			bb.ScalarTensorTensor("stt", d.All(), a.All(), s.All(), c.All(), "subtract", "mult", false, false)
+		})
+	})
+	b.Run("max8", func(b *testing.B) {
+		isaBench(b, P, F, P, func(bb *bir.Builder, a, c, s, d bir.T) {
+			bb.Max8("max8", d.Tile(0, P, 0, 8), a.All())
+		})
+	})
+	b.Run("nc_match_replace8", func(b *testing.B) {
+		isaBench(b, P, F, P, func(bb *bir.Builder, a, c, s, d bir.T) {
+			bb.Max8("max8", d.Tile(0, P, 0, 8), a.All())
+			bb.MatchReplace8("mr", c.All(), a.All(), d.Tile(0, P, 0, 8), -1e9, bir.Operand{})
 		})
 	})
 	// The plain tensor_tensor, for scale.

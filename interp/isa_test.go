@@ -370,3 +370,76 @@ func TestTensorCopyPredicated_ScalarSource(t *testing.T) {
 		})
 	}
 }
+
+// top8Module: x [P, F] -> max8 -> top [P, 8], nc_find_index8 -> idx, and
+// nc_match_replace8(x, top, imm) -> rep [P, F] with its indices repidx.
+func top8Module(t *testing.T, P, F int64) *bir.Module {
+	t.Helper()
+	m, b := newB(t)
+	x := b.Input("x", bir.Float32, P, F)
+	zt := b.Output("top", bir.Float32, P, 8)
+	zi := b.Output("idx", bir.Uint32, P, 8)
+	zr := b.Output("rep", bir.Float32, P, F)
+	zri := b.Output("repidx", bir.Uint16, P, 8)
+	a, top, idx := b.SBUF("a", bir.Float32, P, F), b.SBUF("tops", bir.Float32, P, 8), b.SBUF("idxs", bir.Uint32, P, 8)
+	rep, repidx := b.SBUF("reps", bir.Float32, P, F), b.SBUF("repidxs", bir.Uint16, P, 8)
+	b.Load("ld", a.All(), x.All())
+	b.Max8("max8", top.All(), a.All())
+	b.FindIndex8("find", idx.All(), a.All(), top.All())
+	b.MatchReplace8("mr", rep.All(), a.All(), top.All(), -1e9, repidx.All())
+	b.Save("s1", zt.All(), top.All())
+	b.Save("s2", zi.All(), idx.All())
+	b.Save("s3", zr.All(), rep.All())
+	b.Save("s4", zri.All(), repidx.All())
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestMax8_FindIndex8_MatchReplace8(t *testing.T) {
+	// Row 0: distinct values; row 1: a repeated maximum and a NaN.
+	nan := math.NaN()
+	x := []float64{
+		5, 1, 9, 3, 7, 2, 8, 6, 4, 0,
+		3, 9, 9, 1, nan, -2, 9, 0, 5, -7,
+	}
+	m := top8Module(t, 2, 10)
+	out := mustRun(t, m, map[string]*Tensor{"x": f32Tensor("x", []int64{2, 10}, x...)}, Options{})
+	wantValues(t, "max8", values(out["top"]), 9, 8, 7, 6, 5, 4, 3, 2, nan, 9, 9, 9, 5, 3, 1, 0)
+	wantValues(t, "find_index8 (first occurrence)", values(out["idx"]), 2, 6, 4, 7, 0, 8, 3, 5, 4, 1, 1, 1, 8, 0, 3, 7)
+	wantValues(t, "match_replace8", values(out["rep"]),
+		-1e9, 1, -1e9, -1e9, -1e9, -1e9, -1e9, -1e9, -1e9, 0,
+		-1e9, -1e9, -1e9, -1e9, -1e9, -2, -1e9, -1e9, -1e9, -7)
+	wantValues(t, "match_replace8 indices (successive occurrences)", values(out["repidx"]), 2, 6, 4, 7, 0, 8, 3, 5, 4, 1, 2, 6, 8, 0, 3, 7)
+}
+
+func TestMax8_Errors(t *testing.T) {
+	t.Run("fewer than 8 elements", func(t *testing.T) {
+		m, b := newB(t)
+		x := b.Input("x", bir.Float32, 1, 6)
+		z := b.Output("z", bir.Float32, 1, 8)
+		a, d := b.SBUF("a", bir.Float32, 1, 6), b.SBUF("d", bir.Float32, 1, 8)
+		b.Load("ld", a.All(), x.All())
+		b.Max8("max8", d.All(), a.All())
+		b.Save("st", z.All(), d.All())
+		_, err := Run(m, RandomInputs(m, 1), Options{})
+		wantErr(t, err, ErrCountMismatch, "max8", "want 8 to 16384")
+	})
+	t.Run("value not in the data", func(t *testing.T) {
+		m, b := newB(t)
+		x := b.Input("x", bir.Float32, 1, 8)
+		v := b.Input("v", bir.Float32, 1, 8)
+		z := b.Output("z", bir.Uint32, 1, 8)
+		a, vs, d := b.SBUF("a", bir.Float32, 1, 8), b.SBUF("vs", bir.Float32, 1, 8), b.SBUF("d", bir.Uint32, 1, 8)
+		b.Load("ld", a.All(), x.All())
+		b.Load("ldv", vs.All(), v.All())
+		b.FindIndex8("find", d.All(), a.All(), vs.All())
+		b.Save("st", z.All(), d.All())
+		_, err := Run(m, map[string]*Tensor{
+			"x": f32Tensor("x", []int64{1, 8}, 1, 2, 3, 4, 5, 6, 7, 8),
+			"v": f32Tensor("v", []int64{1, 8}, 1, 2, 3, 4, 5, 6, 7, 42),
+		}, Options{})
+		wantErr(t, err, ErrDomain, "find", "value 42", "not in partition 0")
+	})
+}

@@ -16,6 +16,7 @@ package interp
 
 import (
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/numeric"
 )
 
 // aluF32Rev is aluF32 with the operands swapped when rev (the reverseN
@@ -272,4 +273,243 @@ func (mc *machine) opPartitionReduce(x *instCtx, op aluOp, negate bool) error {
 		out[j] = acc
 	}
 	return mc.scatterF32(d, out)
+}
+
+// ---- max8, nc_find_index8, nc_match_replace8 (Max, MaxIndex, MatchReplace) ----
+
+// max8Lo and max8Hi bound the elements per partition these instructions
+// search (the NKI reference: "between 8 and 16,384 inclusive").
+const (
+	max8Lo = 8
+	max8Hi = 16384
+)
+
+// searchRows evaluates the [P, n] data operand (source 0) of max8,
+// nc_find_index8 and nc_match_replace8, checks its size, and reads it as
+// fp32 (the reference: "converts them to fp32 internally").
+func (mc *machine) searchRows(x *instCtx, what string) (*view, []float32, error) {
+	src, err := mc.in(x, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := engineRule(x.eng, src); err != nil {
+		return nil, nil, err
+	}
+	if src.F < max8Lo || src.F > max8Hi {
+		return nil, nil, errf(ErrCountMismatch, "%s searches %d elements per partition (pattern %v); want %d to %d", what, src.F, src.pat.Shape(), max8Lo, max8Hi)
+	}
+	vals := mc.f32buf(0, src.n)
+	return src, vals, mc.gatherF32(src, vals)
+}
+
+// eightPerPartition evaluates operand v as [P, 8].
+func eightPerPartition(v *view, P int64, what string) error {
+	if v.P != P || v.F != 8 {
+		return errf(ErrCountMismatch, "%s is %d x %d (pattern %v); want %d x 8", v.what, v.P, v.F, v.pat.Shape(), P)
+	}
+	return nil
+}
+
+// ranksAbove reports whether a ranks before b in max8's descending order.
+//
+// CHOICE: NaN ranks above every number (max propagates NaN, semantics.md
+// §3); -0 and +0 are equal (a stable order keeps the earlier first).
+func ranksAbove(a, b float32) bool {
+	if a != a {
+		return b == b
+	}
+	return a > b
+}
+
+// sameValue is the match of nc_find_index8 and nc_match_replace8.
+//
+// CHOICE: fp32 equality, with NaN matching NaN (max8's NaN output is then
+// found again) and -0 matching +0.
+func sameValue(a, b float32) bool { return a == b || (a != a && b != b) }
+
+// opMax8: dst[p, 0..7] = the 8 largest values of row p in descending order
+// (duplicates repeated), fp32, cast to dst's dtype.
+func (mc *machine) opMax8(x *instCtx) error {
+	src, vals, err := mc.searchRows(x, "max8")
+	if err != nil {
+		return err
+	}
+	d, err := mc.out(x, 0)
+	if err != nil {
+		return err
+	}
+	if err := engineRule(x.eng, d); err != nil {
+		return err
+	}
+	if err := eightPerPartition(d, src.P, "max8"); err != nil {
+		return err
+	}
+	out := mc.f32buf(1, d.n)
+	F := src.F
+	for p := int64(0); p < src.P; p++ {
+		top := out[p*8 : p*8+8]
+		n := 0
+		for _, v := range vals[p*F : (p+1)*F] {
+			// Insert v into the sorted top list (stable: equal values keep
+			// their order of appearance).
+			k := n
+			for k > 0 && ranksAbove(v, top[k-1]) {
+				k--
+			}
+			if k >= 8 {
+				continue
+			}
+			if n < 8 {
+				n++
+			}
+			copy(top[k+1:n], top[k:n-1])
+			top[k] = v
+		}
+	}
+	return mc.scatterF32(d, out)
+}
+
+// findFirst returns the index of the first element of row equal to v
+// (sameValue) whose taken flag is clear, or -1.
+func findFirst(row []float32, taken []bool, v float32) int64 {
+	for j, e := range row {
+		if (taken == nil || !taken[j]) && sameValue(e, v) {
+			return int64(j)
+		}
+	}
+	return -1
+}
+
+// opFindIndex8: dst[p, k] = the index (from 0) of the first element of
+// row p of data equal to vals[p, k].
+//
+// CHOICE: a value absent from its row ("behavior is undefined", the NKI
+// reference) is an error of kind domain naming the partition and value.
+func (mc *machine) opFindIndex8(x *instCtx) error {
+	src, data, err := mc.searchRows(x, "nc_find_index8")
+	if err != nil {
+		return err
+	}
+	vv, err := mc.in(x, 1)
+	if err != nil {
+		return err
+	}
+	d, err := mc.out(x, 0)
+	if err != nil {
+		return err
+	}
+	if err := engineRule(x.eng, vv, d); err != nil {
+		return err
+	}
+	if err := eightPerPartition(vv, src.P, "nc_find_index8"); err != nil {
+		return err
+	}
+	if err := eightPerPartition(d, src.P, "nc_find_index8"); err != nil {
+		return err
+	}
+	if !numeric.IsInt(d.dt) {
+		return errf(ErrOperand, "destination dtype %s: nc_find_index8 writes uint16 or uint32 indices", d.dt)
+	}
+	want := mc.f32buf(1, vv.n)
+	if err := mc.gatherF32(vv, want); err != nil {
+		return err
+	}
+	idx := mc.i64buf(0, d.n)
+	F := src.F
+	for p := int64(0); p < src.P; p++ {
+		for k := int64(0); k < 8; k++ {
+			j := findFirst(data[p*F:(p+1)*F], nil, want[p*8+k])
+			if j < 0 {
+				return errf(ErrDomain, "nc_find_index8: value %v (vals[%d, %d]) is not in partition %d of the data (the NKI reference leaves this undefined)", want[p*8+k], p, k, p)
+			}
+			idx[p*8+k] = j
+		}
+	}
+	return mc.writeInts(d, idx)
+}
+
+// opMatchReplace8: dst = data with, for k = 0..7 in order, the first
+// element of row p equal to vals[p, k] and not yet replaced set to the
+// immediate imm_value (fp32, cast to dst's dtype); dst_idx (outs[1], when
+// present) receives those indices as nc_find_index8 gives them.
+//
+// CHOICE: repeated values in vals replace successive occurrences (the
+// "not yet replaced" rule: max8's output with a repeated maximum then
+// clears each copy); a value absent from its row is a domain error, as
+// for nc_find_index8; the elements not replaced pass through fp32 (exact
+// for every float dtype).
+func (mc *machine) opMatchReplace8(x *instCtx) error {
+	const what = "nc_match_replace8"
+	src, data, err := mc.searchRows(x, what)
+	if err != nil {
+		return err
+	}
+	vv, err := mc.in(x, 1)
+	if err != nil {
+		return err
+	}
+	d, err := mc.out(x, 0)
+	if err != nil {
+		return err
+	}
+	if err := engineRule(x.eng, vv, d); err != nil {
+		return err
+	}
+	if err := eightPerPartition(vv, src.P, what); err != nil {
+		return err
+	}
+	if err := sameShape(src, d); err != nil {
+		return err
+	}
+	var di *view
+	if len(x.outs) > 1 {
+		if di, err = mc.out(x, 1); err != nil {
+			return err
+		}
+		if err := engineRule(x.eng, di); err != nil {
+			return err
+		}
+		if err := eightPerPartition(di, src.P, what); err != nil {
+			return err
+		}
+		if !numeric.IsInt(di.dt) {
+			return errf(ErrOperand, "dst_idx dtype %s: %s writes integer indices", di.dt, what)
+		}
+	}
+	v, ok := x.attrs.Get("imm_value")
+	imm, isNum := v.AsFloat()
+	if !ok || !isNum {
+		return errf(ErrOperand, "attribute imm_value: want the replacement value (a number)")
+	}
+	want := mc.f32buf(1, vv.n)
+	if err := mc.gatherF32(vv, want); err != nil {
+		return err
+	}
+	F := src.F
+	taken := mc.boolbuf(F)
+	idx := mc.i64buf(0, src.P*8)
+	for p := int64(0); p < src.P; p++ {
+		row := data[p*F : (p+1)*F]
+		clear(taken)
+		for k := int64(0); k < 8; k++ {
+			j := findFirst(row, taken, want[p*8+k])
+			if j < 0 {
+				return errf(ErrDomain, "%s: value %v (vals[%d, %d]) is not in partition %d of the data (the NKI reference leaves this undefined)", what, want[p*8+k], p, k, p)
+			}
+			taken[j] = true
+			idx[p*8+k] = j
+		}
+		for j := range row {
+			if taken[j] {
+				row[j] = float32(imm)
+			}
+		}
+	}
+	if err := mc.scatterF32(d, data); err != nil {
+		return err
+	}
+	if di != nil {
+		return mc.writeInts(di, idx)
+	}
+	return nil
 }

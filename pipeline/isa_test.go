@@ -325,3 +325,56 @@ func TestISA_ScalarTensorTensor(t *testing.T) {
 		},
 	})
 }
+
+// TestISA_Top8: the top-k idiom of nki-library: max8, nc_find_index8 of
+// the values found, nc_match_replace8 clearing them (with their indices).
+func TestISA_Top8(t *testing.T) {
+	const P, F = 128, 64
+	checkISAPipeline(t, isaCase{
+		name: "top8",
+		build: func(b *bir.Builder) {
+			x := b.Input("x", bir.Float32, P, F)
+			zt := b.Output("top", bir.Float32, P, 8)
+			zi := b.Output("idx", bir.Uint32, P, 8)
+			zr := b.Output("rest", bir.BFloat16, P, F)
+			zri := b.Output("restidx", bir.Uint16, P, 8)
+			a, top, idx := b.SBUF("a", bir.Float32, P, F), b.SBUF("tops", bir.Float32, P, 8), b.SBUF("idxs", bir.Uint32, P, 8)
+			rest, restidx := b.SBUF("rests", bir.BFloat16, P, F), b.SBUF("restidxs", bir.Uint16, P, 8)
+			b.Load("ld", a.All(), x.All())
+			b.Max8("max8", top.All(), a.All())
+			b.FindIndex8("find", idx.All(), a.All(), top.All())
+			b.MatchReplace8("mr", rest.All(), a.All(), top.All(), -3e38, restidx.All())
+			b.Save("s1", zt.All(), top.All())
+			b.Save("s2", zi.All(), idx.All())
+			b.Save("s3", zr.All(), rest.All())
+			b.Save("s4", zri.All(), restidx.All())
+		},
+		reference: func(in map[string]*interp.Tensor) map[string]*interp.Tensor {
+			x := floats(in["x"])
+			top, rest := make([]float32, P*8), make([]float32, P*F)
+			idx := make([]int64, P*8)
+			copy(rest, x)
+			for p := 0; p < P; p++ {
+				row := x[p*F : (p+1)*F]
+				taken := make([]bool, F)
+				for k := 0; k < 8; k++ {
+					best := -1
+					for j, v := range row {
+						if !taken[j] && (best < 0 || v > row[best]) {
+							best = j
+						}
+					}
+					taken[best] = true
+					top[p*8+k], idx[p*8+k] = row[best], int64(best)
+					rest[p*F+best] = -3e38
+				}
+			}
+			return map[string]*interp.Tensor{
+				"top":     tensorF("top", bir.Float32, []int64{P, 8}, top),
+				"idx":     tensorI("idx", bir.Uint32, []int64{P, 8}, idx),
+				"rest":    tensorF("rest", bir.BFloat16, []int64{P, F}, rest),
+				"restidx": tensorI("restidx", bir.Uint16, []int64{P, 8}, idx),
+			}
+		},
+	})
+}

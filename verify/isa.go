@@ -113,3 +113,54 @@ func (c *checker) copyPredicated(i bir.InstID, ins, outs []opnd) {
 		c.instDiag(i, "operand-dtype", "%s is %s, %s is %s: want the same dtype (the copy is bit-exact)", c.label(s), s.dtype, c.label(d), d.dtype)
 	}
 }
+
+// max8Family checks max8 (Max), nc_find_index8 (MaxIndex) and
+// nc_match_replace8 (MatchReplace): the data source has 8 to 16384
+// elements per partition, vals and the index/top destinations are [P, 8],
+// MatchReplace's dst has data's shape and an imm_value; indices are
+// uint16 or uint32 (the NKI reference).
+func (c *checker) max8Family(i bir.InstID, op bir.Opcode, attrs bir.AttrSet, attrsOK bool, ins, outs []opnd) {
+	if op == bir.OpMatchReplace && attrsOK {
+		if v, ok := attrs.Get("imm_value"); !ok {
+			c.instDiag(i, "attr", "imm_value missing: want the replacement value")
+		} else if _, num := v.AsFloat(); !num {
+			c.instDiag(i, "attr", "imm_value %s: want a number", v.JSON())
+		}
+	}
+	if len(ins) < 1 || len(outs) < 1 || !ins[0].ok || !ins[0].onChip {
+		return
+	}
+	s := &ins[0]
+	if s.perPart < 8 || s.perPart > 16384 {
+		c.instDiag(i, "elem-count", "%s is %s: want 8 to 16384 elements per partition", c.label(s), shape(s))
+	}
+	eight := func(x *opnd) {
+		if x.ok && x.onChip && (x.parts != s.parts || x.perPart != 8) {
+			c.instDiag(i, "elem-count", "%s is %s: want [%d partitions x 8]", c.label(x), shape(x), s.parts)
+		}
+	}
+	index := func(x *opnd) {
+		if x.isAP && x.dtype != bir.Uint16 && x.dtype != bir.Uint32 {
+			c.instDiag(i, "operand-dtype", "%s is %s: want uint16 or uint32 indices", c.label(x), x.dtype)
+		}
+	}
+	switch op {
+	case bir.OpMax:
+		eight(&outs[0])
+	case bir.OpMaxIndex:
+		if len(ins) > 1 {
+			eight(&ins[1])
+		}
+		eight(&outs[0])
+		index(&outs[0])
+	case bir.OpMatchReplace:
+		if len(ins) > 1 {
+			eight(&ins[1])
+		}
+		c.lockstep(i, ins[:1], outs[:1], 1)
+		if len(outs) > 1 {
+			eight(&outs[1])
+			index(&outs[1])
+		}
+	}
+}

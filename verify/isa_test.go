@@ -145,3 +145,47 @@ func init() {
 		}},
 	)
 }
+
+func init() {
+	extraISACases = append(extraISACases,
+		ruleCase{name: "max8 of 4 elements", rule: "elem-count", msg: "want 8 to 16384 elements per partition", build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn2")
+			s, d := b.SBUF("s", f32, 128, 4), b.SBUF("d", f32, 128, 8)
+			b.Max8("max8", d.All(), s.All())
+			return must(t, b)
+		}},
+		ruleCase{name: "max8 into 16 elements", rule: "elem-count", msg: "want [128 partitions x 8]", build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn2")
+			s, d := b.SBUF("s", f32, 128, 64), b.SBUF("d", f32, 128, 16)
+			b.Max8("max8", d.All(), s.All())
+			return must(t, b)
+		}},
+		ruleCase{name: "find_index8 into floats", rule: "operand-dtype", msg: "want uint16 or uint32 indices", build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn2")
+			s, v, d := b.SBUF("s", f32, 128, 64), b.SBUF("v", f32, 128, 8), b.SBUF("d", f32, 128, 8)
+			b.FindIndex8("find", d.All(), s.All(), v.All())
+			return must(t, b)
+		}},
+		ruleCase{name: "match_replace8 without imm_value", rule: "attr", msg: "imm_value missing", build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn2")
+			s, v, d := b.SBUF("s", f32, 128, 64), b.SBUF("v", f32, 128, 8), b.SBUF("d", f32, 128, 64)
+			i := b.MatchReplace8("mr", d.All(), s.All(), v.All(), 0, bir.Operand{})
+			b.F.SetAttrs(i, bir.Attrs())
+			return must(t, b)
+		}},
+		ruleCase{name: "max8 on GpSimd", rule: "engine", msg: "engine Pool: want one of", build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn2")
+			s, d := b.SBUF("s", f32, 128, 64), b.SBUF("d", f32, 128, 8)
+			i := b.Max8("max8", d.All(), s.All())
+			b.F.Inst(i).Engine = bir.EngPool
+			return must(t, b)
+		}},
+		ruleCase{name: "scalar_tensor_tensor on GpSimd", rule: "engine", msg: "want DVE (scalar_tensor_tensor runs there)", build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn2")
+			s, v, d := b.SBUF("s", f32, 128, 64), b.SBUF("v", f32, 128, 64), b.SBUF("d", f32, 128, 64)
+			i := b.ScalarTensorTensor("stt", d.All(), s.All(), bir.Imm(1), v.All(), "add", "mult", false, false)
+			b.F.Inst(i).Engine = bir.EngPool
+			return must(t, b)
+		}},
+	)
+}

@@ -146,6 +146,8 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 		}
 	case bir.OpTranspose:
 		c.transpose(i, in.Engine, ins, outs)
+	case bir.OpMax, bir.OpMaxIndex, bir.OpMatchReplace:
+		c.max8Family(i, op, attrs, attrsOK, ins, outs)
 	case bir.OpMatmult, bir.OpMatmultBase, bir.OpMatmultSymbolic:
 		c.matmul(i, attrs, attrsOK, ins, outs)
 	case bir.OpTensorReduce:

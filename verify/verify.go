@@ -112,11 +112,13 @@
 //	                                  biases; matmul stationary [K,M], moving [K,N], dst [M,N]; PE
 //	                                  transpose [P,F] -> [F,P]; tensor_reduce kept axes; iota pattern;
 //	                                  tensor_tensor_scan [data0, initial [P,1], data1]; partition
-//	                                  reduce [P,F] -> [1,F] (verify/isa.go)
+//	                                  reduce [P,F] -> [1,F]; max8 family: 8..16384 searched, [P,8] values
+//	                                  and indices (verify/isa.go)
 //	operand-dtype      always         the operand dtypes an instruction's NKI reference states
 //	                                  (verify/isa.go): tensor_copy_predicated's uint8/16/32 predicate
 //	                                  and src of dst's dtype; integer operands of bitwise partition
-//	                                  reductions
+//	                                  reductions; uint16/uint32 indices of nc_find_index8 and
+//	                                  nc_match_replace8
 //	attr               always         opcode attributes the verifier reads are well formed; the AluOps a
 //	                                  variant allows (verify/isa.go)
 //	onchip-operand     always         compute-engine operands are in SBUF or PSUM
