@@ -81,3 +81,21 @@ func (b *Builder) MatchReplace8(name string, dst, data, vals Operand, imm float6
 	}
 	return b.Inst(OpMatchReplace, name, EngDVE, []Operand{data, vals}, outs, Attrs("imm_value", Float(imm)))
 }
+
+// ActivationReduce is nki.isa.activation_reduce (and nki.isa.activation
+// with reduce_cmd=reset_reduce and reduce_res): dst = fn(src*scale +
+// bias), and reduceRes[p] = the reduce_op fold of row p of the result.
+// Two instructions on the Scalar engine, as the reference describes:
+// Activation with acc ZeroAccumulate (bias: the zero Operand or a [P,1]
+// AP or an immediate), then ReadActivationAccumulator into reduceRes
+// ([P,1]). It returns the Activation.
+func (b *Builder) ActivationReduce(name, fn string, dst, src Operand, scale float64, bias Operand, reduceOp string, reduceRes Operand) InstID {
+	ins := []Operand{src}
+	if !bias.IsZero() {
+		ins = append(ins, bias)
+	}
+	id := b.Inst(OpActivation, name, EngAct, ins, []Operand{dst},
+		Attrs("func", fn, "scale", Float(scale), "alpha", Float(0), "acc", "ZeroAccumulate", "reduce_op", reduceOp))
+	b.Inst(OpReadActivationAccumulator, name+"_reduce_res", EngAct, nil, []Operand{reduceRes}, nil)
+	return id
+}

@@ -378,3 +378,45 @@ func TestISA_Top8(t *testing.T) {
 		},
 	})
 }
+
+// TestISA_ActivationReduce: exp(x*0.5 + b[p]) with the row sums read out
+// of the Activation accumulator (softmax's numerator and denominator).
+func TestISA_ActivationReduce(t *testing.T) {
+	const P, F = 128, 64
+	checkISAPipeline(t, isaCase{
+		name: "activation_reduce",
+		build: func(b *bir.Builder) {
+			x := b.Input("x", bir.Float32, P, F)
+			bi := b.Input("bias", bir.Float32, P, 1)
+			e := b.Output("e", bir.Float32, P, F)
+			s := b.Output("s", bir.Float32, P, 1)
+			xs, bs := b.SBUF("xs", bir.Float32, P, F), b.SBUF("bs", bir.Float32, P, 1)
+			es, ss := b.SBUF("es", bir.Float32, P, F), b.SBUF("ss", bir.Float32, P, 1)
+			b.Load("ldx", xs.All(), x.All())
+			b.Load("ldb", bs.All(), bi.All())
+			b.ActivationReduce("exp_sum", "Exp", es.All(), xs.All(), 0.5, bs.All(), "add", ss.All())
+			b.Save("ste", e.All(), es.All())
+			b.Save("sts", s.All(), ss.All())
+		},
+		reference: func(in map[string]*interp.Tensor) map[string]*interp.Tensor {
+			x, bias := floats(in["x"]), floats(in["bias"])
+			e, s := make([]float32, P*F), make([]float32, P)
+			for p := 0; p < P; p++ {
+				for j := 0; j < F; j++ {
+					k := p*F + j
+					z := float32(float32(x[k]*0.5) + bias[p])
+					e[k] = float32(math.Exp(float64(z)))
+					if j == 0 {
+						s[p] = e[k]
+					} else {
+						s[p] = float32(s[p] + e[k])
+					}
+				}
+			}
+			return map[string]*interp.Tensor{
+				"e": tensorF("e", bir.Float32, []int64{P, F}, e),
+				"s": tensorF("s", bir.Float32, []int64{P, 1}, s),
+			}
+		},
+	})
+}
