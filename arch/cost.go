@@ -54,6 +54,18 @@
 //	                                                    in PSUM; FastBF16 when every operand is bf16
 //	                                                    with a unit innermost step and op is
 //	                                                    add/mult/subtract
+//	TensorScalarPtr tensor_tensor_scan   tensor-tensor  as TensorTensor: it streams two whole tensors
+//	(DVE), scalar_tensor_tensor (DVE)                   (data, data1) per element [inferred for the
+//	                                                    scan; the NKI reference says of
+//	                                                    scalar_tensor_tensor "approximately the same
+//	                                                    latency as a regular tensor_tensor"]
+//	Max, MaxIndex, MatchReplace (DVE)    tensor-reduce  max8, nc_find_index8, nc_match_replace8: N = the
+//	                                                    searched source's elements per partition
+//	                                                    [inferred: one pass over the data, as a reduction]
+//	TensorReduce axis C                  gpsimd         tensor_partition_reduce (GpSimd only):
+//	(tensor_partition_reduce)                           GPSIMD_START + N, N = the destination's
+//	                                                    elements per partition (the "any GpSimd
+//	                                                    instruction" row)
 //	TensorReduce                         tensor-reduce  N = source elements per partition (the work
 //	                                                    is the reduction's input); FastBF16 for a bf16
 //	                                                    add/max
@@ -133,6 +145,8 @@ func ClassFor(op bir.Opcode, eng bir.Engine) (c Class, ok bool) {
 		return ClassTensorTensor, true
 	case bir.OpTensorReduce:
 		return ClassTensorReduce, true
+	case bir.OpMax, bir.OpMaxIndex, bir.OpMatchReplace:
+		return ClassTensorReduce, true // max8 family: one pass over the searched data [inferred]
 	case bir.OpMemset:
 		return ClassMemset, true
 	case bir.OpIota:
@@ -353,6 +367,9 @@ func InstructionWork(f *bir.Function, i bir.InstID, eng bir.Engine, hwdge bool) 
 	c, ok := ClassFor(in.Op, eng)
 	if !ok {
 		return Work{}, false
+	}
+	if c == ClassOneInput && bir.Variant(in.Op, f.Attrs(i)) != "" {
+		c = ClassTensorTensor // tensor_tensor_scan, scalar_tensor_tensor: two whole tensors in
 	}
 	w = Work{Class: c, Engine: eng, HWDGE: hwdge, Overheads: c != ClassDMA && eng != bir.EngPool}
 	ins, outs := f.Ins(i), f.Outs(i)

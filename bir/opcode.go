@@ -221,7 +221,7 @@ var opTable = []OpInfo{
 	{Name: "BNBackprop", Op: OpBNBackprop, MinIns: 1, MaxIns: Variadic, MinOuts: 1, MaxOuts: Variadic, Engines: engines(EngUnassigned, EngDVE), Flags: FlagComputes | FlagNoSemantics},
 	{Name: "BNBackprop2", Op: OpBNBackprop2, MinIns: 1, MaxIns: Variadic, MinOuts: 1, MaxOuts: Variadic, Engines: engines(EngUnassigned, EngDVE), Flags: FlagComputes | FlagNoSemantics},
 	{Name: "CalcVarAddr", Op: OpCalcVarAddr, MinIns: 0, MaxIns: Variadic, MinOuts: 0, MaxOuts: Variadic, Engines: anyEngine, Flags: FlagComputes | FlagNoSemantics},
-	{Name: "MatchReplace", Op: OpMatchReplace, MinIns: 1, MaxIns: Variadic, MinOuts: 1, MaxOuts: Variadic, Engines: anyEngine, Flags: FlagComputes | FlagNoSemantics},
+	{Name: "MatchReplace", Op: OpMatchReplace, MinIns: 2, MaxIns: 2, MinOuts: 1, MaxOuts: 2, Engines: engines(EngUnassigned, EngDVE), Flags: FlagComputes}, // nc_match_replace8: ins [data, vals], outs [dst, dst_idx?] (docs/isa.md)
 	{Name: "TensorScalarAffineSelect", Op: OpTensorScalarAffineSelect, MinIns: 1, MaxIns: 1, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngPool, EngDVE), Flags: FlagComputes},
 	{Name: "RangeSelect", Op: OpRangeSelect, MinIns: 1, MaxIns: Variadic, MinOuts: 1, MaxOuts: Variadic, Engines: anyEngine, Flags: FlagComputes | FlagNoSemantics},
 	{Name: "Dropout", Op: OpDropout, MinIns: 1, MaxIns: Variadic, MinOuts: 1, MaxOuts: 1, Engines: anyEngine, Flags: FlagComputes | FlagNoSemantics},
@@ -286,8 +286,8 @@ var opTable = []OpInfo{
 	{Name: "GetRandState", Op: OpGetRandState, MinIns: 0, MaxIns: Variadic, MinOuts: 0, MaxOuts: Variadic, Engines: anyEngine, Flags: FlagNoSemantics},
 	{Name: "TensorLoad", Op: OpTensorLoad, MinIns: 1, MaxIns: 1, MinOuts: 1, MaxOuts: 1, Engines: anyEngine, Flags: FlagMovesData | FlagRegister},
 	{Name: "TensorSave", Op: OpTensorSave, MinIns: 1, MaxIns: 1, MinOuts: 1, MaxOuts: 1, Engines: anyEngine, Flags: FlagMovesData | FlagRegister},
-	{Name: "Max", Op: OpMax, MinIns: 0, MaxIns: Variadic, MinOuts: 0, MaxOuts: Variadic, Engines: anyEngine, Flags: FlagComputes | FlagNoSemantics},
-	{Name: "MaxIndex", Op: OpMaxIndex, MinIns: 0, MaxIns: Variadic, MinOuts: 0, MaxOuts: Variadic, Engines: anyEngine, Flags: FlagComputes | FlagNoSemantics},
+	{Name: "Max", Op: OpMax, MinIns: 1, MaxIns: 1, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngDVE), Flags: FlagComputes},           // max8 (docs/isa.md)
+	{Name: "MaxIndex", Op: OpMaxIndex, MinIns: 2, MaxIns: 2, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngDVE), Flags: FlagComputes}, // nc_find_index8: ins [data, vals]
 	{Name: "Gather", Op: OpGather, MinIns: 0, MaxIns: Variadic, MinOuts: 0, MaxOuts: Variadic, Engines: anyEngine, Flags: FlagMovesData | FlagNoSemantics},
 	{Name: "Generic", Op: OpGeneric, MinIns: 0, MaxIns: Variadic, MinOuts: 0, MaxOuts: Variadic, Engines: anyEngine, Flags: FlagNoSemantics},
 	{Name: "GenericRelu", Op: OpGenericRelu, MinIns: 0, MaxIns: Variadic, MinOuts: 0, MaxOuts: Variadic, Engines: anyEngine, Flags: FlagComputes | FlagNoSemantics},

@@ -404,6 +404,7 @@ var valueTests = map[string]string{
 	"TensorCopy": "TestTensorCopy", "Memset": "TestMemset", "Iota": "TestIotaAndAffineSelect",
 	"TensorScalarAffineSelect": "TestIotaAndAffineSelect", "TensorReduce": "TestTensorReduce",
 	"CopyPredicated": "TestCopyPredicated", "BNStats": "TestBNStatsAndAggregate", "BNStatsAggregate": "TestBNStatsAndAggregate",
+	"Max": "TestMax8_FindIndex8_MatchReplace8", "MaxIndex": "TestMax8_FindIndex8_MatchReplace8", "MatchReplace": "TestMax8_FindIndex8_MatchReplace8",
 	"Reciprocal": "TestReciprocal", "RegisterMove": "TestRegisters", "RegisterAlu": "TestRegisters",
 	"TensorLoad": "TestRegisters", "TensorSave": "TestRegisters",
 	"EventSemaphore": "TestSyncControlAndDMAOpcodes", "GroupResetSemaphores": "TestSyncControlAndDMAOpcodes",

@@ -473,6 +473,12 @@ func (mc *machine) dispatch(x *instCtx, op bir.Opcode) error {
 	case bir.OpTensorTensor:
 		return mc.opTensorTensor(x)
 	case bir.OpTensorScalar, bir.OpTensorScalarPtr:
+		if bir.IsTensorTensorScan(op, x.attrs) {
+			return mc.opTensorTensorScan(x)
+		}
+		if bir.IsScalarTensorTensor(op, x.attrs) {
+			return mc.opScalarTensorTensor(x)
+		}
 		return mc.opTensorScalar(x, op == bir.OpTensorScalarPtr)
 	case bir.OpActivation:
 		return mc.opActivation(x)
@@ -501,6 +507,12 @@ func (mc *machine) dispatch(x *instCtx, op bir.Opcode) error {
 		return mc.opReciprocal(x)
 	case bir.OpBNStats:
 		return mc.opBNStats(x)
+	case bir.OpMax:
+		return mc.opMax8(x)
+	case bir.OpMaxIndex:
+		return mc.opFindIndex8(x)
+	case bir.OpMatchReplace:
+		return mc.opMatchReplace8(x)
 	case bir.OpBNStatsAggregate:
 		return mc.opBNAggregate(x)
 	case bir.OpRegisterMove:

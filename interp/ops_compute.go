@@ -291,7 +291,9 @@ func (mc *machine) opTensorScalar(x *instCtx, ptr bool) error {
 		return err
 	}
 	rev0, rev1 := x.attrs.Bool("reverse0", false), x.attrs.Bool("reverse1", false)
-	for _, flag := range []string{"apply_transpose", "is_scalar_tensor_tensor", "is_tensor_tensor_scan"} {
+	// On TensorScalarPtr the two variant flags are ops_isa.go's (dispatch
+	// sends them there); TensorScalar has no such variant.
+	for _, flag := range []string{"apply_transpose", bir.AttrScalarTensorTensor, bir.AttrTensorTensorScan} {
 		if x.attrs.Bool(flag, false) {
 			return errf(ErrNoSemantics, "%s=true: narwhal has no semantics for this TensorScalarPtr variant", flag)
 		}

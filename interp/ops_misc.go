@@ -285,6 +285,9 @@ func (mc *machine) opIota(x *instCtx, sel bool) error {
 // {dst, src, predicate}; an integer predicate is tested on its raw bits, a
 // float one on its value (so -0.0 is false).
 func (mc *machine) opCopyPredicated(x *instCtx) error {
+	if !x.ins[0].Kind.IsAP() {
+		return mc.opCopyPredicatedScalar(x)
+	}
 	src, err := mc.in(x, 0)
 	if err != nil {
 		return err
@@ -309,24 +312,9 @@ func (mc *machine) opCopyPredicated(x *instCtx) error {
 	if src.dt != d.dt {
 		return errf(ErrOperand, "source dtype %s differs from destination dtype %s; CopyPredicated copies raw", src.dt, d.dt)
 	}
-	rev := x.attrs.Bool("reverse_pred", false)
-	sel := mc.boolbuf(d.n)
-	if pred.dt.IsFloat() {
-		f := mc.f32buf(0, pred.n)
-		if err := mc.gatherF32(pred, f); err != nil {
-			return err
-		}
-		for k, v := range f {
-			sel[k] = (v != 0) != rev
-		}
-	} else {
-		b := mc.u64buf(0, pred.n)
-		if err := mc.gatherBits(pred, b); err != nil {
-			return err
-		}
-		for k, v := range b {
-			sel[k] = (v != 0) != rev
-		}
+	sel, err := mc.predicateMask(x, pred, d.n)
+	if err != nil {
+		return err
 	}
 	sst, dst := src.reg.st, d.reg.st
 	n := src.ds
@@ -348,6 +336,86 @@ func (mc *machine) opCopyPredicated(x *instCtx) error {
 			do := d.offs[k]
 			numeric.StoreBits(d.dt, dst.data[do:], bits[k])
 			dst.setInit(do, n, true)
+		}
+	}
+	return nil
+}
+
+// predicateMask evaluates CopyPredicated's predicate (reverse_pred flips
+// it): an integer predicate is tested on its raw bits, a float one on its
+// value (-0.0 is false).
+func (mc *machine) predicateMask(x *instCtx, pred *view, n int64) ([]bool, error) {
+	rev := x.attrs.Bool("reverse_pred", false)
+	sel := mc.boolbuf(n)
+	if pred.dt.IsFloat() {
+		f := mc.f32buf(0, pred.n)
+		if err := mc.gatherF32(pred, f); err != nil {
+			return nil, err
+		}
+		for k, v := range f {
+			sel[k] = (v != 0) != rev
+		}
+		return sel, nil
+	}
+	b := mc.u64buf(0, pred.n)
+	if err := mc.gatherBits(pred, b); err != nil {
+		return nil, err
+	}
+	for k, v := range b {
+		sel[k] = (v != 0) != rev
+	}
+	return sel, nil
+}
+
+// opCopyPredicatedScalar is CopyPredicated with an immediate source
+// (nki.isa.tensor_copy_predicated: "If src is a scalar, the scalar is
+// copied to the dst tile"): where the predicate holds, dst = the value.
+//
+// CHOICE: the immediate is converted to dst's dtype as Memset converts its
+// constant (an integer immediate wraps to an integer dtype, a float one
+// rounds by §2; a float immediate into an integer dtype by the float->int
+// rule).
+func (mc *machine) opCopyPredicatedScalar(x *instCtx) error {
+	o := &x.ins[0]
+	if o.Kind != bir.OpdImm {
+		return errf(ErrOperand, "source 0 is a %s: want an access pattern or an immediate", o.Kind)
+	}
+	pred, err := mc.in(x, 1)
+	if err != nil {
+		return err
+	}
+	d, err := mc.out(x, 0)
+	if err != nil {
+		return err
+	}
+	if err := engineRule(x.eng, pred, d); err != nil {
+		return err
+	}
+	if err := sameShape(pred, d); err != nil {
+		return err
+	}
+	if err := rejectPacked(d); err != nil {
+		return err
+	}
+	var bits uint64
+	switch {
+	case o.Flags&bir.OpdFlagFloat == 0 && numeric.IsInt(d.dt):
+		bits, _ = numeric.WrapInt(d.dt, o.ImmInt())
+	case numeric.IsInt(d.dt):
+		bits = numeric.FloatToInt(d.dt, float32(o.ImmFloat()))
+	default:
+		bits, _ = numeric.FromFloat32(d.dt, float32(o.ImmFloat()))
+	}
+	sel, err := mc.predicateMask(x, pred, d.n)
+	if err != nil {
+		return err
+	}
+	dst := d.reg.st
+	for k, on := range sel {
+		if on {
+			do := d.offs[k]
+			numeric.StoreBits(d.dt, dst.data[do:], bits)
+			dst.setInit(do, d.ds, true)
 		}
 	}
 	return nil
@@ -383,9 +451,15 @@ func (mc *machine) opTensorReduce(x *instCtx) error {
 		return err
 	}
 	axis := x.attrs.Str("axis", "")
+	if axis == bir.AxisPartition {
+		if x.attrs.Bool("apply_transpose", false) {
+			return errf(ErrNoSemantics, "apply_transpose=true: narwhal has no semantics for a transposing reduction")
+		}
+		return mc.opPartitionReduce(x, op, x.attrs.Bool("negate", false))
+	}
 	r, ok := reduceAxes(axis)
 	if !ok {
-		return errf(ErrOperand, "axis=%q: TensorReduce reduces trailing free dims (X, XY, XYZ or XYZW), never the partition", axis)
+		return errf(ErrOperand, "axis=%q: TensorReduce reduces trailing free dims (X, XY, XYZ or XYZW) or the partitions (C)", axis)
 	}
 	if x.attrs.Bool("apply_transpose", false) {
 		return errf(ErrNoSemantics, "apply_transpose=true: narwhal has no semantics for a transposing reduction")

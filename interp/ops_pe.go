@@ -350,10 +350,22 @@ func (mc *machine) opTranspose(x *instCtx) error {
 	if err := engineRule(bir.EngDVE, src, d); err != nil {
 		return err
 	}
+	P, F := src.P, src.F
+	if P <= 32 && F <= 32 && (P != 32 || F != 32) {
+		// nki.isa.nc_transpose on the Vector engine: "[32, 32] or
+		// smaller", the partition axis becoming the free axis (one
+		// block, partly filled).
+		if d.P != F || d.F != P {
+			return errf(ErrCountMismatch, "destination is %d x %d (pattern %v); the Vector-engine transpose of the %d x %d source is %d x %d", d.P, d.F, d.pat.Shape(), P, F, F, P)
+		}
+		return mc.transposeInto(d, src, func(k int64) int64 {
+			f, p := k/P, k%P
+			return p*F + f
+		})
+	}
 	if err := sameShape(src, d); err != nil {
 		return err
 	}
-	P, F := src.P, src.F
 	if P%32 != 0 || F%32 != 0 {
 		return errf(ErrOperand, "the DVE transpose works on 32x32 blocks; the source is %d x %d", P, F)
 	}

@@ -2,6 +2,7 @@ package interp
 
 import (
 	"bytes"
+	"encoding/binary"
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/bir"
@@ -222,11 +223,35 @@ func TestTranspose_PEAndDVE(t *testing.T) {
 			}
 		}
 	}
-	m3 := oneIn(t, bir.Int32, bir.Int32, 16, 32, func(b *bir.Builder, a, d bir.T) {
+	m3 := oneIn(t, bir.Int32, bir.Int32, 48, 32, func(b *bir.Builder, a, d bir.T) {
 		b.Transpose("trbad", bir.EngDVE, d.All(), a.All())
 	})
 	_, err := Run(m3, RandomInputs(m3, 1), Options{})
 	wantErr(t, err, ErrOperand, "trbad", "32x32 blocks")
+
+	// DVE at most 32x32 (nc_transpose on the Vector engine): [3, 5] ->
+	// [5, 3], bit-exact (a NaN payload survives).
+	m4, b4 := newB(t)
+	x4 := b4.Input("x", bir.Float32, 3, 5)
+	z4 := b4.Output("z", bir.Float32, 5, 3)
+	a4, d4 := b4.SBUF("a", bir.Float32, 3, 5), b4.SBUF("d", bir.Float32, 5, 3)
+	b4.Load("ld", a4.All(), x4.All())
+	b4.Transpose("trsmall", bir.EngDVE, d4.All(), a4.All())
+	b4.Save("st", z4.All(), d4.All())
+	in4 := f32Tensor("x", []int64{3, 5}, seq(15, func(i int) float64 { return float64(i) })...)
+	binary.LittleEndian.PutUint32(in4.Data[4*4:], 0x7fc01234) // x[0, 4] = a NaN with a payload
+	out = mustRun(t, m4, map[string]*Tensor{"x": in4}, Options{})
+	if got := le32(out["z"].Data[4*3*4:]); got != 0x7fc01234 {
+		t.Errorf("z[4, 0] bits %#x, want the NaN 0x7fc01234", got)
+	}
+	v := values(out["z"])
+	v[12] = 4
+	wantValues(t, "small DVE transpose", v, 0, 5, 10, 1, 6, 11, 2, 7, 12, 3, 8, 13, 4, 9, 14)
+	m5 := oneIn(t, bir.Int32, bir.Int32, 3, 5, func(b *bir.Builder, a, d bir.T) {
+		b.Transpose("trshape", bir.EngDVE, d.All(), a.All())
+	})
+	_, err = Run(m5, RandomInputs(m5, 1), Options{})
+	wantErr(t, err, ErrCountMismatch, "trshape", "is 5 x 3")
 }
 
 // MatmultSymbolic is Matmult: its operands are symbolic APs evaluated per

@@ -11,7 +11,7 @@ var ruleCodes = map[string]string{
 	"opcode": diag.Structure, "sym-axis-unbound": diag.Structure, "schedule": diag.Structure,
 	"module-arch": diag.UnknownArch,
 	"tensor":      diag.Declaration, "loc": diag.Declaration, "dtype": diag.Declaration,
-	"arity": diag.OperandShape, "elem-count": diag.OperandShape, "cce-shape": diag.OperandShape,
+	"arity": diag.OperandShape, "elem-count": diag.OperandShape, "cce-shape": diag.OperandShape, "operand-dtype": diag.OperandShape,
 	"ap-shape": diag.OutOfBounds, "ap-bounds": diag.OutOfBounds,
 	"engine": diag.EngineOpcode, "act-reduce": diag.EngineOpcode,
 	"onchip-operand": diag.WrongMemory, "gpsimd-psum": diag.WrongMemory, "customop-memory": diag.WrongMemory,

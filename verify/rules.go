@@ -129,9 +129,16 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 		}
 	case bir.OpTensorTensor, bir.OpCopyPredicated:
 		c.lockstep(i, ins, outs, 2)
+		if op == bir.OpCopyPredicated {
+			c.copyPredicated(i, ins, outs)
+		}
 	case bir.OpTensorScalar, bir.OpTensorCopy, bir.OpReciprocal, bir.OpTensorScalarAffineSelect:
 		c.lockstep(i, ins, outs, 1)
 	case bir.OpActivation, bir.OpTensorScalarPtr:
+		if v := bir.Variant(op, attrs); v != "" {
+			c.tensorScalarPtrVariant(i, v, attrs, ins, outs)
+			break
+		}
 		c.lockstep(i, ins, outs, 1)
 		c.scalars(i, ins, outs)
 		if op == bir.OpActivation && attrsOK {
@@ -139,9 +146,15 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 		}
 	case bir.OpTranspose:
 		c.transpose(i, in.Engine, ins, outs)
+	case bir.OpMax, bir.OpMaxIndex, bir.OpMatchReplace:
+		c.max8Family(i, op, attrs, attrsOK, ins, outs)
 	case bir.OpMatmult, bir.OpMatmultBase, bir.OpMatmultSymbolic:
 		c.matmul(i, attrs, attrsOK, ins, outs)
 	case bir.OpTensorReduce:
+		if attrsOK && bir.IsPartitionReduce(op, attrs) {
+			c.partitionReduce(i, in, attrs, ins, outs)
+			break
+		}
 		c.tensorReduce(i, attrs, attrsOK, ins, outs)
 	case bir.OpIota:
 		c.iota(i, attrs, attrsOK, outs)
@@ -163,6 +176,9 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 		}
 	}
 
+	if attrsOK {
+		c.variantEngine(i, in, info, attrs)
+	}
 	if c.stage&StageEnginesAssigned != 0 && in.Engine == bir.EngUnassigned && needsEngine(info) {
 		c.instDiag(i, "engine-assigned", "engine Unassigned: want one of %s (engines are assigned)", engineList(info.Engines&^(1<<bir.EngUnassigned)))
 	}
@@ -507,6 +523,12 @@ func (c *checker) transpose(i bir.InstID, eng bir.Engine, ins, outs []opnd) {
 			c.instDiag(i, "elem-count", "%s is %s, %s is %s: want the destination [%d partitions x %d] (a PE transpose maps [P,F] to [F,P])",
 				c.label(s), shape(s), c.label(d), shape(d), s.perPart, s.parts)
 		}
+	case eng == bir.EngDVE && s.onChip && d.onChip && s.parts <= 32 && s.perPart <= 32 && (s.parts != 32 || s.perPart != 32):
+		// nc_transpose on Vector: "[32, 32] or smaller", one block.
+		if d.parts != s.perPart || d.perPart != s.parts {
+			c.instDiag(i, "elem-count", "%s is %s, %s is %s: want the destination [%d partitions x %d] (a Vector-engine transpose of at most 32x32 maps [P,F] to [F,P])",
+				c.label(s), shape(s), c.label(d), shape(d), s.perPart, s.parts)
+		}
 	case eng == bir.EngDVE && s.onChip && d.onChip:
 		if s.parts != d.parts || s.perPart != d.perPart || s.parts%32 != 0 || s.perPart%32 != 0 {
 			c.instDiag(i, "elem-count", "%s is %s, %s is %s: want equal shapes whose partitions and elements per partition are multiples of 32 (the Vector engine transposes 32x32 blocks)",
@@ -636,7 +658,7 @@ func (c *checker) tensorReduce(i bir.InstID, attrs bir.AttrSet, attrsOK bool, in
 	axis := attrs.Str("axis", "")
 	n, ok := reducedAxes[axis]
 	if !ok {
-		c.instDiag(i, "attr", "axis %q: want X, XY, XYZ or XYZW (trailing free dimensions; never the partition)", axis)
+		c.instDiag(i, "attr", "axis %q: want X, XY, XYZ or XYZW (trailing free dimensions) or C (the partitions: tensor_partition_reduce, on GpSimd)", axis)
 		return
 	}
 	s, d := &ins[0], &outs[0]

@@ -584,11 +584,11 @@ func ruleCases() []ruleCase {
 		}},
 
 		// ---- attr ----
-		{name: "reduce over the partition axis", rule: "attr", msg: `axis "C"`, build: func(t *testing.T) *bir.Module {
+		{name: "reduce over free and partition axes", rule: "attr", msg: `axis "XYZWC"`, build: func(t *testing.T) *bir.Module {
 			_, b := newB("trn2")
 			s := b.SBUF("s", f32, 128, 8)
 			d := b.SBUF("d", f32, 128, 1)
-			b.TensorReduce("red", bir.EngDVE, "add", "C", d.All(), s.All())
+			b.TensorReduce("red", bir.EngDVE, "add", "XYZWC", d.All(), s.All())
 			return must(t, b)
 		}},
 		{name: "malformed tile_position", rule: "attr", msg: "want [row, column] integer pairs", build: func(t *testing.T) *bir.Module {
@@ -1064,7 +1064,7 @@ func ruleCases() []ruleCase {
 
 func TestRules(t *testing.T) {
 	fired := map[string]bool{}
-	for _, tc := range append(ruleCases(), scheduleRuleCases()...) {
+	for _, tc := range append(append(ruleCases(), scheduleRuleCases()...), isaRuleCases()...) {
 		t.Run(tc.rule+"/"+tc.name, func(t *testing.T) {
 			m := tc.build(t)
 			opt := Options{Stage: tc.stage, InstNameTable: tc.instNames}

@@ -96,7 +96,9 @@
 //	                                  carried ones name an enclosing loop with distance >= 1
 //	opcode             always         the opcode is narwhal's or registered in the module
 //	arity              always         source/destination counts within the opcode table's bounds
-//	engine             always         engine in the opcode's engine set; present on the generation
+//	engine             always         engine in the opcode's engine set, narrowed for the variants of
+//	                                  bir/isa.go (bir.InstEngines: tensor_tensor_scan DVE,
+//	                                  tensor_partition_reduce Pool); present on the generation
 //	dtype              always         every operand and tensor dtype <= 0x13; the location's bytes per
 //	                                  partition are a multiple of the operand's dtype size
 //	ap-shape           always         at most 5 [step, num] pairs, num >= 1, sizes representable
@@ -108,8 +110,17 @@
 //	elem-count         always         per opcode (semantics.md §1): DMA equal totals; compute engines
 //	                                  equal partitions and elements per partition, [P,1] scalars and
 //	                                  biases; matmul stationary [K,M], moving [K,N], dst [M,N]; PE
-//	                                  transpose [P,F] -> [F,P]; tensor_reduce kept axes; iota pattern
-//	attr               always         opcode attributes the verifier reads are well formed
+//	                                  transpose [P,F] -> [F,P]; tensor_reduce kept axes; iota pattern;
+//	                                  tensor_tensor_scan [data0, initial [P,1], data1]; partition
+//	                                  reduce [P,F] -> [1,F]; max8 family: 8..16384 searched, [P,8] values
+//	                                  and indices (verify/isa.go)
+//	operand-dtype      always         the operand dtypes an instruction's NKI reference states
+//	                                  (verify/isa.go): tensor_copy_predicated's uint8/16/32 predicate
+//	                                  and src of dst's dtype; integer operands of bitwise partition
+//	                                  reductions; uint16/uint32 indices of nc_find_index8 and
+//	                                  nc_match_replace8
+//	attr               always         opcode attributes the verifier reads are well formed; the AluOps a
+//	                                  variant allows (verify/isa.go)
 //	onchip-operand     always         compute-engine operands are in SBUF or PSUM
 //	gpsimd-psum        always         GpSimd never reads or writes PSUM (seed 002 §4.4 strings)
 //	customop-memory    always         custom-op operands in SBUF or HBM (seed 002 §4.4 strings)

@@ -292,7 +292,7 @@ func (p *placement) note(f *bir.Function, u bir.Use) {
 		}
 	case in.Engine == bir.EngPool:
 		deny(forbidGpSimdInst)
-	case in.Engine == bir.EngUnassigned && poolOnly(info):
+	case in.Engine == bir.EngUnassigned && (poolOnly(info) || bir.InstEngines(op, f.Attrs(u.Inst))&^(1<<bir.EngUnassigned) == 1<<bir.EngPool):
 		deny(forbidGpSimdOnly)
 	case pe && u.Out:
 		if !p.needPSUM {

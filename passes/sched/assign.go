@@ -113,8 +113,9 @@ func chooseEngine(f *bir.Function, i bir.InstID, info *bir.OpInfo, model *arch.M
 			sbIn = sbIn || k < nin
 		}
 	}
+	engs := bir.InstEngines(f.Inst(i).Op, f.Attrs(i)) // narrowed for the variants of bir/isa.go
 	can := func(e bir.Engine) bool {
-		return info.Engines.Has(e) && model.HasEngine(e) && !(e == bir.EngPool && psum)
+		return engs.Has(e) && model.HasEngine(e) && !(e == bir.EngPool && psum)
 	}
 	op := f.Inst(i).Op
 	switch {

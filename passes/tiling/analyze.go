@@ -470,6 +470,9 @@ func (a *analysis) classify() error {
 			if acc := attrs.Str("acc", "Idle"); acc != "Idle" && acc != "idle" && acc != "" {
 				return a.errAt(i, "acc %q: a macro operation does not accumulate (want Idle)", acc)
 			}
+			if v := bir.Variant(in.Op, attrs); v != "" {
+				return a.errAt(i, "%s has no macro form: sunda_size_tiling tiles elementwise operations, and its operands are not one whole tensor and per-row scalars (write it per tile)", v)
+			}
 			if err := a.elementwise(x); err != nil {
 				return err
 			}

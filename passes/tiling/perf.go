@@ -306,7 +306,9 @@ func splitKind(f *bir.Function, i bir.InstID) (partitions, free bool) {
 		}
 	case bir.OpTensorTensor, bir.OpTensorScalar, bir.OpTensorScalarPtr, bir.OpTensorCopy, bir.OpMemset, bir.OpReciprocal:
 		if acc := attrs.Str("acc", "Idle"); acc == "Idle" || acc == "idle" || acc == "" {
-			return true, true
+			// tensor_tensor_scan carries its state along the free axis:
+			// its partitions are independent, its free elements are not.
+			return true, !bir.IsTensorTensorScan(in.Op, attrs)
 		}
 	case bir.OpActivation:
 		if acc := attrs.Str("acc", "Idle"); acc == "Idle" || acc == "idle" || acc == "" {
