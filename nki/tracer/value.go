@@ -86,7 +86,7 @@ type HasSetAttr interface {
 }
 
 // Indexable is a value that can be subscripted (v[key]). The key is the
-// evaluated subscript: a single value, a *Tuple for `v[a, b]`, *Slice
+// evaluated subscript: a single value, a Tuple for `v[a, b]`, *Slice
 // values for `a:b:c` and Ellipsis for `...`.
 type Indexable interface {
 	Value
@@ -316,8 +316,10 @@ type LoopBody interface {
 
 // Checkpoint marks a point in the tracer's undo trail.
 type Checkpoint struct {
-	trail  int // length of the undo trail
-	serial uint64
+	trail    int    // length of the undo trail
+	serial   uint64 // the last creation serial given out
+	printed  int    // print() calls so far
+	printLen int    // bytes of buffered print output
 }
 
 // Effects summarizes the mutations since a checkpoint of state that
@@ -400,6 +402,8 @@ type Error struct {
 	// Exc is the Python exception object, for except clauses (nil for
 	// errors made in Go until the evaluator wraps them).
 	Exc Value
+
+	cause error // the Go error an NKIError wraps (ErrorOf)
 }
 
 // Frame is one entry of a traceback: the function and the position of the

@@ -1,0 +1,322 @@
+// module.go: running modules (ExecFile), evaluating --arg expressions
+// (EvalExpr), import statements, and generators.
+//
+// Decisions: generator functions are evaluated eagerly: the first next()
+// runs the body to its end, collecting every yielded value (up to
+// ThreadOptions.MaxSize values), and the iteration then serves them. The
+// values and the order of a generator's own effects are CPython's; what
+// differs is the interleaving of the generator's effects with its
+// consumer's (prints inside a generator come before the consumer's), and
+// an infinite generator ends with a MemoryError naming the limit instead
+// of running forever. send(), throw() and close() are not supported.
+package tracer
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/narwhal-compiler/narwhal/python/syntax"
+)
+
+// ExecFile runs a parsed module's top level as module moduleName and
+// returns the module (also on error, with what ran so far). The module
+// is registered under its name first, so that circular imports see it.
+// A file named __init__.py is a package: relative imports in it start
+// from moduleName itself; in other files from moduleName's parent.
+func ExecFile(th *Thread, f *syntax.File, moduleName string) (*Module, error) {
+	th.defaults()
+	res, err := resolveFile(f)
+	m := &Module{name: moduleName, members: newStrDict(16), serial: nextSerial(), file: f}
+	m.pkg = moduleName
+	if filepath.Base(f.Name) != "__init__.py" {
+		if i := strings.LastIndexByte(moduleName, '.'); i >= 0 {
+			m.pkg = moduleName[:i]
+		} else {
+			m.pkg = ""
+		}
+	}
+	m.members.set("__name__", String(moduleName))
+	m.members.set("__file__", String(f.Name))
+	m.members.set("__package__", String(m.pkg))
+	m.members.set("__doc__", None)
+	if err != nil {
+		return m, err
+	}
+	if th.modules == nil {
+		th.modules = map[string]*Module{}
+	}
+	th.modules[moduleName] = m
+	fr := &frame{name: "<module>", module: m, code: res.module, file: f, res: res, serial: nextSerial()}
+	if len(th.stack) >= th.maxDepth {
+		return m, Errorf("RecursionError", "maximum recursion depth exceeded while importing %s", moduleName)
+	}
+	th.stack = append(th.stack, fr)
+	_, err = th.execBlock(fr, f.Body)
+	th.stack = th.stack[:len(th.stack)-1]
+	if err != nil {
+		return m, err
+	}
+	return m, nil
+}
+
+// EvalExpr evaluates a Python expression (an --arg value) in module m's
+// namespace.
+func EvalExpr(th *Thread, m *Module, src string) (Value, error) {
+	th.defaults()
+	f, err := syntax.Parse("<arg>", []byte(src))
+	if err != nil {
+		return nil, err
+	}
+	if len(f.Body) != 1 {
+		return nil, Errorf("SyntaxError", "expected one expression, got %q", src)
+	}
+	es, ok := f.Body[0].(*syntax.ExprStmt)
+	if !ok {
+		return nil, Errorf("SyntaxError", "expected an expression, got %q", src)
+	}
+	res, err := resolveFile(f)
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		m = NewModule("__main__", nil)
+	}
+	fr := &frame{name: "<arg>", module: m, code: res.module, file: f, res: res, serial: nextSerial()}
+	th.stack = append(th.stack, fr)
+	v, err := th.eval(fr, es.Value)
+	th.stack = th.stack[:len(th.stack)-1]
+	return v, err
+}
+
+// ---------------------------------------------------------------------------
+// Imports.
+
+// Import returns the module named by the dotted name (the tracer's own
+// modules, then the Thread's Importer).
+func (th *Thread) Import(name string, level int, from Pos) (Value, error) {
+	if level == 0 {
+		if m, ok := th.modules[name]; ok {
+			return m, nil
+		}
+		if mk, ok := stdlibModules[name]; ok {
+			m := mk(th)
+			if th.modules == nil {
+				th.modules = map[string]*Module{}
+			}
+			th.modules[name] = m
+			return m, nil
+		}
+	}
+	if th.Importer != nil {
+		v, err := th.Importer.Import(th, name, level, from)
+		if err != nil {
+			return nil, err
+		}
+		if m, ok := v.(*Module); ok && level == 0 {
+			if th.modules == nil {
+				th.modules = map[string]*Module{}
+			}
+			th.modules[name] = m
+		}
+		return v, nil
+	}
+	return nil, moduleNotFound(name)
+}
+
+func moduleNotFound(name string) error {
+	return &Error{Kind: "ModuleNotFoundError", Msg: "No module named '" + name + "'", Code: CodePythonError}
+}
+
+func (th *Thread) execImport(fr *frame, n *syntax.Import) error {
+	for _, a := range n.Names {
+		m, err := th.Import(a.Name, 0, fr.posOf(a))
+		if err != nil {
+			return th.stamp(fr, err, a)
+		}
+		if a.AsName != "" {
+			if err := th.storeName(fr, a.AsName, m); err != nil {
+				return err
+			}
+			continue
+		}
+		top := a.Name
+		if i := strings.IndexByte(top, '.'); i >= 0 {
+			top = top[:i]
+			tm, err := th.Import(top, 0, fr.posOf(a))
+			if err != nil {
+				return th.stamp(fr, err, a)
+			}
+			m = tm
+		}
+		if err := th.storeName(fr, top, m); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (th *Thread) execImportFrom(fr *frame, n *syntax.ImportFrom) error {
+	if n.Module == "__future__" && n.Level == 0 {
+		for _, a := range n.Names {
+			if a.Name == "annotations" {
+				fr.module.futureAnnotations = true
+			}
+		}
+		return nil
+	}
+	m, err := th.Import(n.Module, n.Level, fr.posOf(n))
+	if err != nil {
+		return err
+	}
+	modName := n.Module
+	if mm, ok := m.(*Module); ok {
+		modName = mm.name
+	}
+	for _, a := range n.Names {
+		if a.Name == "*" {
+			if err := th.importStar(fr, m); err != nil {
+				return err
+			}
+			continue
+		}
+		v, err := getAttr(th, m, a.Name)
+		if err != nil {
+			return th.stamp(fr, err, a)
+		}
+		if v == nil {
+			// A submodule of a package.
+			sub := a.Name
+			if n.Module != "" {
+				sub = n.Module + "." + a.Name
+			}
+			sv, serr := th.Import(sub, n.Level, fr.posOf(a))
+			if serr != nil {
+				if e, ok := serr.(*Error); ok && e.Kind == "ModuleNotFoundError" {
+					return th.stamp(fr, Errorf("ImportError", "cannot import name '%s' from '%s' (unknown location)", a.Name, modName), a)
+				}
+				return th.stamp(fr, serr, a)
+			}
+			v = sv
+		}
+		name := a.AsName
+		if name == "" {
+			name = a.Name
+		}
+		if err := th.storeName(fr, name, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (th *Thread) importStar(fr *frame, m Value) error {
+	var names []string
+	if all, _ := getAttr(th, m, "__all__"); all != nil {
+		err := Iterate(th, all, func(v Value) error {
+			s, ok := AsString(v)
+			if !ok {
+				return Errorf("TypeError", "Item in __all__ must be str, not %s", v.Type())
+			}
+			names = append(names, s)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	} else {
+		for _, k := range attrNames(m) {
+			if !strings.HasPrefix(k, "_") {
+				names = append(names, k)
+			}
+		}
+	}
+	for _, k := range names {
+		v, err := getAttrOrError(th, m, k)
+		if err != nil {
+			return err
+		}
+		if err := th.storeName(fr, k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Generators (eager).
+
+type genIter struct {
+	f     *Function
+	fr    *frame
+	ran   bool
+	out   []Value
+	i     int
+	start *frame
+}
+
+func newGenerator(th *Thread, f *Function, fr *frame) Value {
+	return newIterObj("generator", &genIter{f: f, fr: fr})
+}
+
+func (g *genIter) Next(th *Thread) (Value, bool, error) {
+	if !g.ran {
+		g.ran = true
+		fr := g.fr
+		var out []Value
+		fr.gen = &out
+		if len(th.stack) >= th.maxDepth {
+			return nil, false, Errorf("RecursionError", "maximum recursion depth exceeded")
+		}
+		th.stack = append(th.stack, fr)
+		_, err := th.execBlock(fr, g.f.code.body)
+		th.stack = th.stack[:len(th.stack)-1]
+		if err != nil {
+			if e, ok := err.(*Error); ok && e.isStopIteration() {
+				err = Errorf("RuntimeError", "generator raised StopIteration")
+			}
+			return nil, false, err
+		}
+		g.out = out
+	}
+	if g.i >= len(g.out) {
+		return nil, false, nil
+	}
+	g.i++
+	return g.out[g.i-1], true, nil
+}
+
+func (th *Thread) evalYield(fr *frame, n *syntax.Yield) (Value, error) {
+	var v Value = None
+	if n.Value != nil {
+		var err error
+		if v, err = th.eval(fr, n.Value); err != nil {
+			return nil, err
+		}
+	}
+	if fr.gen == nil {
+		return nil, NotSupportedf("yield outside a generator function's body")
+	}
+	if len(*fr.gen) >= th.sizeLimit() {
+		return nil, Errorf("MemoryError", "the generator %s yielded more than %d values (narwhal runs generators eagerly, to their end)", fr.name, th.sizeLimit())
+	}
+	*fr.gen = append(*fr.gen, v)
+	return None, nil
+}
+
+func (th *Thread) evalYieldFrom(fr *frame, n *syntax.YieldFrom) (Value, error) {
+	v, err := th.eval(fr, n.Value)
+	if err != nil {
+		return nil, err
+	}
+	if fr.gen == nil {
+		return nil, NotSupportedf("yield from outside a generator function's body")
+	}
+	err = Iterate(th, v, func(x Value) error {
+		if len(*fr.gen) >= th.sizeLimit() {
+			return Errorf("MemoryError", "the generator %s yielded more than %d values (narwhal runs generators eagerly, to their end)", fr.name, th.sizeLimit())
+		}
+		*fr.gen = append(*fr.gen, x)
+		return nil
+	})
+	return None, err
+}
