@@ -322,14 +322,14 @@ var Registry = []Entry{
 	{
 		Code: BadField, Title: "missing or malformed opcode field",
 		ExplainText: "An opcode-specific field the verifier reads has the wrong type or value: a reduction axis " +
-			"other than X, XY, XYZ, XYZW, a tile field that is not a pair, a semaphore command that is not " +
+			"other than X, XY, XYZ, XYZW or C (tensor_partition_reduce), an AluOp a variant does not take, a tile field that is not a pair, a semaphore command that is not " +
 			"{semaphore, value}, more semaphore waits or updates than one instruction carries. Rules attr, " +
 			"semaphore.",
 		Example: compileBir(mod("  tensor %r_set: f32[128, 1] class=NeuronSBTensor\n    loc %r: SB 128x4\n",
-			ldT+"  red = TensorReduce on DVE %t[ap=[[512,128],[1,512]]] f32 -> %r[ap=[[1,128],[1,1]]] f32 {op=\"add\", axis=\"C\"}\n")),
+			ldT+"  red = TensorReduce on DVE %t[ap=[[512,128],[1,512]]] f32 -> %r[ap=[[1,128],[1,1]]] f32 {op=\"add\", axis=\"XYZWC\"}\n")),
 		Fix: compileBir(mod("  tensor %r_set: f32[128, 1] class=NeuronSBTensor\n    loc %r: SB 128x4\n",
 			ldT+"  red = TensorReduce on DVE %t[ap=[[512,128],[1,512]]] f32 -> %r[ap=[[1,128],[1,1]]] f32 {op=\"add\", axis=\"X\"}\n")),
-		FixText: "Reduce along the free axis X; the partition axis is never reduced by TensorReduce.",
+		FixText: "Reduce along the free axis X (XYZWC, free and partition axes at once, is no reduction; C alone is tensor_partition_reduce, on GpSimd).",
 	},
 	{
 		Code: IndirectShape, Title: "indirect DMA shapes disagree",

@@ -41,7 +41,7 @@ var codeText = map[string]string{
 	diag.WrongMemory:    "the Tensor engine writes only PSUM",
 	diag.EngineAP:       "partition step 1024: want 512",
 	diag.MatmulLimit:    "K = 64, M = 32: want K <= 32 and M <= 32, the tile_size",
-	diag.BadField:       `axis "C": want X, XY, XYZ or XYZW`,
+	diag.BadField:       `axis "XYZWC": want X, XY, XYZ or XYZW`,
 	diag.IndirectShape:  "must have 1 element per partition for IndexAP",
 	diag.PartStart:      "k.py:11:4: ",
 	diag.PSUMBank:       "k.py:10:4: ",
