@@ -153,3 +153,9 @@ func (k *Kernel) AbortLoop(l *Loop) {
 
 // Loops returns the open kept loops, outermost first.
 func (k *Kernel) Loops() []*Loop { return append([]*Loop(nil), k.loops...) }
+
+// LoopOf returns the kept loop of axis a (nil if a is not one).
+func (k *Kernel) LoopOf(a affine.Axis) *Loop { return k.loopOf(a) }
+
+// AxisName names axis a in messages: its loop's Python target.
+func (k *Kernel) AxisName(a affine.Axis) string { return k.axisName(a) }

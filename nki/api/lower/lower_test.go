@@ -331,3 +331,179 @@ func TestKernel_RollbackDiscards(t *testing.T) {
 }
 
 func isTrue(v bir.Value) bool { b, _ := v.AsBool(); return b }
+
+// TestKernel_InOutParameter: a parameter the kernel reads and writes is an
+// in/out buffer (copied in, then read and written in place); main has the
+// input a and the output a_out.
+func TestKernel_InOutParameter(t *testing.T) {
+	k := must(NewKernel("", "scale_in_place"))
+	a := must(k.Param("a", bir.Float32, []int64{128, 64}))
+	l := must(k.BeginLoop("i", 0, 2, 1))
+	_, jf := grid2(t, 128, 32)
+	ip, _ := grid2(t, 128, 1)
+	col := l.Iter().Scale(32).Add(jf)
+	x := must(k.Load(must(a.Index([]Elem{At(ip), At(col)})), bir.Float32, Mask{}))
+	ok(t, x.SetName("x"))
+	y := must(k.TensorScalar("nl.multiply", x.acc, "mult", Const(3), false, "", NoScalar, false, bir.EngDVE, bir.Float32, Mask{}))
+	ok(t, k.Store(must(a.Index([]Elem{At(ip), At(col)})), must(y.Access()), Mask{}))
+	ok(t, k.EndLoop(l))
+	m, out := finish(t, k)
+	if len(out.Written) != 1 || out.Written[0] != (IO{Key: "a", Tensor: "a_out"}) {
+		t.Fatalf("written %v", out.Written)
+	}
+	in := map[string]*interp.Tensor{"a": f32Tensor("a", []int64{128, 64}, func(i int64) float32 { return float32(i % 9) })}
+	got := floats(run(t, m, in)["a_out"])
+	want := make([]float32, 128*64)
+	for i := range want {
+		want[i] = 3 * float32(i%9)
+	}
+	closeTo(t, "a_out", got, want, 0)
+	pipelineCheck(t, m, in)
+}
+
+// TestKernel_SPMDGrid: a 2 x 2 launch grid as two kept program-id loops;
+// each program adds one [128, 256] tile.
+func TestKernel_SPMDGrid(t *testing.T) {
+	k := must(NewKernel("", "spmd_add"))
+	a := must(k.Param("a", bir.Float32, []int64{256, 512}))
+	b := must(k.Param("b", bir.Float32, []int64{256, 512}))
+	c := must(k.NewHBM("c", HBMShared, bir.Float32, []int64{256, 512}))
+	g0 := must(k.BeginGrid(0, 2))
+	g1 := must(k.BeginGrid(1, 2))
+	ip, jf := grid2(t, 128, 256)
+	row := g0.Iter().Scale(128).Add(ip)
+	col := g1.Iter().Scale(256).Add(jf)
+	xa := must(k.Load(must(a.Index([]Elem{At(row), At(col)})), bir.Float32, Mask{}))
+	ok(t, xa.SetName("xa"))
+	xb := must(k.Load(must(b.Index([]Elem{At(row), At(col)})), bir.Float32, Mask{}))
+	ok(t, xb.SetName("xb"))
+	s := must(k.TensorTensor("nl.add", "add", xa.acc, xb.acc, bir.EngDVE, bir.Float32, Mask{}))
+	ok(t, k.Store(must(c.Index([]Elem{At(row), At(col)})), must(s.Access()), Mask{}))
+	ok(t, k.EndLoop(g1))
+	ok(t, k.EndLoop(g0))
+	m, _ := finish(t, k, Return{Key: "return", T: c})
+	if n := countOps(m.Func("spmd_add"))["Loop"]; n != 2 {
+		t.Errorf("%d loops, want the two program-id loops", n)
+	}
+	in := map[string]*interp.Tensor{
+		"a": f32Tensor("a", []int64{256, 512}, func(i int64) float32 { return float32(i % 31) }),
+		"b": f32Tensor("b", []int64{256, 512}, func(i int64) float32 { return float32(i % 7) }),
+	}
+	got := floats(run(t, m, in)["c"])
+	want := make([]float32, 256*512)
+	for i := range want {
+		want[i] = float32(i%31) + float32(i%7)
+	}
+	closeTo(t, "c", got, want, 0)
+	pipelineCheck(t, m, in)
+}
+
+// TestKernel_FixedPlacement: a tile of 4 logical blocks placed by modulo
+// allocation in two physical tiles (double buffering) keeps those
+// addresses through the pipeline and computes right.
+func TestKernel_FixedPlacement(t *testing.T) {
+	k := must(NewKernel("", "mod_alloc"))
+	a := must(k.Param("a", bir.Float32, []int64{512, 64}))
+	o := must(k.NewHBM("o", HBMShared, bir.Float32, []int64{512, 64}))
+	places := []Place{{Byte: 0}, {Byte: 256}, {Byte: 0}, {Byte: 256}}
+	buf := must(k.NewTile("buf", SBUF, bir.Float32, []int64{4, 128, 64}, 1, places))
+	l := must(k.BeginLoop("b", 0, 4, 1))
+	ip, jf := grid2(t, 128, 64)
+	row := l.Iter().Scale(128).Add(ip)
+	blk := must(buf.Index([]Elem{At(l.Iter()), All(), All()}))
+	ok(t, must(k.Load(must(a.Index([]Elem{At(row), At(jf)})), bir.Float32, Mask{})).Into(blk))
+	e := must(k.Activation("nl.exp", "Exp", blk, nil, Const(1), bir.Float32, Mask{}))
+	ok(t, k.Store(must(o.Index([]Elem{At(row), At(jf)})), must(e.Access()), Mask{}))
+	ok(t, k.EndLoop(l))
+	m, _ := finish(t, k, Return{Key: "return", T: o})
+	f := m.Func("mod_alloc")
+	id, _ := f.TensorByName("buf_set")
+	var addrs []int64
+	for _, lc := range f.Tensor(id).Locs {
+		if !f.Loc(lc).Allocated || !f.Loc(lc).Pinned {
+			t.Errorf("location %s is not a fixed placement", f.Loc(lc).Name)
+		}
+		addrs = append(addrs, f.Loc(lc).Addr)
+	}
+	if !slices.Equal(addrs, []int64{0, 256}) {
+		t.Errorf("block addresses %v, want the two physical tiles at 0 and 256", addrs)
+	}
+	in := map[string]*interp.Tensor{"a": f32Tensor("a", []int64{512, 64}, func(i int64) float32 { return float32(i%5) * 0.25 })}
+	got := floats(run(t, m, in)["o"])
+	want := make([]float32, 512*64)
+	for i := range want {
+		want[i] = float32(math.Exp(float64(float32(i%5) * 0.25)))
+	}
+	closeTo(t, "o", got, want, 1e-6)
+	pipelineCheck(t, m, in)
+}
+
+// TestKernel_ReduceTransposeBroadcast: a row sum (TensorReduce), a
+// per-partition scale by it (TensorScalarPtr), a PE transpose, and a
+// partition broadcast of a [1, F] row.
+func TestKernel_ReduceTransposeBroadcast(t *testing.T) {
+	const P, F = 64, 32
+	k := must(NewKernel("", "mix"))
+	a := must(k.Param("a", bir.Float32, []int64{P, F}))
+	g := must(k.Param("g", bir.Float32, []int64{1, F}))
+	o := must(k.NewHBM("o", HBMShared, bir.Float32, []int64{F, P}))
+	x := must(k.Load(must(a.Whole()), bir.Float32, Mask{}))
+	ok(t, x.SetName("x"))
+	s := must(k.Reduce("nl.sum", "add", x.acc, []int{1}, true, false, bir.EngDVE, bir.Float32, Mask{}))
+	ok(t, s.SetName("s"))
+	y := must(k.TensorScalar("nl.multiply", x.acc, "mult", Scalar{Tile: &s.acc}, false, "", NoScalar, false, bir.EngDVE, bir.Float32, Mask{}))
+	ok(t, y.SetName("y"))
+	gb := must(k.Broadcast(must(g.Whole()), []int64{P, F}))
+	ok(t, gb.SetName("gb"))
+	z := must(k.TensorTensor("nl.add", "add", y.acc, gb.acc, bir.EngDVE, bir.Float32, Mask{}))
+	ok(t, z.SetName("z"))
+	tr := must(k.Transpose("nl.transpose", z.acc, bir.EngPE, Mask{}))
+	ok(t, k.Store(must(o.Whole()), must(tr.Access()), Mask{}))
+	m, _ := finish(t, k, Return{Key: "return", T: o})
+	in := map[string]*interp.Tensor{
+		"a": f32Tensor("a", []int64{P, F}, func(i int64) float32 { return float32(i%4) - 1 }),
+		"g": f32Tensor("g", []int64{1, F}, func(i int64) float32 { return float32(i) }),
+	}
+	got := floats(run(t, m, in)["o"])
+	av, gv := floats(in["a"]), floats(in["g"])
+	want := make([]float32, F*P)
+	for p := 0; p < P; p++ {
+		sum := float32(0)
+		for f := 0; f < F; f++ {
+			sum += av[p*F+f]
+		}
+		for f := 0; f < F; f++ {
+			want[f*P+p] = av[p*F+f]*sum + gv[f]
+		}
+	}
+	closeTo(t, "o", got, want, 1e-6)
+	pipelineCheck(t, m, in)
+}
+
+// TestKernel_BlockFill: nl.zeros of a tensor with block dimensions fills
+// each block in a loop; accumulating into its blocks in a kept loop
+// (acc[b] += x) is a TensorTensor per iteration.
+func TestKernel_BlockFill(t *testing.T) {
+	k := must(NewKernel("", "blocks"))
+	a := must(k.Param("a", bir.Float32, []int64{256, 16}))
+	o := must(k.NewHBM("o", HBMShared, bir.Float32, []int64{256, 16}))
+	acc := must(k.Fill("acc", SBUF, bir.Float32, []int64{2, 128, 16}, 1, nil, 1))
+	l := must(k.BeginLoop("b", 0, 2, 1))
+	ip, jf := grid2(t, 128, 16)
+	row := l.Iter().Scale(128).Add(ip)
+	x := must(k.Load(must(a.Index([]Elem{At(row), At(jf)})), bir.Float32, Mask{}))
+	ok(t, x.SetName("x"))
+	blk := must(acc.Index([]Elem{At(l.Iter()), All(), All()}))
+	ok(t, k.AugAssign(blk, "add", AccOpd(x.acc), Mask{}))
+	ok(t, k.Store(must(o.Index([]Elem{At(row), At(jf)})), blk, Mask{}))
+	ok(t, k.EndLoop(l))
+	m, _ := finish(t, k, Return{Key: "return", T: o})
+	in := map[string]*interp.Tensor{"a": f32Tensor("a", []int64{256, 16}, func(i int64) float32 { return float32(i % 3) })}
+	got := floats(run(t, m, in)["o"])
+	want := make([]float32, 256*16)
+	for i := range want {
+		want[i] = 1 + float32(i%3)
+	}
+	closeTo(t, "o", got, want, 0)
+	pipelineCheck(t, m, in)
+}

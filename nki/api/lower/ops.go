@@ -537,6 +537,9 @@ func (t *Tensor) tileAccess(b affine.Expr) Access {
 	if len(t.iters) > 0 {
 		block = affine.Add(block, affine.Scale(iterLinear(t.iters), elemsOf(t.blockDims)))
 	}
+	if pb, err := t.physBlock(block); err == nil {
+		block = pb
+	}
 	a.Block = block
 	st := rowMajorStrides(t.tile)
 	for i, n := range t.tile {
@@ -735,4 +738,56 @@ func (k *Kernel) AugAssign(dst Access, op string, v Opd, mask Mask) error {
 		return err
 	}
 	return r.place(r.withAxes(dst), false)
+}
+
+// Where is nl.where(cond, x, y): a new SBUF tile of dtype dt holding x
+// where cond is non-zero and y elsewhere: a copy of y (a Memset for a
+// constant y), then a CopyPredicated of x under cond (Vector engine).
+func (k *Kernel) Where(cond Access, x Access, y Opd, dt bir.Dtype, mask Mask) (Access, error) {
+	if err := k.flushErr(); err != nil {
+		return Access{}, err
+	}
+	for _, a := range []Access{cond, x} {
+		if err := k.checkOnChip("nl.where", a); err != nil {
+			return Access{}, err
+		}
+	}
+	if !sameLayout(cond, x) {
+		return Access{}, k.Errorf(KindNKI, "nl.where: the condition %s has shape %s, the values %s %s", cond.T.Describe(), shapeString(cond.Shape()), x.T.Describe(), shapeString(x.Shape()))
+	}
+	t, err := k.NewTile("where", SBUF, dt, tileShapeOf(x), 0, nil)
+	if err != nil {
+		return Access{}, err
+	}
+	out, err := t.Whole()
+	if err != nil {
+		return Access{}, err
+	}
+	for i := range out.Dims {
+		if i < len(x.Dims) {
+			out.Dims[i].Axes = slices.Clone(x.Dims[i].Axes)
+		}
+	}
+	if y.Acc == nil {
+		if err := k.Memset(out, y.Imm.ImmFloat(), bir.EngDVE, mask); err != nil {
+			return Access{}, err
+		}
+	} else if err := k.Assign(out, y); err != nil {
+		return Access{}, err
+	}
+	src := x
+	if x.Dtype != dt {
+		r, err := k.Copy(x, bir.EngDVE, dt, mask)
+		if err != nil {
+			return Access{}, err
+		}
+		if src, err = r.Access(); err != nil {
+			return Access{}, err
+		}
+	}
+	s := &spec{op: bir.OpCopyPredicated, eng: bir.EngDVE, base: "where", what: "nl.where", ins: []Opd{AccOpd(src), AccOpd(cond)}, out: &out, mask: mask, pos: k.pos}
+	if _, err := k.emit(s); err != nil {
+		return Access{}, err
+	}
+	return out, nil
 }

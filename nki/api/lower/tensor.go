@@ -103,11 +103,17 @@ type Tensor struct {
 	scope     []*Loop // kept loops open when the tensor was made
 	nblocks   int64
 	fixed     bool
+	// A fixed placement: physical tile of each logical block (physTable),
+	// and physMod when that is the logical block index mod nblocks (so a
+	// symbolic block index maps affinely).
+	physTable []int64
+	physMod   bool
 
-	param   bool
-	written bool
-	read    bool
-	acc     *psumState // PSUM accumulation groups (accum.go)
+	param    bool
+	autoName bool // made without a name: the first variable bound names it
+	written  bool
+	read     bool
+	acc      *psumState // PSUM accumulation groups (accum.go)
 }
 
 // IsOnChip reports whether t is in SBUF or PSUM.
@@ -218,7 +224,8 @@ func (k *Kernel) NewHBM(name string, kind HBMKind, dt bir.Dtype, shape []int64) 
 		iters = append(iters, l)
 	}
 	nb := iterCount(iters)
-	if name == "" {
+	auto := name == ""
+	if auto {
 		name = "hbm"
 	}
 	id, loc, err := k.newTensorID(name, bir.MemDRAM, bir.KindInternal, dt, nb, shape)
@@ -226,7 +233,7 @@ func (k *Kernel) NewHBM(name string, kind HBMKind, dt bir.Dtype, shape []int64) 
 		return nil, k.at(err)
 	}
 	t := &Tensor{k: k, Name: k.F.Loc(loc).Name, Mem: HBM, HBM: kind, Dtype: dt, Shape: slices.Clone(shape), ParDim: -1, MadeAt: k.pos,
-		id: id, loc: loc, tile: slices.Clone(shape), strides: rowMajorStrides(shape), iters: iters, scope: slices.Clone(k.loops), nblocks: nb}
+		id: id, loc: loc, tile: slices.Clone(shape), strides: rowMajorStrides(shape), iters: iters, scope: slices.Clone(k.loops), nblocks: nb, autoName: auto}
 	k.tensors = append(k.tensors, t)
 	return t, nil
 }
@@ -287,11 +294,28 @@ func (k *Kernel) NewTile(name string, mem Memory, dt bir.Dtype, shape []int64, p
 	if !ok {
 		return nil, k.at(errorf(KindNKI, "tile %s: too many blocks", name))
 	}
+	// A fixed placement: one block per distinct physical tile.
+	var physTable []int64
+	var physPlaces []Place
+	if places != nil {
+		seen := map[Place]int64{}
+		for _, p := range places {
+			id, ok := seen[p]
+			if !ok {
+				id = int64(len(physPlaces))
+				seen[p] = id
+				physPlaces = append(physPlaces, p)
+			}
+			physTable = append(physTable, id)
+		}
+		total = int64(len(physPlaces))
+	}
 	mt := bir.MemSB
 	if mem == PSUM {
 		mt = bir.MemPSUM
 	}
-	if name == "" {
+	auto := name == ""
+	if auto {
 		name = "tile"
 	}
 	id, loc, err := k.newTensorID(name, mt, bir.KindInternal, dt, total, tile)
@@ -299,7 +323,7 @@ func (k *Kernel) NewTile(name string, mem Memory, dt bir.Dtype, shape []int64, p
 		return nil, k.at(err)
 	}
 	t := &Tensor{k: k, Name: k.F.Loc(loc).Name, Mem: mem, Dtype: dt, Shape: slices.Clone(shape), ParDim: parDim, MadeAt: k.pos,
-		id: id, loc: loc, blockDims: blockDims, tile: tile, rowLen: rowLen, iters: iters, scope: slices.Clone(k.loops), nblocks: total}
+		id: id, loc: loc, blockDims: blockDims, tile: tile, rowLen: rowLen, iters: iters, scope: slices.Clone(k.loops), nblocks: total, autoName: auto}
 	t.strides = make([]int64, len(shape))
 	bs := rowMajorStrides(blockDims)
 	copy(t.strides, bs)
@@ -307,12 +331,63 @@ func (k *Kernel) NewTile(name string, mem Memory, dt bir.Dtype, shape []int64, p
 	t.strides[parDim] = rowLen
 	copy(t.strides[parDim+1:], fs)
 	if places != nil {
-		if err := k.place(t, places); err != nil {
+		t.physTable = physTable
+		t.physMod = true
+		for b, id := range physTable {
+			t.physMod = t.physMod && id == int64(b)%total
+		}
+		if err := k.place(t, physPlaces); err != nil {
 			return nil, k.at(err)
 		}
 	}
 	k.tensors = append(k.tensors, t)
 	return t, nil
+}
+
+// physBlock maps a logical block index of a fixed-placement tensor to its
+// physical tile.
+func (t *Tensor) physBlock(b affine.Expr) (affine.Expr, error) {
+	if t.physTable == nil {
+		return b, nil
+	}
+	if b.IsConst() {
+		if b.Const < 0 || b.Const >= int64(len(t.physTable)) {
+			return b, errorf(KindNKI, "index out of bounds: block %d of %s, which has %d", b.Const, t.Describe(), len(t.physTable))
+		}
+		return affine.Const(t.physTable[b.Const]), nil
+	}
+	if t.physMod {
+		return affine.Mod(b, t.nblocks), nil
+	}
+	return b, errorf(KindNotSupported, "%s is placed by an allocation function that is not a modulo allocation, and indexed by a loop iterator: narwhal maps loop-indexed blocks to tiles modulo the number of physical tiles", t.Describe())
+}
+
+// SetName names a tensor made without a name after the variable it is
+// first bound to (a no-op for a named tensor).
+func (t *Tensor) SetName(name string) {
+	if !t.autoName || name == "" {
+		return
+	}
+	t.autoName = false
+	f := t.k.F
+	ts := f.Tensor(t.id)
+	if ts.Dead {
+		return
+	}
+	base := f.UniqueTensorLocName(name)
+	if err := f.RenameTensor(t.id, base+"_set"); err != nil {
+		return
+	}
+	for i, l := range ts.Locs {
+		n := base
+		if len(ts.Locs) > 1 {
+			n = fmt.Sprintf("%s_set_sub%d", base, i)
+		}
+		if err := f.RenameLoc(l, n); err != nil {
+			return
+		}
+	}
+	t.Name = f.Loc(t.loc).Name
 }
 
 // place gives every block of t its own allocated, pinned location.
@@ -335,7 +410,7 @@ func (k *Kernel) place(t *Tensor, places []Place) error {
 			return errorf(KindNKI, "tile %s block %d: negative SBUF byte address %d", t.Name, b, p.Byte)
 		}
 		l := tmpl
-		l.Name = f.UniqueLocName(fmt.Sprintf("%s_sub%d", t.Name, b))
+		l.Name = fmt.Sprintf("%s_sub%d", f.Tensor(t.id).Name, b) // FullUnroll's per-block names
 		l.Allocated, l.Pinned = true, true
 		l.Base, l.Bank, l.Addr = p.Partition, p.Bank, p.Byte
 		l.TensorIdx = int64(b)
@@ -456,6 +531,39 @@ func (k *Kernel) loopBox(a affine.Axis) (lo, hi int64) {
 	return 0, 0
 }
 
+// geomDim is one dimension of what a subscript indexes: its size and
+// element stride; block marks a block dimension of an on-chip tensor (its
+// stride counts blocks), par its partition dimension.
+type geomDim struct {
+	size, stride int64
+	block, par   bool
+}
+
+// geom is the indexed thing: a tensor, or a view (an access) of one.
+type geom struct {
+	t      *Tensor
+	dims   []geomDim
+	block  affine.Expr // the block index before the subscript's part
+	offset affine.Expr // the element offset before the subscript's part
+	// iterBlock: add the iteration's block base (indexing a tensor).
+	iterBlock bool
+}
+
+func (t *Tensor) geom() geom {
+	g := geom{t: t, block: affine.Const(0), offset: affine.Const(0), iterBlock: true}
+	for d, n := range t.Shape {
+		g.dims = append(g.dims, geomDim{size: n, stride: t.strides[d], block: t.IsOnChip() && d < t.ParDim, par: t.IsOnChip() && d == t.ParDim})
+	}
+	return g
+}
+
+func (a Access) geom() geom {
+	g := geom{t: a.T, block: a.Block, offset: a.Offset}
+	for i, d := range a.Dims {
+		g.dims = append(g.dims, geomDim{size: d.Num, stride: d.Step, par: a.T.IsOnChip() && i == 0})
+	}
+	return g
+}
 
 // Index resolves a subscript of t (t[elems...]) into an access. Fewer
 // subscripts than dimensions take the rest whole; integer subscripts drop
@@ -464,13 +572,33 @@ func (k *Kernel) loopBox(a affine.Axis) (lo, hi int64) {
 // partitions); slices and grids make the tile dimensions, ordered as numpy
 // orders them.
 func (t *Tensor) Index(elems []Elem) (Access, error) {
-	k := t.k
-	if err := k.checkScope(t); err != nil {
+	if err := t.k.checkScope(t); err != nil {
 		return Access{}, err
 	}
-	rank := len(t.Shape)
+	return t.geom().index(elems)
+}
+
+// Index resolves a subscript of a view: its dimensions are indexed as a
+// tensor's would be (a view of an on-chip tensor keeps its partitions
+// first).
+func (a Access) Index(elems []Elem) (Access, error) {
+	if err := a.T.k.checkScope(a.T); err != nil {
+		return Access{}, err
+	}
+	b, err := a.geom().index(elems)
+	if err == nil {
+		b.Dtype = a.Dtype
+	}
+	return b, err
+}
+
+func (g geom) describe() string { return g.t.Describe() }
+
+func (g geom) index(elems []Elem) (Access, error) {
+	k := g.t.k
+	rank := len(g.dims)
 	if len(elems) > rank {
-		return Access{}, k.at(errorf(KindNKI, "%s has %d dimensions, indexed with %d subscripts", t.Describe(), rank, len(elems)))
+		return Access{}, k.at(errorf(KindNKI, "%s has %d dimensions, indexed with %d subscripts", g.describe(), rank, len(elems)))
 	}
 	for len(elems) < rank {
 		elems = append(elems, All())
@@ -480,8 +608,7 @@ func (t *Tensor) Index(elems []Elem) (Access, error) {
 	// mixed with index grids (advanced indexing) a slice takes the position
 	// of its dimension among the non-integer subscripts.
 	advanced := false
-	gridRank := 0
-	nonScalar := 0
+	gridRank, nonScalar, nSlices := 0, 0, 0
 	for _, e := range elems {
 		if !e.IsSlice && !e.Index.IsScalar() {
 			advanced = true
@@ -490,9 +617,6 @@ func (t *Tensor) Index(elems []Elem) (Access, error) {
 		if e.IsSlice || !e.Index.IsScalar() {
 			nonScalar++
 		}
-	}
-	nSlices := 0
-	for _, e := range elems {
 		if e.IsSlice {
 			nSlices++
 		}
@@ -510,25 +634,25 @@ func (t *Tensor) Index(elems []Elem) (Access, error) {
 			}
 			continue
 		}
-		x, err := t.sliceIndex(d, e, sliceRank, pos)
+		x, err := g.sliceIndex(d, e, sliceRank, pos)
 		if err != nil {
 			return Access{}, k.at(err)
 		}
 		idx[d] = x
 		pos++
 	}
-	return t.resolve(idx)
+	return g.resolve(idx)
 }
 
 // sliceIndex turns slice e of dimension d into start + step*axis.
-func (t *Tensor) sliceIndex(d int, e Elem, rank, pos int) (Index, error) {
-	n := t.Shape[d]
+func (g geom) sliceIndex(d int, e Elem, rank, pos int) (Index, error) {
+	n := g.dims[d].size
 	step := e.Step
 	if step == 0 {
 		step = 1
 	}
 	if step < 0 {
-		return Index{}, errorf(KindNotSupported, "slice with negative step %d in dimension %d of %s", step, d, t.Describe())
+		return Index{}, errorf(KindNotSupported, "slice with negative step %d in dimension %d of %s", step, d, g.describe())
 	}
 	start, stop := ConstIndex(0), ConstIndex(n)
 	if e.HasStart {
@@ -538,7 +662,7 @@ func (t *Tensor) sliceIndex(d int, e Elem, rank, pos int) (Index, error) {
 		stop = e.Stop
 	}
 	if !start.IsScalar() || !stop.IsScalar() {
-		return Index{}, errorf(KindNKI, "slice bounds of dimension %d of %s must be scalars, not index grids", d, t.Describe())
+		return Index{}, errorf(KindNKI, "slice bounds of dimension %d of %s must be scalars, not index grids", d, g.describe())
 	}
 	// Python's rules for constant bounds: negative counts from the end,
 	// both clamp to [0, n].
@@ -557,17 +681,18 @@ func (t *Tensor) sliceIndex(d int, e Elem, rank, pos int) (Index, error) {
 	width := stop.Sub(start)
 	w, ok := width.Const()
 	if !ok {
-		return Index{}, errorf(KindNKI, "slice of dimension %d of %s: its size (%s) must be a constant; use nl.ds(start, size)", d, t.Describe(), width)
+		return Index{}, errorf(KindNKI, "slice of dimension %d of %s: its size (%s) must be a constant; use nl.ds(start, size)", d, g.describe(), width)
 	}
 	size := (w + step - 1) / step
 	if size <= 0 {
-		return Index{}, errorf(KindNKI, "slice of dimension %d of %s is empty", d, t.Describe())
+		return Index{}, errorf(KindNKI, "slice of dimension %d of %s is empty", d, g.describe())
 	}
 	return Index{Terms: []GridTerm{{Axis: GridAxis{Size: size, Rank: rank, Pos: pos}, Coef: step}}, Sym: start.Sym}, nil
 }
 
 // resolve builds the access from one index per dimension.
-func (t *Tensor) resolve(idx []Index) (Access, error) {
+func (g geom) resolve(idx []Index) (Access, error) {
+	t := g.t
 	k := t.k
 	// The tile dimensions: numpy broadcasting of every grid axis used.
 	R := 0
@@ -583,7 +708,7 @@ func (t *Tensor) resolve(idx []Index) (Access, error) {
 		for _, term := range x.Terms {
 			p := term.Axis.Pos + R - term.Axis.Rank
 			if sizes[p] != 1 && term.Axis.Size != 1 && sizes[p] != term.Axis.Size {
-				return Access{}, k.at(errorf(KindNKI, "the index grids of %s do not broadcast: sizes %d and %d along tile dimension %d", t.Describe(), sizes[p], term.Axis.Size, p))
+				return Access{}, k.at(errorf(KindNKI, "the index grids of %s do not broadcast: sizes %d and %d along tile dimension %d", g.describe(), sizes[p], term.Axis.Size, p))
 			}
 			sizes[p] = max(sizes[p], term.Axis.Size)
 			if !slices.Contains(axes[p], term.Axis) {
@@ -595,35 +720,33 @@ func (t *Tensor) resolve(idx []Index) (Access, error) {
 	for p := range dims {
 		dims[p] = Dim{Num: sizes[p], Axes: axes[p]}
 	}
-	a := Access{T: t, Dtype: t.Dtype}
-	block := affine.Const(0)
-	offset := affine.Const(0)
+	block, offset := g.block, g.offset
 	parWalk := -1
 	for d, x := range idx {
-		isBlock := t.IsOnChip() && d < t.ParDim
-		if isBlock {
+		gd := g.dims[d]
+		if gd.block {
 			// Masks do not reach block dimensions: check them here (the
 			// rest is checked when the instruction is emitted, after its
 			// mask shrank the access).
-			if err := k.checkBounds(t, d, x); err != nil {
+			if !x.IsScalar() {
+				return Access{}, k.at(errorf(KindNotSupported, "indexing block dimension %d of %s with an index grid: narwhal indexes block dimensions with integers and loop iterators", d, g.describe()))
+			}
+			if err := k.checkBounds(g, d, x); err != nil {
 				return Access{}, err
 			}
-			if !x.IsScalar() {
-				return Access{}, k.at(errorf(KindNotSupported, "indexing block dimension %d of %s with an index grid: narwhal indexes block dimensions with integers and loop iterators", d, t.Describe()))
-			}
-			block = affine.Add(block, affine.Scale(x.Sym, t.strides[d]))
+			block = affine.Add(block, affine.Scale(x.Sym, gd.stride))
 			continue
 		}
-		offset = affine.Add(offset, affine.Scale(x.Sym, t.strides[d]))
+		offset = affine.Add(offset, affine.Scale(x.Sym, gd.stride))
 		for _, term := range x.Terms {
 			p := term.Axis.Pos + R - term.Axis.Rank
-			dims[p].Step += term.Coef * t.strides[d]
-			if t.IsOnChip() && d == t.ParDim {
+			dims[p].Step += term.Coef * gd.stride
+			if gd.par {
 				if term.Coef != 1 {
-					return Access{}, k.at(errorf(KindNKI, "the partition dimension of %s is walked with step %d: on-chip tiles take consecutive partitions (step 1)", t.Describe(), term.Coef))
+					return Access{}, k.at(errorf(KindNKI, "the partition dimension of %s is walked with step %d: on-chip tiles take consecutive partitions (step 1)", g.describe(), term.Coef))
 				}
 				if parWalk >= 0 && parWalk != p {
-					return Access{}, k.at(errorf(KindNKI, "two index grids walk the partition dimension of %s", t.Describe()))
+					return Access{}, k.at(errorf(KindNKI, "two index grids walk the partition dimension of %s", g.describe()))
 				}
 				parWalk = p
 			}
@@ -632,20 +755,23 @@ func (t *Tensor) resolve(idx []Index) (Access, error) {
 	if t.IsOnChip() {
 		switch {
 		case parWalk > 0:
-			return Access{}, k.at(errorf(KindNKI, "the partition dimension of %s must be the first dimension of the tile it indexes (it is dimension %d)", t.Describe(), parWalk))
+			return Access{}, k.at(errorf(KindNKI, "the partition dimension of %s must be the first dimension of the tile it indexes (it is dimension %d)", g.describe(), parWalk))
 		case parWalk < 0:
 			// A single partition: keep it as a leading dimension of 1.
 			dims = append([]Dim{{Step: t.rowLen, Num: 1}}, dims...)
 		}
-		if len(t.iters) > 0 {
-			nb, _ := checked.Product(t.blockDims...)
-			block = affine.Add(block, affine.Scale(iterLinear(t.iters), nb))
-		}
-	} else if len(t.iters) > 0 {
-		block = iterLinear(t.iters)
 	}
-	a.Block, a.Offset, a.Dims = block, offset, dims
-	return a, nil
+	if g.iterBlock && len(t.iters) > 0 {
+		nb, _ := checked.Product(t.blockDims...)
+		block = affine.Add(block, affine.Scale(iterLinear(t.iters), nb))
+	}
+	if g.iterBlock {
+		var err error
+		if block, err = t.physBlock(block); err != nil {
+			return Access{}, k.at(err)
+		}
+	}
+	return Access{T: t, Block: block, Offset: offset, Dims: dims, Dtype: t.Dtype}, nil
 }
 
 // iterLinear is the linear iteration number of the loops (outermost most
@@ -660,9 +786,9 @@ func iterLinear(ls []*Loop) affine.Expr {
 	return e
 }
 
-// checkBounds rejects an index that reaches outside dimension d of t for
-// some iteration of the loops.
-func (k *Kernel) checkBounds(t *Tensor, d int, x Index) error {
+// checkBounds rejects an index that reaches outside dimension d for some
+// iteration of the loops.
+func (k *Kernel) checkBounds(g geom, d int, x Index) error {
 	lo, hi, ok := x.Sym.Bounds(k.loopBox)
 	if !ok {
 		return nil
@@ -675,8 +801,8 @@ func (k *Kernel) checkBounds(t *Tensor, d int, x Index) error {
 			lo += span
 		}
 	}
-	if lo < 0 || hi >= t.Shape[d] {
-		return k.at(errorf(KindNKI, "index out of bounds: dimension %d of %s (size %d) is indexed from %d to %d (%s)", d, t.Describe(), t.Shape[d], lo, hi, x.Format(k.axisName)))
+	if lo < 0 || hi >= g.dims[d].size {
+		return k.at(errorf(KindNKI, "index out of bounds: dimension %d of %s (size %d) is indexed from %d to %d (%s)", d, g.describe(), g.dims[d].size, lo, hi, x.Format(k.axisName)))
 	}
 	return nil
 }
