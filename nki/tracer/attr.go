@@ -157,6 +157,9 @@ func getAttrOrError(th *Thread, v Value, name string) (Value, error) {
 func attrError(v Value, name string) error {
 	switch x := v.(type) {
 	case *Module:
+		if x.missing != nil {
+			return x.missing(name)
+		}
 		return Errorf("AttributeError", "module '%s' has no attribute '%s'", x.name, name)
 	case *Class:
 		return Errorf("AttributeError", "type object '%s' has no attribute '%s'", x.name, name)
@@ -216,7 +219,7 @@ func delAttr(th *Thread, v Value, name string) error {
 				return err
 			}
 		}
-		if o.frozen && o.class.dc != nil && o.class.dc.frozen {
+		if dc := dcOf(o.class); o.frozen && dc != nil && dc.frozen {
 			o := newException(th, frozenInstanceErrClass, Tuple{String("cannot delete field '" + name + "'")})
 			return errorOf(th, o)
 		}

@@ -78,14 +78,20 @@ func initBuiltins() {
 		"sorted":     builtinSorted,
 		"chr":        builtinChr,
 		"ord":        builtinOrd,
-		"hex":        func(th *Thread, args []Value, kwargs []Kwarg) (Value, error) { return intToBase(th, "hex", args, kwargs, 16, "0x") },
-		"oct":        func(th *Thread, args []Value, kwargs []Kwarg) (Value, error) { return intToBase(th, "oct", args, kwargs, 8, "0o") },
-		"bin":        func(th *Thread, args []Value, kwargs []Kwarg) (Value, error) { return intToBase(th, "bin", args, kwargs, 2, "0b") },
-		"format":     builtinFormat,
-		"vars":       builtinVars,
-		"dir":        builtinDir,
-		"globals":    builtinGlobals,
-		"locals":     builtinLocals,
+		"hex": func(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {
+			return intToBase(th, "hex", args, kwargs, 16, "0x")
+		},
+		"oct": func(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {
+			return intToBase(th, "oct", args, kwargs, 8, "0o")
+		},
+		"bin": func(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {
+			return intToBase(th, "bin", args, kwargs, 2, "0b")
+		},
+		"format":  builtinFormat,
+		"vars":    builtinVars,
+		"dir":     builtinDir,
+		"globals": builtinGlobals,
+		"locals":  builtinLocals,
 	}
 	for _, name := range []string{"open", "input", "eval", "exec", "compile", "__import__", "breakpoint", "exit", "quit", "memoryview", "help", "aiter", "anext"} {
 		name := name
@@ -640,6 +646,8 @@ func classMatch(th *Thread, fn string, cls *Class, info Value) (bool, error) {
 		if t.name == "Any" {
 			return true, nil
 		}
+	case *abcProtocol:
+		return false, nil
 	}
 	return false, Errorf("TypeError", "%s() arg 2 must be a type, a tuple of types, or a union", fn)
 }
@@ -648,8 +656,27 @@ func builtinIsinstance(th *Thread, args []Value, kwargs []Kwarg) (Value, error) 
 	if err := argCount("isinstance", args, kwargs, 2, 2); err != nil {
 		return nil, err
 	}
+	if protocolMatch(args[0], args[1]) {
+		return True, nil
+	}
 	ok, err := classMatch(th, "isinstance", typeOf(args[0]), args[1])
 	return Bool(ok), err
+}
+
+// protocolMatch checks collections.abc classes in isinstance's second
+// argument.
+func protocolMatch(v, info Value) bool {
+	switch t := info.(type) {
+	case *abcProtocol:
+		return t.check(v)
+	case Tuple:
+		for _, x := range t {
+			if protocolMatch(v, x) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func builtinIssubclass(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {

@@ -400,6 +400,13 @@ func (c *Class) Call(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {
 	if c.immutable && !c.isExc {
 		return nil, Errorf("TypeError", "cannot create '%s' instances", c.name)
 	}
+	if abs := abstractMethods(c); len(abs) > 0 {
+		word := "method"
+		if len(abs) > 1 {
+			word = "methods"
+		}
+		return nil, Errorf("TypeError", "Can't instantiate abstract class %s with abstract %s %s", c.name, word, strings.Join(abs, ", "))
+	}
 	var obj Value
 	if nf := c.userLookup("__new__"); nf != nil {
 		fn := nf
@@ -442,7 +449,7 @@ func (c *Class) Call(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {
 			return nil, Errorf("TypeError", "__init__() should return None, not '%s'", r.Type())
 		}
 	}
-	if o, ok := obj.(*Instance); ok && c.dc != nil {
+	if o, ok := obj.(*Instance); ok && dcOf(c) != nil {
 		o.frozen = true
 	}
 	return obj, nil

@@ -239,7 +239,7 @@ func c3(c *Class) ([]*Class, error) {
 			for i, b := range c.bases {
 				names[i] = b.name
 			}
-			return nil, Errorf("TypeError", "Cannot create a consistent method resolution order (MRO) for bases %s", strings.Join(names, ", "))
+			return nil, Errorf("TypeError", "Cannot create a consistent method resolution\norder (MRO) for bases %s", strings.Join(names, ", "))
 		}
 		out = append(out, cand)
 		for i, s := range seqs {
@@ -508,7 +508,9 @@ func (p *Property) Attr(th *Thread, name string) (Value, error) {
 	}
 	return nil, nil
 }
-func (p *Property) AttrNames() []string { return []string{"deleter", "fdel", "fget", "fset", "getter", "setter"} }
+func (p *Property) AttrNames() []string {
+	return []string{"deleter", "fdel", "fget", "fset", "getter", "setter"}
+}
 
 func orNone(v Value) Value {
 	if v == nil {
@@ -651,6 +653,14 @@ func instanceAttr(th *Thread, o *Instance, name string) (Value, error) {
 	if v, ok := o.dict.m[name]; ok {
 		return v, nil
 	}
+	if cp, ok := cv.(*cachedProperty); ok {
+		v, err := Call(th, cp.fn, []Value{o}, nil)
+		if err != nil {
+			return nil, err
+		}
+		setNS(th, o.serial, o.dict, name, v)
+		return v, nil
+	}
 	if cv != nil {
 		if owner.immutable && o.base != nil {
 			// A method of the builtin type the instance extends:
@@ -700,8 +710,10 @@ func setInstanceAttr(th *Thread, o *Instance, name string, v Value) error {
 		_, err := Call(th, p.Set, []Value{o, v}, nil)
 		return err
 	}
-	if o.frozen && o.class.dc != nil && o.class.dc.frozen {
-		return frozenError(th, name)
+	if o.frozen {
+		if dc := dcOf(o.class); dc != nil && dc.frozen {
+			return frozenError(th, name)
+		}
 	}
 	if sa := o.class.userLookup("__setattr__"); sa != nil {
 		_, err := callMethod(th, o, sa, []Value{String(name), v}, nil)
@@ -749,6 +761,8 @@ func typeOf(v Value) *Class {
 			return defaultdictClass
 		case "OrderedDict":
 			return orderedDictClass
+		case "Counter":
+			return counterClass
 		}
 		return dictClass
 	case *Set:

@@ -260,6 +260,11 @@ func (d *Dict) String() string {
 			b.WriteString(Repr(d.factory))
 		}
 		b.WriteString(", ")
+	case "Counter":
+		if d.live == 0 {
+			return "Counter()"
+		}
+		b.WriteString("Counter(")
 	case "OrderedDict":
 		if d.live == 0 {
 			return "OrderedDict()"
@@ -302,7 +307,7 @@ func (d *Dict) String() string {
 		}
 	}
 	b.WriteByte('}')
-	if d.kind == "defaultdict" {
+	if d.kind == "defaultdict" || d.kind == "Counter" {
 		b.WriteByte(')')
 	}
 	return b.String()

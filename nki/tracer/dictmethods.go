@@ -74,6 +74,9 @@ func dictGetItem(th *Thread, d *Dict, k Value) (Value, error) {
 	if ok {
 		return v, nil
 	}
+	if d.kind == "Counter" {
+		return intValue(0), nil
+	}
 	if d.kind == "defaultdict" && d.factory != nil {
 		v, err := Call(th, d.factory, nil, nil)
 		if err != nil {

@@ -400,7 +400,11 @@ func formatG(a float64, p int, alt, reprStyle bool) string {
 	ei := strings.IndexByte(e, 'e')
 	exp, _ := strconv.Atoi(e[ei+1:])
 	var s string
-	if exp >= -4 && exp < p {
+	limit := p
+	if reprStyle {
+		limit = p - 1
+	}
+	if exp >= -4 && exp < limit {
 		s = strconv.FormatFloat(a, 'f', p-1-exp, 64)
 		if !alt {
 			if strings.Contains(s, ".") {

@@ -192,6 +192,9 @@ func (th *Thread) execImportFrom(fr *frame, n *syntax.ImportFrom) error {
 			sv, serr := th.Import(sub, n.Level, fr.posOf(a))
 			if serr != nil {
 				if e, ok := serr.(*Error); ok && e.Kind == "ModuleNotFoundError" {
+					if mm, ok := m.(*Module); ok && mm.missing != nil {
+						return th.stamp(fr, mm.missing(a.Name), a)
+					}
 					return th.stamp(fr, Errorf("ImportError", "cannot import name '%s' from '%s' (unknown location)", a.Name, modName), a)
 				}
 				return th.stamp(fr, serr, a)

@@ -387,6 +387,9 @@ type Module struct {
 	file *syntax.File
 	// futureAnnotations is set by `from __future__ import annotations`.
 	futureAnnotations bool
+	// missing makes the error of a missing attribute (a tracer module's
+	// NotSupported); nil for the plain AttributeError.
+	missing func(name string) error
 }
 
 // NewModule returns a module with the given members (copied, in sorted

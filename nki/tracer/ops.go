@@ -271,6 +271,13 @@ func builtinBinary(th *Thread, op syntax.Operator, x, y Value) (Value, error) {
 	case *dictView:
 		return viewBinary(th, op, a, yv)
 	}
+	if op == syntax.BitOr && isTypeLike(xv) && isTypeLike(yv) {
+		if _, ok := xv.(NoneType); !ok || isTypeLike(yv) {
+			if _, xn := xv.(NoneType); !(xn && yv == Value(None)) {
+				return unionOf(op, xv, yv, false), nil
+			}
+		}
+	}
 	if op == syntax.Mult {
 		// int * sequence.
 		if _, ok := numeric(xv); ok {
@@ -472,7 +479,7 @@ func Compare(th *Thread, op syntax.CmpOp, x, y Value) (Value, error) {
 			return r, err
 		}
 	}
-	if yInst && !(xInst && yi.class == xi.class) {
+	if yInst {
 		if f := yi.class.userLookup(compareDunders[reflectedCmp[op]]); f != nil {
 			r, err := callMethod(th, y, f, []Value{x}, nil)
 			if err != nil || r != Value(NotImplemented) {

@@ -81,12 +81,12 @@ type scope struct {
 
 // funcCode is what a def or lambda compiles to.
 type funcCode struct {
-	scope  *scope
-	name   string
-	file   *syntax.File
-	body   []syntax.Stmt // nil for a lambda
-	expr   syntax.Expr   // a lambda's body
-	args   *syntax.Arguments
+	scope                    *scope
+	name                     string
+	file                     *syntax.File
+	body                     []syntax.Stmt // nil for a lambda
+	expr                     syntax.Expr   // a lambda's body
+	args                     *syntax.Arguments
 	posOnly, posOrKw, kwOnly int
 	varArg, kwArg            int // slots, -1 when absent
 	paramIndex               map[string]int
@@ -593,9 +593,11 @@ func constValue(c *syntax.Constant) Value {
 // evaluator reports it where it is evaluated.
 type unsupportedConst struct{ what string }
 
-func (u *unsupportedConst) Type() string         { return "unsupported" }
-func (u *unsupportedConst) String() string       { return "<" + u.what + ">" }
-func (u *unsupportedConst) Truth() (bool, error) { return false, NotSupportedf("%s are not supported", u.what) }
+func (u *unsupportedConst) Type() string   { return "unsupported" }
+func (u *unsupportedConst) String() string { return "<" + u.what + ">" }
+func (u *unsupportedConst) Truth() (bool, error) {
+	return false, NotSupportedf("%s are not supported", u.what)
+}
 
 // ---------------------------------------------------------------------------
 // Layout: decide every name's binding, cells and slots.

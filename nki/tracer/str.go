@@ -182,11 +182,8 @@ func pad(s string, w int, fill string, align byte) string {
 		return s + strings.Repeat(fill, p)
 	case '>':
 		return strings.Repeat(fill, p) + s
-	case 'c': // str.center
-		left := p / 2
-		if p%2 == 1 && n%2 == 1 {
-			left++
-		}
+	case 'c': // str.center: CPython puts the odd fill on the left when the width is odd
+		left := p/2 + (p & w & 1)
 		return strings.Repeat(fill, left) + s + strings.Repeat(fill, p-left)
 	}
 	left := p / 2
@@ -255,7 +252,7 @@ func splitWhitespace(s string, maxsplit int, right bool) []string {
 				return parts
 			}
 			if maxsplit >= 0 && len(parts) == maxsplit {
-				return append(parts, strings.TrimRightFunc(s[i:], isPySpace))
+				return append(parts, s[i:])
 			}
 			j := i
 			for j < len(s) {
@@ -283,7 +280,7 @@ func splitWhitespace(s string, maxsplit int, right bool) []string {
 			break
 		}
 		if maxsplit >= 0 && len(parts) == maxsplit {
-			parts = append(parts, strings.TrimLeftFunc(s[:j], isPySpace))
+			parts = append(parts, s[:j])
 			break
 		}
 		i := j

@@ -41,8 +41,8 @@ type Thread struct {
 	// handling is the stack of exceptions being handled by except
 	// clauses (a bare raise re-raises the innermost).
 	handling []*Error
-	// dynClasses caches the classes of foreign values (type(tile)).
-	dynClasses map[string]*Class
+	// warnings collects warnings.warn calls.
+	warnings []Warning
 }
 
 // ThreadOptions configure a Thread. Zero fields take the defaults.
