@@ -635,7 +635,7 @@ func classAttr(th *Thread, c *Class, name string) (Value, error) {
 	case "__members__":
 		if c.enum != nil {
 			d := NewDict()
-			for _, k := range c.enum.names {
+			for _, k := range c.enum.allNames {
 				d.setStr(nil, k, c.enum.byName[k])
 			}
 			return d, nil

@@ -27,17 +27,20 @@ var update = flag.Bool("update", false, "rewrite the corpus goldens from CPython
 // cpythonDriver runs each file given on the command line as __main__ with
 // stdout captured, and prints a JSON object: path -> {out, err}.
 const cpythonDriver = `
-import sys, io, json, contextlib
+import sys, io, json, contextlib, types
 res = {}
+main = sys.modules["__main__"]
 for p in sys.argv[1:]:
     buf = io.StringIO()
     err = None
-    g = {"__name__": "__main__", "__file__": p}
+    mod = types.ModuleType("__main__")
+    mod.__file__ = p
+    sys.modules["__main__"] = mod
     try:
         src = open(p).read()
         code = compile(src, p, "exec")
         with contextlib.redirect_stdout(buf):
-            exec(code, g)
+            exec(code, mod.__dict__)
     except BaseException as e:
         tb = e.__traceback__
         line = None
@@ -46,6 +49,7 @@ for p in sys.argv[1:]:
                 line = tb.tb_lineno
             tb = tb.tb_next
         err = "%s: %s (line %s)" % (type(e).__name__, e, line)
+    sys.modules["__main__"] = main
     res[p] = {"out": buf.getvalue(), "err": err}
 sys.stdout.write(json.dumps(res))
 `

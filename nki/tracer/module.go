@@ -193,7 +193,9 @@ func (th *Thread) execImportFrom(fr *frame, n *syntax.ImportFrom) error {
 			if serr != nil {
 				if e, ok := serr.(*Error); ok && e.Kind == "ModuleNotFoundError" {
 					if mm, ok := m.(*Module); ok && mm.missing != nil {
-						return th.stamp(fr, mm.missing(a.Name), a)
+						if e, ok := mm.missing(a.Name).(*Error); ok && e.Kind == "NotSupported" {
+							return th.stamp(fr, e, a)
+						}
 					}
 					return th.stamp(fr, Errorf("ImportError", "cannot import name '%s' from '%s' (unknown location)", a.Name, modName), a)
 				}

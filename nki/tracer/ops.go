@@ -113,6 +113,21 @@ func binaryTypeError(op syntax.Operator, x, y Value) error {
 	if op == syntax.Pow {
 		return Errorf("TypeError", "unsupported operand type(s) for ** or pow(): '%s' and '%s'", x.Type(), y.Type())
 	}
+	if op == syntax.Mult {
+		isSeq := func(v Value) bool {
+			switch v.(type) {
+			case String, *List, Tuple:
+				return true
+			}
+			return false
+		}
+		if isSeq(x) {
+			return Errorf("TypeError", "can't multiply sequence by non-int of type '%s'", y.Type())
+		}
+		if isSeq(y) {
+			return Errorf("TypeError", "can't multiply sequence by non-int of type '%s'", x.Type())
+		}
+	}
 	return Errorf("TypeError", "unsupported operand type(s) for %s: '%s' and '%s'", op.Symbol(), x.Type(), y.Type())
 }
 

@@ -468,8 +468,8 @@ var strMethods = map[string]methodFn{
 		}
 		return String(strings.Replace(s, old, nw, int(n))), nil
 	},
-	"upper":      strCase("upper", strings.ToUpper),
-	"lower":      strCase("lower", strings.ToLower),
+	"upper":      strCase("upper", pyUpper),
+	"lower":      strCase("lower", pyLower),
 	"casefold":   strCase("casefold", strings.ToLower),
 	"swapcase":   strCase("swapcase", swapCase),
 	"title":      strCase("title", titleCase),
@@ -667,6 +667,25 @@ var strMethods = map[string]methodFn{
 	"__len__": func(th *Thread, recv Value, args []Value, kwargs []Kwarg) (Value, error) {
 		return intValue(int64(strLen(strRecv(recv)))), nil
 	},
+}
+
+// pyUpper and pyLower add the special casings of Unicode's
+// SpecialCasing.txt that CPython applies and Go's simple mapping does not
+// (the common ones: ß, ŉ, the ligatures, İ).
+var specialUpper = strings.NewReplacer("ß", "SS", "ﬀ", "FF", "ﬁ", "FI", "ﬂ", "FL", "ﬃ", "FFI", "ﬄ", "FFL", "ﬅ", "ST", "ﬆ", "ST", "ŉ", "ʼN")
+
+func pyUpper(s string) string {
+	if isASCII(s) {
+		return strings.ToUpper(s)
+	}
+	return strings.ToUpper(specialUpper.Replace(s))
+}
+
+func pyLower(s string) string {
+	if isASCII(s) {
+		return strings.ToLower(s)
+	}
+	return strings.ToLower(strings.ReplaceAll(s, "İ", "i\u0307"))
 }
 
 func swapCase(s string) string {

@@ -1,0 +1,6 @@
+def f(flag):
+    if flag:
+        value = 1
+    return value
+print(f(True))
+print(f(False))

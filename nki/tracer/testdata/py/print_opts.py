@@ -1,0 +1,13 @@
+print()
+print("a", "b", sep="")
+print("a", "b", sep=", ", end="!\n")
+print(1, 2, 3, sep="\n")
+print("no newline", end="")
+print(" continued")
+print(*"abc")
+print(*[], sep="x")
+print(None, True, 1.0, [None], {"k": None}, (1,), sep=" | ")
+import sys
+sys.stdout.write("written\n")
+print("x", end=None)
+print("y", sep=None)
