@@ -76,11 +76,33 @@ func (k *Kernel) emit(s *spec) ([]emitted, error) {
 	used := map[GridAxis]bool{}
 	for _, o := range s.ins {
 		addAxes(used, o.Acc)
+		if o.Acc != nil {
+			if err := k.checkScope(o.Acc.T); err != nil {
+				return nil, err
+			}
+		}
 	}
 	addAxes(used, s.out)
+	if s.out != nil {
+		if err := k.checkScope(s.out.T); err != nil {
+			return nil, err
+		}
+	}
 	vs, err := k.variants(s.mask, used, s.what)
 	if err != nil {
 		return nil, err
+	}
+	// A tile a masked instruction wrote in part is read whole by
+	// unmasked instructions (nl.exp of a tile loaded under a mask): on the
+	// machine the rows outside the mask hold whatever was there and the
+	// masked store drops them; the interpreter, which reports reads of
+	// never-written memory, is told so with can_read_uninit.
+	attrs := s.attrs
+	for _, o := range s.ins {
+		if o.Acc != nil && o.Acc.T.partial {
+			attrs = attrs.With("can_read_uninit", bir.Bool(true))
+			break
+		}
 	}
 	var res []emitted
 	for _, v := range vs {
@@ -117,7 +139,7 @@ func (k *Kernel) emit(s *spec) ([]emitted, error) {
 		if empty {
 			continue
 		}
-		id := k.F.NewInst(s.op, k.instName(s.base), s.eng, ins, outs, s.attrs)
+		id := k.F.NewInst(s.op, k.instName(s.base), s.eng, ins, outs, attrs)
 		k.append(id)
 		if !v.pred.IsTrue() {
 			k.F.SetPred(id, v.pred)
@@ -131,8 +153,21 @@ func (k *Kernel) emit(s *spec) ([]emitted, error) {
 	}
 	if s.out != nil {
 		k.noteWriteOf(s.out.T)
+		if t := s.out.T; !t.partial && t.IsOnChip() && hasGridConstraint(s.mask) {
+			t.partial = true
+			k.onUndo(func() { t.partial = false })
+		}
 	}
 	return res, nil
+}
+
+func hasGridConstraint(m Mask) bool {
+	for _, c := range m.Cons {
+		if len(c.X.Terms) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func (k *Kernel) noteReadOf(t *Tensor) {
@@ -214,17 +249,31 @@ func (k *Kernel) flush() {
 	k.pending = nil
 	if !r.done && r.err == nil {
 		r.err = r.materialize()
+		k.setSticky(r.err)
 	}
 }
 
-// flushErr flushes and returns the pending result's error.
+// flushErr flushes and returns the pending result's error, or an error a
+// result met when it was named (SetName has no caller to return it to:
+// the next operation, loop end or Finish reports it).
 func (k *Kernel) flushErr() error {
 	r := k.pending
 	k.flush()
-	if r != nil {
+	if r != nil && r.err != nil {
 		return r.err
 	}
-	return nil
+	return k.sticky
+}
+
+// setSticky records an error for the next operation (undone by a
+// rollback, so that a speculative body's NeedConcrete does not outlive
+// it).
+func (k *Kernel) setSticky(err error) {
+	if k.sticky != nil || err == nil {
+		return
+	}
+	k.sticky = err
+	k.onUndo(func() { k.sticky = nil })
 }
 
 // SetName names the tile the result becomes (the variable it is bound
@@ -240,6 +289,7 @@ func (r *Result) SetName(name string) error {
 		r.k.pending = nil
 	}
 	r.err = r.materialize()
+	r.k.setSticky(r.err)
 	return r.err
 }
 

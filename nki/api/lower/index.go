@@ -253,6 +253,9 @@ type Elem struct {
 	Start, Stop       Index
 	HasStart, HasStop bool
 	Step              int64
+	// Exact (nl.ds): the bounds are taken as given, not clamped to the
+	// dimension as Python's slices are.
+	Exact bool
 }
 
 // At returns the subscript x.
@@ -271,5 +274,7 @@ func Slice(start, stop Index, step int64) Elem {
 
 // DS returns nl.ds(start, size): start:start+size.
 func DS(start Index, size int64) Elem {
-	return Slice(start, start.AddConst(size), 1)
+	e := Slice(start, start.AddConst(size), 1)
+	e.Exact = true
+	return e
 }

@@ -70,6 +70,7 @@ type Kernel struct {
 	zeros    []*zeroState
 	ninst    int
 	finished bool
+	sticky   error
 }
 
 // NewKernel starts a kernel named name for machine archName ("" for the
@@ -186,7 +187,9 @@ func (k *Kernel) Finish(returns []Return) (*bir.Module, *Outputs, error) {
 	if k.finished {
 		return nil, nil, fmt.Errorf("lower: kernel %s finished twice", k.F.Name)
 	}
-	k.flush()
+	if err := k.flushErr(); err != nil {
+		return nil, nil, err
+	}
 	if len(k.loops) > 0 {
 		return nil, nil, fmt.Errorf("lower: kernel %s: loop over %s still open", k.F.Name, k.loops[len(k.loops)-1].Name)
 	}

@@ -112,6 +112,7 @@ type Tensor struct {
 	param    bool
 	autoName bool // made without a name: the first variable bound names it
 	written  bool
+	partial  bool // written in part by a masked instruction
 	read     bool
 	acc      *psumState // PSUM accumulation groups (accum.go)
 }
@@ -666,13 +667,13 @@ func (g geom) sliceIndex(d int, e Elem, rank, pos int) (Index, error) {
 	}
 	// Python's rules for constant bounds: negative counts from the end,
 	// both clamp to [0, n].
-	if c, ok := start.Const(); ok {
+	if c, ok := start.Const(); ok && !e.Exact {
 		if c < 0 {
 			c += n
 		}
 		start = ConstIndex(min(max(c, 0), n))
 	}
-	if c, ok := stop.Const(); ok {
+	if c, ok := stop.Const(); ok && !e.Exact {
 		if c < 0 {
 			c += n
 		}
