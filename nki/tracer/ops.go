@@ -489,7 +489,8 @@ func Compare(th *Thread, op syntax.CmpOp, x, y Value) (Value, error) {
 		}
 	}
 	if c, ok := y.(Comparable); ok {
-		r, err := c.Compare(th, reflectedCmp[op], x, true)
+		// op as written; right says the value is its right operand.
+		r, err := c.Compare(th, op, x, true)
 		if err != nil || r != nil {
 			return r, err
 		}

@@ -162,8 +162,9 @@ type HasUnary interface {
 // Comparable implements the rich comparisons ==, !=, <, <=, >, >= (the
 // evaluator handles `is`, `is not` by identity and `in` through
 // Container). The result is any value: an NKI comparison of index
-// expressions returns a symbolic predicate (a mask), not a bool. right is
-// true when the value is the right operand (the reflected comparison).
+// expressions returns a symbolic predicate (a mask), not a bool. op is the
+// operator as written and right is true when the value is its right
+// operand (`5 < v` calls v.Compare(th, Lt, 5, true)), as for HasBinary.
 // (nil, nil) means NotImplemented; == and != then fall back to identity.
 type Comparable interface {
 	Value
