@@ -567,12 +567,12 @@ func init() {
 		}
 		return tracer.MakeInt(3), nil
 	}})
+	register(&Op{name: "nisa.tensor_tensor_scan", fn: isaTensorTensorScan})
+	register(&Op{name: "nisa.tensor_partition_reduce", fn: isaTensorPartitionReduce})
+	register(&Op{name: "nisa.scalar_tensor_tensor", fn: isaScalarTensorTensor})
+	register(&Op{name: "nisa.activation_reduce", fn: isaActivationReduce})
 	unsupported := map[string]string{
-		"tensor_tensor_scan":      "the interpreter has no semantics for TensorTensorScan yet (the ISA work on branch isa adds it)",
-		"tensor_partition_reduce": "the interpreter has no semantics for a partition reduction yet (the ISA work on branch isa adds it)",
-		"activation_reduce":       "not yet lowered (an Activation with its accumulator and a ReadActivationAccumulator)",
 		"tensor_scalar_reduce":    "TensorScalar's second output has no interpreter semantics",
-		"scalar_tensor_tensor":    "the fused instruction has no interpreter semantics",
 		"local_gather":            "GpSimd local gather has no interpreter semantics",
 		"dropout":                 "random numbers are not modelled by the compile pipeline",
 		"tensor_copy_dynamic_src": "it needs dynamic (register) offsets",
@@ -590,4 +590,190 @@ func isaModule(name string) *tracer.Module {
 	m["gpsimd_engine"], m["dma_engine"], m["unknown_engine"] = engGpSimd, engDMA, engUnknown
 	m["nc_version"] = &attrObject{name: "nc_version", attrs: map[string]tracer.Value{"gen2": tracer.MakeInt(2), "gen3": tracer.MakeInt(3)}}
 	return tracer.NewModule(name, m)
+}
+
+func isaTensorTensorScan(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
+	const what = "nisa.tensor_tensor_scan"
+	var d0, d1, initial, op0, op1, dtype, mask tracer.Value
+	var rev0, rev1 bool
+	if err := isaUnpack(what, args, kwargs, "data0", &d0, "data1", &d1, "initial", &initial, "op0", &op0, "op1", &op1,
+		"reverse0?", &rev0, "reverse1?", &rev1, "dtype?", &dtype, "mask?", &mask); err != nil {
+		return nil, err
+	}
+	st, err := kernelState(th, what)
+	if err != nil {
+		return nil, err
+	}
+	a, ma, err := onChipOf(d0, what, "data0")
+	if err != nil {
+		return nil, err
+	}
+	b, mb, err := onChipOf(d1, what, "data1")
+	if err != nil {
+		return nil, err
+	}
+	init, err := scalarOf(initial, what, "initial")
+	if err != nil {
+		return nil, err
+	}
+	alu0, err := opArg(op0, what)
+	if err != nil {
+		return nil, err
+	}
+	alu1, err := opArg(op1, what)
+	if err != nil {
+		return nil, err
+	}
+	msk, err := maskOf(mask)
+	if err != nil {
+		return nil, err
+	}
+	dt, err := optDtype(dtype, lower.Promote(a.Dtype, b.Dtype))
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.k.TensorTensorScan(a, b, init, alu0, alu1, rev0, rev1, dt, mergeMasks(msk, ma, mb))
+	if err != nil {
+		return nil, convert(err)
+	}
+	return newResult(st, r, th.CallPos()), nil
+}
+
+func isaTensorPartitionReduce(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
+	const what = "nisa.tensor_partition_reduce"
+	var op, data, mask, dtype tracer.Value
+	if err := isaUnpack(what, args, kwargs, "op", &op, "data", &data, "mask?", &mask, "dtype?", &dtype); err != nil {
+		return nil, err
+	}
+	st, err := kernelState(th, what)
+	if err != nil {
+		return nil, err
+	}
+	alu, err := opArg(op, what)
+	if err != nil {
+		return nil, err
+	}
+	a, m, err := onChipOf(data, what, "data")
+	if err != nil {
+		return nil, err
+	}
+	msk, err := maskOf(mask)
+	if err != nil {
+		return nil, err
+	}
+	dt, err := optDtype(dtype, a.Dtype)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.k.TensorPartitionReduce(alu, a, dt, mergeMasks(msk, m))
+	if err != nil {
+		return nil, convert(err)
+	}
+	return newResult(st, r, th.CallPos()), nil
+}
+
+func isaScalarTensorTensor(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
+	const what = "nisa.scalar_tensor_tensor"
+	var data, op0, operand0, op1, operand1, dtype, mask tracer.Value
+	var rev0, rev1 bool
+	var extra []tracer.Value
+	if err := isaUnpack(what, args, kwargs, "*", &extra, "data", &data, "op0", &op0, "operand0", &operand0, "op1", &op1, "operand1", &operand1,
+		"reverse0?", &rev0, "reverse1?", &rev1, "dtype?", &dtype, "mask?", &mask); err != nil {
+		return nil, err
+	}
+	if len(extra) > 0 {
+		return nil, typeErrorf("%s takes keyword arguments only", what)
+	}
+	st, err := kernelState(th, what)
+	if err != nil {
+		return nil, err
+	}
+	a, ma, err := onChipOf(data, what, "data")
+	if err != nil {
+		return nil, err
+	}
+	s0, err := scalarOf(operand0, what, "operand0")
+	if err != nil {
+		return nil, err
+	}
+	b, mb, err := onChipOf(operand1, what, "operand1")
+	if err != nil {
+		return nil, err
+	}
+	alu0, err := opArg(op0, what)
+	if err != nil {
+		return nil, err
+	}
+	alu1, err := opArg(op1, what)
+	if err != nil {
+		return nil, err
+	}
+	msk, err := maskOf(mask)
+	if err != nil {
+		return nil, err
+	}
+	dt, err := optDtype(dtype, a.Dtype)
+	if err != nil {
+		return nil, err
+	}
+	r, err := st.k.ScalarTensorTensor(a, alu0, s0, rev0, alu1, b, rev1, dt, mergeMasks(msk, ma, mb))
+	if err != nil {
+		return nil, convert(err)
+	}
+	return newResult(st, r, th.CallPos()), nil
+}
+
+func isaActivationReduce(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
+	const what = "nisa.activation_reduce"
+	var op, data, reduceOp, reduceRes, bias, mask, dtype tracer.Value
+	var scale tracer.Value = tracer.Float(1)
+	if err := isaUnpack(what, args, kwargs, "op", &op, "data", &data, "reduce_op", &reduceOp, "reduce_res", &reduceRes,
+		"bias?", &bias, "scale?", &scale, "mask?", &mask, "dtype?", &dtype); err != nil {
+		return nil, err
+	}
+	st, err := kernelState(th, what)
+	if err != nil {
+		return nil, err
+	}
+	o, ok := op.(*Op)
+	if !ok || o.act == "" {
+		return nil, nkiErrorf("%s: op=%s is not an activation function", what, tracer.Repr(op))
+	}
+	red, err := opArg(reduceOp, what)
+	if err != nil {
+		return nil, err
+	}
+	a, m, err := onChipOf(data, what, "data")
+	if err != nil {
+		return nil, err
+	}
+	rr, _, err := onChipOf(reduceRes, what, "reduce_res")
+	if err != nil {
+		return nil, err
+	}
+	var b *lower.Access
+	if !isNone(bias) {
+		ba, _, err := onChipOf(bias, what, "bias")
+		if err != nil {
+			return nil, err
+		}
+		b = &ba
+	}
+	sc, _, ok := number(scale)
+	if !ok {
+		return nil, notSupportedf("%s with a tile scale: narwhal takes a constant scale here", what)
+	}
+	msk, err := maskOf(mask)
+	if err != nil {
+		return nil, err
+	}
+	dt, err := optDtype(dtype, a.Dtype)
+	if err != nil {
+		return nil, err
+	}
+	out, err := st.k.ActivationReduce(o.act, a, b, sc, red, rr, dt, mergeMasks(msk, m))
+	if err != nil {
+		return nil, convert(err)
+	}
+	return newView(st, out, th.CallPos()), nil
 }

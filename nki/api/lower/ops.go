@@ -173,16 +173,29 @@ func (k *Kernel) DMATranspose(src Access, mask Mask) (*Result, error) {
 	if len(src.Dims) != 2 || src.T.Mem == PSUM {
 		return nil, k.Errorf(KindNotSupported, "nisa.dma_transpose of %s: narwhal transposes 2-D tiles in HBM or SBUF", src.Describe())
 	}
-	if src.Dtype.Size() != 2 {
-		return nil, k.Errorf(KindNKI, "nisa.dma_transpose moves 2-byte elements; %s is %s", src.T.Describe(), src.Dtype)
-	}
 	shape := []int64{src.Dims[1].Num, src.Dims[0].Num}
 	if shape[0] > PMax {
 		return nil, k.Errorf(KindNKI, "partition dimension %d of the tile nisa.dma_transpose makes exceeds %d (nl.tile_size.pmax)", shape[0], PMax)
 	}
-	s := &spec{op: bir.OpDMACopy, eng: bir.EngUnassigned, base: "dma_transpose", what: "nisa.dma_transpose", ins: []Opd{AccOpd(src)}, attrs: bir.Attrs("mode", "Transpose"), mask: mask}
 	ax := axesOf(src)
-	return k.newResult(s, src.Dtype, shape, SBUF, [][]GridAxis{ax[1], ax[0]})
+	ref := [][]GridAxis{ax[1], ax[0]}
+	if src.Dtype.Size() == 2 {
+		// The DMA engine's transpose (2-byte elements).
+		s := &spec{op: bir.OpDMACopy, eng: bir.EngUnassigned, base: "dma_transpose", what: "nisa.dma_transpose", ins: []Opd{AccOpd(src)}, attrs: bir.Attrs("mode", "Transpose"), mask: mask}
+		return k.newResult(s, src.Dtype, shape, SBUF, ref)
+	}
+	// Other element sizes (the legacy reference names no dtype limit): a
+	// copy DMA whose source walks the region column-major, the same
+	// permutation.
+	t := src.clone()
+	t.Dims[0], t.Dims[1] = t.Dims[1], t.Dims[0]
+	s := &spec{eng: bir.EngUnassigned, base: "dma_transpose", what: "nisa.dma_transpose", ins: []Opd{AccOpd(t)}, mask: mask}
+	if src.T.IsOnChip() {
+		s.op, s.attrs = bir.OpDMACopy, bir.Attrs("mode", "Copy")
+	} else {
+		s.op = bir.OpLoad
+	}
+	return k.newResult(s, src.Dtype, shape, SBUF, axesOf(t))
 }
 
 // Copy is nl.copy / nisa.tensor_copy: a TensorCopy into a new SBUF tile.
@@ -788,6 +801,137 @@ func (k *Kernel) Where(cond Access, x Access, y Opd, dt bir.Dtype, mask Mask) (A
 	s := &spec{op: bir.OpCopyPredicated, eng: bir.EngDVE, base: "where", what: "nl.where", ins: []Opd{AccOpd(src), AccOpd(cond)}, out: &out, mask: mask, pos: k.pos}
 	if _, err := k.emit(s); err != nil {
 		return Access{}, err
+	}
+	return out, nil
+}
+
+// TensorTensorScan is nisa.tensor_tensor_scan: per partition, state =
+// initial, then along the free elements t = data0 op0 state (reverse0:
+// state op0 data0), state = t op1 data1 (reverse1: data1 op1 t), written
+// to a new SBUF tile (Vector engine; bir.Builder.TensorTensorScan's
+// encoding: TensorScalarPtr with is_tensor_tensor_scan).
+func (k *Kernel) TensorTensorScan(data0, data1 Access, initial Scalar, op0, op1 string, rev0, rev1 bool, dt bir.Dtype, mask Mask) (*Result, error) {
+	const what = "nisa.tensor_tensor_scan"
+	if err := k.flushErr(); err != nil {
+		return nil, err
+	}
+	for _, a := range []Access{data0, data1} {
+		if err := k.checkOnChip(what, a); err != nil {
+			return nil, err
+		}
+	}
+	if !sameLayout(data0, data1) {
+		return nil, k.Errorf(KindNKI, "%s: data0 %s and data1 %s differ in shape", what, shapeString(data0.Shape()), shapeString(data1.Shape()))
+	}
+	if err := k.checkNotBothPSUM(what, data0, data1); err != nil {
+		return nil, err
+	}
+	init, _, err := k.scalarOpd(what, data0, initial)
+	if err != nil {
+		return nil, err
+	}
+	s := &spec{op: bir.OpTensorScalarPtr, eng: bir.EngDVE, base: "tensor_tensor_scan", what: what,
+		ins: []Opd{AccOpd(data0), init, AccOpd(data1)}, mask: mask,
+		attrs: bir.Attrs("op0", op0, "reverse0", rev0, "op1", op1, "reverse1", rev1, bir.AttrTensorTensorScan, true, "acc", "Idle")}
+	return k.newResult(s, dt, tileShapeOf(data0), SBUF, mergeAxes(axesOf(data0), axesOf(data1)))
+}
+
+// TensorPartitionReduce is nisa.tensor_partition_reduce: dst[0, j] = op
+// over the partitions of data[:, j], a new [1, F...] SBUF tile (GpSimd;
+// TensorReduce over axis C).
+func (k *Kernel) TensorPartitionReduce(op string, data Access, dt bir.Dtype, mask Mask) (*Result, error) {
+	const what = "nisa.tensor_partition_reduce"
+	if err := k.flushErr(); err != nil {
+		return nil, err
+	}
+	if err := k.checkOnChip(what, data); err != nil {
+		return nil, err
+	}
+	if err := k.checkEngineMem(what, bir.EngPool, data); err != nil {
+		return nil, err
+	}
+	shape := tileShapeOf(data)
+	shape[0] = 1
+	ref := axesOf(data)
+	ref[0] = nil
+	s := &spec{op: bir.OpTensorReduce, eng: bir.EngPool, base: "tensor_partition_reduce", what: what, ins: []Opd{AccOpd(data)},
+		attrs: bir.Attrs("op", op, "axis", bir.AxisPartition, "negate", false), mask: mask}
+	return k.newResult(s, dt, shape, SBUF, ref)
+}
+
+// ScalarTensorTensor is nisa.scalar_tensor_tensor: (data op0 operand0)
+// op1 operand1 with operand0 a constant or [P, 1] tile and operand1 a tile
+// of data's shape (Vector engine; TensorScalarPtr with
+// is_scalar_tensor_tensor).
+func (k *Kernel) ScalarTensorTensor(data Access, op0 string, operand0 Scalar, rev0 bool, op1 string, operand1 Access, rev1 bool, dt bir.Dtype, mask Mask) (*Result, error) {
+	const what = "nisa.scalar_tensor_tensor"
+	if err := k.flushErr(); err != nil {
+		return nil, err
+	}
+	for _, a := range []Access{data, operand1} {
+		if err := k.checkOnChip(what, a); err != nil {
+			return nil, err
+		}
+	}
+	if !sameLayout(data, operand1) {
+		return nil, k.Errorf(KindNKI, "%s: operand1 %s must have data's shape %s", what, shapeString(operand1.Shape()), shapeString(data.Shape()))
+	}
+	if err := k.checkNotBothPSUM(what, data, operand1); err != nil {
+		return nil, err
+	}
+	o0, _, err := k.scalarOpd(what, data, operand0)
+	if err != nil {
+		return nil, err
+	}
+	s := &spec{op: bir.OpTensorScalarPtr, eng: bir.EngDVE, base: "scalar_tensor_tensor", what: what,
+		ins: []Opd{AccOpd(data), o0, AccOpd(operand1)}, mask: mask,
+		attrs: bir.Attrs("op0", op0, "reverse0", rev0, "op1", op1, "reverse1", rev1, bir.AttrScalarTensorTensor, true, "acc", "Idle")}
+	return k.newResult(s, dt, tileShapeOf(data), SBUF, mergeAxes(axesOf(data), axesOf(operand1)))
+}
+
+// ActivationReduce is nisa.activation_reduce: the activation (as
+// Activation) into a new SBUF tile, reduced along the free dimension with
+// reduceOp into reduceRes ([P, 1]): an Activation accumulating in the
+// Scalar engine's registers (acc ZeroAccumulate) and a
+// ReadActivationAccumulator into reduceRes (bir.Builder.ActivationReduce).
+func (k *Kernel) ActivationReduce(fn string, x Access, bias *Access, scale float64, reduceOp string, reduceRes Access, dt bir.Dtype, mask Mask) (Access, error) {
+	const what = "nisa.activation_reduce"
+	if err := k.flushErr(); err != nil {
+		return Access{}, err
+	}
+	if err := k.checkOnChip(what, x); err != nil {
+		return Access{}, err
+	}
+	if err := k.checkOnChip(what, reduceRes); err != nil {
+		return Access{}, err
+	}
+	if reduceRes.Partitions() != x.Partitions() || reduceRes.FreeElems() != 1 {
+		return Access{}, k.Errorf(KindNKI, "%s: reduce_res must have shape (%d, 1), have %s", what, x.Partitions(), shapeString(reduceRes.Shape()))
+	}
+	ins := []Opd{AccOpd(x)}
+	if bias != nil {
+		b, _, err := k.scalarOpd(what, x, Scalar{Tile: bias})
+		if err != nil {
+			return Access{}, err
+		}
+		ins = append(ins, b)
+	}
+	s := &spec{op: bir.OpActivation, eng: bir.EngAct, base: "activation_reduce", what: what, ins: ins, mask: mask,
+		attrs: bir.Attrs("func", fn, "scale", bir.Float(scale), "alpha", bir.Float(0), "acc", "ZeroAccumulate", "reduce_op", reduceOp)}
+	r, err := k.newResult(s, dt, tileShapeOf(x), SBUF, axesOf(x))
+	if err != nil {
+		return Access{}, err
+	}
+	out, err := r.Access()
+	if err != nil {
+		return Access{}, err
+	}
+	rd := &spec{op: bir.OpReadActivationAccumulator, eng: bir.EngAct, base: "activation_reduce_res", what: what, out: &reduceRes, pos: k.pos}
+	if _, err := k.emit(rd); err != nil {
+		return Access{}, err
+	}
+	if reduceRes.T.Mem == PSUM {
+		k.noteWrite(reduceRes.T, what)
 	}
 	return out, nil
 }
