@@ -409,7 +409,7 @@ def k(a, b):
 		{"load from sbuf", "    x = nl.load(a)\n    y = nl.load(x)\n", "NKIError", "NW422", "nl.load reads HBM", 8},
 		{"outside loop", "    for i in nl.affine_range(2):\n        x = nl.load(a)\n    nl.store(b, x)\n", "NKIError", "NW422", "is used outside the loop that made it", 9},
 		{"shapes", "    x = nl.load(a)\n    y = nl.load(b[0:64, 0:16])\n    z = x + y\n", "NKIError", "NW422", "do not broadcast", 9},
-		{"dtype", "    x = nl.load(a)\n    y = nisa.dma_transpose(x)\n", "NKIError", "NW422", "moves 2-byte elements", 8},
+		{"dtype", "    x = nl.load(a)\n    ps = nl.zeros((128, 128), nl.bfloat16, buffer=nl.psum)\n    ps += nl.matmul(x, x, transpose_x=True)\n", "NKIError", "NW422", "a matmul accumulates in float32", 9},
 		{"triangle mask", "    i_p = nl.arange(128)[:, None]\n    i_f = nl.arange(128)[None, :]\n    x = nl.load(a[i_p, i_f], mask=(i_p >= i_f))\n", "NotSupported", "NW421", "compares two index grids", 9},
 		{"out of bounds", "    x = nl.load(a[0:128, nl.ds(64, 128)])\n", "NKIError", "NW422", "index out of bounds", 7},
 		{"returns a tile", "    x = nl.load(a)\n    return x\n", "NKIError", "NW422", "a kernel returns whole HBM tensors", 0},

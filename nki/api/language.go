@@ -39,7 +39,7 @@ func (o *Op) Call(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg)
 		return nil, notSupportedf("%s is not supported by narwhal: %s", o.name, why)
 	}
 	if st := current(th); st != nil {
-		st.k.SetPos(birPos(th.CallPos()))
+		st.at(th)
 	}
 	return o.fn(th, args, kwargs)
 }

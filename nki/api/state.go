@@ -60,7 +60,7 @@ func kernelState(th *tracer.Thread, what string) (*state, error) {
 		return nil, &tracer.Error{Kind: lower.KindNKI, Code: diag.KernelAPI,
 			Msg: fmt.Sprintf("%s can only be called while a kernel is traced (inside an @nki.jit function)", what)}
 	}
-	st.k.SetPos(birPos(th.CallPos()))
+	st.at(th)
 	return st, nil
 }
 
@@ -106,4 +106,14 @@ func notSupportedf(format string, args ...any) error {
 
 func typeErrorf(format string, args ...any) error {
 	return tracer.Errorf("TypeError", format, args...)
+}
+
+// at sets the position of the instructions emitted next to the call being
+// evaluated. Where the tracer knows no call (an operator at the top of the
+// kernel body), the previous position stays: the operator's operands were
+// made on its line.
+func (st *state) at(th *tracer.Thread) {
+	if p := th.CallPos(); p.IsKnown() {
+		st.k.SetPos(birPos(p))
+	}
 }

@@ -156,7 +156,7 @@ func (v *Tensor) subscript(th *tracer.Thread, key tracer.Value) (lower.Access, e
 // Index implements v[key]: a view (or an operand mask, tile[mask]).
 func (v *Tensor) Index(th *tracer.Thread, key tracer.Value) (tracer.Value, error) {
 	if st := current(th); st != nil {
-		st.k.SetPos(birPos(th.CallPos()))
+		st.at(th)
 	}
 	if m, ok := key.(*Mask); ok {
 		w := *v
@@ -372,7 +372,7 @@ func (v *Tensor) reshape(th *tracer.Thread, args []tracer.Value, kwargs []tracer
 		return nil, err
 	}
 	if st := current(th); st != nil {
-		st.k.SetPos(birPos(th.CallPos()))
+		st.at(th)
 	}
 	a, err := v.access()
 	if err != nil {
