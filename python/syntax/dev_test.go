@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"fmt"
 	"os"
 	"testing"
 )
@@ -43,4 +44,31 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// TestDevWriteGenerated writes the generated programs to NARWHAL_DEV_GEN.
+func TestDevWriteGenerated(t *testing.T) {
+	dir := os.Getenv("NARWHAL_DEV_GEN")
+	if dir == "" {
+		t.Skip()
+	}
+	os.MkdirAll(dir, 0o755)
+	for i, p := range generatePrograms(genCount, genSeed) {
+		os.WriteFile(fmt.Sprintf("%s/%03d.py", dir, i), []byte(p), 0o644)
+	}
+}
+
+// TestDevParseDir prints narwhal's errors for the files of NARWHAL_DEV_DIR.
+func TestDevParseDir(t *testing.T) {
+	dir := os.Getenv("NARWHAL_DEV_DIR")
+	if dir == "" {
+		t.Skip()
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		src, _ := os.ReadFile(dir + "/" + e.Name())
+		if _, err := Parse(e.Name(), src); err != nil {
+			fmt.Println(err)
+		}
+	}
 }

@@ -648,7 +648,7 @@ func (p *parser) braceAtom(start int) Expr {
 		if _, ok := first.(*Starred); ok {
 			p.syntaxError()
 		}
-		if _, ok := first.(*NamedExpr); ok {
+		if _, ok := first.(*NamedExpr); ok && p.toks[start+1].kind != tkLpar {
 			p.syntaxError()
 		}
 		p.advance()
@@ -1023,6 +1023,9 @@ func (p *parser) speculate(f func()) (ok bool) {
 func (p *parser) annTargetCheck(e Expr, start int) {
 	switch e.(type) {
 	case *Name, *Attribute, *Subscript:
+		if p.leadingParenTarget(e, start) {
+			p.errorAtPos(e.Extent().Start, "illegal target for annotation")
+		}
 		return
 	case *Tuple:
 		p.errorAtPos(e.Extent().Start, "only single target (not tuple) can be annotated")
@@ -1030,6 +1033,39 @@ func (p *parser) annTargetCheck(e Expr, start int) {
 		p.errorAtPos(e.Extent().Start, "only single target (not list) can be annotated")
 	}
 	p.errorAtPos(e.Extent().Start, "illegal target for annotation")
+}
+
+// leadingParenTarget reports CPython's quirk for annotated targets that
+// start with a parenthesized single target, as `(x)[0]: int`: its grammar
+// tries `'(' single_target ')' ':'` first and, the parenthesized part having
+// matched, does not try `(x)[0]` as a subscript target, so the statement is
+// an "illegal target for annotation".
+func (p *parser) leadingParenTarget(e Expr, start int) bool {
+	if p.toks[start].kind != tkLpar {
+		return false
+	}
+	first := p.toks[start].start
+	x := e
+	for x.Extent().Start == first {
+		switch y := x.(type) {
+		case *Attribute:
+			x = y.Value
+		case *Subscript:
+			x = y.Value
+		case *Call:
+			x = y.Func
+		default:
+			return false
+		}
+	}
+	if x == e {
+		return false
+	}
+	switch x.(type) {
+	case *Name, *Attribute, *Subscript:
+		return true
+	}
+	return false
 }
 
 // setContext gives a target and its nested targets the context ctx.

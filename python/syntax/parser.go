@@ -712,15 +712,18 @@ func (p *parser) block(what string, line int32) []Stmt {
 }
 
 // blockSpan returns the span of a compound statement starting at token
-// start and ending with the last statement of its last non-empty block.
-func (p *parser) blockSpan(start int, blocks ...[]Stmt) Span {
-	sp := Span{Start: p.toks[start].start}
-	for _, b := range blocks {
-		if len(b) > 0 {
-			sp.End = b[len(b)-1].Extent().End
+// start: it ends with the last token before the current one that is not
+// a NEWLINE, INDENT or DEDENT (CPython's EXTRA end: a trailing ';' of the
+// last line counts).
+func (p *parser) blockSpan(start int, _ ...[]Stmt) Span {
+	i := p.pos - 1
+	for i > start {
+		if k := p.toks[i].kind; k != tkNewline && k != tkIndent && k != tkDedent {
+			break
 		}
+		i--
 	}
-	return sp
+	return Span{Start: p.toks[start].start, End: p.toks[i].end}
 }
 
 // colonBlock expects the ':' of a compound statement (reporting "expected

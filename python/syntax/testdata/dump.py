@@ -14,6 +14,7 @@ stable across Python versions (ast.dump's format is not).
 import ast
 import json
 import sys
+import warnings
 
 SKIP = {"type_comment", "type_ignores", "type_params"}
 
@@ -84,6 +85,8 @@ def dump(node, out, depth, prefix):
 
 
 def main():
+    # Deprecation and syntax warnings (invalid escapes, 1if) are not errors.
+    warnings.simplefilter("ignore")
     jobs = json.load(sys.stdin)
     results = []
     for job in jobs:
