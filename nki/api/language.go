@@ -1107,6 +1107,8 @@ func init() {
 		}
 		register(o)
 	}
+	register(&Op{name: "nl.softmax", fn: nlSoftmax})
+	register(&Op{name: "nl.rms_norm", fn: nlRMSNorm})
 	register(&Op{name: "nl.load", fn: nlLoad})
 	register(&Op{name: "nl.store", fn: nlStore})
 	register(&Op{name: "nl.load_transpose2d", fn: nlLoadTranspose2D})
@@ -1150,8 +1152,6 @@ func init() {
 		"fmod":                   "the ALU's mod is floored (nl.mod); a C-style remainder has no instruction",
 		"var":                    "write it with nisa.bn_stats and nisa.bn_aggr",
 		"all":                    "write it with nl.min over a 0/1 tile",
-		"softmax":                "write it with nl.max, nl.exp, nl.sum and nl.divide",
-		"rms_norm":               "write it with nl.square, nl.mean, nl.rsqrt and nl.multiply",
 		"dropout":                "random numbers are not modelled by the compile pipeline",
 		"rand":                   "random numbers are not modelled by the compile pipeline",
 		"random_seed":            "random numbers are not modelled by the compile pipeline",
@@ -1196,3 +1196,149 @@ func languageModule(name string) *tracer.Module {
 // nkiObjectClass is nl.NKIObject, a Go-defined class kernels subclass for
 // helper objects (the current API's production code uses it; issue 25).
 var nkiObjectClass = tracer.NewClass("NKIObject", nil, map[string]tracer.Value{})
+
+// nlSoftmax is nl.softmax over the last free axis (or axes) of a tile whose
+// reduction leaves one value per partition: the row maximum
+// (TensorReduce max), exp(x - max) on the Scalar engine (Activation Exp
+// with the negated maximum as its bias), the row sum (TensorReduce add)
+// and the division (TensorScalarPtr divide). The NKI documentation names
+// no instructions for it; these are the ones its definition needs.
+func nlSoftmax(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
+	var x, axis, dtype, computeDtype, mask tracer.Value
+	var rest []tracer.Kwarg
+	if err := tracer.UnpackArgs("nl.softmax", args, kwargs, "x", &x, "axis", &axis, "dtype?", &dtype, "compute_dtype?", &computeDtype, "mask?", &mask, "**kwargs", &rest); err != nil {
+		return nil, err
+	}
+	if err := rejectKwargs("nl.softmax", rest); err != nil {
+		return nil, err
+	}
+	st, err := kernelState(th, "nl.softmax")
+	if err != nil {
+		return nil, err
+	}
+	a, m, err := onChipOf(x, "nl.softmax", "x")
+	if err != nil {
+		return nil, err
+	}
+	axes, err := axesOf(th, axis)
+	if err != nil {
+		return nil, err
+	}
+	msk, err := maskOf(mask)
+	if err != nil {
+		return nil, err
+	}
+	msk = mergeMasks(msk, m)
+	dt, err := optDtype(dtype, a.Dtype)
+	if err != nil {
+		return nil, err
+	}
+	k := st.k
+	step := func(r *lower.Result, err error) (lower.Access, error) {
+		if err != nil {
+			return lower.Access{}, convert(err)
+		}
+		a, err := r.Access()
+		return a, convert(err)
+	}
+	mx, err := step(k.Reduce("nl.softmax", "max", a, axes, true, true, bir.EngDVE, bir.Float32, msk))
+	if err != nil {
+		return nil, err
+	}
+	if mx.FreeElems() != 1 {
+		return nil, notSupportedf("nl.softmax over axis %v of a tile of shape %s: narwhal reduces to one value per partition (the last free axes)", axes, shapeText(a.Shape()))
+	}
+	// negate=True gives -max, the Activation's bias.
+	e, err := step(k.Activation("nl.softmax", "Exp", a, &mx, lower.Const(1), bir.Float32, msk))
+	if err != nil {
+		return nil, err
+	}
+	sum, err := step(k.Reduce("nl.softmax", "add", e, axes, true, false, bir.EngDVE, bir.Float32, msk))
+	if err != nil {
+		return nil, err
+	}
+	r, err := k.TensorScalar("nl.softmax", e, "divide", lower.Scalar{Tile: &sum}, false, "", lower.NoScalar, false, bir.EngDVE, dt, msk)
+	if err != nil {
+		return nil, convert(err)
+	}
+	return newResult(st, r, th.CallPos()), nil
+}
+
+// nlRMSNorm is nl.rms_norm(x, w, axis, n, epsilon): x / sqrt(sum(x^2)/n +
+// epsilon) * w, with the sum over the last free axes: Activation Square,
+// TensorReduce add, TensorScalar (mult 1/n, add epsilon), Activation
+// Rsqrt, TensorScalarPtr mult, and the multiply by w (nl.multiply's
+// lowering, a partition broadcast for a [1, F] w).
+func nlRMSNorm(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
+	var x, w, axis, n, dtype, computeDtype, mask tracer.Value
+	var eps tracer.Value = tracer.Float(1e-6)
+	var rest []tracer.Kwarg
+	if err := tracer.UnpackArgs("nl.rms_norm", args, kwargs, "x", &x, "w", &w, "axis", &axis, "n", &n, "epsilon?", &eps,
+		"dtype?", &dtype, "compute_dtype?", &computeDtype, "mask?", &mask, "**kwargs", &rest); err != nil {
+		return nil, err
+	}
+	if err := rejectKwargs("nl.rms_norm", rest); err != nil {
+		return nil, err
+	}
+	st, err := kernelState(th, "nl.rms_norm")
+	if err != nil {
+		return nil, err
+	}
+	a, m, err := onChipOf(x, "nl.rms_norm", "x")
+	if err != nil {
+		return nil, err
+	}
+	axes, err := axesOf(th, axis)
+	if err != nil {
+		return nil, err
+	}
+	count, err := tracer.AsFloat64(th, n)
+	if err != nil {
+		return nil, err
+	}
+	epsilon, err := tracer.AsFloat64(th, eps)
+	if err != nil {
+		return nil, err
+	}
+	msk, err := maskOf(mask)
+	if err != nil {
+		return nil, err
+	}
+	msk = mergeMasks(msk, m)
+	dt, err := optDtype(dtype, a.Dtype)
+	if err != nil {
+		return nil, err
+	}
+	k := st.k
+	step := func(r *lower.Result, err error) (lower.Access, error) {
+		if err != nil {
+			return lower.Access{}, convert(err)
+		}
+		a, err := r.Access()
+		return a, convert(err)
+	}
+	sq, err := step(k.Activation("nl.rms_norm", "Square", a, nil, lower.Const(1), bir.Float32, msk))
+	if err != nil {
+		return nil, err
+	}
+	ss, err := step(k.Reduce("nl.rms_norm", "add", sq, axes, true, false, bir.EngDVE, bir.Float32, msk))
+	if err != nil {
+		return nil, err
+	}
+	if ss.FreeElems() != 1 {
+		return nil, notSupportedf("nl.rms_norm over axis %v of a tile of shape %s: narwhal reduces to one value per partition (the last free axes)", axes, shapeText(a.Shape()))
+	}
+	ms, err := step(k.TensorScalar("nl.rms_norm", ss, "mult", lower.Const(1/count), false, "add", lower.Const(epsilon), false, bir.EngDVE, bir.Float32, lower.Mask{}))
+	if err != nil {
+		return nil, err
+	}
+	rs, err := step(k.Activation("nl.rms_norm", "Rsqrt", ms, nil, lower.Const(1), bir.Float32, lower.Mask{}))
+	if err != nil {
+		return nil, err
+	}
+	y, err := step(k.TensorScalar("nl.rms_norm", a, "mult", lower.Scalar{Tile: &rs}, false, "", lower.NoScalar, false, bir.EngDVE, bir.Float32, msk))
+	if err != nil {
+		return nil, err
+	}
+	return binaryOp(th, "nl.rms_norm", "mult", newView(st, y, th.CallPos()), w, dtypeValue(dt), tracer.None, false)
+}

@@ -337,6 +337,40 @@ var opCases = []opCase{
 		},
 	},
 	{
+		name: "softmax_rms_norm",
+		body: `def k(a, g):
+    sm = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.shared_hbm)
+    rn = nl.ndarray((128, 64), dtype=nl.float32, buffer=nl.shared_hbm)
+    x = nl.load(a)
+    w = nl.load(g)
+    nl.store(sm, value=nl.softmax(x, axis=1))
+    nl.store(rn, value=nl.rms_norm(x, w, axis=1, n=64, epsilon=1e-5))
+    return sm, rn
+`,
+		inputs: map[string][]int64{"a": {128, 64}, "g": {1, 64}},
+		ref: func(in map[string][]float32) map[string][]float32 {
+			sm, rn := make([]float32, 128*64), make([]float32, 128*64)
+			for p := 0; p < 128; p++ {
+				row := in["a"][p*64 : (p+1)*64]
+				mx, sum, ss := math.Inf(-1), 0.0, 0.0
+				for _, v := range row {
+					mx = math.Max(mx, float64(v))
+					ss += float64(v) * float64(v)
+				}
+				for _, v := range row {
+					sum += math.Exp(float64(v) - mx)
+				}
+				r := 1 / math.Sqrt(ss/64+1e-5)
+				for f, v := range row {
+					sm[p*64+f] = float32(math.Exp(float64(v)-mx) / sum)
+					rn[p*64+f] = float32(float64(v) * r * float64(in["g"][f]))
+				}
+			}
+			return map[string][]float32{"return0": sm, "return1": rn}
+		},
+		tol: 1e-5,
+	},
+	{
 		name: "written_parameter",
 		body: `def k(a, out):
     x = nl.load(a)
