@@ -59,7 +59,7 @@ func (th *Thread) stamp(fr *frame, err error, n syntax.Node) error {
 func (th *Thread) eval1(fr *frame, e syntax.Expr) (Value, error) {
 	switch n := e.(type) {
 	case *syntax.Name:
-		return th.loadName(fr, n.ID)
+		return th.loadNameNode(fr, n)
 	case *syntax.Constant:
 		v := fr.consts()[n]
 		if v == nil {
@@ -244,7 +244,7 @@ func (th *Thread) eval1(fr *frame, e syntax.Expr) (Value, error) {
 		if !ok {
 			return nil, Errorf("SyntaxError", "cannot use assignment expressions with %s", exprWord(n.Target))
 		}
-		return v, th.storeName(fr, nm.ID, v)
+		return v, th.storeNameNode(fr, nm, v)
 	case *syntax.ListComp:
 		var out []Value
 		err := th.comprehension(fr, n, n.Generators, func(cf *frame) error {
@@ -681,13 +681,48 @@ func (th *Thread) calleeName(fr *frame, n *syntax.Call) string {
 // ---------------------------------------------------------------------------
 // Names.
 
-func (th *Thread) loadName(fr *frame, name string) (Value, error) {
+// bindingOf returns the binding of name in the frame's scope.
+func (fr *frame) bindingOf(name string) binding {
 	b, ok := fr.code.bind[name]
 	if !ok {
 		b = binding{kind: bindGlobal}
 		if fr.code.kind == scopeClass {
 			b.kind = bindClass
 		}
+	}
+	return b
+}
+
+// nodeBinding returns the resolved binding of a Name node.
+func (fr *frame) nodeBinding(n *syntax.Name) binding {
+	if fr.code.kind == scopeModule {
+		return binding{kind: bindGlobal}
+	}
+	if fr.res != nil {
+		if b, ok := fr.res.names[n]; ok {
+			return b
+		}
+	}
+	return fr.bindingOf(n.ID)
+}
+
+func (th *Thread) loadNameNode(fr *frame, n *syntax.Name) (Value, error) {
+	return th.loadBinding(fr, n.ID, fr.nodeBinding(n))
+}
+
+func (th *Thread) loadName(fr *frame, name string) (Value, error) {
+	return th.loadBinding(fr, name, fr.bindingOf(name))
+}
+
+func (th *Thread) loadBinding(fr *frame, name string, b binding) (Value, error) {
+	if b.kind == bindGlobal {
+		if v, ok := fr.module.members.m[name]; ok {
+			return v, nil
+		}
+		if v, ok := builtins[name]; ok {
+			return v, nil
+		}
+		return nil, Errorf("NameError", "name '%s' is not defined", name)
 	}
 	switch b.kind {
 	case bindLocal:
@@ -725,15 +760,16 @@ func (th *Thread) loadName(fr *frame, name string) (Value, error) {
 
 // storeName assigns a variable (recording the undo while speculating).
 func (th *Thread) storeName(fr *frame, name string, v Value) error {
+	return th.storeBinding(fr, name, fr.bindingOf(name), v)
+}
+
+func (th *Thread) storeNameNode(fr *frame, n *syntax.Name, v Value) error {
+	return th.storeBinding(fr, n.ID, fr.nodeBinding(n), v)
+}
+
+func (th *Thread) storeBinding(fr *frame, name string, b binding, v Value) error {
 	if nm, ok := v.(Nameable); ok {
 		nm.BindName(name)
-	}
-	b, ok := fr.code.bind[name]
-	if !ok {
-		b = binding{kind: bindGlobal}
-		if fr.code.kind == scopeClass {
-			b.kind = bindClass
-		}
 	}
 	switch b.kind {
 	case bindLocal:

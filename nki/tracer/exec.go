@@ -169,7 +169,7 @@ func (th *Thread) exec1(fr *frame, s syntax.Stmt) (ctl, error) {
 func (th *Thread) assign(fr *frame, t syntax.Expr, v Value) error {
 	switch n := t.(type) {
 	case *syntax.Name:
-		return th.storeName(fr, n.ID, v)
+		return th.storeNameNode(fr, n, v)
 	case *syntax.Attribute:
 		obj, err := th.eval(fr, n.Value)
 		if err != nil {
@@ -270,7 +270,8 @@ func (th *Thread) augAssign(fr *frame, n *syntax.AugAssign) error {
 	}
 	switch t := n.Target.(type) {
 	case *syntax.Name:
-		cur, err := th.loadName(fr, t.ID)
+		b := fr.nodeBinding(t)
+		cur, err := th.loadBinding(fr, t.ID, b)
 		if err != nil {
 			return th.stamp(fr, err, t)
 		}
@@ -278,7 +279,7 @@ func (th *Thread) augAssign(fr *frame, n *syntax.AugAssign) error {
 		if err != nil {
 			return err
 		}
-		return th.storeName(fr, t.ID, r)
+		return th.storeBinding(fr, t.ID, b, r)
 	case *syntax.Attribute:
 		obj, err := th.eval(fr, t.Value)
 		if err != nil {

@@ -119,6 +119,9 @@ func formatValue(th *Thread, v Value, spec string) (string, error) {
 		}
 		return formatStr(string(x), spec)
 	case Int:
+		if err := checkIntDigits(x); err != nil {
+			return "", err
+		}
 		if spec == "" {
 			return x.String(), nil
 		}

@@ -12,6 +12,7 @@
 package tracer
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -23,10 +24,11 @@ import (
 // is registered under its name first, so that circular imports see it.
 // A file named __init__.py is a package: relative imports in it start
 // from moduleName itself; in other files from moduleName's parent.
-func ExecFile(th *Thread, f *syntax.File, moduleName string) (*Module, error) {
+func ExecFile(th *Thread, f *syntax.File, moduleName string) (m *Module, err error) {
 	th.defaults()
+	defer th.recoverPanic(&err)
 	res, err := resolveFile(f)
-	m := &Module{name: moduleName, members: newStrDict(16), serial: nextSerial(), file: f}
+	m = &Module{name: moduleName, members: newStrDict(16), serial: nextSerial(), file: f}
 	m.pkg = moduleName
 	if filepath.Base(f.Name) != "__init__.py" {
 		if i := strings.LastIndexByte(moduleName, '.'); i >= 0 {
@@ -61,8 +63,9 @@ func ExecFile(th *Thread, f *syntax.File, moduleName string) (*Module, error) {
 
 // EvalExpr evaluates a Python expression (an --arg value) in module m's
 // namespace.
-func EvalExpr(th *Thread, m *Module, src string) (Value, error) {
+func EvalExpr(th *Thread, m *Module, src string) (v Value, err error) {
 	th.defaults()
+	defer th.recoverPanic(&err)
 	f, err := syntax.Parse("<arg>", []byte(src))
 	if err != nil {
 		return nil, err
@@ -83,9 +86,22 @@ func EvalExpr(th *Thread, m *Module, src string) (Value, error) {
 	}
 	fr := &frame{name: "<arg>", module: m, code: res.module, file: f, res: res, serial: nextSerial()}
 	th.stack = append(th.stack, fr)
-	v, err := th.eval(fr, es.Value)
+	v, err = th.eval(fr, es.Value)
 	th.stack = th.stack[:len(th.stack)-1]
 	return v, err
+}
+
+// recoverPanic turns a panic of the evaluator into an InternalError (a
+// bug of narwhal's, reported with the position being traced) and
+// restores the call stack, so that no panic escapes the tracer.
+func (th *Thread) recoverPanic(err *error) {
+	depth := len(th.stack)
+	_ = depth
+	if r := recover(); r != nil {
+		pos := th.Pos()
+		th.stack = th.stack[:0]
+		*err = &Error{Kind: "InternalError", Msg: fmt.Sprintf("narwhal's tracer failed: %v", r), Pos: pos, Code: CodeNotSupported}
+	}
 }
 
 // ---------------------------------------------------------------------------

@@ -246,11 +246,29 @@ func smallPow(a, b int64) (int64, bool) {
 	return r, true
 }
 
+// bitLimit is the largest int, in bits, an operation may make: the
+// Thread's MaxSize, at most 1<<20 bits (315,653 digits), so that one
+// multiplication or power stays fast.
 func (th *Thread) bitLimit() int {
-	if th == nil || th.maxSize <= 0 {
-		return defaultMaxSize
+	if th == nil || th.maxSize <= 0 || th.maxSize > 1<<20 {
+		return 1 << 20
 	}
 	return th.maxSize
+}
+
+// maxStrDigits is CPython's default limit on int-to-decimal conversion
+// (sys.get_int_max_str_digits()).
+const maxStrDigits = 4300
+
+// checkIntDigits returns CPython's ValueError for an int too long to
+// print in decimal.
+func checkIntDigits(v Value) error {
+	if i, ok := v.(Int); ok && i.big != nil && i.big.BitLen() > 14000 {
+		if len(i.big.String()) > maxStrDigits+1 || len(i.big.String()) == maxStrDigits+1 && i.big.Sign() > 0 {
+			return Errorf("ValueError", "Exceeds the limit (%d digits) for integer string conversion; use sys.set_int_max_str_digits() to increase the limit", maxStrDigits)
+		}
+	}
+	return nil
 }
 
 func bigBinary(th *Thread, op syntax.Operator, x, y Int) (Value, error) {

@@ -102,6 +102,15 @@ type resolved struct {
 	consts map[*syntax.Constant]Value
 	codes  map[syntax.Node]*funcCode
 	err    error
+	// refs are the Name nodes with their scopes; names their bindings
+	// once laid out (the evaluator's fast path).
+	refs  []nameRef
+	names map[*syntax.Name]binding
+}
+
+type nameRef struct {
+	n  *syntax.Name
+	sc *scope
 }
 
 func resolveFile(f *syntax.File) (*resolved, error) {
@@ -115,6 +124,18 @@ func resolveFile(f *syntax.File) (*resolved, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	r.names = make(map[*syntax.Name]binding, len(r.refs))
+	for _, ref := range r.refs {
+		b, ok := ref.sc.bind[ref.n.ID]
+		if !ok {
+			b = binding{kind: bindGlobal}
+			if ref.sc.kind == scopeClass {
+				b.kind = bindClass
+			}
+		}
+		r.names[ref.n] = b
+	}
+	r.refs = nil
 	return r, nil
 }
 
@@ -313,6 +334,7 @@ func (r *resolved) target(s *scope, t syntax.Expr) {
 	switch n := t.(type) {
 	case *syntax.Name:
 		r.bindName(s, n.ID)
+		r.refs = append(r.refs, nameRef{n, s})
 	case *syntax.Tuple:
 		for _, e := range n.Elts {
 			r.target(s, e)
@@ -427,6 +449,7 @@ func (r *resolved) expr(s *scope, e syntax.Expr) {
 				r.fail(n, "SyntaxError", "assignment expression within a comprehension cannot be used in a class body")
 			}
 			r.bindName(ws, nm.ID)
+			r.refs = append(r.refs, nameRef{nm, s})
 			for x := s; x != ws; x = x.parent {
 				// The comprehensions between see it as free.
 				x.used[nm.ID] = true
@@ -503,6 +526,7 @@ func (r *resolved) expr(s *scope, e syntax.Expr) {
 		} else {
 			r.bindName(s, n.ID)
 		}
+		r.refs = append(r.refs, nameRef{n, s})
 		if n.ID == "super" && s.kind == scopeFunction {
 			s.used["__class__"] = true
 		}

@@ -435,7 +435,7 @@ func makeMathModule(th *Thread) *Module {
 				return nil, Errorf("ValueError", "factorial() not defined for negative values")
 			}
 			k, ok := n.Int64()
-			if !ok || k > 100000 {
+			if !ok || k > 100000 || float64(k)*math.Log2(float64(k)+1) > float64(th.bitLimit()) {
 				return nil, bigLimit(th)
 			}
 			return makeBigOwned(new(big.Int).MulRange(1, k)), nil
@@ -683,7 +683,7 @@ func combPerm(th *Thread, name string, args []Value, kwargs []Kwarg) (Value, err
 	}
 	nn, ok1 := n.Int64()
 	kk, ok2 := k.Int64()
-	if !ok1 || !ok2 || kk > 100000 {
+	if !ok1 || !ok2 || kk > 100000 || float64(kk)*math.Log2(float64(nn)+1) > float64(th.bitLimit()) {
 		return nil, bigLimit(th)
 	}
 	if name == "perm" {

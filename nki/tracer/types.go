@@ -6,6 +6,7 @@ package tracer
 
 import (
 	"math"
+	"sort"
 	"math/big"
 	"strconv"
 	"strings"
@@ -104,13 +105,7 @@ func init() {
 	initBuiltins()
 }
 
-func sortStrings(s []string) {
-	for i := 1; i < len(s); i++ {
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-}
+func sortStrings(s []string) { sort.Strings(s) }
 
 var objectMethods = map[string]methodFn{
 	"__init__": func(th *Thread, recv Value, args []Value, kwargs []Kwarg) (Value, error) { return None, nil },
@@ -669,6 +664,10 @@ func toStr(th *Thread, v Value) (string, error) {
 	switch x := v.(type) {
 	case String:
 		return string(x), nil
+	case Int:
+		if err := checkIntDigits(x); err != nil {
+			return "", err
+		}
 	case *Instance:
 		if f := x.class.userLookup("__str__"); f != nil {
 			return callStrMethod(th, x, f, "__str__")
@@ -692,6 +691,9 @@ func toStr(th *Thread, v Value) (string, error) {
 func ReprOf(th *Thread, v Value) (string, error) { return toRepr(th, v) }
 
 func toRepr(th *Thread, v Value) (string, error) {
+	if err := checkIntDigits(v); err != nil {
+		return "", err
+	}
 	if x, ok := v.(*Instance); ok {
 		if f := x.class.userLookup("__repr__"); f != nil {
 			return callStrMethod(th, x, f, "__repr__")
