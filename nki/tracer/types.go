@@ -6,8 +6,8 @@ package tracer
 
 import (
 	"math"
-	"sort"
 	"math/big"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
