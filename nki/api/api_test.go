@@ -430,3 +430,124 @@ def k(a, b):
 		})
 	}
 }
+
+// TestTraceKernel_LoopRule: Python state that changes with the iteration
+// unrolls an affine_range loop (Python's semantics hold); rebinding fresh
+// values keeps it.
+func TestTraceKernel_LoopRule(t *testing.T) {
+	const tmpl = `
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+
+@nki.jit
+def k(a):
+    out = nl.ndarray((128, 64), dtype=a.dtype, buffer=nl.shared_hbm)
+    acc = nl.zeros((128, 64), dtype=nl.float32, buffer=nl.sbuf)
+    off = 0
+    tiles = []
+    i_p = nl.arange(128)[:, None]
+    for i in nl.affine_range(4):
+        BODY
+    nl.store(out, value=acc)
+    return out
+`
+	for _, c := range []struct {
+		name, body string
+		loops      int
+		want       func(rows [4][]float32, i int) float32
+	}{
+		{"fresh values kept", "i_p = nl.arange(128)[:, None]\n        acc += nl.load(a[i * 128 + i_p, nl.arange(64)[None, :]])", 1,
+			func(r [4][]float32, i int) float32 { return r[0][i] + r[1][i] + r[2][i] + r[3][i] }},
+		{"python counter unrolls", "acc += nl.load(a[off:off + 128, :])\n        off += 128", 0,
+			func(r [4][]float32, i int) float32 { return r[0][i] + r[1][i] + r[2][i] + r[3][i] }},
+		{"carried tile unrolls", "acc = nl.add(acc, nl.load(a[i * 128:(i + 1) * 128, :]))", 0,
+			func(r [4][]float32, i int) float32 { return r[0][i] + r[1][i] + r[2][i] + r[3][i] }},
+		{"list append unrolls", "tiles.append(i)\n        acc += nl.load(a[i * 128:(i + 1) * 128, :])", 0,
+			func(r [4][]float32, i int) float32 { return r[0][i] + r[1][i] + r[2][i] + r[3][i] }},
+		{"break unrolls", "acc += nl.load(a[i * 128:(i + 1) * 128, :])\n        if i == 1:\n            break", 0,
+			func(r [4][]float32, i int) float32 { return r[0][i] + r[1][i] }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := strings.Replace(tmpl, "BODY", c.body, 1)
+			m, _ := mustTrace(t, src, "k", []Binding{tensorArg("a", bir.Float32, 512, 64)}, nil)
+			ops := countOps(kernelFunc(m))
+			if ops["Loop"] != c.loops {
+				t.Errorf("%d loops, want %d (%v)", ops["Loop"], c.loops, ops)
+			}
+			in := map[string]*interp.Tensor{"a": f32Tensor("a", []int64{512, 64}, func(i int64) float32 { return float32(i%19) - 9 })}
+			av := floats(in["a"])
+			var rows [4][]float32
+			for r := range rows {
+				rows[r] = av[r*128*64 : (r+1)*128*64]
+			}
+			want := make([]float32, 128*64)
+			for i := range want {
+				want[i] = c.want(rows, i)
+			}
+			closeTo(t, "out", floats(run(t, m, in)["out"]), want, 0)
+		})
+	}
+}
+
+// TestImport_Modules: the module tree, the kernel forms KernelOf accepts,
+// and nl.NKIObject as a class Python code subclasses.
+func TestImport_Modules(t *testing.T) {
+	for _, name := range []string{"neuronxcc", "neuronxcc.nki", "neuronxcc.nki.language", "neuronxcc.nki.isa", "neuronxcc.nki.compiler",
+		"neuronxcc.nki.compiler.sbuf", "neuronxcc.nki.compiler.psum", "neuronxcc.nki.typing", "numpy"} {
+		if _, ok := Import(name); !ok {
+			t.Errorf("Import(%q) found nothing", name)
+		}
+	}
+	if _, ok := Import("neuronxcc.nki.nothing"); ok {
+		t.Errorf("Import found an unknown module")
+	}
+	const src = `
+from neuronxcc import nki
+import neuronxcc.nki.language as nl
+import neuronxcc.nki.typing as nt
+
+class Helper(nl.NKIObject):
+    def __init__(self, n):
+        self.n = n
+
+@nki.jit
+def a(x: nt.tensor[128, 64]):
+    return x
+
+@nki.jit(mode="simulation")
+def b(x):
+    return x
+
+def c_impl(x):
+    return x
+
+c = nki.jit(c_impl)
+
+def plain(x):
+    return Helper(3).n
+`
+	f, err := syntax.Parse("k.py", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := tracer.NewThread(tracer.ThreadOptions{Importer: testImporter{}})
+	mod, err := tracer.ExecFile(th, f, "kernel")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, jitted := range map[string]bool{"a": true, "b": true, "c": true, "plain": false, "c_impl": false} {
+		v, _ := mod.Get(name)
+		fn, j := KernelOf(v)
+		if fn == nil || j != jitted {
+			t.Errorf("KernelOf(%s) = %v, %v; want a function, jitted %v", name, fn, j, jitted)
+		}
+	}
+	if fn, _ := KernelOf(tracer.MakeInt(1)); fn != nil {
+		t.Errorf("KernelOf(1) is a kernel")
+	}
+	v, _ := mod.Get("plain")
+	r, err := tracer.Call(th, v, []tracer.Value{tracer.None}, nil)
+	if err != nil || tracer.Repr(r) != "3" {
+		t.Errorf("a subclass of nl.NKIObject: %v, %v", r, err)
+	}
+}
