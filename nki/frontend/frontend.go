@@ -85,11 +85,3 @@ type Output struct {
 	Key    string
 	Tensor string
 }
-
-// Load traces the kernel in the Python source src (the file's content;
-// path names it in positions and errors) and returns the module and what
-// it holds. Errors carry their position (file, line, column) and a diag
-// code.
-func Load(path string, src []byte, opts Options) (*bir.Module, *Kernel, error) {
-	panic("frontend.Load: not yet implemented")
-}
