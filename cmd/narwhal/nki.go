@@ -136,6 +136,7 @@ func (nf *nkiFlags) options(archName string, log io.Writer) (frontend.Options, e
 				continue // --input wins over the archive's array of the same name
 			}
 			seen[spec.Name] = "--inputs " + *nf.inputs
+			spec.FromArchive = true
 			opts.Tensors = append(opts.Tensors, spec)
 		}
 	}

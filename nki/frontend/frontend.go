@@ -44,6 +44,10 @@ type TensorSpec struct {
 	Name  string
 	Dtype bir.Dtype
 	Shape []int64
+	// FromArchive marks a spec read from --inputs: an array that names no
+	// parameter is ignored (an archive may hold more), where an --input
+	// naming no parameter is an error.
+	FromArchive bool
 }
 
 // Arg is one --arg NAME=EXPR.

@@ -143,23 +143,41 @@ func bind(th *tracer.Thread, path string, mod *tracer.Module, name string, fn tr
 	for _, a := range opts.Args {
 		args[a.Name] = a.Expr
 	}
-	used := map[string]bool{}
+	known := map[string]bool{}
 	var names []string
+	for _, p := range pf.Params() {
+		if p.Kind != tracer.ParamVarPositional && p.Kind != tracer.ParamVarKeyword {
+			known[p.Name] = true
+			names = append(names, p.Name)
+		}
+	}
+	var unknown []string
+	for n, s := range tensors {
+		if !known[n] && !s.FromArchive {
+			unknown = append(unknown, "--input "+n)
+		}
+	}
+	for n := range args {
+		if !known[n] {
+			unknown = append(unknown, "--arg "+n)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return call, nil, bindErrorf(path, "kernel %s has no parameter %s (parameters: %s)", name, strings.Join(unknown, ", "), listOr(names))
+	}
 	for _, p := range pf.Params() {
 		if p.Kind == tracer.ParamVarPositional || p.Kind == tracer.ParamVarKeyword {
 			continue
 		}
-		names = append(names, p.Name)
 		b := api.Binding{Name: p.Name}
 		if p.Kind == tracer.ParamKeywordOnly && p.Default == nil {
 			return call, nil, bindErrorf(path, "kernel %s: keyword-only parameter %s without a default: narwhal passes a kernel's parameters by position", name, p.Name)
 		}
 		if s, ok := tensors[p.Name]; ok {
-			used[p.Name] = true
 			b.Tensor = &api.TensorArg{Dtype: s.Dtype, Shape: s.Shape}
 			desc.Params = append(desc.Params, Param{Name: p.Name, Tensor: true})
 		} else if e, ok := args[p.Name]; ok {
-			used[p.Name] = true
 			v, err := tracer.EvalExpr(th, mod, e)
 			if err != nil {
 				return call, nil, bindErrorf(path, "--arg %s=%s: %v", p.Name, e, err)
@@ -177,21 +195,6 @@ func bind(th *tracer.Thread, path string, mod *tracer.Module, name string, fn tr
 			return call, nil, bindErrorf(path, "kernel %s: parameter %s has no value: give a tensor with --input %s=DTYPE[D0,...] (or --inputs FILE.npz), or another value with --arg %s=EXPR", name, p.Name, p.Name, p.Name)
 		}
 		call.Args = append(call.Args, b)
-	}
-	var unknown []string
-	for n := range tensors {
-		if !used[n] {
-			unknown = append(unknown, "--input "+n)
-		}
-	}
-	for n := range args {
-		if !used[n] {
-			unknown = append(unknown, "--arg "+n)
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		return call, nil, bindErrorf(path, "kernel %s has no parameter %s (parameters: %s)", name, strings.Join(unknown, ", "), listOr(names))
 	}
 	return call, desc, nil
 }
