@@ -20,11 +20,13 @@ package main
 // every tensor parameter the kernel wrote keeps its parameter name.
 
 import (
+	"bytes"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,6 +38,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/driver"
 	"github.com/narwhal-compiler/narwhal/interp"
 	"github.com/narwhal-compiler/narwhal/nki/frontend"
+	"github.com/narwhal-compiler/narwhal/nki/golden"
 	"github.com/narwhal-compiler/narwhal/npy"
 )
 
@@ -49,6 +52,9 @@ type nkiFlags struct {
 	// inputs is the --inputs flag: run's own (which also supplies data),
 	// or one added for compile, print and verify.
 	inputs *string
+	// extra are tensor specs from elsewhere (run --check: the reference
+	// case's inputs).
+	extra []frontend.TensorSpec
 }
 
 // addNKIFlags registers the kernel-file flags on fs. inputs is run's
@@ -137,6 +143,12 @@ func (nf *nkiFlags) options(archName string, log io.Writer) (frontend.Options, e
 			}
 			seen[spec.Name] = "--inputs " + *nf.inputs
 			spec.FromArchive = true
+			opts.Tensors = append(opts.Tensors, spec)
+		}
+	}
+	for _, spec := range nf.extra {
+		if _, dup := seen[spec.Name]; !dup {
+			seen[spec.Name] = "the reference"
 			opts.Tensors = append(opts.Tensors, spec)
 		}
 	}
@@ -294,4 +306,104 @@ func renameOutputs(outs map[string]*interp.Tensor, k *frontend.Kernel) map[strin
 		}
 	}
 	return named
+}
+
+// reference is a kernel file's golden reference for run --check: the case
+// of a golden manifest (package nki/golden) that matches the kernel, its
+// --arg values, the grid and the input shapes.
+type reference struct {
+	m    *golden.Manifest
+	c    *golden.Case
+	g    *golden.Golden
+	file string
+}
+
+// findReference locates the case before the kernel is traced: when no
+// tensors are given, the case's inputs supply the shapes (and run uses its
+// data).
+func findReference(fs *flag.FlagSet, file string, nf *nkiFlags) (*reference, error) {
+	man, err := golden.Locate(file)
+	if err != nil {
+		return nil, diag.Errorf(diag.KernelBind, "--check: %w", err)
+	}
+	if man == nil {
+		return nil, diag.Errorf(diag.KernelBind, "--check: %s has no reference: no golden/manifest.json beside it or above it lists it (narwhal compares a kernel file with the goldens kernels/nki/refgen.py writes)", file)
+	}
+	opts, err := nf.options("", nil)
+	if err != nil {
+		return nil, err
+	}
+	args := map[string]string{}
+	for _, a := range opts.Args {
+		args[a.Name] = a.Expr
+	}
+	var shapes map[string][]int64
+	if len(opts.Tensors) > 0 {
+		shapes = map[string][]int64{}
+		for _, s := range opts.Tensors {
+			shapes[s.Name] = s.Shape
+		}
+	}
+	var cases []*golden.Case
+	kernels := map[string]bool{}
+	for i := range man.Cases {
+		c := &man.Cases[i]
+		if opts.Kernel != "" && c.Kernel != opts.Kernel {
+			continue
+		}
+		for _, m := range man.Match(file, c.Kernel, args, opts.Grid, shapes) {
+			if m == c {
+				cases = append(cases, c)
+				kernels[c.Kernel] = true
+			}
+		}
+	}
+	switch {
+	case len(cases) == 0:
+		return nil, diag.Errorf(diag.KernelBind, "--check: the golden manifest of %s has no case for kernel %q with these --arg values, grid and input shapes", file, opts.Kernel)
+	case len(kernels) > 1:
+		return nil, diag.Errorf(diag.KernelBind, "--check: the golden manifest has cases for several kernels of %s (%s): pick one with --kernel", file, strings.Join(slices.Sorted(maps.Keys(kernels)), ", "))
+	}
+	c := cases[0]
+	g, err := man.Load(c)
+	if err != nil {
+		return nil, diag.Errorf(diag.RunInput, "--check: case %s: %w", c.Name, err)
+	}
+	if len(opts.Tensors) == 0 {
+		for _, in := range c.Inputs {
+			t := g.Inputs[in.Name]
+			nf.extra = append(nf.extra, frontend.TensorSpec{Name: in.Name, Dtype: t.Dtype, Shape: t.Shape})
+		}
+	}
+	if *nf.kernel == "" {
+		*nf.kernel = c.Kernel
+	}
+	return &reference{m: man, c: c, g: g, file: file}, nil
+}
+
+// bindInputs replaces the drawn inputs by the case's.
+func (r *reference) bindInputs(inputs map[string]*interp.Tensor, origin map[string]string) {
+	for name := range inputs {
+		if t, ok := r.g.Inputs[name]; ok {
+			inputs[name] = t
+			origin[name] = r.m.Dir + "/" + r.c.Golden + ":in." + name
+		}
+	}
+}
+
+// check compares the outputs (named by run's keys) with the case.
+func (r *reference) check(inputs, outs map[string]*interp.Tensor, stdout io.Writer) error {
+	for name, t := range r.g.Inputs {
+		if in, ok := inputs[name]; ok && !bytes.Equal(in.Data, t.Data) {
+			return diag.Errorf(diag.RunInput, "--check: input %s is not the reference case %s's input: the reference holds only for its own inputs (leave out --inputs and --input)", name, r.c.Name)
+		}
+	}
+	lines, err := golden.Check(r.c, r.g, outs)
+	if err != nil {
+		return diag.Errorf(diag.RunFault, "--check: %s differs from its reference: %w", r.file, err)
+	}
+	for _, l := range lines {
+		fmt.Fprintf(stdout, "check  %s\n", l)
+	}
+	return nil
 }

@@ -93,7 +93,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	archName := fs.String("arch", "", "target `arch` (default: the module's; its arch.* options are kept); sets the interpreter's SBUF/PSUM geometry")
 	var options multiFlag
 	fs.Var(&options, "option", "machine parameter `arch.NAME=VALUE` (repeatable)")
-	check := fs.Bool("check", false, "compare the outputs with the built-in kernel's Go reference")
+	check := fs.Bool("check", false, "compare the outputs with the built-in kernel's Go reference, or a kernel file's golden reference (golden/manifest.json beside or above it)")
 	coreID := fs.Int64("core-id", -1, "the module's neuron core `id` (selects one core's body of an LNC kernel; -1: as in the file)")
 	maxInsts := fs.Int64("max-instructions", interp.DefaultMaxInstructions, "stop with an error after executing `N` instructions (loop iterations count as one; -1: no limit)")
 	noVerify := fs.Bool("no-verify", false, "execute the module even when the verifier rejects it")
@@ -127,6 +127,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	var inst *kernels.Instance
 	var m *bir.Module
 	var nk *frontend.Kernel // a kernel file's description (nil for other inputs)
+	var gref *reference     // a kernel file's golden reference (run --check)
 	if spec, ok := strings.CutPrefix(src, driver.BuiltinPrefix); ok {
 		if name := nf.used(fs); name != "" {
 			return diag.Errorf(diag.Usage, "--%s applies to a kernel file (.py), and %s is not one", name, src)
@@ -135,8 +136,15 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		m = inst.Module
-	} else if m, nk, err = loadModule(fs, src, nf, *archName, stdout); err != nil {
-		return err
+	} else {
+		if *check && isKernelFile(src) {
+			if gref, err = findReference(fs, src, nf); err != nil {
+				return err
+			}
+		}
+		if m, nk, err = loadModule(fs, src, nf, *archName, stdout); err != nil {
+			return err
+		}
 	}
 	if inst == nil {
 		// A saved or compiled copy of a built-in kernel records which one
@@ -150,7 +158,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "kernel builtin:%s (recorded in the module): its own inputs and reference\n", inst.Spec)
 		}
 	}
-	if *check && inst == nil {
+	if *check && inst == nil && gref == nil {
 		return fmt.Errorf("--check compares with a built-in kernel's reference: want builtin:NAME or a module built from one (option %s), have %s", kernels.SpecOption, src)
 	}
 	params, err := archOnly(options)
@@ -236,6 +244,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if gref != nil && *inDir == "" && len(nf.input) == 0 {
+		gref.bindInputs(inputs, origin)
+	}
 	var outs map[string]*interp.Tensor
 	if len(mods) == 1 {
 		if outs, err = interp.Run(m, inputs, iopt); err != nil {
@@ -280,7 +291,11 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		sum := sha256.Sum256(t.Data)
 		fmt.Fprintf(stdout, "output %s  %s %v  sha256:%s  %s\n", name, t.Dtype, t.Shape, hex.EncodeToString(sum[:8]), path)
 	}
-	if *check {
+	if *check && gref != nil {
+		if err := gref.check(inputs, outs, stdout); err != nil {
+			return err
+		}
+	} else if *check {
 		want, tol, err := inst.Expected(inputs)
 		if err != nil {
 			return err
