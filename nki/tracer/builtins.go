@@ -792,7 +792,10 @@ func builtinIter(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {
 		})), nil
 	}
 	v := args[0]
-	if o, ok := v.(*iterObj); ok {
+	switch o := v.(type) {
+	case *iterObj:
+		return o, nil
+	case *generatorObj:
 		return o, nil
 	}
 	if o, ok := v.(*Instance); ok && o.class.userLookup("__next__") != nil && o.class.userLookup("__iter__") == nil {

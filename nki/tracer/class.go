@@ -702,6 +702,12 @@ func instanceAttr(th *Thread, o *Instance, name string) (Value, error) {
 
 // setInstanceAttr is o.name = v.
 func setInstanceAttr(th *Thread, o *Instance, name string, v Value) error {
+	if o.class.enum != nil {
+		switch name {
+		case "name", "value", "_name_", "_value_":
+			return Errorf("AttributeError", "property '%s' of '%s' object has no setter", name, o.class.name)
+		}
+	}
 	cv, _ := o.class.lookup(name)
 	if p, ok := cv.(*Property); ok {
 		if p.Set == nil {

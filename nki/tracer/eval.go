@@ -2,11 +2,9 @@
 // node is stamped with the node's position (only the innermost node's
 // stamp sticks), the traceback of the active calls and its diag code.
 //
-// Decisions: generator expressions are evaluated eagerly (their elements
-// computed when the expression is evaluated, then iterated lazily): the
-// results are CPython's unless a program relies on the laziness (an
-// infinite generator expression, or side effects interleaved with its
-// consumer). Comprehensions run in their own scope, as in Python 3.
+// Comprehensions run in their own scope, as in Python 3; generator
+// expressions are lazy (generator.go), their first iterable evaluated at
+// once, as in CPython.
 package tracer
 
 import (
@@ -293,22 +291,7 @@ func (th *Thread) eval1(fr *frame, e syntax.Expr) (Value, error) {
 		}
 		return d, nil
 	case *syntax.GeneratorExp:
-		var out []Value
-		err := th.comprehension(fr, n, n.Generators, func(cf *frame) error {
-			v, err := th.eval(cf, n.Elt)
-			if err != nil {
-				return err
-			}
-			if len(out) >= th.sizeLimit() {
-				return sizeError(th)
-			}
-			out = append(out, v)
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		return newIterObj("generator", &sliceIter{elems: out}), nil
+		return th.genExp(fr, n)
 	case *syntax.Starred:
 		return nil, Errorf("SyntaxError", "can't use starred expression here")
 	case *syntax.Slice:
@@ -868,10 +851,6 @@ func (th *Thread) deleteName(fr *frame, name string) error {
 // comprehension runs the clauses of a comprehension in its own scope,
 // calling body for each innermost iteration.
 func (th *Thread) comprehension(fr *frame, node syntax.Node, gens []*syntax.Comprehension, body func(cf *frame) error) error {
-	sc := fr.res.scopes[node]
-	if sc == nil {
-		return NotSupportedf("comprehension without a resolved scope")
-	}
 	for _, g := range gens {
 		if g.IsAsync {
 			return NotSupportedf("async comprehensions are not supported")
@@ -882,6 +861,42 @@ func (th *Thread) comprehension(fr *frame, node syntax.Node, gens []*syntax.Comp
 	if err != nil {
 		return err
 	}
+	return th.comprehensionFrom(fr, node, gens, first, body)
+}
+
+// genExp makes a generator expression's lazy iterator.
+func (th *Thread) genExp(fr *frame, n *syntax.GeneratorExp) (Value, error) {
+	for _, g := range n.Generators {
+		if g.IsAsync {
+			return nil, NotSupportedf("async comprehensions are not supported")
+		}
+	}
+	first, err := th.eval(fr, n.Generators[0].Iter)
+	if err != nil {
+		return nil, err
+	}
+	// CPython calls iter() on the first iterable at once.
+	if _, err := getIterator(th, first); err != nil {
+		return nil, err
+	}
+	return newGenExp(func(co *coroutine) error {
+		return th.comprehensionFrom(fr, n, n.Generators, first, func(cf *frame) error {
+			v, err := th.eval(cf, n.Elt)
+			if err != nil {
+				return err
+			}
+			co.yield(v)
+			return nil
+		})
+	}), nil
+}
+
+func (th *Thread) comprehensionFrom(fr *frame, node syntax.Node, gens []*syntax.Comprehension, first Value, body func(cf *frame) error) error {
+	sc := fr.res.scopes[node]
+	if sc == nil {
+		return NotSupportedf("comprehension without a resolved scope")
+	}
+	var err error
 	cf := &frame{name: sc.name, fn: fr.fn, module: fr.module, code: sc, file: fr.file, res: fr.res, serial: nextSerial(),
 		locals: make([]Value, sc.nSlots), stmt: fr.stmt, call: fr.call}
 	if n := len(sc.cellNames); n > 0 {

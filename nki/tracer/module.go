@@ -1,14 +1,7 @@
 // module.go: running modules (ExecFile), evaluating --arg expressions
 // (EvalExpr), import statements, and generators.
 //
-// Decisions: generator functions are evaluated eagerly: the first next()
-// runs the body to its end, collecting every yielded value (up to
-// ThreadOptions.MaxSize values), and the iteration then serves them. The
-// values and the order of a generator's own effects are CPython's; what
-// differs is the interleaving of the generator's effects with its
-// consumer's (prints inside a generator come before the consumer's), and
-// an infinite generator ends with a MemoryError naming the limit instead
-// of running forever. send(), throw() and close() are not supported.
+// Generators are in generator.go.
 package tracer
 
 import (
@@ -263,81 +256,3 @@ func (th *Thread) importStar(fr *frame, m Value) error {
 	return nil
 }
 
-// ---------------------------------------------------------------------------
-// Generators (eager).
-
-type genIter struct {
-	f     *Function
-	fr    *frame
-	ran   bool
-	out   []Value
-	i     int
-	start *frame
-}
-
-func newGenerator(th *Thread, f *Function, fr *frame) Value {
-	return newIterObj("generator", &genIter{f: f, fr: fr})
-}
-
-func (g *genIter) Next(th *Thread) (Value, bool, error) {
-	if !g.ran {
-		g.ran = true
-		fr := g.fr
-		var out []Value
-		fr.gen = &out
-		if len(th.stack) >= th.maxDepth {
-			return nil, false, Errorf("RecursionError", "maximum recursion depth exceeded")
-		}
-		th.stack = append(th.stack, fr)
-		_, err := th.execBlock(fr, g.f.code.body)
-		th.stack = th.stack[:len(th.stack)-1]
-		if err != nil {
-			if e, ok := err.(*Error); ok && e.isStopIteration() {
-				err = Errorf("RuntimeError", "generator raised StopIteration")
-			}
-			return nil, false, err
-		}
-		g.out = out
-	}
-	if g.i >= len(g.out) {
-		return nil, false, nil
-	}
-	g.i++
-	return g.out[g.i-1], true, nil
-}
-
-func (th *Thread) evalYield(fr *frame, n *syntax.Yield) (Value, error) {
-	var v Value = None
-	if n.Value != nil {
-		var err error
-		if v, err = th.eval(fr, n.Value); err != nil {
-			return nil, err
-		}
-	}
-	if fr.gen == nil {
-		return nil, NotSupportedf("yield outside a generator function's body")
-	}
-	if len(*fr.gen) >= th.sizeLimit() {
-		return nil, Errorf("MemoryError", "the generator %s yielded more than %d values (narwhal runs generators eagerly, to their end)", fr.name, th.sizeLimit())
-	}
-	*fr.gen = append(*fr.gen, v)
-	return None, nil
-}
-
-func (th *Thread) evalYieldFrom(fr *frame, n *syntax.YieldFrom) (Value, error) {
-	v, err := th.eval(fr, n.Value)
-	if err != nil {
-		return nil, err
-	}
-	if fr.gen == nil {
-		return nil, NotSupportedf("yield from outside a generator function's body")
-	}
-	err = Iterate(th, v, func(x Value) error {
-		if len(*fr.gen) >= th.sizeLimit() {
-			return Errorf("MemoryError", "the generator %s yielded more than %d values (narwhal runs generators eagerly, to their end)", fr.name, th.sizeLimit())
-		}
-		*fr.gen = append(*fr.gen, x)
-		return nil
-	})
-	return None, err
-}

@@ -51,6 +51,10 @@ func strRange(th *Thread, s string, args []Value) (int, int, error) {
 	n := strLen(s)
 	start, end := 0, n
 	if len(args) > 0 && args[0] != Value(None) {
+		if i, err := AsInt64(th, args[0]); err == nil && i > int64(n) {
+			// A start beyond the end matches nothing, not even "".
+			return len(s) + 1, len(s), nil
+		}
 		v, err := clampIndex(th, args[0], n)
 		if err != nil {
 			return 0, 0, err

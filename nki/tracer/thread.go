@@ -204,8 +204,8 @@ type frame struct {
 	ret Value
 	// classQual is the qualified name of the class whose body runs.
 	classQual string
-	// gen collects a generator's yielded values (eager generators).
-	gen *[]Value
+	// co is the coroutine of a generator's frame (nil otherwise).
+	co *coroutine
 }
 
 // posOf converts a node's position in the frame's file to a Pos.

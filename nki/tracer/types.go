@@ -78,7 +78,12 @@ func init() {
 	initBuiltinClass(dictClass, "dict", objectClass, newDictValue, dictMethods)
 	initBuiltinClass(setClass, "set", objectClass, newSetValue, allSetMethods())
 	initBuiltinClass(frozensetClass, "frozenset", objectClass, newFrozenset, frozensetMethods())
-	initBuiltinClass(noneTypeClass, "NoneType", objectClass, nil, nil)
+	initBuiltinClass(noneTypeClass, "NoneType", objectClass, func(th *Thread, cls *Class, args []Value, kwargs []Kwarg) (Value, error) {
+		if len(args) > 0 || len(kwargs) > 0 {
+			return nil, Errorf("TypeError", "NoneType takes no arguments")
+		}
+		return None, nil
+	}, nil)
 	initBuiltinClass(rangeClass, "range", objectClass, newRangeValue, rangeMethods)
 	initBuiltinClass(sliceClass, "slice", objectClass, newSliceValue, sliceMethods)
 	initBuiltinClass(functionClass, "function", objectClass, nil, nil)

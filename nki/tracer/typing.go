@@ -356,7 +356,7 @@ func makeCollectionsAbc() *Module {
 	}
 	isIter := func(v Value) bool {
 		switch x := v.(type) {
-		case *List, Tuple, String, *Range, *Dict, *Set, *dictView, *iterObj:
+		case *List, Tuple, String, *Range, *Dict, *Set, *dictView, *iterObj, *generatorObj:
 			return true
 		case *Instance:
 			return x.base != nil && isIterableValue(x.base) || x.class.userLookup("__iter__") != nil
@@ -391,13 +391,15 @@ func makeCollectionsAbc() *Module {
 	add("Set", func(v Value) bool { _, ok := v.(*Set); return ok })
 	add("MutableSet", func(v Value) bool { s, ok := v.(*Set); return ok && !s.frozen })
 	add("Iterator", func(v Value) bool {
-		_, ok := v.(*iterObj)
-		if o, isInst := v.(*Instance); isInst {
+		switch o := v.(type) {
+		case *iterObj, *generatorObj:
+			return true
+		case *Instance:
 			return o.class.userLookup("__next__") != nil
 		}
-		return ok
+		return false
 	})
-	add("Generator", func(v Value) bool { o, ok := v.(*iterObj); return ok && o.name == "generator" })
+	add("Generator", func(v Value) bool { _, ok := v.(*generatorObj); return ok })
 	add("Callable", isCallable)
 	add("Hashable", func(v Value) bool { _, err := hashValue(nil, v); return err == nil })
 	return NewModule("collections.abc", members)

@@ -31,3 +31,37 @@ def early():
     return 5
     yield 2
 print(list(early()), type(gen(1)).__name__)
+def naturals():
+    n = 0
+    while True:
+        yield n
+        n += 1
+for v in naturals():
+    if v > 3:
+        break
+print(v, [x for x, _ in zip(naturals(), range(4))])
+def chatty():
+    for i in range(3):
+        print("produce", i)
+        yield i
+for v in chatty():
+    print("consume", v)
+print(any(print("check", i) or i > 0 for i in range(5)))
+def acc():
+    total = 0
+    while True:
+        x = yield total
+        if x is None:
+            break
+        total += x
+g = acc()
+print(next(g), g.send(5), g.send(10))
+g.close()
+print(next(g, "closed"))
+def fin():
+    try:
+        yield 1
+        yield 2
+    finally:
+        print("cleanup")
+print(list(fin()))

@@ -1,0 +1,11 @@
+s = "abcdef"
+print(s[-100:100], s[4:2], s[::-1][1:3], s[-2::-2], s[100:], s[:0], s[1:-1:2], s[::3])
+print("a,b".split(",", 0), "a,b,c".split(",", -1), "".split(), "".split(","), "  ".split(" "), "a  b".split(" "))
+print("xxaxx".lstrip("x"), "xyzzyx".strip("xy"), "abc".strip(""), "\t\n x \r".strip(), "aaa".replace("a", "b", 2))
+print("banana".find("na", 3), "banana".find("na", -2), "banana".rfind("a", 0, 3), "banana".count("a", 2), "banana".count(""))
+print("aaaa".count("aa"), "abc".find(""), "abc".find("", 5), "abc".startswith(""), "hello world".title(), "they're bill's".title())
+print("a".zfill(0), "+5".zfill(3), "abc".ljust(2), "x".center(4, "*"), "ab".center(5), "%".join("ab"))
+print("a\tb".expandtabs(), "12345".isdecimal(), "½".isnumeric(), "½".isdigit(), "ⅷ".isnumeric(), "_id1".isidentifier(), "1a".isidentifier())
+print(str.upper("x"), str.join("-", ["a", "b"]), "abc".__len__(), "x" * -1, "" * 5, ["a"] * 0)
+print("Hello"[0].islower(), "hEllO".swapcase(), "abc".index("c", -1), "mississippi".rsplit("ss"), "a|b|c".rsplit("|", 1))
+print("one two".partition(" "), "nosep".rpartition(" "), "hello".casefold(), "ABC".lower().upper())
