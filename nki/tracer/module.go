@@ -255,4 +255,3 @@ func (th *Thread) importStar(fr *frame, m Value) error {
 	}
 	return nil
 }
-
