@@ -10,3 +10,68 @@ package syntax
 func (p *parser) simpleStmtEndError(last Stmt) {
 	p.syntaxError()
 }
+
+// juxtaposed reports CPython's errors for an expression directly followed
+// by the start of another one, when the current token is such a start and
+// the last expression parsed ends just before it:
+//
+//   - `print x` and `exec x`: "Missing parentheses in call to 'print'. Did
+//     you mean print(...)?" (its invalid_legacy_expression rule);
+//   - inside brackets, `(a b)`: "invalid syntax. Perhaps you forgot a
+//     comma?" (its invalid_expression rule), unless the first expression
+//     starts with a soft keyword or is a name directly followed by a
+//     string (a misspelled prefix).
+//
+// It returns normally when neither applies.
+func (p *parser) juxtaposed() {
+	a := p.lastExpr
+	if a == nil || p.lastExprEnd != p.pos || !p.startsJuxtaposed() {
+		return
+	}
+	start := p.lastExprStart
+	if n, ok := a.(*Name); ok && (n.ID == "print" || n.ID == "exec") && p.toks[start].kind == tkName {
+		if p.kind() != tkLpar && p.speculate(func() { p.starExpressions() }) {
+			p.errorAtPos(a.Extent().Start, "Missing parentheses in call to '%s'. Did you mean %s(...)?", n.ID, n.ID)
+		}
+		return
+	}
+	switch a.(type) {
+	case *Lambda, *IfExp:
+		return
+	}
+	first := &p.toks[start]
+	if first.kind == tkName {
+		if p.toks[start+1].kind == tkString {
+			return
+		}
+		switch p.text(first) {
+		case "match", "case", "_":
+			return
+		}
+	}
+	save := p.pos
+	var level int
+	ok := p.speculate(func() {
+		p.expression()
+		level = p.toks[p.pos-1].level
+		if k := p.toks[p.pos-1].kind; k == tkRpar || k == tkRsqb || k == tkRbrace {
+			level++
+		}
+	})
+	p.pos = save
+	if ok && level > 0 {
+		p.errorAtPos(a.Extent().Start, "invalid syntax. Perhaps you forgot a comma?")
+	}
+}
+
+// startsJuxtaposed reports whether the current token starts an expression
+// that cannot continue the previous one.
+func (p *parser) startsJuxtaposed() bool {
+	switch p.kind() {
+	case tkName, tkNumber, tkString, tkLbrace, tkTilde, tkLambda, tkAwait, tkNone, tkTrue, tkFalse, tkEllipsis, tkNot:
+		return true
+	case tkLpar, tkLsqb:
+		return false // a call or a subscript would have continued it
+	}
+	return false
+}

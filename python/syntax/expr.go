@@ -107,22 +107,30 @@ func (p *parser) namedExpression() Expr {
 func (p *parser) expression() Expr {
 	p.enter()
 	defer p.leave()
-	if p.kind() == tkLambda {
-		return p.lambda()
-	}
 	start := p.pos
-	e := p.disjunction()
-	if p.kind() != tkIf {
-		return e
+	var e Expr
+	if p.kind() == tkLambda {
+		e = p.lambda()
+	} else {
+		e = p.disjunction()
+		if p.kind() == tkIf {
+			p.advance()
+			test := p.disjunction()
+			if p.kind() != tkElse {
+				if p.kind() != tkColon {
+					p.errorAtPos(e.Extent().Start, "expected 'else' after 'if' expression")
+				}
+				p.syntaxError()
+			}
+			p.advance()
+			orelse := p.expression()
+			e = &IfExp{Span: p.span(start), Test: test, Body: e, OrElse: orelse}
+		}
 	}
-	p.advance()
-	test := p.disjunction()
-	if p.kind() != tkElse {
-		p.lastError("SyntaxError", "expected 'else' after 'if' expression")
-	}
-	p.advance()
-	orelse := p.expression()
-	return &IfExp{Span: p.span(start), Test: test, Body: e, OrElse: orelse}
+	// Remember the expression that ends here, for the errors about two
+	// juxtaposed expressions (see juxtaposed).
+	p.lastExpr, p.lastExprStart, p.lastExprEnd = e, start, p.pos
+	return e
 }
 
 func (p *parser) yieldExpr() Expr {
@@ -435,7 +443,10 @@ func (p *parser) callArgsOrGenexp(lp int) ([]Expr, []*Keyword) {
 }
 
 // callArgs parses call (or class) arguments up to, not including, ')'.
-func (p *parser) callArgs() ([]Expr, []*Keyword) {
+func (p *parser) callArgs() ([]Expr, []*Keyword) { return p.arguments(false) }
+
+// arguments parses call arguments, or a class's bases and keywords.
+func (p *parser) arguments(class bool) ([]Expr, []*Keyword) {
 	var args []Expr
 	var kws []*Keyword
 	sawKeyword, sawDStar := false, false
@@ -467,14 +478,17 @@ func (p *parser) callArgs() ([]Expr, []*Keyword) {
 				p.keywordTargetError(e)
 			}
 			if p.kind() == tkFor || p.kind() == tkAsync && p.peekKind(1) == tkFor {
+				if class {
+					p.syntaxError()
+				}
 				p.comprehensions()
 				p.errorAtPos(e.Extent().Start, "Generator expression must be parenthesized")
 			}
 			if sawDStar {
-				p.errorAtPos(e.Extent().Start, "positional argument follows keyword argument unpacking")
+				p.lastError("SyntaxError", "positional argument follows keyword argument unpacking")
 			}
 			if sawKeyword {
-				p.errorAtPos(e.Extent().Start, "positional argument follows keyword argument")
+				p.lastError("SyntaxError", "positional argument follows keyword argument")
 			}
 			args = append(args, e)
 		}
@@ -652,7 +666,7 @@ func (p *parser) braceAtom(start int) Expr {
 			p.syntaxError()
 		}
 		p.advance()
-		v := p.expression()
+		v := p.dictValue()
 		if p.kind() == tkFor || p.kind() == tkAsync && p.peekKind(1) == tkFor {
 			gens := p.comprehensions()
 			p.expect(tkRbrace)
@@ -685,17 +699,27 @@ func (p *parser) dictRest(start int, key, value Expr) Expr {
 		}
 	}
 	for p.kind() != tkRbrace {
-		if p.got(tkDStar) {
+		if p.kind() == tkDStar {
+			ds := p.tok()
+			p.advance()
 			d.Keys = append(d.Keys, nil)
 			d.Values = append(d.Values, p.bitOr())
+			if p.kind() == tkFor || p.kind() == tkAsync && p.peekKind(1) == tkFor {
+				p.errorAtPos(ds.start, "dict unpacking cannot be used in dict comprehension")
+			}
 		} else {
 			k := p.expression()
 			if p.kind() != tkColon {
+				p.juxtaposed()
+				if len(d.Keys) > 0 {
+					end := k.Extent().End
+					p.errorAtPos(Pos{end.Line, end.Col - 1}, "':' expected after dictionary key")
+				}
 				p.syntaxError()
 			}
 			p.advance()
 			d.Keys = append(d.Keys, k)
-			d.Values = append(d.Values, p.expression())
+			d.Values = append(d.Values, p.dictValue())
 		}
 		if !p.got(tkComma) {
 			break
@@ -704,6 +728,17 @@ func (p *parser) dictRest(start int, key, value Expr) Expr {
 	p.expect(tkRbrace)
 	d.Span = p.span(start)
 	return d
+}
+
+// dictValue parses the value of a dict entry after its ':'.
+func (p *parser) dictValue() Expr {
+	switch p.kind() {
+	case tkStar:
+		p.errorAtPos(p.tok().start, "cannot use a starred expression in a dictionary value")
+	case tkRbrace, tkComma:
+		p.errorAtPos(p.toks[p.pos-1].start, "expression expected after dictionary key and ':'")
+	}
+	return p.expression()
 }
 
 // ---------------------------------------------------------------------------

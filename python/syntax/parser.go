@@ -71,6 +71,12 @@ type parser struct {
 	fstrCol int
 	// fstrLine is, in an f-string parser, the line of its first token.
 	fstrLine int32
+
+	// The last expression parsed by expression(), its first token and
+	// the token after it.
+	lastExpr      Expr
+	lastExprStart int
+	lastExprEnd   int
 }
 
 // Parse parses a Python module. The error, if any, is a *Error.
@@ -280,6 +286,7 @@ func (p *parser) errorAtTok(t *token, kind string, format string, args ...any) {
 // syntaxError raises CPython's generic error: "invalid syntax" at the
 // furthest token looked at (unless a specialized message applies).
 func (p *parser) syntaxError() {
+	p.juxtaposed()
 	t := p.at(p.far)
 	switch t.kind {
 	case tkIndent:
@@ -781,7 +788,12 @@ func (p *parser) funcDef(start int, decos []Expr) Stmt {
 	p.expectForced(tkLpar, "(")
 	fd.Args = p.parameters(tkRpar, true)
 	p.expect(tkRpar)
-	if p.got(tkArrow) {
+	if p.kind() == tkArrow {
+		arrow := p.tok()
+		p.advance()
+		if !p.startsExpression() || p.kind() == tkStar || p.kind() == tkYield {
+			p.errorAtTok(arrow, "SyntaxError", "expected ':'")
+		}
 		fd.Returns = p.expression()
 	}
 	p.expectForced(tkColon, ":")
@@ -800,7 +812,7 @@ func (p *parser) classDef(decos []Expr) Stmt {
 	cd := &ClassDef{DecoratorList: decos}
 	cd.Name = p.name()
 	if p.got(tkLpar) {
-		cd.Bases, cd.Keywords = p.callArgs()
+		cd.Bases, cd.Keywords = p.arguments(true)
 		p.expect(tkRpar)
 	}
 	p.expectColon()

@@ -124,25 +124,24 @@ func (p *parser) strings() Expr {
 	// "at the last token" are there.
 	p.tok()
 	firstTok, lastTok := &toks[0], &toks[len(toks)-1]
-	sawBytes, sawStr := false, false
-	for i := range toks {
-		if prefixOf(p.src[toks[i].off:toks[i].eoff]).bytes {
-			sawBytes = true
-		} else {
-			sawStr = true
-		}
-	}
-	if sawBytes && sawStr {
-		p.lastError("SyntaxError", "cannot mix bytes and nonbytes literals")
-	}
 	span := Span{firstTok.start, lastTok.end}
-	if sawBytes {
-		var out []byte
-		for i := range toks {
-			t := &toks[i]
-			text := p.src[t.off:t.eoff]
-			sp := prefixOf(text)
-			body := text[sp.n+sp.quote : len(text)-sp.quote]
+	// Tokens are processed in order, as CPython does: a bytes literal
+	// among strings (or the reverse) is an error when it is reached.
+	bytesMode := prefixOf(p.src[firstTok.off:firstTok.eoff]).bytes
+	var out []byte
+	st := &fstrState{p: p, first: firstTok, last: lastTok}
+	for i := range toks {
+		t := &toks[i]
+		text := p.src[t.off:t.eoff]
+		sp := prefixOf(text)
+		if sp.bytes != bytesMode {
+			p.lastError("SyntaxError", "cannot mix bytes and nonbytes literals")
+		}
+		bodyOff := t.off + sp.n + sp.quote
+		bodyEnd := t.eoff - sp.quote
+		body := p.src[bodyOff:bodyEnd]
+		switch {
+		case sp.bytes:
 			for _, c := range body {
 				if c >= 0x80 {
 					p.errorAtPos(t.start, "bytes can only contain ASCII literal characters")
@@ -153,31 +152,23 @@ func (p *parser) strings() Expr {
 			} else {
 				out = p.decodeBytes(out, body)
 			}
-		}
-		if out == nil {
-			out = []byte{}
-		}
-		return &Constant{Span: span, Kind: ConstBytes, Value: out}
-	}
-	st := &fstrState{p: p, first: firstTok, last: lastTok}
-	for i := range toks {
-		t := &toks[i]
-		text := p.src[t.off:t.eoff]
-		sp := prefixOf(text)
-		bodyOff := t.off + sp.n + sp.quote
-		bodyEnd := t.eoff - sp.quote
-		if !sp.fstr {
-			body := p.src[bodyOff:bodyEnd]
+		case !sp.fstr:
 			if sp.raw {
 				st.addLiteral(string(body))
 			} else {
 				st.addLiteral(p.decodeStr(body))
 			}
-			continue
+		default:
+			st.fmode = true
+			pos := bodyOff
+			st.concatFstring(&pos, bodyEnd, sp.raw, 0, firstTok, t, lastTok)
 		}
-		st.fmode = true
-		pos := bodyOff
-		st.concatFstring(&pos, bodyEnd, sp.raw, 0, firstTok, t, lastTok)
+	}
+	if bytesMode {
+		if out == nil {
+			out = []byte{}
+		}
+		return &Constant{Span: span, Kind: ConstBytes, Value: out}
 	}
 	return st.finish(firstTok, lastTok, span)
 }
