@@ -6,7 +6,6 @@ package tracer
 import (
 	"math"
 	"math/big"
-	"strings"
 )
 
 // GetAttr returns v.name (AttributeError when absent).
@@ -603,12 +602,13 @@ func attrNames(v Value) []string {
 	case HasAttrs:
 		return x.AttrNames()
 	}
-	out := typeOf(v).AttrNames()
-	var pub []string
-	for _, k := range out {
-		if !strings.HasPrefix(k, "__") {
-			pub = append(pub, k)
+	out := append(typeOf(v).AttrNames(), "__class__", "__doc__")
+	sortStrings(out)
+	uniq := out[:0]
+	for i, k := range out {
+		if i == 0 || k != out[i-1] {
+			uniq = append(uniq, k)
 		}
 	}
-	return append(pub, "__class__")
+	return uniq
 }
