@@ -8,10 +8,16 @@ keyword, bound by inspect.signature as Python binds them):
    NAME=EXPR`` (_marshal.arg_expr); parameters left out keep their Python
    defaults, which narwhal applies itself;
 2. runs ``narwhal run FILE --kernel NAME --inputs in.npz --outputs out.npz
-   [--arg ...] [--grid A,B] [--path ROOT]``, where FILE is the source file
-   of the function and NAME its name; ROOT is given when the kernel's
-   module is inside a package (module a.b.c: the directory holding a/),
-   so the kernel file's own package imports resolve;
+   [--arg ...] [--grid A,B] [--path DIR]...``, where FILE is the source
+   file of the function and NAME its name. When FILE imports modules the
+   kernel does not need (a test file's unittest or pytest), FILE is
+   instead a copy holding only the kernel's slice of the top level
+   (_slice), same name and same line numbers, in the call's temporary
+   directory, and the original's directory is a --path (its helper
+   modules); narwhal's error positions are mapped back to the original.
+   The package root is a --path when the kernel's module is inside a
+   package (module a.b.c: the directory holding a/), so the kernel
+   file's own package imports resolve;
 3. copies each written parameter's output into the caller's array in
    place (np.copyto; a different shape or dtype is an OutputError) and
    returns ``return``, the tuple of ``return0``, ``return1``, ..., or None.
@@ -34,10 +40,9 @@ NotImplementedError. Other jit/benchmark keyword arguments
 (additional_compile_opt, warmup, iters, save_neff_name, ...) are accepted
 and ignored.
 
-Kernels must be module-level functions of a file narwhal can trace: their
-file is traced whole (its imports must be ones narwhal has: numpy, the NKI
-modules, the kernel's own helper modules), so keep kernels in their own
-module, apart from the test file that imports unittest or pytest.
+Kernels must be module-level functions of a .py file. What narwhal traces
+of that file is the kernel's slice of its top level (see 2.), so a kernel
+may live in its test file beside unittest or pytest.
 """
 
 import functools
@@ -50,7 +55,7 @@ import tempfile
 
 import numpy as np
 
-from . import _marshal, _runner
+from . import _marshal, _runner, _slice
 
 MODES = ("auto", "simulation", "baremetal", "benchmark", "profile", "jax", "torchxla", "trace")
 
@@ -130,9 +135,11 @@ class Kernel:
             root = os.path.dirname(root)
         return root
 
-    def command(self, args, kwargs, in_path, out_path):
-        """The narwhal argv (without the binary), the bound arguments and
-        the names of the tensor parameters."""
+    def command(self, args, kwargs, tmp):
+        """The narwhal argv (without the binary), the bound arguments, the
+        tensor arguments by parameter name, and the traced file's path
+        with the original's (they differ when narwhal gets the kernel's
+        slice of a test file, _slice)."""
         file, name = self._source()
         sig = inspect.signature(self.func)
         for p in sig.parameters.values():
@@ -141,38 +148,61 @@ class Kernel:
                                 % (name, p.name))
         bound = sig.bind(*args, **kwargs).arguments  # a TypeError as Python gives
         tensors = {}
-        argv = ["run", file, "--kernel", name, "--inputs", in_path, "--outputs", out_path]
+        arg_flags = []
+        roots = set()
         g = self.func.__globals__
         for param, value in bound.items():
             if isinstance(value, np.ndarray):
                 tensors[param] = value
             else:
-                expr = _marshal.arg_expr(name, param, value, g, self.func.__module__)
-                argv += ["--arg", "%s=%s" % (param, expr)]
-        if self.grid is not None:
-            argv += ["--grid", ",".join(str(n) for n in self.grid)]
+                expr, dotted = _marshal.arg_expr(name, param, value, g, self.func.__module__)
+                if dotted:
+                    roots.add(expr.split(".", 1)[0])
+                arg_flags += ["--arg", "%s=%s" % (param, expr)]
+        traced = file
+        paths = []
+        with open(file, encoding="utf-8") as f:
+            sliced = _slice.slice_source(f.read(), name, roots)
+        if sliced is not None:
+            src_dir = os.path.join(tmp, "src")
+            os.makedirs(src_dir, exist_ok=True)
+            traced = os.path.join(src_dir, os.path.basename(file))
+            with open(traced, "w", encoding="utf-8") as f:
+                f.write(sliced)
+            paths.append(os.path.dirname(file))  # the kernel's helper modules
         root = self._package_root(file)
         if root:
-            argv += ["--path", root]
+            paths.append(root)
+        argv = ["run", traced, "--kernel", name,
+                "--inputs", os.path.join(tmp, "in.npz"), "--outputs", os.path.join(tmp, "out.npz")]
+        argv += arg_flags
+        if self.grid is not None:
+            argv += ["--grid", ",".join(str(n) for n in self.grid)]
+        for p in paths:
+            argv += ["--path", p]
         target = os.environ.get("NEURON_PLATFORM_TARGET_OVERRIDE")
         if target:
             argv += ["--arch", target]
         extra = os.environ.get("NKISIM_FLAGS")
         if extra:
             argv += shlex.split(extra)
-        return argv, bound, tensors
+        return argv, bound, tensors, (traced, file)
 
     def _launch(self, args, kwargs):
         tmp = tempfile.mkdtemp(prefix="nkisim-")
         keep = bool(os.environ.get("NKISIM_KEEP"))
         try:
-            in_path = os.path.join(tmp, "in.npz")
-            out_path = os.path.join(tmp, "out.npz")
-            argv, bound, tensors = self.command(args, kwargs, in_path, out_path)
+            argv, bound, tensors, (traced, file) = self.command(args, kwargs, tmp)
+            in_path, out_path = argv[argv.index("--inputs") + 1], argv[argv.index("--outputs") + 1]
             _marshal.write_npz(in_path, tensors)
             if keep:
                 sys.stderr.write("nkisim: %s: narwhal %s\n" % (tmp, " ".join(shlex.quote(a) for a in argv)))
-            _runner.run(argv)
+            try:
+                _runner.run(argv)
+            except _runner.NarwhalError as e:
+                if traced != file:
+                    _runner.rename_file(e, traced, file)
+                raise
             outputs = _marshal.read_npz(out_path) if os.path.exists(out_path) else {}
             return _marshal.collect(self.func.__name__, outputs, bound, tensors)
         finally:

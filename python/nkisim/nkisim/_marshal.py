@@ -140,13 +140,14 @@ def dotted_name(value, globals_):
 
 
 def arg_expr(kernel_name, param, value, globals_, module_name):
-    """The --arg EXPR for a non-tensor argument, or a TypeError."""
+    """The --arg EXPR for a non-tensor argument and whether it is a dotted
+    name (else a literal), or a TypeError."""
     lit = _literal(value)
     if lit is not None:
-        return lit
+        return lit, False
     path = dotted_name(value, globals_)
     if path is not None:
-        return path
+        return path, True
     raise TypeError(
         "kernel %s, argument %s=%r: narwhal takes a non-tensor argument as a Python literal "
         "(int, finite float, bool, str, None, or a tuple/list/dict of them) or as a dotted "

@@ -120,6 +120,16 @@ def parse_error(stderr, returncode, command=None):
                kind=kind, command=command, stderr=stderr)
 
 
+def rename_file(err, traced, original):
+    """Rewrites a NarwhalError about the traced copy of a kernel file to
+    name the original (same lines: the copy keeps every line in place)."""
+    if err.file is not None and os.path.abspath(err.file) == os.path.abspath(traced):
+        err.file = original
+    err.message = err.message.replace(traced, original)
+    err.stderr = err.stderr.replace(traced, original)
+    err.args = tuple(a.replace(traced, original) if isinstance(a, str) else a for a in err.args)
+
+
 # ---------------------------------------------------------------------------
 # Finding the binary.
 
@@ -184,14 +194,30 @@ def find_narwhal():
     return out
 
 
+# The lines `narwhal run` prints for each input and output tensor
+# (cmd/narwhal/run.go: "input  NAME  DTYPE [SHAPE]  ORIGIN", "output NAME
+# DTYPE [SHAPE]  sha256:...  PATH"); the rest of its standard output is the
+# kernel's own print() output.
+_SUMMARY = re.compile(r"^(?:input  |output )\S+  \S+ \[[0-9 ]*\]  ")
+
+
+def kernel_output(stdout):
+    """narwhal run's standard output less its tensor summary lines, unless
+    NKISIM_VERBOSE is set."""
+    if os.environ.get("NKISIM_VERBOSE"):
+        return stdout
+    return "".join(line for line in stdout.splitlines(True) if not _SUMMARY.match(line))
+
+
 def run(argv):
-    """Runs narwhal with argv (without the binary); its standard output goes
-    to sys.stdout (a kernel's print()), and a failure raises NarwhalError."""
+    """Runs narwhal with argv (without the binary); the kernel's print()
+    output goes to sys.stdout, and a failure raises NarwhalError."""
     binary = find_narwhal()
     command = [binary] + list(argv)
     proc = subprocess.run(command, capture_output=True, text=True)
-    if proc.stdout:
-        sys.stdout.write(proc.stdout)
+    out = kernel_output(proc.stdout)
+    if out:
+        sys.stdout.write(out)
     if proc.returncode != 0:
         raise parse_error(proc.stderr, proc.returncode, command)
     if proc.stderr:

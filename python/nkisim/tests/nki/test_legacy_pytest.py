@@ -33,6 +33,15 @@ def test_add_rows_in_float16():
     np.testing.assert_allclose(out, a + b, rtol=1e-3)
 
 
+def test_add_rows_in_bfloat16():
+    a = rand(128, 64, seed=11).astype(nl.bfloat16)
+    b = rand(128, 64, seed=12).astype(nl.bfloat16)
+    out = add_rows(a, b)
+    assert out.dtype == nl.bfloat16
+    want = a.astype(np.float32) + b.astype(np.float32)
+    np.testing.assert_allclose(out.astype(np.float32), want, rtol=1e-2, atol=1e-2)
+
+
 def test_add_rows_rejects_mismatched_shapes():
     with pytest.raises(AssertionError, match="differ in shape"):
         add_rows(rand(128, 8), rand(128, 16))

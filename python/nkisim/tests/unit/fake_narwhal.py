@@ -3,7 +3,7 @@
 It takes `run FILE --kernel K --inputs IN --outputs OUT [--arg N=E]...
 [--grid A,B] [--path D]...` (and any other flag, recorded), appends its
 argv and a description of the input arrays (name -> [dtype.str,
-dtype.descr, shape]) as one JSON line to $FAKE_NARWHAL_LOG, then executes
+dtype.descr, shape]) and the traced file's text as one JSON line to $FAKE_NARWHAL_LOG, then executes
 the Python source in $FAKE_NARWHAL_PLAN with `inputs` (name -> array as
 read), `args` (name -> EXPR), `grid`, `kernel`, `file`, `np` and an empty
 `outputs` dict, and writes `outputs` to OUT. A plan may instead set
@@ -42,8 +42,10 @@ def main(argv):
     log = os.environ.get("FAKE_NARWHAL_LOG")
     if log:
         desc = {k: [v.dtype.str, str(v.dtype.descr), list(v.shape)] for k, v in inputs.items()}
+        with open(file) as f:
+            source = f.read()
         with open(log, "a") as f:
-            f.write(json.dumps({"argv": argv, "inputs": desc}) + "\n")
+            f.write(json.dumps({"argv": argv, "inputs": desc, "source": source}) + "\n")
     args = dict(a.split("=", 1) for a in flags["--arg"])
     grid = [int(g) for g in flags["--grid"].split(",")] if "--grid" in flags else None
     ns = {"np": np, "inputs": inputs, "args": args, "grid": grid, "kernel": flags.get("--kernel"),

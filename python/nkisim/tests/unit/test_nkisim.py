@@ -72,6 +72,10 @@ class FakeNarwhalCase(unittest.TestCase):
     def last(self):
         return self.calls()[-1]
 
+    def argv(self, kernel, *args, **kwargs):
+        """The narwhal argv of a call, without running it (Kernel.command)."""
+        return kernel.command(args, kwargs, self.tmp.name)[0]
+
     def flag(self, argv, name):
         return [argv[i + 1] for i, a in enumerate(argv) if a == name]
 
@@ -84,7 +88,14 @@ class TestKernel_Marshal(FakeNarwhalCase):
         self.assertIsNone(fk.add_out(a, b=b, c=c))
         call = self.last()
         argv = call["argv"]
-        self.assertEqual(argv[:4], ["run", os.path.abspath(fk.__file__), "--kernel", "add_out"])
+        # fake_kernels.py imports numpy, which add_out does not need: narwhal
+        # gets the kernel's slice, a same-named copy, and the original's
+        # directory as --path.
+        self.assertEqual(argv[0], "run")
+        self.assertNotEqual(argv[1], os.path.abspath(fk.__file__))
+        self.assertEqual(os.path.basename(argv[1]), "fake_kernels.py")
+        self.assertEqual(argv[2:4], ["--kernel", "add_out"])
+        self.assertEqual(self.flag(argv, "--path"), [HERE])
         self.assertEqual(sorted(call["inputs"]), ["a", "b", "c"])
         self.assertEqual(call["inputs"]["a"][0], "<f4")
         self.assertEqual(self.flag(argv, "--arg"), [])
@@ -115,8 +126,9 @@ class TestKernel_Marshal(FakeNarwhalCase):
         ]
         for kwargs, want in cases:
             with self.subTest(kwargs=kwargs):
-                fk.with_options(x, **kwargs)
-                self.assertEqual(self.flag(self.last()["argv"], "--arg"), [want])
+                self.assertEqual(self.flag(self.argv(fk.with_options, x, **kwargs), "--arg"), [want])
+        fk.with_options(x, scale=3, shape=(3, 4))  # and through a run
+        self.assertEqual(self.flag(self.last()["argv"], "--arg"), ["scale=3", "shape=(3, 4)"])
 
     def test_defaults_are_left_to_narwhal(self):
         fk.with_options(np.zeros(2, np.float32))
@@ -138,8 +150,7 @@ class TestKernel_Marshal(FakeNarwhalCase):
         ]
         for param, value, want in cases:
             with self.subTest(param=param, value=value):
-                fk.with_options(x, **{param: value})
-                (arg,) = self.flag(self.last()["argv"], "--arg")
+                (arg,) = self.flag(self.argv(fk.with_options, x, **{param: value}), "--arg")
                 name, expr = arg.split("=", 1)
                 self.assertEqual(name, param)
                 if want is not None:
@@ -189,8 +200,12 @@ class TestKernel_Marshal(FakeNarwhalCase):
 
         kern.packaged(np.zeros(1, np.float32))
         self.assertEqual(self.flag(self.last()["argv"], "--path"), [HERE])
-        fk.add_out(np.zeros(1), np.zeros(1), np.zeros(1))
-        self.assertEqual(self.flag(self.last()["argv"], "--path"), [])
+        import clean_kernels
+
+        clean_kernels.copy(np.zeros(1, np.float32))
+        argv = self.last()["argv"]
+        self.assertEqual(argv[1], os.path.abspath(clean_kernels.__file__))  # as it is
+        self.assertEqual(self.flag(argv, "--path"), [])
 
     def test_environment_flags(self):
         os.environ["NKISIM_FLAGS"] = "--max-instructions 99 --seed 3"
@@ -254,12 +269,21 @@ class TestKernel_Outputs(FakeNarwhalCase):
     def test_no_outputs(self):
         self.assertIsNone(fk.bare(np.zeros(1)))
 
-    def test_stdout_is_forwarded(self):
-        self.plan("stdout = 'value of y: [0.]\\n'")
-        buf = io.StringIO()
-        with contextlib.redirect_stdout(buf):
-            fk.bare(np.zeros(1))
-        self.assertEqual(buf.getvalue(), "value of y: [0.]\n")
+    def test_kernel_prints_are_forwarded_summary_lines_dropped(self):
+        printed = ("input  x  float32 [2 3]  /t/in.npz:x\n"
+                   "value of y: [0.]\n"
+                   "output return  float32 [2 3]  sha256:24c6071569866356  /t/out.npz:return\n"
+                   "input  is a word a kernel may print\n")
+        self.plan("stdout = %r" % printed)
+        for verbose, want in (("", "value of y: [0.]\ninput  is a word a kernel may print\n"),
+                              ("1", printed)):
+            with self.subTest(verbose=verbose):
+                os.environ["NKISIM_VERBOSE"] = verbose
+                self.addCleanup(os.environ.pop, "NKISIM_VERBOSE", None)
+                buf = io.StringIO()
+                with contextlib.redirect_stdout(buf):
+                    fk.bare(np.zeros(1))
+                self.assertEqual(buf.getvalue(), want)
 
 
 class TestKernel_Entrypoints(FakeNarwhalCase):
@@ -450,6 +474,132 @@ class TestDtypes_Standin(FakeNarwhalCase):
         np.testing.assert_array_equal(c, [1.0, 2.0])
         with self.assertRaisesRegex(nkisim.OutputError, "as bfloat16"):
             fk.add_out(np.zeros(2), np.zeros(2), np.zeros(2, np.float32))
+
+
+INLINE_TEST_FILE = """\
+import os
+import unittest
+import numpy as np
+import pytest
+import neuronxcc.nki as nki
+import neuronxcc.nki.language as nl
+from helpers import tile_of
+from neuronxcc.nki.language import *
+
+TILE = 128
+data = np.random.rand(TILE)  # test data: not the kernel's
+unused = os.getcwd()
+
+
+def helper(t):
+    def inner():
+        return nl.exp(t) * SCALE  # SCALE: a global read only in a nested function
+    x = inner()
+    np = x  # a local, not the module's np
+    return np
+
+
+SCALE = 2.0
+
+
+@nki.jit(mode="simulation")
+def kernel(a, op=None):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    nl.store(out, helper(tile_of(a, TILE)))
+    return out
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_kernel(n):
+    np.testing.assert_allclose(kernel(data), data)
+
+
+class TestKernel(unittest.TestCase):
+    def test_it(self):
+        kernel(data)
+
+
+if __name__ == "__main__":
+    unittest.main()
+"""
+
+
+class TestSlice_Source(unittest.TestCase):
+    def kept(self, sliced):
+        return [line for line in sliced.splitlines() if line.strip()]
+
+    def test_test_file_keeps_only_the_kernels_slice(self):
+        from nkisim._slice import slice_source
+
+        sliced = slice_source(INLINE_TEST_FILE, "kernel")
+        self.assertIsNotNone(sliced)
+        self.assertEqual(sliced.count("\n"), INLINE_TEST_FILE.count("\n"))
+        orig = INLINE_TEST_FILE.splitlines()
+        for n, line in enumerate(sliced.splitlines()):
+            self.assertIn(line, ("", orig[n]))  # every kept line at its own place
+        kept = "\n".join(self.kept(sliced))
+        for want in ("import neuronxcc.nki as nki", "import neuronxcc.nki.language as nl",
+                     "from helpers import tile_of", "from neuronxcc.nki.language import *",
+                     "TILE = 128", "def helper(t):", "SCALE = 2.0", "def kernel(a, op=None):"):
+            self.assertIn(want, kept)
+        for gone in ("import unittest", "import pytest", "import os", "import numpy", "data =",
+                     "unused =", "parametrize", "class TestKernel", "unittest.main"):
+            self.assertNotIn(gone, kept)
+
+    def test_arg_roots_keep_their_imports(self):
+        from nkisim._slice import slice_source
+
+        sliced = slice_source(INLINE_TEST_FILE, "kernel", roots={"np"})
+        self.assertIn("import numpy as np", sliced)
+        self.assertNotIn("import pytest", sliced)
+
+    def test_files_that_need_all_their_imports_go_as_they_are(self):
+        from nkisim._slice import slice_source
+
+        with open(os.path.join(HERE, "clean_kernels.py")) as f:
+            self.assertIsNone(slice_source(f.read(), "copy"))
+        self.assertIsNone(slice_source("def k(x):\n    return x\n", "k"))
+        self.assertIsNone(slice_source("import a\nk = a.jit(lambda x: x)\n", "k"))  # not a def
+        self.assertIsNone(slice_source("def k(:\n", "k"))  # narwhal reports the syntax error
+
+
+class TestSlice_Call(FakeNarwhalCase):
+    def test_test_file_kernel_and_error_positions(self):
+        d = os.path.join(self.tmp.name, "suite")
+        os.mkdir(d)
+        with open(os.path.join(d, "test_inline.py"), "w") as f:
+            f.write(INLINE_TEST_FILE)
+        with open(os.path.join(d, "helpers.py"), "w") as f:
+            f.write("def tile_of(a, n):\n    return a\n")
+        import importlib.util
+
+        spec = importlib.util.spec_from_file_location("test_inline", os.path.join(d, "test_inline.py"))
+        mod = importlib.util.module_from_spec(spec)
+        sys.path.insert(0, d)
+        self.addCleanup(sys.path.remove, d)
+        spec.loader.exec_module(mod)
+        x = np.zeros(4, np.float32)
+        mod.kernel(x, op=mod.np.add)
+        call = self.last()
+        traced = call["argv"][1]
+        self.assertNotEqual(traced, os.path.join(d, "test_inline.py"))
+        self.assertEqual(os.path.basename(traced), "test_inline.py")
+        self.assertEqual(self.flag(call["argv"], "--path"), [d])
+        self.assertEqual(self.flag(call["argv"], "--arg"), ["op=np.add"])
+        self.assertIn("import numpy as np", call["source"])  # op=np.add needs np
+        self.assertNotIn("import pytest", call["source"])
+        # narwhal's error about the copy names the original file
+        store = 1 + [ln.strip() for ln in INLINE_TEST_FILE.splitlines()].index(
+            "nl.store(out, helper(tile_of(a, TILE)))")
+        self.plan("status = 1; stderr = 'narwhal run: error[NW422]: %%s:%d:5: nl.store: bad\\n' %% file" % store)
+        with self.assertRaises(nkisim.NarwhalError) as cm:
+            mod.kernel(x)
+        e = cm.exception
+        self.assertEqual((e.file, e.line, e.column), (os.path.join(d, "test_inline.py"), store, 5))
+        self.assertIn("%s:%d:5" % (os.path.join(d, "test_inline.py"), store), str(e))
+        self.assertNotIn("nkisim-", str(e) + e.stderr)
+        self.assertEqual(call["source"].splitlines()[store - 1].strip(),
+                         "nl.store(out, helper(tile_of(a, TILE)))")  # the copy's line is the same
 
 
 class TestNames(unittest.TestCase):
