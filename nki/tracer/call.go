@@ -170,8 +170,23 @@ func (f *Function) attr(name string) Value {
 	return nil
 }
 
-// Call calls fn with the arguments.
+// Call calls fn with the arguments. Called from Go outside any Python
+// frame (the NKI API calling the kernel), it also turns a panic of the
+// evaluator into an InternalError.
 func Call(th *Thread, fn Value, args []Value, kwargs []Kwarg) (Value, error) {
+	if len(th.stack) == 0 {
+		return callTop(th, fn, args, kwargs)
+	}
+	return call(th, fn, args, kwargs)
+}
+
+func callTop(th *Thread, fn Value, args []Value, kwargs []Kwarg) (v Value, err error) {
+	th.defaults()
+	defer th.recoverPanic(&err)
+	return call(th, fn, args, kwargs)
+}
+
+func call(th *Thread, fn Value, args []Value, kwargs []Kwarg) (Value, error) {
 	switch f := fn.(type) {
 	case *Function:
 		return th.callFunction(f, args, kwargs)

@@ -53,6 +53,8 @@ type Class struct {
 	th *Thread
 	// subscriptable: Class[...] returns the class (typing generics).
 	subscriptable bool
+	// abcMeta: made with metaclass=ABCMeta (abstract methods checked).
+	abcMeta bool
 }
 
 // NewClass returns a class defined in Go. Its members' *Builtin values are

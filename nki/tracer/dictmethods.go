@@ -144,7 +144,7 @@ var dictMethods = map[string]methodFn{
 				return Tuple{e.key, e.value}, nil
 			}
 		}
-		return nil, Errorf("KeyError", "popitem(): dictionary is empty")
+		return nil, keyError(th, String("popitem(): dictionary is empty"))
 	},
 	"setdefault": func(th *Thread, recv Value, args []Value, kwargs []Kwarg) (Value, error) {
 		if err := argCount("setdefault", args, kwargs, 1, 2); err != nil {
@@ -540,7 +540,7 @@ var setMethods = map[string]methodFn{
 				return e.key, nil
 			}
 		}
-		return nil, Errorf("KeyError", "'pop from an empty set'")
+		return nil, keyError(th, String("pop from an empty set"))
 	},
 	"clear": func(th *Thread, recv Value, args []Value, kwargs []Kwarg) (Value, error) {
 		recv.(*Set).d.clear(th)

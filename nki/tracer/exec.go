@@ -572,6 +572,7 @@ func (th *Thread) execClass(fr *frame, n *syntax.ClassDef) error {
 		}
 		bases = append(bases, c)
 	}
+	abcMeta := false
 	for _, k := range n.Keywords {
 		v, err := th.eval(fr, k.Value)
 		if err != nil {
@@ -579,6 +580,7 @@ func (th *Thread) execClass(fr *frame, n *syntax.ClassDef) error {
 		}
 		if k.Arg == "metaclass" {
 			if c, ok := v.(*Class); ok && (c == abcMetaClass || c == typeClass) {
+				abcMeta = c == abcMetaClass
 				continue
 			}
 			if c, ok := v.(*Class); ok && c == enumMetaClass {
@@ -623,6 +625,7 @@ func (th *Thread) execClass(fr *frame, n *syntax.ClassDef) error {
 	if err != nil {
 		return err
 	}
+	cls.abcMeta = abcMeta
 	var v Value = cls
 	for i := len(decos) - 1; i >= 0; i-- {
 		prev := fr.call

@@ -88,8 +88,6 @@ func EvalExpr(th *Thread, m *Module, src string) (v Value, err error) {
 // bug of narwhal's, reported with the position being traced) and
 // restores the call stack, so that no panic escapes the tracer.
 func (th *Thread) recoverPanic(err *error) {
-	depth := len(th.stack)
-	_ = depth
 	if r := recover(); r != nil {
 		pos := th.Pos()
 		th.stack = th.stack[:0]

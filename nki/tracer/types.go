@@ -333,11 +333,14 @@ func parseInt(s string, base int64) (Value, error) {
 	bad := func() (Value, error) {
 		return nil, Errorf("ValueError", "invalid literal for int() with base %d: %s", base, quoteString(s))
 	}
-	t := strings.TrimFunc(s, unicode.IsSpace)
+	t := asciiDigits(strings.TrimFunc(s, unicode.IsSpace))
 	neg := false
 	if t != "" && (t[0] == '+' || t[0] == '-') {
 		neg = t[0] == '-'
 		t = t[1:]
+	}
+	if t != "" && (t[0] == '+' || t[0] == '-') {
+		return bad()
 	}
 	b := base
 	if len(t) >= 2 && t[0] == '0' {
@@ -426,8 +429,32 @@ func newFloat(th *Thread, cls *Class, args []Value, kwargs []Kwarg) (Value, erro
 	return Float(f), nil
 }
 
+// asciiDigits replaces the Unicode decimal digits (category Nd) of s by
+// ASCII ones, as int() and float() accept them.
+func asciiDigits(s string) string {
+	if isASCII(s) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x80 || !unicode.Is(unicode.Nd, r) {
+			return r
+		}
+		for _, rg := range unicode.Nd.R16 {
+			if r >= rune(rg.Lo) && r <= rune(rg.Hi) {
+				return '0' + (r-rune(rg.Lo))%10
+			}
+		}
+		for _, rg := range unicode.Nd.R32 {
+			if r >= rune(rg.Lo) && r <= rune(rg.Hi) {
+				return '0' + (r-rune(rg.Lo))%10
+			}
+		}
+		return r
+	}, s)
+}
+
 func parseFloat(s string) (Value, error) {
-	t := strings.TrimFunc(s, unicode.IsSpace)
+	t := asciiDigits(strings.TrimFunc(s, unicode.IsSpace))
 	low := strings.ToLower(t)
 	switch strings.TrimLeft(low, "+-") {
 	case "inf", "infinity":

@@ -282,7 +282,13 @@ func isAbstract(v Value) bool {
 
 // abstractMethods lists the abstract methods a class still has.
 func abstractMethods(c *Class) []string {
-	if !c.IsSubclass(abcClass) {
+	checked := false
+	for _, m := range c.mro {
+		if m == abcClass || m.abcMeta {
+			checked = true
+		}
+	}
+	if !checked {
 		return nil
 	}
 	var out []string
