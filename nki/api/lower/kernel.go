@@ -18,9 +18,9 @@
 // NKIKernel instruction whose input_names/output_names bind main's tensors
 // to the kernel's. The kernel function is not allocated (its on-chip
 // tensors are unplaced, or fixed placements), so no scratchpad is
-// reserved; the default pipeline processes both functions
-// (TestKernel_DefaultPipeline checks it runs unchanged on such a module,
-// the verifier holding after every pass).
+// reserved; the default pipeline processes both functions unchanged (every
+// test of lower_test.go runs it with the verifier after each pass and the
+// interpreter equal before and after: pipelineCheck).
 //
 // # Kernel I/O (Finish)
 //
