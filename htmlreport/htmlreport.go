@@ -34,6 +34,7 @@ import (
 	"time"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/srcline"
 	"github.com/narwhal-compiler/narwhal/internal/textdiff"
 	"github.com/narwhal-compiler/narwhal/pass"
 )
@@ -164,6 +165,22 @@ type Summary struct {
 	Opcodes   []Row // per opcode: count
 	Engines   []Row // per engine: count
 	Positions int   // distinct source positions
+
+	lines map[sourceKey]int64 // instructions per source line
+}
+
+// sourceKey is one line of a kernel's source.
+type sourceKey struct {
+	file string
+	line int32
+}
+
+// SourceRow is one line of the kernel's source on the page: where, its
+// text (internal/srcline), and how many instructions of the input and of
+// the result it made.
+type SourceRow struct {
+	Pos, Text string
+	In, Out   int64
 }
 
 // Row is a name and its numbers.
@@ -175,7 +192,7 @@ type Row struct {
 
 // Summarize counts m's tensors, opcodes and engines.
 func Summarize(m *bir.Module) *Summary {
-	s := &Summary{Arch: m.Arch, Functions: len(m.Funcs), Insts: m.NumInsts(), Positions: m.NumPositions() - 1}
+	s := &Summary{Arch: m.Arch, Functions: len(m.Funcs), Insts: m.NumInsts(), Positions: m.NumPositions() - 1, lines: map[sourceKey]int64{}}
 	mem := map[string]*Row{}
 	ops := map[string]*Row{}
 	engs := map[string]*Row{}
@@ -202,6 +219,9 @@ func Summarize(m *bir.Module) *Summary {
 			}
 			bump(ops, f.OpName(i), 0)
 			bump(engs, in.Engine.String(), 0)
+			if p := m.Pos(in.Pos); p.IsKnown() {
+				s.lines[sourceKey{p.File, p.Line}]++
+			}
 			return true
 		})
 	}
@@ -241,6 +261,7 @@ func (r *Recorder) Write(w io.Writer, rep *pass.Report, result *bir.Module, runE
 	if runErr != nil {
 		d.Error = runErr.Error()
 	}
+	d.Source = sourceRows(r.inSummary, r.outSummary)
 	if rep != nil {
 		d.Arch = rep.Arch
 		d.Total = pass.FormatDuration(rep.Total)
@@ -292,12 +313,47 @@ func (r *Recorder) Write(w io.Writer, rep *pass.Report, result *bir.Module, runE
 	return page.Execute(w, d)
 }
 
+// sourceRows lists the source lines the input's and the result's
+// instructions came from, in file and line order.
+func sourceRows(in, out *Summary) []SourceRow {
+	keys := map[sourceKey]bool{}
+	for _, s := range []*Summary{in, out} {
+		if s != nil {
+			for k := range s.lines {
+				keys[k] = true
+			}
+		}
+	}
+	var rows []SourceRow
+	for k := range keys {
+		r := SourceRow{Pos: fmt.Sprintf("%s:%d", k.file, k.line), Text: srcline.Line(k.file, int(k.line))}
+		if in != nil {
+			r.In = in.lines[k]
+		}
+		if out != nil {
+			r.Out = out.lines[k]
+		}
+		rows = append(rows, r)
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].Pos < rows[j].Pos })
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := rows[i].Pos, rows[j].Pos
+		ai, bi := strings.LastIndexByte(a, ':'), strings.LastIndexByte(b, ':')
+		if a[:ai] != b[:bi] {
+			return a[:ai] < b[:bi]
+		}
+		return len(a) < len(b) || len(a) == len(b) && a < b
+	})
+	return rows
+}
+
 type pageData struct {
 	Title, Input, Command, Generated string
 	Arch, Total, Error               string
 	TotalInsts                       int64
 	In, Out                          *Summary
 	Passes                           []passView
+	Source                           []SourceRow
 	Attachments                      []attachment
 }
 

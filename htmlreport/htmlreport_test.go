@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -112,5 +114,46 @@ func TestRecorder_Large(t *testing.T) {
 	page := render(t, false, -1, false)
 	if strings.Contains(page, "ld_renamed = Load") || !strings.Contains(page, "more than the page shows") {
 		t.Error("a module over MaxInsts was printed, or the page does not say why it is not")
+	}
+}
+
+// TestRecorder_KernelSource: the page lists the kernel's source lines the
+// instructions came from, with their text and instruction counts.
+func TestRecorder_KernelSource(t *testing.T) {
+	dir := t.TempDir()
+	py := filepath.Join(dir, "k.py")
+	if err := os.WriteFile(py, []byte("import nki\n\n    t = nl.load(x)  # <b>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := bir.NewModule("trn2")
+	b := bir.NewBuilder(m, "main")
+	x := b.Input("x", bir.Float32, 128, 64)
+	s := b.SBUF("s", bir.Float32, 128, 64)
+	b.At(bir.Pos{File: py, Line: 3, Col: 5})
+	b.Load("ld", s.All(), x.All())
+	b.Load("ld2", s.All(), x.All())
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	r := New("k.py", "narwhal compile k.py --html k.html")
+	tab := twoPassTable(false)
+	rep, err := tab.Run(m, pass.Config{Observer: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := r.Write(&out, rep, m, nil); err != nil {
+		t.Fatal(err)
+	}
+	page := out.String()
+	for _, want := range []string{`id="sourcetable"`, py + `:3</td><td class="n">2</td><td class="n">2</td>`, "<code>t = nl.load(x)  # &lt;b&gt;</code>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	// A position whose file cannot be read (a KLR kernel's kernels.py)
+	// keeps its counts, without text.
+	if p := render(t, false, 0, false); !strings.Contains(p, `k.py:3</td><td class="n">1</td><td class="n">1</td><td><code></code>`) {
+		t.Errorf("a position naming a missing file: want its row without text")
 	}
 }

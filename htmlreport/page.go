@@ -83,6 +83,12 @@ pre.block { background: var(--head); padding: 8px 10px; border-radius: 4px; }
 </div>{{end}}{{end}}
 </div>
 
+{{if .Source}}<h2 id="source">Kernel source</h2>
+<table id="sourcetable">
+<tr><th>line</th><th>instructions in</th><th>instructions out</th><th>source</th></tr>
+{{range .Source}}<tr><td>{{.Pos}}</td><td class="n">{{.In}}</td><td class="n">{{.Out}}</td><td><code>{{.Text}}</code></td></tr>{{end}}
+</table>{{end}}
+
 <h2 id="passes">Passes</h2>
 <table id="passtable">
 <tr><th>#</th><th>pass</th><th>order</th><th>time</th><th>verify</th><th>instructions</th><th style="width:22%"></th></tr>

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/srcline"
 )
 
 // ListingName is the file name of stream s's listing in function f:
@@ -71,6 +72,11 @@ func WriteListing(w io.Writer, L *Layout, s ID, fm *bir.InstFormatter) error {
 		}
 		if len(us) > 0 && (queue || !L.IsDMA(i)) {
 			b = AppendUpdates(append(b, "  "...), us)
+		}
+		if p := f.InstPos(i); p.IsKnown() {
+			if line := srcline.Line(p.File, int(p.Line)); line != "" {
+				b = append(append(b, "  # "...), line...)
+			}
 		}
 		b = append(b, '\n')
 		if _, err := bw.Write(b); err != nil {

@@ -37,6 +37,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/diag"
+	"github.com/narwhal-compiler/narwhal/internal/srcline"
 	"github.com/narwhal-compiler/narwhal/pass"
 )
 
@@ -54,6 +55,7 @@ type mapEntry struct {
 	lo, hi      int32 // positions, inclusive
 	first, last string
 	source      string // the NKI source position of the first access ("" when unknown)
+	sourceLine  string // the text of that line ("" when unknown)
 	fixed       bool
 }
 
@@ -86,7 +88,9 @@ func (mm *memMap) addFunction(md *model, items [numMems][]item, res [numMems]sol
 				off: it.off, size: it.size, align: it.align, lo: it.lo, hi: it.hi, fixed: it.fixed}
 			if md.flags[it.loc]&lfUsed != 0 {
 				e.first, e.last = f.InstName(md.firstInst[it.loc]), f.InstName(md.lastInst[it.loc])
-				e.source = f.InstPos(md.firstInst[it.loc]).String()
+				p := f.InstPos(md.firstInst[it.loc])
+				e.source = p.String()
+				e.sourceLine = srcline.Line(p.File, int(p.Line))
 			}
 			fm.entries = append(fm.entries, e)
 		}
@@ -98,7 +102,7 @@ func (mm *memMap) addFunction(md *model, items [numMems][]item, res [numMems]sol
 func (mm *memMap) csv() ([]byte, error) {
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	w.Write([]string{"function", "location", "tensor", "memory", "start_partition", "partitions", "bank", "addr", "bytes", "lower", "upper", "first", "last", "fixed", "source"})
+	w.Write([]string{"function", "location", "tensor", "memory", "start_partition", "partitions", "bank", "addr", "bytes", "lower", "upper", "first", "last", "fixed", "source", "source_line"})
 	for _, fm := range mm.fns {
 		for _, e := range fm.entries {
 			bank, addr := int64(0), e.off
@@ -106,7 +110,7 @@ func (mm *memMap) csv() ([]byte, error) {
 				bank, addr = e.off/b, e.off%b
 			}
 			w.Write([]string{fm.name, e.loc, e.tensor, memNames[e.mem], itoa(int64(e.base)), itoa(int64(e.parts)), itoa(bank), itoa(addr),
-				itoa(e.size), itoa(int64(e.lo)), itoa(int64(e.hi) + 1), e.first, e.last, strconv.FormatBool(e.fixed), e.source})
+				itoa(e.size), itoa(int64(e.lo)), itoa(int64(e.hi) + 1), e.first, e.last, strconv.FormatBool(e.fixed), e.source, e.sourceLine})
 		}
 	}
 	w.Flush()
@@ -212,6 +216,9 @@ func (mm *memMap) svg() []byte {
 				src := ""
 				if e.source != "" {
 					src = ", first used at " + e.source
+					if e.sourceLine != "" {
+						src += ": " + e.sourceLine
+					}
 				}
 				fmt.Fprintf(&b, `<rect x="%.2f" y="%.2f" width="%.2f" height="%.2f" fill="%s" fill-opacity="0.75" stroke="#333" stroke-width="0.3"><title>%s (tensor %s): partitions %d-%d, bytes %d-%d, live %s..%s [%d, %d]%s</title></rect>`+"\n",
 					xOf(e.lo), yOf(e.off+e.size), max(xOf(e.hi+1)-xOf(e.lo), 0.5), max(yOf(e.off)-yOf(e.off+e.size), 0.5), c,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/srcline"
 	"github.com/narwhal-compiler/narwhal/stream"
 )
 
@@ -193,6 +194,10 @@ func (tw *traceWriter) function(f *bir.Function, pid int) {
 		if p := m.Pos(in.Pos); p.IsKnown() {
 			b = append(b, `,"source":`...)
 			b = bir.AppendQuoted(b, p.String())
+			if line := srcline.Line(p.File, int(p.Line)); line != "" {
+				b = append(b, `,"line":`...)
+				b = bir.AppendQuoted(b, line)
+			}
 		}
 		if sy := f.Sync; sy.Has(i) {
 			// Synchronization (passes/semaphores): the trigger engine of a
