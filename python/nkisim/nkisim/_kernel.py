@@ -154,6 +154,11 @@ class Kernel:
         for param, value in bound.items():
             if isinstance(value, np.ndarray):
                 tensors[param] = value
+            elif (hasattr(value, "__array__") and hasattr(value, "shape")
+                  and not isinstance(value, (type, np.generic))):
+                raise TypeError("kernel %s, argument %s: nkisim takes tensors as numpy.ndarray, not %s "
+                                "(convert it with np.asarray, or .numpy() for a torch tensor)"
+                                % (name, param, type(value).__name__))
             else:
                 expr, dotted = _marshal.arg_expr(name, param, value, g, self.func.__module__)
                 if dotted:

@@ -172,6 +172,16 @@ class TestKernel_Marshal(FakeNarwhalCase):
                 self.assertIn("with_options, argument op=", str(cm.exception))
                 self.assertIn("dotted", str(cm.exception))
 
+    def test_array_likes_other_than_ndarray_are_refused(self):
+        class Tensor:  # a torch.Tensor-like: shape and __array__
+            shape = (2,)
+
+            def __array__(self, dtype=None):
+                return np.zeros(2)
+
+        with self.assertRaisesRegex(TypeError, "numpy.ndarray, not Tensor"):
+            fk.add_out(np.zeros(2), Tensor(), np.zeros(2))
+
     def test_python_binding_errors(self):
         with self.assertRaises(TypeError):
             fk.add_out(np.zeros(1), np.zeros(1))  # c missing
