@@ -32,13 +32,12 @@ def add_blocks(a, b, out):
     """out = a + b for [128 * G, F] tensors on a 1-D grid of G programs:
     program i adds rows 128*i .. 128*i+127. The output is a parameter."""
     i = nl.program_id(0)
-    rows = slice(i * P, (i + 1) * P)
     a_t = nl.ndarray((P, a.shape[1]), dtype=a.dtype, buffer=nl.sbuf)
     b_t = nl.ndarray((P, a.shape[1]), dtype=a.dtype, buffer=nl.sbuf)
-    nisa.dma_copy(dst=a_t, src=a[rows, :])
-    nisa.dma_copy(dst=b_t, src=b[rows, :])
+    nisa.dma_copy(dst=a_t, src=a[i * P:(i + 1) * P, :])
+    nisa.dma_copy(dst=b_t, src=b[i * P:(i + 1) * P, :])
     nisa.tensor_tensor(dst=a_t, data1=a_t, data2=b_t, op=nl.add)
-    nisa.dma_copy(dst=out[rows, :], src=a_t)
+    nisa.dma_copy(dst=out[i * P:(i + 1) * P, :], src=a_t)
 
 
 @nki.jit
