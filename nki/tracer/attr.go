@@ -301,6 +301,15 @@ func getIndex(th *Thread, v, key Value) (Value, error) {
 		if f := x.class.userLookup("__getitem__"); f != nil {
 			return callMethod(th, x, f, []Value{key}, nil)
 		}
+		if d, ok := x.base.(*Dict); ok {
+			if f := x.class.userLookup("__missing__"); f != nil {
+				v, found, err := d.Get(th, key)
+				if err != nil || found {
+					return v, err
+				}
+				return callMethod(th, x, f, []Value{key}, nil)
+			}
+		}
 		if x.base != nil {
 			return getIndex(th, x.base, key)
 		}

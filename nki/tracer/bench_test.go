@@ -125,3 +125,19 @@ func TestKernelLikeProgram_Runs(t *testing.T) {
 		t.Errorf("result %v", r)
 	}
 }
+
+// BenchmarkResolve_1000Lines is the scope analysis alone (part of every
+// ExecFile).
+func BenchmarkResolve_1000Lines(b *testing.B) {
+	src := kernelLikeProgram(1000)
+	f, err := syntax.Parse("bench.py", []byte(src))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for it := 0; it < b.N; it++ {
+		if _, err := resolveFile(f); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -41,6 +41,18 @@ func initBuiltins() {
 	for _, c := range []*Class{listClass, dictClass, tupleClass, setClass, frozensetClass, typeClass, defaultdictClass, orderedDictClass} {
 		c.subscriptable = true
 	}
+	objectClass.dict.set("__init_subclass__", &ClassMethod{Func: NewBuiltin("__init_subclass__", func(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {
+		if len(kwargs) > 0 {
+			name := "object"
+			if len(args) > 0 {
+				if c, ok := args[0].(*Class); ok {
+					name = c.name
+				}
+			}
+			return nil, Errorf("TypeError", "%s.__init_subclass__() takes no keyword arguments", name)
+		}
+		return None, nil
+	})})
 	dictClass.dict.set("fromkeys", &StaticMethod{Func: NewBuiltin("fromkeys", dictFromkeys)})
 	strClass.dict.set("maketrans", &StaticMethod{Func: NewBuiltin("maketrans", func(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {
 		return nil, NotSupportedf("str.maketrans is not supported")

@@ -130,7 +130,7 @@ func (f *Function) attr(name string) Value {
 		}
 		return None
 	case "__doc__":
-		if f.code.body != nil && len(f.code.body) > 0 {
+		if len(f.code.body) > 0 {
 			if es, ok := f.code.body[0].(*syntax.ExprStmt); ok {
 				if c, ok := es.Value.(*syntax.Constant); ok && c.Kind == syntax.ConstStr {
 					return String(c.Value.(string))
@@ -477,9 +477,6 @@ func isMutableBuiltin(c *Class) bool {
 	}
 	return false
 }
-
-// Name implements Callable.
-func (c *Class) callableName() string { return c.name }
 
 // makeClass creates a class from a class statement's results.
 func makeClass(th *Thread, name, qualname, module string, bases []*Class, ns *strDict) (*Class, error) {

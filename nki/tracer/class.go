@@ -140,9 +140,6 @@ func (c *Class) String() string {
 func (c *Class) Truth() (bool, error) { return true, nil }
 func (c *Class) serialNumber() uint64 { return c.serial }
 
-// Name for Callable.
-func (c *Class) callName() string { return c.name }
-
 func (c *Class) Attr(th *Thread, name string) (Value, error) { return classAttr(th, c, name) }
 
 func (c *Class) AttrNames() []string {
@@ -598,6 +595,11 @@ func bindClassAttr(cls *Class, v Value) Value {
 // classAttr is getattr(cls, name).
 func classAttr(th *Thread, c *Class, name string) (Value, error) {
 	if v, _ := c.lookup(name); v != nil {
+		if d, ok := v.(*Instance); ok && th != nil {
+			if get := d.class.userLookup("__get__"); get != nil {
+				return callMethod(th, d, get, []Value{None, c}, nil)
+			}
+		}
 		return bindClassAttr(c, v), nil
 	}
 	switch name {
@@ -652,8 +654,21 @@ func instanceAttr(th *Thread, o *Instance, name string) (Value, error) {
 	if p, ok := cv.(*Property); ok {
 		return bindAttr(th, o, owner, p)
 	}
+	// A user descriptor: a data descriptor (with __set__ or __delete__)
+	// takes precedence over the instance dict, a non-data one follows it.
+	var get Value
+	if d, ok := cv.(*Instance); ok {
+		if get = d.class.userLookup("__get__"); get != nil {
+			if d.class.userLookup("__set__") != nil || d.class.userLookup("__delete__") != nil {
+				return callMethod(th, d, get, []Value{o, o.class}, nil)
+			}
+		}
+	}
 	if v, ok := o.dict.m[name]; ok {
 		return v, nil
+	}
+	if get != nil {
+		return callMethod(th, cv, get, []Value{o, o.class}, nil)
 	}
 	if cp, ok := cv.(*cachedProperty); ok {
 		v, err := Call(th, cp.fn, []Value{o}, nil)
@@ -717,6 +732,12 @@ func setInstanceAttr(th *Thread, o *Instance, name string, v Value) error {
 		}
 		_, err := Call(th, p.Set, []Value{o, v}, nil)
 		return err
+	}
+	if d, ok := cv.(*Instance); ok {
+		if set := d.class.userLookup("__set__"); set != nil {
+			_, err := callMethod(th, d, set, []Value{o, v}, nil)
+			return err
+		}
 	}
 	if o.frozen {
 		if dc := dcOf(o.class); dc != nil && dc.frozen {

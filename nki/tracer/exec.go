@@ -563,7 +563,7 @@ func (th *Thread) execClass(fr *frame, n *syntax.ClassDef) error {
 					return err
 				}
 				if t, ok := r.(Tuple); ok && len(t) == 1 {
-					c, ok = t[0].(*Class)
+					c, _ = t[0].(*Class)
 				}
 			}
 			if c == nil {
@@ -573,6 +573,7 @@ func (th *Thread) execClass(fr *frame, n *syntax.ClassDef) error {
 		bases = append(bases, c)
 	}
 	abcMeta := false
+	var classKw []Kwarg
 	for _, k := range n.Keywords {
 		v, err := th.eval(fr, k.Value)
 		if err != nil {
@@ -588,7 +589,10 @@ func (th *Thread) execClass(fr *frame, n *syntax.ClassDef) error {
 			}
 			return NotSupportedf("metaclasses are not supported (class %s)", n.Name)
 		}
-		return NotSupportedf("class keyword arguments (%s=) are not supported (class %s)", k.Arg, n.Name)
+		if k.Arg == "" {
+			return NotSupportedf("**kwargs in a class statement are not supported (class %s)", n.Name)
+		}
+		classKw = append(classKw, Kwarg{Name: k.Arg, Value: v})
 	}
 	sc := fr.res.scopes[n]
 	qual := n.Name
@@ -626,6 +630,9 @@ func (th *Thread) execClass(fr *frame, n *syntax.ClassDef) error {
 		return err
 	}
 	cls.abcMeta = abcMeta
+	if err := initSubclass(th, cls, classKw); err != nil {
+		return err
+	}
 	var v Value = cls
 	for i := len(decos) - 1; i >= 0; i-- {
 		prev := fr.call
@@ -638,6 +645,44 @@ func (th *Thread) execClass(fr *frame, n *syntax.ClassDef) error {
 		v = r
 	}
 	return th.storeName(fr, n.Name, v)
+}
+
+// initSubclass runs what type.__new__ runs after making a class: the
+// __set_name__ of the descriptors in its namespace and its base's
+// __init_subclass__ (with the class statement's keywords).
+func initSubclass(th *Thread, cls *Class, kw []Kwarg) error {
+	for _, k := range append([]string(nil), cls.dict.keys...) {
+		if d, ok := cls.dict.m[k].(*Instance); ok {
+			if sn := d.class.userLookup("__set_name__"); sn != nil {
+				if _, err := callMethod(th, d, sn, []Value{cls, String(k)}, nil); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, b := range cls.mro[1:] {
+		if b.immutable {
+			continue
+		}
+		f, ok := b.dict.m["__init_subclass__"]
+		if !ok {
+			continue
+		}
+		fn := f
+		switch x := f.(type) {
+		case *ClassMethod:
+			fn = x.Func
+		case *StaticMethod:
+			_, err := Call(th, x.Func, nil, kw)
+			return err
+		}
+		_, err := Call(th, fn, []Value{cls}, kw)
+		return err
+	}
+	if len(kw) > 0 {
+		return Errorf("TypeError", "%s.__init_subclass__() takes no keyword arguments", cls.name)
+	}
+	return nil
 }
 
 // ---------------------------------------------------------------------------

@@ -30,12 +30,11 @@ type coMsg struct {
 
 // coroutine is the goroutine side of a generator.
 type coroutine struct {
-	in, out        chan coMsg
-	started, done  bool
-	closing        bool // set on the producer side before it exits
-	body           func(co *coroutine) error
-	push, pop      func()
-	suspendedFrame *frame
+	in, out       chan coMsg
+	started, done bool
+	closing       bool // set on the producer side before it exits
+	body          func(co *coroutine) error
+	push, pop     func()
 }
 
 func newCoroutine(body func(co *coroutine) error, push, pop func()) *coroutine {

@@ -365,13 +365,6 @@ func (d *strDict) del(k string) (Value, bool) {
 	return old, true
 }
 
-func (d *strDict) len() int {
-	if d == nil {
-		return 0
-	}
-	return len(d.keys)
-}
-
 // ---------------------------------------------------------------------------
 // modules.
 
