@@ -53,7 +53,7 @@ func (p *parser) juxtaposed() {
 	var level int
 	ok := p.speculate(func() {
 		p.expression()
-		level = p.toks[p.pos-1].level
+		level = int(p.toks[p.pos-1].level)
 		if k := p.toks[p.pos-1].kind; k == tkRpar || k == tkRsqb || k == tkRbrace {
 			level++
 		}

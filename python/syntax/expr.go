@@ -420,9 +420,9 @@ func (p *parser) callArgsOrGenexp(lp int) ([]Expr, []*Keyword) {
 	if p.kind() == tkRpar {
 		return nil, nil
 	}
-	// A lone generator argument.
+	// A lone generator argument, or the first positional argument
+	// (parsed once: arguments continues after it).
 	if p.kind() != tkStar && p.kind() != tkDStar && !(p.kind() == tkName && p.peekKind(1) == tkEqual) {
-		save := p.pos
 		e := p.namedExpression()
 		if p.kind() == tkFor || p.kind() == tkAsync && p.peekKind(1) == tkFor {
 			gens := p.comprehensions()
@@ -437,17 +437,27 @@ func (p *parser) callArgsOrGenexp(lp int) ([]Expr, []*Keyword) {
 			p.pos-- // the ')' is the call's
 			return []Expr{g}, nil
 		}
-		p.pos = save
+		if p.kind() == tkEqual {
+			p.keywordTargetError(e)
+		}
+		if !p.got(tkComma) {
+			return []Expr{e}, nil
+		}
+		return p.arguments(false, e)
 	}
-	return p.callArgs()
+	return p.arguments(false, nil)
 }
 
 // callArgs parses call (or class) arguments up to, not including, ')'.
-func (p *parser) callArgs() ([]Expr, []*Keyword) { return p.arguments(false) }
+func (p *parser) callArgs() ([]Expr, []*Keyword) { return p.arguments(false, nil) }
 
-// arguments parses call arguments, or a class's bases and keywords.
-func (p *parser) arguments(class bool) ([]Expr, []*Keyword) {
+// arguments parses call arguments, or a class's bases and keywords; first
+// is a positional argument already parsed (and its comma consumed), or nil.
+func (p *parser) arguments(class bool, first Expr) ([]Expr, []*Keyword) {
 	var args []Expr
+	if first != nil {
+		args = append(args, first)
+	}
 	var kws []*Keyword
 	sawKeyword, sawDStar := false, false
 	for p.kind() != tkRpar {

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"testing"
 )
 
 const (
@@ -1105,4 +1106,60 @@ func (g *gen) closedPattern() string {
 		return "_"
 	}
 	return g.captureName()
+}
+
+// TestGeneratePrograms_CoverGrammar checks that the generated programs
+// exercise every node type, operator and context of the grammar and the
+// lexical forms listed below (so that "identical to CPython on the
+// generated programs" covers every rule).
+func TestGeneratePrograms_CoverGrammar(t *testing.T) {
+	progs := generatePrograms(genCount, genSeed)
+	seen := map[string]bool{}
+	for i, src := range progs {
+		f, err := Parse(fmt.Sprintf("gen%03d.py", i), []byte(src))
+		if err != nil {
+			t.Fatalf("generated program %d does not parse: %v", i, err)
+		}
+		for _, line := range strings.Split(DumpFile(f), "\n") {
+			line = strings.TrimSpace(line)
+			if k := strings.Index(line, ": "); k >= 0 {
+				line = line[k+2:]
+			}
+			if k := strings.IndexByte(line, ' '); k >= 0 {
+				line = line[:k]
+			}
+			seen[line] = true
+		}
+		seen["kind:u"] = seen["kind:u"] || strings.Contains(DumpFile(f), "kind: 'u'")
+	}
+	want := strings.Fields(`FunctionDef AsyncFunctionDef ClassDef Return Delete Assign AugAssign AnnAssign
+		For AsyncFor While If With AsyncWith Match Raise Try TryStar Assert Import ImportFrom Global Nonlocal
+		Expr Pass Break Continue
+		BoolOp NamedExpr BinOp UnaryOp Lambda IfExp Dict Set ListComp SetComp DictComp GeneratorExp Await
+		Yield YieldFrom Compare Call FormattedValue JoinedStr Constant Attribute Subscript Starred Name List
+		Tuple Slice
+		comprehension arguments arg keyword alias withitem ExceptHandler match_case
+		MatchValue MatchSingleton MatchSequence MatchMapping MatchClass MatchStar MatchAs MatchOr
+		Load Store Del And Or
+		Add Sub Mult MatMult Div Mod Pow LShift RShift BitOr BitXor BitAnd FloorDiv
+		Invert Not UAdd USub Eq NotEq Lt LtE Gt GtE Is IsNot In NotIn kind:u`)
+	for _, w := range want {
+		if !seen[w] {
+			t.Errorf("no generated program has a %s", w)
+		}
+	}
+	all := strings.Join(progs, "\n")
+	lexical := map[string]string{
+		"tab indentation": "\n\t", "backslash continuation": "\\\n", "comment": "#", "semicolon": "; ",
+		"hex": "0x", "octal": "0o", "binary": "0b", "underscore": "1_000", "exponent": "e+", "imaginary": "j",
+		"triple quotes": `"""`, "raw": "r'", "bytes": "b'", "raw bytes": "rb", "f-string": "f'", "raw f-string": "rf",
+		"conversion": "!r", "debug =": "=}", "nested spec": ":^{", "doubled braces": "{{", "escape": `\x41`,
+		"unicode escape": `\u00e9`, "non-ASCII": "é", "ellipsis": "...", "walrus": ":=", "star-args": "(*",
+		"decorator": "@", "posonly": "/,", "except*": "except*", "parenthesized with": "with (",
+	}
+	for what, s := range lexical {
+		if !strings.Contains(all, s) {
+			t.Errorf("no generated program has %s (%q)", what, s)
+		}
+	}
 }

@@ -72,6 +72,8 @@ type parser struct {
 	// fstrLine is, in an f-string parser, the line of its first token.
 	fstrLine int32
 
+	names map[string]string // interned identifiers
+
 	// The last expression parsed by expression(), its first token and
 	// the token after it.
 	lastExpr      Expr
@@ -88,6 +90,9 @@ func Parse(filename string, src []byte) (f *File, err error) {
 				Msg: fmt.Sprintf("internal error: parser panic: %v\n%s", r, debug.Stack())}
 		}
 	}()
+	if len(norm) >= 1<<31-1 {
+		return nil, &Error{File: filename, Line: 1, Col: 1, Kind: "SyntaxError", Msg: "source too large (2 GiB or more)"}
+	}
 	p := newParser(filename, norm)
 	var body []Stmt
 	if !p.run(func() { body = p.fileInput() }) {
@@ -107,6 +112,9 @@ func ParseExpr(filename string, src []byte) (e Expr, err error) {
 				Msg: fmt.Sprintf("internal error: parser panic: %v\n%s", r, debug.Stack())}
 		}
 	}()
+	if len(norm) >= 1<<31-1 {
+		return nil, &Error{File: filename, Line: 1, Col: 1, Kind: "SyntaxError", Msg: "source too large (2 GiB or more)"}
+	}
 	p := newParser(filename, norm)
 	if !p.run(func() { e = p.evalInput() }) {
 		return nil, p.err
@@ -186,13 +194,28 @@ func (p *parser) got(k tokKind) bool {
 	return false
 }
 
-// text returns the source text of token t.
-func (p *parser) text(t *token) string { return string(p.src[t.off:t.eoff]) }
+// text returns the source text of token t; identifiers are interned, so
+// that a name used many times is one string.
+func (p *parser) text(t *token) string {
+	b := p.src[t.off:t.eoff]
+	if t.kind != tkName {
+		return string(b)
+	}
+	if s, ok := p.names[string(b)]; ok {
+		return s
+	}
+	if p.names == nil {
+		p.names = make(map[string]string)
+	}
+	s := string(b)
+	p.names[s] = s
+	return s
+}
 
 // isName reports whether the current token is the NAME s (a soft keyword).
 func (p *parser) isName(s string) bool {
 	t := p.tok()
-	return t.kind == tkName && t.eoff-t.off == len(s) && string(p.src[t.off:t.eoff]) == s
+	return t.kind == tkName && int(t.eoff-t.off) == len(s) && string(p.src[t.off:t.eoff]) == s
 }
 
 // span returns the span from token start to the last consumed token.
@@ -277,7 +300,7 @@ func (p *parser) errorAtTok(t *token, kind string, format string, args ...any) {
 		if p.fstring {
 			msg = "f-string: " + msg
 		}
-		p.err = &Error{File: p.file, Line: line, Col: t.errCol, Msg: msg, Kind: kind}
+		p.err = &Error{File: p.file, Line: line, Col: int(t.errCol), Msg: msg, Kind: kind}
 		panic(bailout{})
 	}
 	p.raise(kind, t.start, format, args...)
@@ -812,7 +835,7 @@ func (p *parser) classDef(decos []Expr) Stmt {
 	cd := &ClassDef{DecoratorList: decos}
 	cd.Name = p.name()
 	if p.got(tkLpar) {
-		cd.Bases, cd.Keywords = p.arguments(true)
+		cd.Bases, cd.Keywords = p.arguments(true, nil)
 		p.expect(tkRpar)
 	}
 	p.expectColon()

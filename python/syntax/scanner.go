@@ -117,7 +117,7 @@ func scan(file string, src []byte) *scanner {
 		s.off = 3
 		s.lineStart = 3
 	}
-	s.toks = make([]token, 0, len(src)/4+8)
+	s.toks = make([]token, 0, len(src)/3+16)
 	for s.next() {
 	}
 	return s
@@ -153,7 +153,7 @@ func (s *scanner) fail(class errClass, kind string, line, col int, format string
 	s.err = &Error{File: s.file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...), Kind: kind}
 	s.errClass = class
 	pos := Pos{Line: int32(s.line), Col: int32(s.off - s.lineStart)}
-	s.toks = append(s.toks, token{kind: tkError, start: pos, end: pos, off: s.off, eoff: s.off, level: len(s.parens)})
+	s.toks = append(s.toks, token{kind: tkError, start: pos, end: pos, off: int32(s.off), eoff: int32(s.off), level: int16(len(s.parens))})
 	return false
 }
 
@@ -168,13 +168,13 @@ func (s *scanner) pos(off int) Pos {
 }
 
 func (s *scanner) emit(kind tokKind, start int) {
-	s.toks = append(s.toks, token{kind: kind, start: s.pos(start), end: s.pos(s.off), off: start, eoff: s.off, level: len(s.parens)})
+	s.toks = append(s.toks, token{kind: kind, start: s.pos(start), end: s.pos(s.off), off: int32(start), eoff: int32(s.off), level: int16(len(s.parens))})
 }
 
 // emitAt emits a zero-width token (INDENT, DEDENT, ENDMARKER) whose error
 // offset is errCol.
 func (s *scanner) emitAt(kind tokKind, p Pos, off, errCol int) {
-	s.toks = append(s.toks, token{kind: kind, start: p, end: p, off: off, eoff: off, level: len(s.parens), errCol: errCol})
+	s.toks = append(s.toks, token{kind: kind, start: p, end: p, off: int32(off), eoff: int32(off), level: int16(len(s.parens)), errCol: int32(errCol)})
 }
 
 func (s *scanner) peekByte(i int) byte {
@@ -210,7 +210,7 @@ func (s *scanner) endOfInput() bool {
 	if n := len(s.toks); n > 0 && s.toks[n-1].kind != tkNewline && s.toks[n-1].kind != tkIndent && s.toks[n-1].kind != tkDedent {
 		// An implicit NEWLINE at the end of the last line.
 		p := s.pos(s.off)
-		s.toks = append(s.toks, token{kind: tkNewline, start: p, end: Pos{p.Line, p.Col + 1}, off: s.off, eoff: s.off})
+		s.toks = append(s.toks, token{kind: tkNewline, start: p, end: Pos{p.Line, p.Col + 1}, off: int32(s.off), eoff: int32(s.off)})
 	}
 	errCol := s.lineLen(lastStart)
 	if lastStart >= len(s.src) && lastLine == 1 {
@@ -225,7 +225,7 @@ func (s *scanner) endOfInput() bool {
 		s.altIndents = s.altIndents[:len(s.altIndents)-1]
 		s.emitAt(tkDedent, endPos, s.off, errCol)
 	}
-	s.toks = append(s.toks, token{kind: tkEndMarker, start: endPos, end: endPos, off: s.off, eoff: s.off, errCol: errCol})
+	s.toks = append(s.toks, token{kind: tkEndMarker, start: endPos, end: endPos, off: int32(s.off), eoff: int32(s.off), errCol: int32(errCol)})
 	// Tokens at EOF report errors on the last line.
 	n := len(s.toks)
 	for i := n - 1; i >= 0 && (s.toks[i].kind == tkEndMarker || s.toks[i].kind == tkDedent); i-- {
@@ -575,7 +575,7 @@ func (s *scanner) emitString(start, firstLine, firstLineStart int) {
 		kind:  tkString,
 		start: Pos{Line: int32(firstLine), Col: int32(start - firstLineStart)},
 		end:   s.pos(s.off),
-		off:   start, eoff: s.off, level: len(s.parens),
+		off:   int32(start), eoff: int32(s.off), level: int16(len(s.parens)),
 	})
 }
 

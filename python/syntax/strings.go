@@ -137,8 +137,8 @@ func (p *parser) strings() Expr {
 		if sp.bytes != bytesMode {
 			p.lastError("SyntaxError", "cannot mix bytes and nonbytes literals")
 		}
-		bodyOff := t.off + sp.n + sp.quote
-		bodyEnd := t.eoff - sp.quote
+		bodyOff := int(t.off) + sp.n + sp.quote
+		bodyEnd := int(t.eoff) - sp.quote
 		body := p.src[bodyOff:bodyEnd]
 		switch {
 		case sp.bytes:
@@ -452,7 +452,7 @@ func (st *fstrState) compileExpr(brace, start, end int, t *token) Expr {
 	// the '{'), unless only whitespace separates the '{' from a newline.
 	lines := 0
 	lastNL := -1
-	for i := t.off; i < brace; i++ {
+	for i := int(t.off); i < brace; i++ {
 		if p.src[i] == '\n' {
 			lines++
 			lastNL = i
@@ -473,7 +473,7 @@ func (st *fstrState) compileExpr(brace, start, end int, t *token) Expr {
 	case newlineAfterBrace:
 		baseCol = 0
 	case lines == 0:
-		baseCol = int(t.start.Col) + (brace - t.off)
+		baseCol = int(t.start.Col) + (brace - int(t.off))
 	default:
 		baseCol = brace - (lastNL + 1)
 	}

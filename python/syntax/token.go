@@ -135,18 +135,18 @@ func (k tokKind) isKeyword() bool { return k >= tkFalse }
 // token is one token: its kind, where it starts and ends (line and byte
 // column, as CPython's tokens), and its bytes in the source.
 type token struct {
-	kind  tokKind
 	start Pos
 	end   Pos
-	off   int // byte offset of the first byte in the (normalized) source
-	eoff  int // byte offset one past the last byte
-	// level is the bracket nesting depth after the token (CPython's
-	// tok->level), used by the error heuristics.
-	level int
+	off   int32 // byte offset of the first byte in the (normalized) source
+	eoff  int32 // byte offset one past the last byte
 	// errCol is, for INDENT, DEDENT and ENDMARKER (which CPython gives no
 	// column), the 1-based SyntaxError offset an error at this token has.
-	errCol int
+	errCol int32
 	// errLine, when nonzero, is the line such an error is reported on
 	// (the last line, for tokens at the end of the input).
 	errLine int32
+	// level is the bracket nesting depth after the token (CPython's
+	// tok->level), used by the error heuristics.
+	level int16
+	kind  tokKind
 }
