@@ -108,12 +108,26 @@ HALVES = choices([-0.5] + [0.0] * 14 + [0.5])
 CASES = []
 
 
-def case(name, file, kernel, inputs, expect, outputs, args=None, grid=None, tol=EXACT):
+def case(name, file, kernel, inputs, expect, outputs, args=None, grid=None, tol=EXACT, api="legacy", path=None):
     """Registers a case. inputs: [(param, dtype, shape, generator)];
     expect(x) -> {key: array} from the inputs x (float64 arrays by param);
-    outputs: [(key, dtype)] in order; args: {param: Python expression}."""
+    outputs: [(key, dtype)] in order; args: {param: Python expression};
+    api: "legacy" (neuronxcc.nki) or "current" (nki); path: the --path
+    directories (relative to this script) a package kernel imports from."""
     CASES.append(dict(name=name, file=file, kernel=kernel, inputs=inputs, expect=expect,
-                      outputs=outputs, args=args or {}, grid=grid, tol=tol))
+                      outputs=outputs, args=args or {}, grid=grid, tol=tol, api=api, path=path, twin=None))
+
+
+def twin(name, legacy_case, file, kernel=None, args=None):
+    """Registers the current-API twin of a legacy case: the same inputs,
+    --arg values, grid, outputs and tolerance, and the same golden archive
+    (the twin must give identical outputs on the same inputs, so the legacy
+    case's expected values are the twin's too). kernel defaults to the
+    legacy kernel's name; args to the legacy case's."""
+    base = next(c for c in CASES if c["name"] == legacy_case)
+    assert base["api"] == "legacy", legacy_case
+    CASES.append(dict(base, name=name, file=file, kernel=kernel or base["kernel"],
+                      args=base["args"] if args is None else args, api="current", path=None, twin=legacy_case))
 
 
 def f32(*keys_shapes):
@@ -558,6 +572,448 @@ case("isa_dma_transpose", "legacy/isa_ops.py", "isa_dma_transpose",
      lambda x: {"return0": x["x"].T, "return1": x["y"].T}, returns(2))
 
 
+# === the current-API suite (current/*.py, the `nki` package) =================
+#
+# Cases of the current API. A twin (twin()) is the current form of a legacy
+# kernel: it reuses the legacy case's inputs, outputs, tolerance and golden
+# archive, and the harness requires its outputs bit-identical to the legacy
+# kernel's on those inputs. The other cases draw their own inputs.
+
+
+def fixed(values):
+    """A generator of a fixed array (broadcast to the shape)."""
+    vals = np.array(values, dtype=np.float64)
+
+    def gen(rng, shape):
+        return np.broadcast_to(vals, shape).copy()
+    return gen
+
+
+def cur(name, file, kernel, inputs, expect, outputs, **kw):
+    case(name, "current/" + file, kernel, inputs, expect, outputs, api="current", **kw)
+
+
+# current/tensor_add.py
+cur("current_tensor_add_tile", "tensor_add.py", "tensor_add_tile",
+    [("a_input", "float32", (128, 512), QUARTERS), ("b_input", "float32", (128, 512), QUARTERS)],
+    lambda x: {"return": x["a_input"] + x["b_input"]}, RET)
+twin("current_add_spmd_grid", "add_spmd_grid", "current/tensor_add.py")
+twin("current_add_rows_loop", "add_rows_loop", "current/tensor_add.py")
+twin("current_add_first_tile_doubled", "add_first_tile_doubled", "current/tensor_add.py")
+cur("current_add_partial_tiles", "tensor_add.py", "add_partial_tiles",
+    [("a", "float32", (200, 300), QUARTERS), ("b", "float32", (200, 300), QUARTERS)],
+    lambda x: {"return": x["a"] + x["b"]}, RET)
+
+# current/loops.py
+twin("current_running_sum_sequential", "running_sum_sequential", "current/loops.py")
+twin("current_scaled_blocks_static", "scaled_blocks_static", "current/loops.py")
+twin("current_alternating_blocks_range", "alternating_blocks_range", "current/loops.py")
+
+
+def _python_loops(x):
+    v = x["x"].copy()
+    for i in range(v.shape[0] // 128):
+        v[i * 128:(i + 1) * 128] = v[i * 128:(i + 1) * 128] * (i + 4) + 2
+    return {"return": v}
+
+
+cur("current_python_loop_semantics", "loops.py", "python_loop_semantics",
+    [("x", "float32", (256, 128), eighths(-2, 2))], _python_loops, RET)
+
+# current/dynamic.py
+cur("current_dynamic_repeat_add", "dynamic.py", "dynamic_repeat_add",
+    [("x", "float32", (128, 256), QUARTERS), ("count", "int32", (1, 1), fixed([[3]]))],
+    lambda x: {"return": 3 * x["x"]}, RET)
+
+
+def _row_copy(x):
+    lo, hi = (int(v) for v in x["bounds"][0])
+    y = np.zeros_like(x["x"])
+    y[lo:hi:2] = x["x"][lo:hi:2]
+    return {"return": y}
+
+
+cur("current_dynamic_row_copy", "dynamic.py", "dynamic_row_copy",
+    [("x", "float32", (64, 128), eighths(-2, 2)), ("bounds", "int32", (1, 2), fixed([[5, 40]]))],
+    _row_copy, RET)
+for _n in (3, 0):
+    cur("current_while_register_doubling%s" % ("" if _n else "_zero"), "dynamic.py", "while_register_doubling",
+        [("x", "float32", (128, 256), QUARTERS), ("n", "int32", (1, 1), fixed([[_n]]))],
+        (lambda n: lambda x: {"return": x["x"] * 2.0 ** n})(_n), RET)
+cur("current_nc_version_dispatch", "dynamic.py", "nc_version_dispatch",
+    [("x", "float32", (128, 256), QUARTERS)], lambda x: {"return": 3 * x["x"]}, RET)
+
+# current/isa_ops.py: every kernel the twin of the legacy kernel of its name
+for _k in ("isa_nc_matmul", "isa_nc_transpose", "isa_activation", "isa_tensor_tensor", "isa_tensor_scalar",
+           "isa_tensor_reduce", "isa_tensor_copy", "isa_tensor_partition_reduce", "isa_tensor_tensor_scan",
+           "isa_memset", "isa_iota", "isa_affine_select", "isa_bn_stats_aggr", "isa_reciprocal", "isa_dma_copy",
+           "isa_dma_transpose"):
+    twin("current_" + _k, _k, "current/isa_ops.py")
+
+# current/transpose.py
+for _k in ("transpose_free_axes", "transpose_free_axes_4x32_bf16", "even_odd_columns", "transpose_dma_blocks",
+           "transpose_tensor_engine", "transpose_vector_engine"):
+    twin("current_" + _k, _k, "current/transpose.py",
+         kernel="transpose_free_axes" if _k.startswith("transpose_free_axes") else None)
+cur("current_transpose_identity_matmul", "transpose.py", "transpose_identity_matmul",
+    [("x", "float32", (128, 96), eighths(-2, 2))], lambda x: {"return": x["x"].T}, RET)
+
+# current/pooling.py
+for _k in ("avg_pool2d", "max_pool2d", "max_pool2d_k2"):
+    twin("current_" + _k, _k, "current/pooling.py", kernel="max_pool2d" if _k.startswith("max") else None)
+
+# current/matmul.py
+for _k in ("matmul_basic", "matmul_tiled", "matmul_hoisted", "matmul_block_free", "matmul_block_free_1x1",
+           "matmul_fully_blocked_small", "matmul_fully_blocked_2x2x2", "matmul_spmd"):
+    twin("current_" + _k, _k, "current/matmul.py")
+
+# current/direct_alloc.py
+twin("current_exp_double_buffered", "exp_double_buffered", "current/direct_alloc.py")
+twin("current_matmul_mod_alloc", "matmul_mod_alloc", "current/direct_alloc.py")
+
+# current/scan.py
+for _k in ("scan_chunked", "scan_chunked_64", "mamba_selective_scan", "scan_max_and_alternating"):
+    twin("current_" + _k, _k, "current/scan.py")
+
+
+# current/isa_new.py
+
+
+def perm_rows(values):
+    """A generator of rows each a random permutation of values (distinct per row)."""
+    vals = np.array(values, dtype=np.float64)
+
+    def gen(rng, shape):
+        return np.stack([rng.permutation(vals) for _ in range(shape[0])]).reshape(shape)
+    return gen
+
+
+def distinct(lo, hi):
+    """A generator of distinct integers from [lo, hi], one per element."""
+    def gen(rng, shape):
+        return rng.permutation(np.arange(lo, hi + 1))[:int(np.prod(shape))].reshape(shape).astype(np.float64)
+    return gen
+
+
+def segments(rng, shape):
+    """Segment ids for sequence_bounds: runs of 1 to 40 equal ids, numbered
+    upwards from 1, with runs of padding (id 0) between some of them."""
+    n = int(np.prod(shape))
+    ids, nxt = [], 1
+    while len(ids) < n:
+        run = rng.randint(1, 41)
+        if rng.randint(0, 4) == 0:
+            ids += [0] * run
+        else:
+            ids += [nxt] * run
+            nxt += 1
+    return np.array(ids[:n], dtype=np.float64).reshape(shape)
+
+
+def _even_offsets(limit):
+    def gen(rng, shape):
+        return 2.0 * rng.randint(0, limit // 2, size=shape)
+    return gen
+
+
+cur("current_stt_ops", "isa_new.py", "stt_ops",
+    [("x", "float32", (128, 256), QUARTERS), ("y", "float32", (128, 256), QUARTERS),
+     ("col", "float32", (128, 1), QUARTERS)],
+    lambda x: {"return0": x["x"] * x["col"] + x["y"], "return1": x["y"] - (x["x"] + 0.5),
+               "return2": (0.25 - x["x"]) * x["y"]}, returns(3))
+
+
+def _ts_reduce(x):
+    r0 = x["x"] * x["col"]
+    r1 = x["x"] + 1.0
+    return {"return0": r0, "return1": r0.sum(axis=1, keepdims=True), "return2": r1,
+            "return3": r1.max(axis=1, keepdims=True)}
+
+
+cur("current_tensor_scalar_reduce_rows", "isa_new.py", "tensor_scalar_reduce_rows",
+    [("x", "float32", (128, 256), QUARTERS), ("col", "float32", (128, 1), QUARTERS)], _ts_reduce, returns(4))
+
+
+def _act_acc(x):
+    e = np.exp(0.5 * x["x"] + x["bias"])
+    q = x["x"] ** 2
+    return {"return0": e, "return1": e.sum(axis=1, keepdims=True), "return2": q,
+            "return3": q.sum(axis=1, keepdims=True)}
+
+
+cur("current_activation_accumulate", "isa_new.py", "activation_accumulate",
+    [("x", "float32", (128, 256), eighths(-1, 1)), ("bias", "float32", (128, 1), eighths(-1, 1))],
+    _act_acc, returns(4), tol=REDUCTION)
+
+FP32_MIN = -3.4028235e+38
+
+
+def _range_select(x):
+    v = x["x"]
+    out = {}
+    for i in range(2):
+        idx = i * 128 + np.arange(128)[None, :]
+        mask = (idx >= x["lo"]) & (idx < x["hi"])
+        sel = np.where(mask, v[:, i * 128:(i + 1) * 128], FP32_MIN)
+        out["return%d" % (2 * i)] = sel
+        out["return%d" % (2 * i + 1)] = sel.max(axis=1, keepdims=True)
+    return out
+
+
+cur("current_range_select_window", "isa_new.py", "range_select_window",
+    [("x", "float32", (128, 256), eighths(-2, 2)), ("lo", "float32", (128, 1), integers(0, 200)),
+     ("hi", "float32", (128, 1), integers(0, 256))], _range_select, returns(4))
+
+
+def _select_reduce(x):
+    p = x["pred"] != 0
+    r0 = np.where(p, x["x"], x["fill"])
+    return {"return0": r0, "return1": r0.max(axis=1, keepdims=True), "return2": np.where(p, -1.0, x["x"])}
+
+
+cur("current_select_reduce_masked", "isa_new.py", "select_reduce_masked",
+    [("x", "float32", (128, 256), eighths(-2, 2)), ("pred", "uint8", (128, 256), integers(0, 1)),
+     ("fill", "float32", (128, 1), eighths(-2, 2))], _select_reduce, returns(3))
+cur("current_copy_predicated", "isa_new.py", "copy_predicated",
+    [("x", "float32", (128, 256), eighths(-2, 2)), ("y", "float32", (128, 256), eighths(-2, 2)),
+     ("pred", "uint8", (128, 256), integers(0, 1))],
+    lambda x: {"return0": np.where(x["pred"] != 0, x["x"], x["y"]),
+               "return1": np.where(x["pred"] != 0, x["y"], 0.5)}, returns(2))
+
+
+def _top8(x):
+    v = x["x"]
+    order = np.argsort(-v, axis=1, kind="stable")
+    i1 = order[:, :8]
+    m1 = np.take_along_axis(v, i1, axis=1)
+    x2 = v.copy()
+    np.put_along_axis(x2, i1, -100.0, axis=1)
+    m2 = np.take_along_axis(v, order[:, 8:16], axis=1)
+    return {"return0": m1, "return1": i1, "return2": x2, "return3": i1, "return4": m2}
+
+
+cur("current_top8_find_replace", "isa_new.py", "top8_find_replace",
+    [("x", "float32", (128, 128), perm_rows((np.arange(128) - 64) / 4))], _top8,
+    [("return0", "float32"), ("return1", "uint32"), ("return2", "float32"), ("return3", "uint32"),
+     ("return4", "float32")])
+
+
+def _shuffle(x):
+    v = x["x"]
+    rev = np.concatenate([v[q * 32:(q + 1) * 32][::-1] for q in range(4)])
+    pairs = v.copy()
+    pairs[0::2] = v[1::2]
+    return {"return0": rev, "return1": pairs}
+
+
+cur("current_stream_shuffle_quadrants", "isa_new.py", "stream_shuffle_quadrants",
+    [("x", "float32", (128, 64), eighths(-2, 2))], _shuffle, returns(2))
+
+
+def _local_gather(x):
+    src, ix = x["src"], x["index"].astype(np.int64)
+    outs = {}
+    for key, nvi in (("return0", 64), ("return1", 40)):
+        out = np.zeros((128, nvi * 2))
+        for g in range(8):
+            rows = slice(16 * g, 16 * g + 16)
+            ids = ix[rows].flatten(order="F")[:nvi]
+            out[rows] = np.concatenate([src[rows, e:e + 2] for e in ids], axis=1)
+        outs[key] = out
+    return outs
+
+
+cur("current_local_gather_cores", "isa_new.py", "local_gather_cores",
+    [("src", "float32", (128, 64), eighths(-2, 2)), ("index", "uint16", (128, 4), _even_offsets(64))],
+    _local_gather, returns(2))
+cur("current_dma_compute_sum", "isa_new.py", "dma_compute_sum",
+    [("a", "float32", (128, 256), QUARTERS), ("b", "float32", (128, 256), QUARTERS),
+     ("c", "float32", (128, 256), QUARTERS)],
+    lambda x: {"return0": x["a"] + x["b"] + x["c"], "return1": x["a"] + x["b"]}, returns(2))
+
+
+def _bounds(x):
+    s = x["seg"][0]
+    n = s.size
+    start, end = np.full(n, float(n)), np.full(n, -1.0)
+    for sid in np.unique(s[s != 0]):
+        where = np.nonzero(s == sid)[0]
+        start[where], end[where] = where[0], where[-1] + 1
+    return {"return": np.stack([start, end])[None]}
+
+
+cur("current_segment_bounds", "isa_new.py", "segment_bounds",
+    [("seg", "float32", (1, 512), segments)], _bounds, RET)
+
+
+def _cumulative(x):
+    v = x["x"]
+    return {"return0": np.cumsum(0.5 * v, axis=1), "return1": np.maximum.accumulate(v + 1.0, axis=1),
+            "return2": 2.0 + np.cumsum(v, axis=1)}
+
+
+cur("current_cumulative_ops", "isa_new.py", "cumulative_ops",
+    [("x", "float32", (128, 256), QUARTERS)], _cumulative, returns(3))
+
+# current/access.py
+
+
+def _ap_views(x):
+    v = x["x"]
+    a, b = np.mgrid[0:32, 0:4]
+    inter = np.empty_like(v)
+    inter[:, 0::2], inter[:, 1::2] = v[:, :128], v[:, 128:]
+    return {"return0": v[:, 64:192], "return1": v[:, 2 + 8 * a + b], "return2": inter}
+
+
+cur("current_ap_views", "access.py", "ap_views", [("x", "float32", (128, 256), eighths(-2, 2))], _ap_views, returns(3))
+cur("current_ap_scalar_offset", "access.py", "ap_scalar_offset",
+    [("x", "float32", (256, 128), eighths(-2, 2)), ("start", "int32", (1, 1), fixed([[96]])),
+     ("y", "float32", (2, 64, 32), eighths(-2, 2)), ("row", "int32", (1, 1), fixed([[10]]))],
+    lambda x: {"return0": x["x"][96:224, 0:64], "return1": x["y"][1, 10:26, :]}, returns(2))
+
+
+def _gather_scatter(x):
+    v = x["x"]
+    g = x["gather_idx"][:, 0].astype(int)
+    s = x["scatter_idx"][:, 0].astype(int)
+    k = x["skip_idx"][:, 0].astype(int)
+    scattered = np.zeros_like(v)
+    scattered[s] = v[:128]
+    skipped = np.zeros((128, v.shape[1]))
+    ok = k < v.shape[0]
+    skipped[ok] = v[k[ok]]
+    return {"return0": v[g], "return1": scattered, "return2": skipped}
+
+
+cur("current_ap_gather_scatter", "access.py", "ap_gather_scatter",
+    [("x", "float32", (256, 64), eighths(-2, 2)), ("gather_idx", "int32", (128, 1), integers(0, 255)),
+     ("scatter_idx", "int32", (128, 1), distinct(0, 255)), ("skip_idx", "int32", (128, 1), integers(0, 320))],
+    _gather_scatter, returns(3))
+
+# current/misc.py
+cur("current_shared_constant_scale", "misc.py", "shared_constant_scale",
+    [("x", "float32", (128, 256), eighths(-2, 2))],
+    lambda x: {"return": x["x"] * (np.arange(128)[:, None] / 8)}, RET)
+cur("current_collectives_single_rank", "misc.py", "collectives_single_rank",
+    [("x", "float32", (128, 256), QUARTERS)],
+    lambda x: {"return0": x["x"], "return1": x["x"], "return2": x["x"]}, returns(3))
+for _suffix, _args, _factor in (("", None, 1.0), ("_scalar", {"copy_engine": "nisa.engine.scalar"}, 2.0),
+                                ("_gpsimd_swdge", {"copy_engine": "nisa.engine.gpsimd", "dge": "nisa.dge_mode.swdge"}, 3.0)):
+    cur("current_engine_selectors" + _suffix, "misc.py", "engine_selectors",
+        [("x", "float32", (128, 256), QUARTERS)],
+        (lambda f: lambda x: {"return": f * x["x"]})(_factor), RET, args=_args)
+cur("current_typed_scale", "misc.py", "typed_scale",
+    [("x", "float32", (128, 256), QUARTERS), ("w", "float32", (128, 1), QUARTERS)],
+    lambda x: {"return": x["x"] * x["w"]}, RET)
+
+# current/norms.py
+cur("current_rmsnorm", "norms.py", "rmsnorm",
+    [("a_tensor", "float32", (200, 256), eighths(-2, 2)), ("g_tensor", "float32", (256,), eighths(-1, 1))],
+    _rmsnorm(1e-6), RET, tol=REDUCTION)
+cur("current_layernorm_bn_stats", "norms.py", "layernorm_bn_stats",
+    [("x", "float32", (128, 768), QUARTERS), ("gamma", "float32", (1, 768), choices([0.5, 1.0])),
+     ("beta", "float32", (1, 768), choices([-0.25, 0.25]))],
+    _layernorm(1e-5), RET, tol=REDUCTION)
+cur("current_softmax_rows", "norms.py", "softmax_rows",
+    [("x", "float32", (192, 256), eighths(-3, 3))], _softmax, RET, tol=REDUCTION)
+
+# current/attention.py
+cur("current_attention_fwd", "attention.py", "attention_fwd",
+    [("q", "float32", (64, 128), eighths(-1, 1)), ("k", "float32", (64, 256), eighths(-1, 1)),
+     ("v", "float32", (256, 64), eighths(-1, 1))], _attention(False), RET, tol=REDUCTION)
+cur("current_causal_attention", "attention.py", "causal_attention",
+    [("q", "float32", (64, 128), eighths(-1, 1)), ("k", "float32", (64, 128), eighths(-1, 1)),
+     ("v", "float32", (128, 64), eighths(-1, 1))], _attention(True), RET, tol=REDUCTION)
+
+
+# pkg/narwhal_kernels: the multi-file package (the harness passes pkg as
+# frontend.Options.Path, the CLI's --path)
+
+_ACTS = {"gelu": lambda y: 0.5 * y * (1 + erf(y / math.sqrt(2))), "silu": lambda y: y * sigmoid(y),
+         "relu": lambda y: np.maximum(y, 0.0), "tanh": np.tanh, "none": lambda y: y}
+
+
+def _fused(norm, act, eps=1e-6, residual=False):
+    def expect(x):
+        v = x["x"]
+        if norm == "rms":
+            n = v / np.sqrt((v * v).mean(axis=1, keepdims=True) + eps)
+        elif norm == "layer":
+            n = (v - v.mean(axis=1, keepdims=True)) / np.sqrt(v.var(axis=1, keepdims=True) + eps)
+        else:
+            n = v
+        y = _ACTS[act]((n * x["gamma"].reshape(1, -1)) @ x["w"] + x["bias"].reshape(1, -1))
+        if residual:
+            y = y + x["residual"]
+        return {"return": y}
+    return expect
+
+
+def _flash(causal, scale):
+    def expect(x):
+        q, k, v = x["q"], x["k"], x["v"]
+        s = scale * (q @ k.T)
+        if causal:
+            s = np.where(np.tril(np.ones(s.shape, dtype=bool)), s, -np.inf)
+        e = np.exp(s - s.max(axis=1, keepdims=True))
+        return {"return": (e / e.sum(axis=1, keepdims=True)) @ v}
+    return expect
+
+
+FUSED = (1e-5, 1e-5, "a float32 normalization (a row reduction feeding rsqrt) then a 256-term float32 matmul and an "
+         "activation: the order of the additions changes the last bits of the sums, outputs of order 1 to 10")
+
+
+def pkg(name, module, kernel, inputs, expect, outputs, **kw):
+    case(name, "pkg/narwhal_kernels/" + module, kernel, inputs, expect, outputs, api="current", path=["pkg"], **kw)
+
+
+pkg("pkg_fused_rms_gelu", "fused/norm_matmul.py", "fused_norm_matmul",
+    [("x", "float32", (128, 256), eighths(-2, 2)), ("gamma", "float32", (256,), eighths(-1, 1)),
+     ("w", "float32", (256, 512), eighths(-0.5, 0.5)), ("bias", "float32", (512,), eighths(-1, 1))],
+    _fused("rms", "gelu"), RET, tol=FUSED)
+pkg("pkg_fused_layer_silu_residual", "fused/norm_matmul.py", "fused_norm_matmul",
+    [("x", "float32", (192, 256), eighths(-2, 2)), ("gamma", "float32", (256,), eighths(-1, 1)),
+     ("w", "float32", (256, 256), eighths(-0.5, 0.5)), ("bias", "float32", (256,), eighths(-1, 1)),
+     ("residual", "float32", (192, 256), QUARTERS)],
+    _fused("layer", "silu", residual=True), RET, tol=FUSED,
+    args={"norm": "NormKind.LAYER", "activation": "ActivationKind.SILU", "n_tile": "128"})
+pkg("pkg_fused_exact_relu", "fused/norm_matmul.py", "fused_norm_matmul",
+    [("x", "float32", (128, 384), eighths(-2, 2)), ("gamma", "float32", (384,), eighths(-1, 1)),
+     ("w", "float32", (384, 256), HALVES), ("bias", "float32", (256,), eighths(-1, 1))],
+    _fused("none", "relu"), RET,
+    args={"norm": "NormKind.NONE", "activation": "ActivationKind.RELU", "n_tile": "256"})
+pkg("pkg_flash_causal", "attention/flash.py", "flash_attention",
+    [("q", "float32", (256, 64), eighths(-1, 1)), ("k", "float32", (256, 64), eighths(-1, 1)),
+     ("v", "float32", (256, 64), eighths(-1, 1))], _flash(True, 0.125), RET, tol=REDUCTION)
+pkg("pkg_flash_full_kv384", "attention/flash.py", "flash_attention",
+    [("q", "float32", (128, 64), eighths(-1, 1)), ("k", "float32", (384, 64), eighths(-1, 1)),
+     ("v", "float32", (384, 64), eighths(-1, 1))], _flash(False, 0.125), RET, tol=REDUCTION,
+    args={"mask": "MaskKind.NONE"})
+pkg("pkg_flash_causal_tile64", "attention/flash.py", "flash_attention",
+    [("q", "float32", (128, 32), eighths(-1, 1)), ("k", "float32", (128, 32), eighths(-1, 1)),
+     ("v", "float32", (128, 32), eighths(-1, 1))], _flash(True, 0.25), RET, tol=REDUCTION,
+    args={"kv_tile": "64", "softmax_scale": "0.25"})
+
+
+def _mlp(gate):
+    def expect(x):
+        v = x["x"]
+        return {"return": (_ACTS[gate](v @ x["wg"]) * (v @ x["wu"])) @ x["wd"]}
+    return expect
+
+
+pkg("pkg_mlp_swiglu", "mlp/swiglu.py", "gated_mlp",
+    [("x", "float32", (192, 256), eighths(-1, 1)), ("wg", "float32", (256, 256), eighths(-0.25, 0.25)),
+     ("wu", "float32", (256, 256), eighths(-0.25, 0.25)), ("wd", "float32", (256, 256), eighths(-0.25, 0.25))],
+    _mlp("silu"), RET, tol=FUSED, args={"n_tile": "128"})
+pkg("pkg_mlp_geglu", "mlp/swiglu.py", "gated_mlp",
+    [("x", "float32", (128, 128), eighths(-1, 1)), ("wg", "float32", (128, 384), eighths(-0.25, 0.25)),
+     ("wu", "float32", (128, 384), eighths(-0.25, 0.25)), ("wd", "float32", (384, 256), eighths(-0.25, 0.25))],
+    _mlp("gelu"), RET, tol=FUSED, args={"gate": "ActivationKind.GELU", "n_tile": "256"})
+
+
 # --- writing ----------------------------------------------------------------
 
 def _bf16_exact(v):
@@ -592,7 +1048,9 @@ def _stored(dtype, v):
 
 def build(c):
     """Draws the inputs and computes the outputs of case c: (arrays, manifest entry)."""
-    rng = np.random.RandomState(zlib.crc32(c["name"].encode()) & 0x7FFFFFFF)
+    # A twin draws its legacy case's inputs (same seed) and shares its archive.
+    seed_name = c["twin"] or c["name"]
+    rng = np.random.RandomState(zlib.crc32(seed_name.encode()) & 0x7FFFFFFF)
     arrays, x, inputs = {}, {}, []
     for name, dtype, shape, gen in c["inputs"]:
         v = gen(rng, shape)
@@ -619,7 +1077,10 @@ def build(c):
         "grid": c["grid"],
         "outputs": outputs,
         "tolerance": {"abs": abs_tol, "rel": rel_tol, "reason": reason},
-        "golden": "golden/%s.npz" % c["name"],
+        "golden": "golden/%s.npz" % seed_name,
+        "api": c["api"],
+        "path": c["path"],
+        "twin": c["twin"],
     }
     return arrays, entry
 
@@ -639,7 +1100,8 @@ def main(argv):
     entries = []
     for c in CASES:
         arrays, entry = build(c)
-        np.savez_compressed(os.path.join(opts.out, c["name"] + ".npz"), **arrays)
+        if c["twin"] is None:
+            np.savez_compressed(os.path.join(opts.out, c["name"] + ".npz"), **arrays)
         entries.append(entry)
     manifest = {
         "comment": "Written by kernels/nki/refgen.py; do not edit. Float arrays hold values (float16 when that is exact, else float32), converted to the listed dtype by the harness; integer arrays are their own dtype.",

@@ -50,7 +50,7 @@ func TestStructure_FullyBlockedMatmul(t *testing.T) {
 		{Name: "rhs", Dtype: bir.BFloat16, Shape: []int64{8192, 8192}},
 	}
 	start := time.Now()
-	m, _ := loadKernel(t, "legacy/matmul.py", "matmul_fully_blocked", specs, nil, nil)
+	m, _ := loadKernel(t, "legacy/matmul.py", "matmul_fully_blocked", specs, nil, nil, nil)
 	traceTime := time.Since(start)
 	traced, loops := m.NumInsts(), countLoops(m)
 	t.Logf("traced in %v: %d instructions, %d loops", traceTime, traced, loops)
@@ -112,7 +112,7 @@ func TestStructure_LoopKeptOrUnrolled(t *testing.T) {
 		{"add_first_tile_doubled", 384, false},
 	} {
 		t.Run(tc.kernel, func(t *testing.T) {
-			m, _ := loadKernel(t, "legacy/tensor_add.py", tc.kernel, []frontend.TensorSpec{f32("a", tc.rows), f32("b", tc.rows)}, nil, nil)
+			m, _ := loadKernel(t, "legacy/tensor_add.py", tc.kernel, []frontend.TensorSpec{f32("a", tc.rows), f32("b", tc.rows)}, nil, nil, nil)
 			loops := countLoops(m)
 			t.Logf("%s: %d instructions, %d loops", tc.kernel, m.NumInsts(), loops)
 			if tc.wantLoop && loops == 0 {

@@ -1,0 +1,1 @@
+"""The blockwise (flash) attention kernel and its config."""

@@ -1,0 +1,1 @@
+"""Modules shared by the package's kernels: enums and helpers."""

@@ -1,0 +1,1 @@
+"""The fused normalization + matmul + activation kernel and its config."""

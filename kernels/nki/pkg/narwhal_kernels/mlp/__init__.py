@@ -1,0 +1,1 @@
+"""The gated MLP (SwiGLU) kernel and its config."""
