@@ -394,6 +394,11 @@ func (o *Instance) hash(th *Thread) (uint64, error) {
 func callMethod(th *Thread, self Value, f Value, args []Value, kwargs []Kwarg) (Value, error) {
 	switch m := f.(type) {
 	case *nativeMethod:
+		// A builtin type's method on an instance of a class deriving
+		// from it works on the value the instance extends.
+		if o, ok := self.(*Instance); ok && o.base != nil && m.cls != nil && m.cls.immutable && m.cls != objectClass {
+			return m.fn(th, o.base, args, kwargs)
+		}
 		return m.fn(th, self, args, kwargs)
 	case *StaticMethod:
 		return Call(th, m.Func, args, kwargs)
@@ -562,6 +567,9 @@ func bindAttr(th *Thread, obj Value, owner *Class, v Value) (Value, error) {
 	case *Function:
 		return &BoundMethod{Self: obj, Func: f}, nil
 	case *nativeMethod:
+		if o, ok := obj.(*Instance); ok && o.base != nil && f.cls != nil && f.cls.immutable && f.cls != objectClass {
+			return &Builtin{name: f.name, recv: o.base, method: f.fn}, nil
+		}
 		return &Builtin{name: f.name, recv: obj, method: f.fn}, nil
 	case *Builtin:
 		if owner != nil && owner.goDefined && f.recv == nil {

@@ -91,6 +91,9 @@ func dictGetItem(th *Thread, d *Dict, k Value) (Value, error) {
 }
 
 var dictMethods = map[string]methodFn{
+	"__init__": func(th *Thread, recv Value, args []Value, kwargs []Kwarg) (Value, error) {
+		return None, dictUpdate(th, recv.(*Dict), args, kwargs)
+	},
 	"get": func(th *Thread, recv Value, args []Value, kwargs []Kwarg) (Value, error) {
 		if err := argCount("get", args, kwargs, 1, 2); err != nil {
 			return nil, err
@@ -506,6 +509,17 @@ func setPredicate(which string) methodFn {
 }
 
 var setMethods = map[string]methodFn{
+	"__init__": func(th *Thread, recv Value, args []Value, kwargs []Kwarg) (Value, error) {
+		if err := argCount("set", args, kwargs, 0, 1); err != nil {
+			return nil, err
+		}
+		s := recv.(*Set)
+		s.d.clear(th)
+		if len(args) == 1 {
+			return None, Iterate(th, args[0], func(v Value) error { return s.Add(th, v) })
+		}
+		return None, nil
+	},
 	"add": func(th *Thread, recv Value, args []Value, kwargs []Kwarg) (Value, error) {
 		if err := argCount("set.add", args, kwargs, 1, 1); err != nil {
 			return nil, err

@@ -464,6 +464,20 @@ var tupleMethods = map[string]methodFn{
 }
 
 var listMethods = map[string]methodFn{
+	"__init__": func(th *Thread, recv Value, args []Value, kwargs []Kwarg) (Value, error) {
+		if err := argCount("list", args, kwargs, 0, 1); err != nil {
+			return nil, err
+		}
+		var elems []Value
+		if len(args) == 1 {
+			var err error
+			if elems, err = collect(th, args[0]); err != nil {
+				return nil, err
+			}
+		}
+		listSetElems(th, recv.(*List), elems)
+		return None, nil
+	},
 	"append": func(th *Thread, recv Value, args []Value, kwargs []Kwarg) (Value, error) {
 		if err := argCount("list.append", args, kwargs, 1, 1); err != nil {
 			return nil, err
