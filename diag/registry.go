@@ -130,6 +130,18 @@ func cmd(args ...string) Example { return Example{Args: args} }
 
 // klrKernel is an example whose input is a KLR file the test writes from
 // the NKI kernel shown.
+// pyKernel is a kernel-file example: kernel.py holding body after the
+// legacy API's imports, compiled with args.
+func pyKernel(body string, args ...string) Example {
+	text := "import neuronxcc.nki as nki\nimport neuronxcc.nki.language as nl\nimport neuronxcc.nki.isa as nisa\n\n" + body
+	return Example{Args: append([]string{"compile", "kernel.py"}, args...), Files: []File{{Name: "kernel.py", Text: text, Lang: "python"}}}
+}
+
+// pyCopy is a kernel that copies a [128, 512] tile, with stmt before the store.
+func pyCopy(stmt string) string {
+	return "@nki.jit\ndef kernel(a):\n    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)\n    t = nl.load(a)\n" + stmt + "    nl.store(out, value=t)\n    return out\n"
+}
+
 func klrKernel(nki string) Example {
 	return Example{Args: []string{"compile", "kernel.klr"}, Files: []File{{Name: "kernel.klr", Text: nki, Lang: "python", Built: true}},
 		Note: "kernel.klr is this NKI kernel serialized by the KLR toolchain (the test writes the same KLR with klrtest; its statements sit at lines 10 to 13 of k.py)."}
@@ -145,6 +157,17 @@ var Registry = []Entry{
 		Example: cmd("compile", "--optlvl", "2"),
 		Fix:     cmd("compile", "--optlevel", "2"),
 		FixText: "Spell the flag as `narwhal compile -h` lists it.",
+	},
+	{
+		Code: KernelBind, Title: "a kernel file's parameters do not fit the kernel",
+		ExplainText: "A kernel file (.py) is traced with its parameters bound from the command line: --kernel picks the " +
+			"function (default: the file's only @nki.jit kernel), --input NAME=DTYPE[D0,...] or --inputs FILE.npz gives a " +
+			"tensor parameter its dtype and shape, --arg NAME=EXPR any other parameter (a Python literal or a dotted name " +
+			"of the file's namespace), --grid the SPMD launch grid. A flag naming no parameter, a parameter without a " +
+			"value or default, a malformed spec, or no kernel to pick is this error (../shared/docs/nki-frontend.md).",
+		Example: pyKernel(pyCopy(""), "--input", "x=float32[128,512]"),
+		Fix:     pyKernel(pyCopy(""), "--input", "a=float32[128,512]"),
+		FixText: "Name the kernel's parameters as the message lists them, and give every tensor parameter its dtype and shape.",
 	},
 	{
 		Code: UnknownArch, Title: "unknown target or architecture",
@@ -228,6 +251,14 @@ var Registry = []Entry{
 		Example: Example{Args: []string{"alloc", "problem.csv", "--capacity=16"}, Files: []File{{Name: "problem.csv", Lang: "text", Text: "id,lower,upper\n0,0,1\n"}}},
 		Fix:     Example{Args: []string{"alloc", "problem.csv", "--capacity=16"}, Files: []File{{Name: "problem.csv", Lang: "text", Text: "id,lower,upper,size\n0,0,1,8\n"}}},
 		FixText: "Give every buffer its size.",
+	},
+	{
+		Code: BadPython, Title: "a kernel file is not valid Python",
+		ExplainText: "narwhal parses a kernel file with its own Python 3 parser (package python/syntax, the grammar of " +
+			"CPython 3.11) and reports a syntax error as CPython would: the line, the column and CPython's words.",
+		Example: pyKernel("@nki.jit\ndef kernel(a):\n    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm\n    return out\n", "--input", "a=float32[128,512]"),
+		Fix:     pyKernel(pyCopy(""), "--input", "a=float32[128,512]"),
+		FixText: "Fix the Python at the line and column the message names.",
 	},
 	{
 		Code: Structure, Title: "broken reference or structure",
@@ -527,7 +558,34 @@ def kernel(a):
 		Fix: Example{Args: []string{"compile", "kernel.klr", "--lnc", "2"}, Files: []File{{Name: "kernel.klr", Lang: "python", Built: true, Text: `    nisa.dma_copy(dst=u, src=out[rows])   # both cores read their half back
     nisa.dma_copy(dst=out[rows], src=u)   # and write it again`}}},
 		FixText: "Make the cores access the shared tensors alike (or keep what one core alone touches in its own tensors).",
+	}, {
+		Code: KernelRaised, Title: "tracing the NKI kernel raised a Python exception",
+		ExplainText: "narwhal runs the kernel's Python at trace time, as NKI does: an exception that escapes it (a NameError, " +
+			"a TypeError, a failed assert with its message, a raise in a helper) stops the compile with the exception's type, " +
+			"message and the kernel's file:line:col. The words are CPython's.",
+		Example: pyKernel(pyCopy("    assert a.shape[1] % 1024 == 0, f\"columns must be a multiple of 1024, have {a.shape[1]}\"\n"), "--input", "a=float32[128,512]"),
+		Fix:     pyKernel(pyCopy("    assert a.shape[1] % 512 == 0, f\"columns must be a multiple of 512, have {a.shape[1]}\"\n"), "--input", "a=float32[128,512]"),
+		FixText: "Fix what the exception says at the line it names.",
 	},
+	{
+		Code: KernelUnsupported, Title: "the NKI kernel uses a construct or API narwhal does not support",
+		ExplainText: "A Python construct the tracer does not evaluate (async code, for one) or an NKI API name narwhal cannot " +
+			"lower faithfully. docs/nki.md lists every nl, nisa and ncc name with its status and the reason for each one " +
+			"that is not supported. The message names the construct or the API and its line.",
+		Example: pyKernel(pyCopy("    nisa.builtin_custom_op(function_name='f', lib_file_name='f.so', ulib_to_ucode_version='1', ulib_to_isa_version='1', srcs=[t], dsts=[t])\n"), "--input", "a=float32[128,512]"),
+		Fix:     pyKernel(pyCopy(""), "--input", "a=float32[128,512]"),
+		FixText: "Write the computation with the supported API (docs/nki.md).",
+	},
+	{
+		Code: KernelAPI, Title: "the NKI kernel breaks a rule of the NKI API",
+		ExplainText: "The kernel calls the NKI API with something the API does not allow: a tile of more than 128 " +
+			"partitions (nl.tile_size.pmax), shapes or dtypes that disagree, an operand in a buffer the instruction cannot " +
+			"use, a tile used outside the loop that made it. The message names the rule, the tensors and the kernel line.",
+		Example: pyKernel(pyCopy(""), "--input", "a=float32[256,512]"),
+		Fix:     pyKernel(pyCopy(""), "--input", "a=float32[128,512]"),
+		FixText: "Tile the kernel so that every tile fits the rule (at most 128 partitions: a loop over 128-row tiles).",
+	},
+
 	{
 		Code: RunBudget, Title: "a run exceeds the interpreter's budget",
 		ExplainText: "`narwhal run` stops a module that executes more instructions than --max-instructions " +
