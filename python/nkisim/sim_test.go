@@ -69,10 +69,20 @@ func python(t *testing.T, mods ...string) string {
 
 var (
 	buildOnce sync.Once
+	buildDir  string
 	binary    string
 	buildErr  error
 	buildOut  []byte
 )
+
+// TestMain removes the narwhal binary the tests built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
 
 // narwhal builds cmd/narwhal once per test binary.
 func narwhal(t *testing.T) string {
@@ -83,6 +93,7 @@ func narwhal(t *testing.T) string {
 			buildErr = err
 			return
 		}
+		buildDir = dir
 		binary = filepath.Join(dir, "narwhal")
 		cmd := exec.Command("go", "build", "-o", binary, "github.com/narwhal-compiler/narwhal/cmd/narwhal")
 		buildOut, buildErr = cmd.CombinedOutput()
