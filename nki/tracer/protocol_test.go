@@ -454,3 +454,99 @@ func TestProtocol_NeedConcreteWhat(t *testing.T) {
 		}
 	}
 }
+
+// goTile is a foreign value that reports its Go-defined class.
+type goTile struct{ cls *Class }
+
+func (g *goTile) Type() string         { return "tile" }
+func (g *goTile) String() string       { return "tile" }
+func (g *goTile) Truth() (bool, error) { return true, nil }
+func (g *goTile) PyClass() *Class      { return g.cls }
+
+func TestNewClass_SubclassedInPython(t *testing.T) {
+	base := NewClass("NKIObject", nil, map[string]Value{
+		"__init__": NewBuiltin("__init__", func(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {
+			self := args[0]
+			for _, kw := range kwargs {
+				if err := SetAttr(th, self, kw.Name, kw.Value); err != nil {
+					return nil, err
+				}
+			}
+			return None, nil
+		}),
+		"describe": NewBuiltin("describe", func(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {
+			return String("NKIObject " + TypeName(args[0])), nil
+		}),
+	})
+	tileClass := NewClass("tile", nil, nil)
+	mod := NewModule("fake", map[string]Value{
+		"NKIObject": base,
+		"tile":      tileClass,
+		"make_tile": NewBuiltin("make_tile", func(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {
+			return &goTile{cls: tileClass}, nil
+		}),
+	})
+	src := `from fake import NKIObject, tile, make_tile
+class Helper(NKIObject):
+    def __init__(self, n):
+        super().__init__(n=n, kind="helper")
+    def twice(self):
+        return self.n * 2
+h = Helper(4)
+t = make_tile()
+print(h.n, h.kind, h.twice(), h.describe(), isinstance(h, NKIObject), issubclass(Helper, NKIObject))
+print(isinstance(t, tile), type(t) is tile, isinstance(h, tile), type(t).__name__)
+`
+	f, err := syntax.Parse("k.py", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	th := NewThread(ThreadOptions{Print: &out, Importer: fakeImporter{mod: mod}})
+	if _, err := ExecFile(th, f, "__main__"); err != nil {
+		t.Fatal(err)
+	}
+	want := "4 helper 8 NKIObject Helper True True\nTrue True False tile\n"
+	if out.String() != want {
+		t.Errorf("got %q, want %q", out.String(), want)
+	}
+}
+
+func TestFunction_ParamsAndCallFromGo(t *testing.T) {
+	src := `def kernel(a, b=2, /, c=3, *rest, d, e=5, **kw):
+    return (a, b, c, rest, d, e, kw)
+`
+	f, err := syntax.Parse("k.py", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	th := NewThread(ThreadOptions{})
+	m, err := ExecFile(th, f, "k")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kv, _ := m.Get("kernel")
+	fn := kv.(*Function)
+	var got []string
+	for _, p := range fn.Params() {
+		d := "-"
+		if p.Default != nil {
+			d = Repr(p.Default)
+		}
+		got = append(got, p.Name+":"+string(rune('0'+p.Kind))+":"+d)
+	}
+	want := "a:0:- b:0:2 c:1:3 rest:2:- d:3:- e:3:5 kw:4:-"
+	if strings.Join(got, " ") != want {
+		t.Errorf("params %v, want %s", got, want)
+	}
+	if fn.Pos().String() != "k.py:1:1" || fn.Name() != "kernel" {
+		t.Errorf("pos %v name %s", fn.Pos(), fn.Name())
+	}
+	r, err := Call(th, fn, []Value{MakeInt(1)}, []Kwarg{{"d", String("x")}, {"z", None}})
+	if err != nil || Repr(r) != "(1, 2, 3, (), 'x', 5, {'z': None})" {
+		t.Errorf("Call = %v, %v", r, err)
+	}
+	if _, err := Call(th, fn, nil, nil); err == nil || err.(*Error).Msg != "kernel() missing 1 required positional argument: 'a'" {
+		t.Errorf("got %v", err)
+	}
+}
