@@ -75,6 +75,7 @@ type scope struct {
 	bind      map[string]binding
 
 	isGenerator bool
+	names       []string // allNames, once computed
 	// resolved marks a scope whose layout is final.
 	resolved bool
 }
@@ -667,17 +668,7 @@ func (r *resolved) layout(root *scope) {
 	var mark func(s *scope)
 	mark = func(s *scope) {
 		if s.kind != scopeModule {
-			names := map[string]bool{}
-			for n := range s.used {
-				names[n] = true
-			}
-			for n := range s.bound {
-				names[n] = true
-			}
-			for n := range s.nonlocals {
-				names[n] = true
-			}
-			for n := range names {
+			for _, n := range allNames(s) {
 				if s.globals[n] {
 					continue
 				}
@@ -816,7 +807,12 @@ func (r *resolved) layout(root *scope) {
 	lay(root)
 }
 
+// allNames lists the names a scope uses, binds or declares, sorted (once:
+// the scope's sets are complete before the layout starts).
 func allNames(s *scope) []string {
+	if s.names != nil {
+		return s.names
+	}
 	set := map[string]bool{}
 	for n := range s.used {
 		set[n] = true
@@ -838,5 +834,6 @@ func allNames(s *scope) []string {
 		out = append(out, n)
 	}
 	sortStrings(out)
+	s.names = out
 	return out
 }
