@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""The independent reference of narwhal's legacy-API NKI kernel suite.
+"""The independent reference of narwhal's NKI kernel suites: the legacy
+neuronxcc.nki suite (legacy/*.py) and the current nki suite (current/*.py
+and the package pkg/narwhal_kernels).
 
-For every test case (a kernel of kernels/nki/legacy/*.py with its inputs,
---arg values, SPMD grid and tolerance) this script draws deterministic
-inputs, computes the expected outputs with plain numpy written from the
-kernel's docstring (never by following the kernel's tiling), and writes
+For every test case (a kernel with its inputs, --arg values, SPMD grid and
+tolerance) this script draws deterministic inputs, computes the expected
+outputs with plain numpy written from the kernel's docstring (never by
+following the kernel's tiling), and writes
 
   golden/<case>.npz    np.savez_compressed; "in.<param>" for every tensor
                        parameter (written parameters too, as zeros: the
@@ -14,7 +16,14 @@ kernel's docstring (never by following the kernel's tiling), and writes
   golden/manifest.json every case: file, kernel, inputs (name, dtype,
                        shape), args (Python expression strings), grid,
                        outputs (key, dtype, shape), tolerance (abs, rel,
-                       reason).
+                       reason), golden, api ("legacy" or "current"), path
+                       (a package case's import roots, or null) and twin
+                       (the legacy case a current case must equal, or
+                       null).
+
+A twin (twin()) is the current-API form of a legacy kernel: it draws the
+legacy case's inputs (the same seed), expects the same outputs and points
+at the same archive, which is written once.
 
 Value format ("float16-or-float32-values"): a floating-point array of any
 dtype (float32, bfloat16, float16) is stored as float16 when float16 holds

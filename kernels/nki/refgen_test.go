@@ -7,8 +7,9 @@
 //     committed goldens: manifest.json byte for byte, every .npz array with
 //     the same name, dtype, shape and bytes (the archives themselves differ
 //     in their zip timestamps);
-//   - npmodel/run.py must pass every case: the suite's kernels, executed
-//     in a numpy model of the documented API, equal the goldens.
+//   - npmodel/run.py must pass every case: the suites' kernels, executed
+//     in numpy models of the documented APIs (legacy and current), equal
+//     the goldens, and every current-API twin equals its legacy case.
 
 package nki_test
 
@@ -131,7 +132,8 @@ func sameArchive(fresh, committed string) string {
 }
 
 // TestNumpyModel_Cases runs npmodel/run.py: every case's kernel, executed
-// in the numpy model of the legacy API, must equal its goldens.
+// in the numpy model of its API, must equal its goldens, every twin its
+// legacy case, and the README's case and coverage tables must be current.
 func TestNumpyModel_Cases(t *testing.T) {
 	py, why := pythonWithNumpy()
 	if py == "" {

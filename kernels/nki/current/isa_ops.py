@@ -255,7 +255,8 @@ def isa_bn_stats_aggr(x):
     aggregating two bn_stats (bn_stats_fmax = 512 columns each) written side
     by side into one [128, 12] tile."""
     parts, free = x.shape
-    fmax = nl.tile_size.bn_stats_fmax
+    fmax = 512   # nl.tile_size.bn_stats_fmax, as a Python int for slices
+    assert fmax <= nl.tile_size.bn_stats_fmax
     xt = _load(x)
     stats = nl.ndarray((parts, 6 * (free // fmax)), dtype=nl.float32, buffer=nl.sbuf)
     for c in nl.affine_range(free // fmax):

@@ -20,9 +20,17 @@ import nki
 import nki.isa as nisa
 import nki.language as nl
 
-TILE_K = nl.tile_size.pmax                  # contraction rows per matmul
-TILE_M = nl.tile_size.gemm_stationary_fmax  # stationary free size
-TILE_N = nl.tile_size.gemm_moving_fmax      # moving free size
+# Tile sizes as Python ints (shapes must be ints; nki-library notes that
+# nl.tile_size's values are not): nl.tile_size.pmax, gemm_stationary_fmax
+# and gemm_moving_fmax, asserted below.
+TILE_K = 128   # contraction rows per matmul
+TILE_M = 128   # stationary free size
+TILE_N = 512   # moving free size
+
+
+def _check_tiles():
+    assert TILE_K <= nl.tile_size.pmax and TILE_M <= nl.tile_size.gemm_stationary_fmax
+    assert TILE_N <= nl.tile_size.gemm_moving_fmax
 
 
 def _evict(ps, dtype):
@@ -36,6 +44,7 @@ def _evict(ps, dtype):
 def matmul_basic(lhsT, rhs):
     """Returns lhsT.T @ rhs in float32 for one tile: lhsT [K, M] and rhs
     [K, N] with K <= 128, M <= 128, N <= 512."""
+    _check_tiles()
     k, m = lhsT.shape
     k2, n = rhs.shape
     assert k == k2
@@ -56,6 +65,7 @@ def matmul_tiled(lhsT, rhs, result):
     of 128, N a multiple of 512): one PSUM tile per [128, 512] output tile,
     accumulated over the K tiles of an inner nl.affine_range. The output is
     a parameter."""
+    _check_tiles()
     k, m = lhsT.shape
     _, n = rhs.shape
     for im in nl.affine_range(m // TILE_M):
@@ -78,6 +88,7 @@ def matmul_hoisted(lhsT, rhs):
     block are loaded once per M tile, before the N loop, into a Python list
     of tiles (the legacy block dimension); the rhs K tiles once per output
     tile."""
+    _check_tiles()
     k, m = lhsT.shape
     _, n = rhs.shape
     nk = k // TILE_K
@@ -110,6 +121,7 @@ def matmul_block_free(lhsT, rhs, tiles_m=2, tiles_n=2):
     [128, K/128, block] SBUF tensors (the block dimension folded into the
     free axes), then every [128, 512] output tile of the block accumulates
     its K tiles in PSUM. M and N must be multiples of the block sizes."""
+    _check_tiles()
     k, m = lhsT.shape
     _, n = rhs.shape
     nk = k // TILE_K
@@ -146,6 +158,7 @@ def matmul_fully_blocked(lhsT, rhs, tiles_in_block_m=16, tiles_in_block_n=2, til
     PSUM tile is added (nisa.tensor_tensor, SBUF + PSUM) into a float32 SBUF
     accumulator zeroed by nisa.memset, which is cast and copied out after the
     last K block. M, N and K must be multiples of their block sizes."""
+    _check_tiles()
     k, m = lhsT.shape
     k2, n = rhs.shape
     assert k == k2
@@ -188,6 +201,7 @@ def matmul_spmd(a, b):
     [128, 512] output tile (i, j) into the shared HBM result every program
     writes its own tile of. The stationary a tile [K, 128] is a's row block
     transposed by nisa.dma_transpose on the way from HBM."""
+    _check_tiles()
     m, k = a.shape
     _, n = b.shape
     result = nl.ndarray((m, n), dtype=nl.float32, buffer=nl.shared_hbm)

@@ -65,7 +65,8 @@ def layernorm_bn_stats(x, gamma, beta, eps=1e-5):
     by one two-operator tensor_scalar, then * gamma and + beta by
     tensor_tensor (gamma, beta copied to every partition)."""
     rows, h = x.shape
-    fmax = nl.tile_size.bn_stats_fmax
+    fmax = 512   # nl.tile_size.bn_stats_fmax, as a Python int for slices
+    assert fmax <= nl.tile_size.bn_stats_fmax
     chunks = (h + fmax - 1) // fmax
     out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
     g = _row_broadcast(gamma, P)

@@ -1,23 +1,29 @@
 #!/usr/bin/env python3
 """Runs every case of kernels/nki/golden/manifest.json in the numpy model of
-the legacy NKI API (neuronxcc/nki/_model.py beside this file) and compares
-the outputs with the goldens, as the Go harness does with narwhal.
+its API (neuronxcc/nki/_model.py for the legacy cases, nki/_model.py for
+the current ones, beside this file) and compares the outputs with the
+goldens, as the Go harness does with narwhal; then requires every
+current-API twin's outputs equal, value for value, to its legacy case's.
 
-This checks the suite itself, without narwhal: that each kernel does what
-its docstring says (refgen.py computes the goldens from the docstrings),
-that the masks cover every partial tile (the model reads unwritten memory
-as NaN) and that the tolerances are not too tight for a float32
-evaluation. It is not the reference (refgen.py is) and not a simulator of
-the machine (see _model.py).
+This checks the suites themselves, without narwhal: that each kernel does
+what its docstring says (refgen.py computes the goldens from the
+docstrings), that every element a kernel returns was written (the models
+read unwritten memory as NaN, and reading it is an error), that the
+documented operand rules hold, and that the tolerances are not too tight
+for a float32 evaluation. It is not the reference (refgen.py is) and not a
+simulator of the machine (see the models' module comments). A package
+case is imported by its dotted module name under its path roots, so that
+its package imports resolve.
 
   /usr/bin/python3 kernels/nki/npmodel/run.py [CASE...]
   /usr/bin/python3 kernels/nki/npmodel/run.py --readme check|update
 
-Exit status 1 when a case fails; one line per case. With --readme, after
-running every case, the coverage table of kernels/nki/README.md (between
-its coverage markers: every name of issue 24 item 3 and the kernels that
-use it) is checked against what the run recorded, or rewritten; a name
-no kernel uses fails the check.
+Exit status 1 when a case or a twin comparison fails; one line per case.
+With --readme, after running every case, the case and coverage tables of
+kernels/nki/README.md (between its coverage markers: every name of issue
+24 item 3 for the legacy suite, of issue 25 items 1 and 2 for the current
+one, and the kernels that use it) are checked against what the run
+recorded, or rewritten; a name no kernel uses fails the check.
 """
 import importlib.util
 import inspect

@@ -15,6 +15,8 @@ import nki.isa as nisa
 import nki.language as nl
 
 PARTITIONS = 128
+# Python ints for shapes (nl.tile_size's values are not ints: nki-library).
+BN_STATS_FMAX = 512
 # Bytes of one element of each dtype the package uses.
 DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2, "int32": 4, "uint32": 4, "uint16": 2, "uint8": 1}
 # Bytes per SBUF partition (trn2: 24 MiB / 128) and per PSUM partition.
@@ -204,7 +206,8 @@ def row_mean_var(x, rows: int, cols: int):
     """The [128, 2] row (mean, population variance) of x[0:rows, 0:cols]:
     nisa.bn_stats on each bn_stats_fmax-column chunk into one stats tile,
     then nisa.bn_aggr."""
-    fmax = nl.tile_size.bn_stats_fmax
+    fmax = BN_STATS_FMAX
+    assert fmax <= nl.tile_size.bn_stats_fmax
     chunks = TileRange(cols, fmax)
     stats = sbuf_tile((PARTITIONS, 6 * len(chunks)), nl.float32)
     for c in chunks:
