@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -40,14 +41,17 @@ func Load(path string, src []byte, opts Options) (m *bir.Module, k *Kernel, err 
 	if log == nil {
 		log = io.Discard
 	}
-	im := newImporter(path, opts.Path)
+	modName, root := moduleName(path)
+	im := newImporter(path, root, opts.Path)
 	th := tracer.NewThread(tracer.ThreadOptions{Print: log, Importer: im})
-	modName := moduleName(path)
+	im.byFile[filepath.Clean(path)] = modName
+	im.loading = append(im.loading, modName)
 	mod, err := tracer.ExecFile(th, f, modName)
+	im.loading = im.loading[:0]
 	if err != nil {
 		return nil, nil, err
 	}
-	im.register(path, modName, mod)
+	im.mods[modName] = mod
 	name, fn, err := pickKernel(path, mod, opts.Kernel)
 	if err != nil {
 		return nil, nil, err
@@ -65,14 +69,31 @@ func Load(path string, src []byte, opts Options) (m *bir.Module, k *Kernel, err 
 	return m, desc, nil
 }
 
-// moduleName is the name the kernel file's module gets: its file name
-// without .py, as `import` would name it (never "__main__").
-func moduleName(path string) string {
-	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	if base == "" || base == "__main__" {
-		return "kernel"
+// moduleName is the dotted name the kernel file's module gets, as
+// `python -m` would name it from the directory above its package (never
+// "__main__"): its file name without .py, prefixed by the packages
+// (directories with an __init__.py) that contain it, so that its relative
+// imports resolve. root is the directory above the outermost package ("" when
+// the file is in no package).
+func moduleName(path string) (name, root string) {
+	name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	if name == "" || name == "__main__" {
+		name = "kernel"
 	}
-	return base
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return name, ""
+	}
+	dir := filepath.Dir(abs)
+	for range maxImportDepth {
+		if _, err := os.Stat(filepath.Join(dir, "__init__.py")); err != nil {
+			break
+		}
+		name = filepath.Base(dir) + "." + name
+		root = filepath.Dir(dir)
+		dir = root
+	}
+	return name, root
 }
 
 // pickKernel finds the function to trace.
@@ -220,6 +241,9 @@ func bindErrorf(path, format string, args ...any) error {
 	return &BindError{File: path, Msg: fmt.Sprintf(format, args...)}
 }
 
+// maxImportDepth bounds nested imports of helper files.
+const maxImportDepth = 64
+
 // importer resolves the imports of a kernel file: the NKI modules and
 // numpy (package nki/api), then Python files found from the kernel
 // file's directory and the --path directories, as CPython's path-based
@@ -230,17 +254,18 @@ type importer struct {
 	mods   map[string]*tracer.Module // loaded modules by dotted name
 	byFile map[string]string         // a loaded file's path -> its module's dotted name
 	isPkg  map[string]bool           // dotted names that are packages
+	// loading lists the modules whose top level is running, innermost
+	// last: importing one of them again is a circular import.
+	loading []string
 }
 
-func newImporter(kernelPath string, path []string) *importer {
+func newImporter(kernelPath, root string, path []string) *importer {
 	dirs := []string{filepath.Dir(kernelPath)}
+	if root != "" {
+		dirs = append(dirs, root)
+	}
 	dirs = append(dirs, path...)
 	return &importer{dirs: dirs, mods: map[string]*tracer.Module{}, byFile: map[string]string{}, isPkg: map[string]bool{}}
-}
-
-func (im *importer) register(file, name string, m *tracer.Module) {
-	im.mods[name] = m
-	im.byFile[filepath.Clean(file)] = name
 }
 
 func (im *importer) Import(th *tracer.Thread, name string, level int, from tracer.Pos) (tracer.Value, error) {
@@ -361,8 +386,18 @@ func (im *importer) exec(th *tracer.Thread, file, n string) (*tracer.Module, err
 	if err != nil {
 		return nil, err
 	}
+	if i := slices.Index(im.loading, n); i >= 0 {
+		cycle := strings.Join(append(slices.Clone(im.loading[i:]), n), " -> ")
+		return nil, &tracer.Error{Kind: "NotSupported", Code: diag.KernelUnsupported,
+			Msg: fmt.Sprintf("circular import %s: narwhal runs a module's top level once, to its end, before its importer continues", cycle)}
+	}
+	if len(im.loading) >= maxImportDepth {
+		return nil, tracer.Errorf("RecursionError", "imports nest more than %d deep", maxImportDepth)
+	}
 	im.byFile[filepath.Clean(file)] = n
+	im.loading = append(im.loading, n)
 	m, err := tracer.ExecFile(th, f, n)
+	im.loading = im.loading[:len(im.loading)-1]
 	if err != nil {
 		return nil, err
 	}
