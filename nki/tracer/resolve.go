@@ -394,6 +394,10 @@ func (r *resolved) params(fs *scope, a *syntax.Arguments) {
 		if p == nil {
 			return
 		}
+		if fs.bound[p.Arg] {
+			r.fail(p, "SyntaxError", "duplicate argument '"+p.Arg+"' in function definition")
+			return
+		}
 		fs.params = append(fs.params, p.Arg)
 		fs.bound[p.Arg] = true
 	}
