@@ -72,6 +72,7 @@ type dumpJob struct {
 	Name string `json:"name"`
 	Path string `json:"path,omitempty"`
 	Src  string `json:"src,omitempty"`
+	Mode string `json:"mode,omitempty"`
 }
 
 type pyError struct {

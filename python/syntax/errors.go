@@ -54,9 +54,6 @@ func (p *parser) juxtaposed() {
 	ok := p.speculate(func() {
 		p.expression()
 		level = int(p.toks[p.pos-1].level)
-		if k := p.toks[p.pos-1].kind; k == tkRpar || k == tkRsqb || k == tkRbrace {
-			level++
-		}
 	})
 	p.pos = save
 	if ok && level > 0 {
@@ -74,4 +71,46 @@ func (p *parser) startsJuxtaposed() bool {
 		return false // a call or a subscript would have continued it
 	}
 	return false
+}
+
+// invalidTargetError reports CPython's invalid_for_target, invalid_del_stmt
+// and invalid_with_item errors: when the targets starting at token start
+// do not parse as targets, they are parsed as expressions and the first
+// part that cannot be a target is named ("cannot assign to function
+// call"). It returns normally when the expressions parse but are targets
+// (the error is then a plain syntax error).
+func (p *parser) invalidTargetError(start int, ctx ExprContext, forTargets bool, single bool) {
+	save := p.pos
+	var e Expr
+	ok := p.speculate(func() {
+		p.pos = start
+		if single {
+			e = p.expression()
+		} else {
+			e = p.starExpressions()
+		}
+	})
+	p.pos = save
+	if !ok {
+		return
+	}
+	if bad := invalidTarget(e, ctx, forTargets); bad != nil {
+		if ctx == Del {
+			p.errorAtPos(bad.Extent().Start, "cannot delete %s", exprName(bad))
+		}
+		p.errorAtPos(bad.Extent().Start, "cannot assign to %s", exprName(bad))
+	}
+}
+
+// namedExprEqualsError reports `if x = 1:` (a named expression followed
+// by '='), as CPython's invalid_named_expression does.
+func (p *parser) namedExprEqualsError(e Expr, start int) {
+	eq := p.pos
+	if !p.maybeMeantEquals(e, start, eq) {
+		return
+	}
+	if _, ok := e.(*Name); ok && p.toks[start].kind == tkName {
+		p.errorAtPos(e.Extent().Start, "invalid syntax. Maybe you meant '==' or ':=' instead of '='?")
+	}
+	p.errorAtPos(e.Extent().Start, "cannot assign to %s here. Maybe you meant '==' instead of '='?", exprName(e))
 }

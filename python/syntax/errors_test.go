@@ -9,6 +9,7 @@ package syntax
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -152,7 +153,6 @@ var syntaxErrorTests = []syntaxErrorTest{
 	{"x = (1, 2 3)\n", "SyntaxError", "invalid syntax. Perhaps you forgot a comma?", 1, 9},
 	{"x = (a if b c)\n", "SyntaxError", "expected 'else' after 'if' expression", 1, 6},
 	{"(print x)\n", "SyntaxError", "Missing parentheses in call to 'print'. Did you mean print(...)?", 1, 2},
-	{"x = f\"{a!}\"\n", "SyntaxError", "f-string: invalid conversion character: expected 's', 'r', or 'a'", 1, 12},
 	{"x = f\"{a=!x}\"\n", "SyntaxError", "f-string: invalid conversion character: expected 's', 'r', or 'a'", 1, 14},
 	{"x = f\"{a:\"\n", "SyntaxError", "f-string: expecting '}'", 1, 11},
 	{"x = f\"{a}}\"\n", "SyntaxError", "f-string: single '}' is not allowed", 1, 12},
@@ -195,6 +195,49 @@ var syntaxErrorTests = []syntaxErrorTest{
 	{"x = not\n", "SyntaxError", "invalid syntax", 1, 8},
 	{"x = -\n", "SyntaxError", "invalid syntax", 1, 6},
 	{"def f(a, *, b): pass\ndef g(*, a=1, *b): pass\n", "SyntaxError", "* argument may appear only once", 2, 15},
+	{"x = nl.load(a[i, j]\ny = 2\n", "SyntaxError", "'(' was never closed", 1, 12},
+	{"if x = 1:\n  pass\n", "SyntaxError", "invalid syntax. Maybe you meant '==' or ':=' instead of '='?", 1, 4},
+	{"while a.b = 1:\n  pass\n", "SyntaxError", "cannot assign to attribute here. Maybe you meant '==' instead of '='?", 1, 7},
+	{"x = [a = 1]\n", "SyntaxError", "invalid syntax. Maybe you meant '==' or ':=' instead of '='?", 1, 6},
+	{"x = (a = 1)\n", "SyntaxError", "invalid syntax. Maybe you meant '==' or ':=' instead of '='?", 1, 6},
+	{"for i in range(10) print(i)\n", "SyntaxError", "invalid syntax", 1, 20},
+	{"del x + 1\n", "SyntaxError", "cannot delete expression", 1, 5},
+	{"for x + 1 in y: pass\n", "SyntaxError", "cannot assign to expression", 1, 5},
+	{"for x, f() in y: pass\n", "SyntaxError", "cannot assign to function call", 1, 8},
+	{"with a as b + 1: pass\n", "SyntaxError", "cannot assign to expression", 1, 11},
+	{"[x for x + 1 in y]\n", "SyntaxError", "cannot assign to expression", 1, 8},
+	{"x[a = 1]\n", "SyntaxError", "invalid syntax. Maybe you meant '==' or ':=' instead of '='?", 1, 3},
+	{"if x == 1 = 2: pass\n", "SyntaxError", "invalid syntax", 1, 11},
+	{"del x, y z\n", "SyntaxError", "invalid syntax", 1, 10},
+	{"if x:\n  pass\nelse if y:\n  pass\n", "SyntaxError", "expected ':'", 3, 6},
+	{"lambda x\n", "SyntaxError", "invalid syntax", 1, 9},
+	{"f(a, b=1, c)\n", "SyntaxError", "positional argument follows keyword argument", 1, 12},
+	{"x = a.\n", "SyntaxError", "invalid syntax", 1, 7},
+	{"x = a[\n", "SyntaxError", "'[' was never closed", 1, 6},
+	{"import a.\n", "SyntaxError", "invalid syntax", 1, 10},
+	{"from a import (b\n", "SyntaxError", "'(' was never closed", 1, 15},
+	{"def f(a, b\n", "SyntaxError", "'(' was never closed", 1, 6},
+	{"x = \"a\" \"b\n", "SyntaxError", "unterminated string literal (detected at line 1)", 1, 9},
+	{"x = 1 +\\\n", "SyntaxError", "unexpected EOF while parsing", 1, 9},
+	{"assert x,\n", "SyntaxError", "invalid syntax", 1, 10},
+	{"x = {a: b, c: d e}\n", "SyntaxError", "invalid syntax. Perhaps you forgot a comma?", 1, 15},
+	{"x = nl.load(a[i, j]))\n", "SyntaxError", "unmatched ')'", 1, 21},
+	{"x = a[1:2:3:4]\n", "SyntaxError", "invalid syntax", 1, 12},
+	{"def f(self, x: int = 3, y): pass\n", "SyntaxError", "non-default argument follows default argument", 1, 25},
+	{"x = f(a)(\n", "SyntaxError", "'(' was never closed", 1, 9},
+	{"class A(B, C: pass\n", "SyntaxError", "invalid syntax", 1, 13},
+	{"print(f\"{x!z}\")\n", "SyntaxError", "f-string: invalid conversion character: expected 's', 'r', or 'a'", 1, 15},
+	{"x = [1, 2, 3\n", "SyntaxError", "'[' was never closed", 1, 5},
+	{"x = 1 if x else\n", "SyntaxError", "invalid syntax", 1, 16},
+	{"f(x for x in y for)\n", "SyntaxError", "invalid syntax", 1, 19},
+	{"x = yield from\n", "SyntaxError", "invalid syntax", 1, 15},
+	{"with open(f) as g, : pass\n", "SyntaxError", "invalid syntax", 1, 20},
+	{"import *\n", "SyntaxError", "invalid syntax", 1, 8},
+	{"async = 1\n", "SyntaxError", "invalid syntax", 1, 7},
+	{"x = a not b\n", "SyntaxError", "invalid syntax", 1, 11},
+	{"x = a is not not b\n", "SyntaxError", "invalid syntax", 1, 14},
+	{"x = 1\nif x:\n    y = (1,\n         2\n    z = 3\n", "SyntaxError", "'(' was never closed", 3, 9},
+	{"def f():\n    x = [1, 2\n    return x\n", "SyntaxError", "'[' was never closed", 2, 9},
 }
 
 func TestParse_Errors(t *testing.T) {
@@ -238,4 +281,23 @@ func TestParse_ErrorsMatchCPython(t *testing.T) {
 		}
 	}
 	t.Logf("%d syntax errors compared with CPython 3.11", len(syntaxErrorTests))
+}
+
+// TestParse_NamedEscapeUnsupported checks the one escape the parser
+// refuses where CPython accepts it: \N{name} needs the Unicode character
+// database, which Go's standard library does not have.
+func TestParse_NamedEscapeUnsupported(t *testing.T) {
+	for _, src := range []string{`x = '\N{EM DASH}'`, `x = f'\N{EM DASH}{y}'`} {
+		_, err := Parse("n.py", []byte(src))
+		var e *Error
+		if !errors.As(err, &e) || !strings.Contains(e.Msg, `\N{...} escapes are not supported`) || e.Line != 1 {
+			t.Errorf("%s: got %v", src, err)
+		}
+	}
+	// A raw string or bytes keeps \N as text, as CPython does.
+	for _, src := range []string{`x = r'\N{EM DASH}'`, `x = b'\N{EM DASH}'`} {
+		if _, err := Parse("n.py", []byte(src)); err != nil {
+			t.Errorf("%s: %v", src, err)
+		}
+	}
 }

@@ -97,8 +97,13 @@ func (p *parser) namedExpression() Expr {
 		return &NamedExpr{Span: p.span(start), Target: target, Value: v}
 	}
 	e := p.expression()
-	if p.kind() == tkWalrus {
+	switch p.kind() {
+	case tkWalrus:
 		p.errorAtPos(e.Extent().Start, "cannot use assignment expressions with %s", exprName(e))
+	case tkEqual:
+		if !p.inCallArgs {
+			p.namedExprEqualsError(e, start)
+		}
 	}
 	return e
 }
@@ -423,7 +428,7 @@ func (p *parser) callArgsOrGenexp(lp int) ([]Expr, []*Keyword) {
 	// A lone generator argument, or the first positional argument
 	// (parsed once: arguments continues after it).
 	if p.kind() != tkStar && p.kind() != tkDStar && !(p.kind() == tkName && p.peekKind(1) == tkEqual) {
-		e := p.namedExpression()
+		e := p.argExpression()
 		if p.kind() == tkFor || p.kind() == tkAsync && p.peekKind(1) == tkFor {
 			gens := p.comprehensions()
 			if p.kind() != tkRpar {
@@ -447,9 +452,6 @@ func (p *parser) callArgsOrGenexp(lp int) ([]Expr, []*Keyword) {
 	}
 	return p.arguments(false, nil)
 }
-
-// callArgs parses call (or class) arguments up to, not including, ')'.
-func (p *parser) callArgs() ([]Expr, []*Keyword) { return p.arguments(false, nil) }
 
 // arguments parses call arguments, or a class's bases and keywords; first
 // is a positional argument already parsed (and its comma consumed), or nil.
@@ -483,7 +485,7 @@ func (p *parser) arguments(class bool, first Expr) ([]Expr, []*Keyword) {
 			kws = append(kws, &Keyword{Span: p.span(start), Arg: name, Value: v})
 			sawKeyword = true
 		default:
-			e := p.namedExpression()
+			e := p.argExpression()
 			if p.kind() == tkEqual {
 				p.keywordTargetError(e)
 			}
@@ -509,6 +511,16 @@ func (p *parser) arguments(class bool, first Expr) ([]Expr, []*Keyword) {
 	return args, kws
 }
 
+// argExpression parses a positional argument (a named expression after
+// which '=' is a keyword-argument mistake, not a comparison one).
+func (p *parser) argExpression() Expr {
+	save := p.inCallArgs
+	p.inCallArgs = true
+	e := p.namedExpression()
+	p.inCallArgs = save
+	return e
+}
+
 // keywordTargetError reports `f(expr=value)` with an expr that is not a
 // name, as CPython's invalid_kwarg does.
 func (p *parser) keywordTargetError(e Expr) {
@@ -529,8 +541,10 @@ func (p *parser) comprehensions() []*Comprehension {
 			c.IsAsync = true
 		}
 		p.advance()
+		ts := p.pos
 		c.Target = p.targetList(Store)
 		if p.kind() != tkIn {
+			p.invalidTargetError(ts, Store, true, false)
 			p.syntaxError()
 		}
 		p.advance()

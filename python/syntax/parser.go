@@ -74,6 +74,12 @@ type parser struct {
 
 	names map[string]string // interned identifiers
 
+	// inCallArgs is set while a call argument is parsed.
+	inCallArgs bool
+	// maxFar is the furthest token ever looked at, speculation included
+	// (CPython's second pass reads as far).
+	maxFar int
+
 	// The last expression parsed by expression(), its first token and
 	// the token after it.
 	lastExpr      Expr
@@ -154,7 +160,11 @@ func (p *parser) resolveError() {
 	case errRaised:
 		p.err = se
 	case errUnclosed:
-		if p.err.Line > p.sc.errParen.line {
+		far := max(p.far, p.maxFar)
+		if far >= len(p.toks) {
+			far = len(p.toks) - 1
+		}
+		if max(p.err.Line, int(p.toks[far].start.Line)) > p.sc.errParen.line {
 			p.err = se
 		}
 	}
@@ -171,6 +181,9 @@ func (p *parser) at(i int) *token {
 	}
 	if i > p.far {
 		p.far = i
+		if i > p.maxFar {
+			p.maxFar = i
+		}
 	}
 	t := &p.toks[i]
 	if t.kind == tkError {
@@ -367,8 +380,22 @@ func (p *parser) fileInput() []Stmt {
 	return body
 }
 
+// evalInput: expressions NEWLINE* ENDMARKER, where expressions is
+// expression (',' expression)* [','] (no starred elements, as CPython's
+// eval mode).
 func (p *parser) evalInput() Expr {
-	e := p.starExpressions()
+	start := p.pos
+	e := p.expression()
+	if p.kind() == tkComma {
+		elts := []Expr{e}
+		for p.got(tkComma) {
+			if !p.startsExpression() || p.kind() == tkStar || p.kind() == tkYield {
+				break
+			}
+			elts = append(elts, p.expression())
+		}
+		e = &Tuple{Span: p.span(start), Elts: elts, Ctx: Load}
+	}
 	for p.got(tkNewline) {
 	}
 	if p.kind() != tkEndMarker {
@@ -621,6 +648,7 @@ func (p *parser) delStmt(start int) Stmt {
 		}
 	}
 	if k := p.kind(); k != tkNewline && k != tkSemi {
+		p.invalidTargetError(start+1, Del, false, false)
 		p.syntaxError()
 	}
 	for _, t := range targets {
@@ -888,8 +916,10 @@ func (p *parser) forStmt(start int, async bool) Stmt {
 	line := p.tok().start.Line
 	p.advance()
 	s := &For{IsAsync: async}
+	ts := p.pos
 	s.Target = p.targetList(Store)
 	if p.kind() != tkIn {
+		p.invalidTargetError(ts, Store, true, false)
 		p.syntaxError()
 	}
 	p.advance()
@@ -969,6 +999,7 @@ func (p *parser) withItem() *WithItem {
 		ts := p.pos
 		t := p.targetAtom()
 		if k := p.kind(); k != tkComma && k != tkRpar && k != tkColon {
+			p.invalidTargetError(ts, Store, false, true)
 			p.syntaxError()
 		}
 		p.assignTargetIn(t, ts, Store)

@@ -73,7 +73,6 @@ type scanner struct {
 	altIndents []int
 	parens     []paren
 	atBOL      bool
-	contLine   bool // the current logical line continues a backslashed one
 
 	toks     []token
 	err      *Error

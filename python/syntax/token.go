@@ -129,9 +129,6 @@ var augOps = map[tokKind]Operator{
 	tkDStarEq: Pow, tkDSlashEq: FloorDiv,
 }
 
-// isKeyword reports whether k is a (hard) keyword.
-func (k tokKind) isKeyword() bool { return k >= tkFalse }
-
 // token is one token: its kind, where it starts and ends (line and byte
 // column, as CPython's tokens), and its bytes in the source.
 type token struct {

@@ -1,8 +1,9 @@
 """Canonical dump of CPython's ast, for python/syntax's comparison test.
 
 Reads a JSON list of jobs on stdin, each {"name": ..., "path": FILE} or
-{"name": ..., "src": TEXT}, parses each with ast.parse (bytes from a file,
-text as given) and writes a JSON list of results: {"name", "dump"} or
+{"name": ..., "src": TEXT} (with "mode": "eval" for an expression, whose
+body is dumped), parses each with ast.parse (bytes from a file, text as
+given) and writes a JSON list of results: {"name", "dump"} or
 {"name", "error": {"kind", "msg", "line", "offset"}}. The dump format is the
 one python/syntax's Dump writes (see dump.go): one node or field per line,
 one space of indentation per level, CPython's _fields in order without
@@ -97,9 +98,11 @@ def main():
                     src = f.read()
             else:
                 src = job["src"]
-            tree = ast.parse(src)
             out = []
-            dump(tree, out, 0, "")
+            if job.get("mode") == "eval":
+                dump(ast.parse(src, mode="eval").body, out, 0, "")
+            else:
+                dump(ast.parse(src), out, 0, "")
             r["dump"] = "\n".join(out) + "\n"
         except SyntaxError as e:
             r["error"] = {"kind": type(e).__name__, "msg": e.msg, "line": e.lineno, "offset": e.offset}
