@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 
@@ -192,8 +191,12 @@ func bind(th *tracer.Thread, path string, mod *tracer.Module, name string, fn tr
 			continue
 		}
 		b := api.Binding{Name: p.Name}
-		if p.Kind == tracer.ParamKeywordOnly && p.Default == nil {
-			return call, nil, bindErrorf(path, "kernel %s: keyword-only parameter %s without a default: narwhal passes a kernel's parameters by position", name, p.Name)
+		if p.Kind == tracer.ParamKeywordOnly {
+			_, isTensor := tensors[p.Name]
+			_, isArg := args[p.Name]
+			if p.Default == nil || isTensor || isArg {
+				return call, nil, bindErrorf(path, "kernel %s: keyword-only parameter %s: narwhal passes a kernel's parameters by position, so a keyword-only one keeps its default", name, p.Name)
+			}
 		}
 		if s, ok := tensors[p.Name]; ok {
 			b.Tensor = &api.TensorArg{Dtype: s.Dtype, Shape: s.Shape}
@@ -386,11 +389,10 @@ func (im *importer) exec(th *tracer.Thread, file, n string) (*tracer.Module, err
 	if err != nil {
 		return nil, err
 	}
-	if i := slices.Index(im.loading, n); i >= 0 {
-		cycle := strings.Join(append(slices.Clone(im.loading[i:]), n), " -> ")
-		return nil, &tracer.Error{Kind: "NotSupported", Code: diag.KernelUnsupported,
-			Msg: fmt.Sprintf("circular import %s: narwhal runs a module's top level once, to its end, before its importer continues", cycle)}
-	}
+	// A module being imported is in the tracer's module table (CPython's
+	// sys.modules) from the start of its top level, so a circular import
+	// finds the partial module, as in CPython, and never comes here; the
+	// depth bound is a last guard.
 	if len(im.loading) >= maxImportDepth {
 		return nil, tracer.Errorf("RecursionError", "imports nest more than %d deep", maxImportDepth)
 	}
