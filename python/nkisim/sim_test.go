@@ -27,11 +27,8 @@
 // the first that imports numpy (and pytest, for the pytest runs); none
 // skips with a message, so `go test ./...` passes with only Go installed.
 //
-// TODO(lead): the end-to-end tests skip while frontend.Load is the "not
-// yet implemented" stub (the same guard as kernels/nki/suite_test.go's
-// notImplementedGuard), and the current-API files while narwhal has no
-// nki module; delete frontendStubGuard and currentAPIGuard when they are
-// implemented.
+// TODO(lead): the end-to-end tests skip the current-API files while
+// narwhal has no nki module; delete currentAPIGuard when it is implemented.
 package nkisim
 
 import (
@@ -147,16 +144,6 @@ func runPython(t *testing.T, py, dir, bin string, args ...string) (int, string) 
 	return 0, out.String()
 }
 
-// frontendStubGuard skips while narwhal's front end is the "not yet
-// implemented" stub. TODO(lead): delete it (and its uses) once
-// frontend.Load is implemented.
-func frontendStubGuard(t *testing.T, out string) {
-	t.Helper()
-	if strings.Contains(out, "frontend.Load: not yet implemented") {
-		t.Skip("frontend.Load is not implemented yet: TODO(lead) remove frontendStubGuard")
-	}
-}
-
 // currentAPIGuard skips a current-API test file while narwhal's front end
 // has no `nki` module (issue 25 item 1, under way: narwhal reports
 // "ModuleNotFoundError: No module named 'nki'" at the kernel file's
@@ -231,7 +218,6 @@ func TestEndToEnd_TestFiles(t *testing.T) {
 	for _, tf := range testFiles {
 		t.Run(tf.file, func(t *testing.T) {
 			code, out := runTestFile(t, py, bin, dir, tf.file, tf.runner)
-			frontendStubGuard(t, out)
 			currentAPIGuard(t, out)
 			if code != 0 {
 				t.Fatalf("%s %s: exit %d\n%s", tf.runner, tf.file, code, out)
@@ -326,7 +312,6 @@ func TestEndToEnd_BrokenKernel(t *testing.T) {
 			dir := copyDir(t, src)
 			// The same selection passes before the break ...
 			code, out := runTestFile(t, py, bin, dir, c.file, c.runner, c.selector...)
-			frontendStubGuard(t, out)
 			currentAPIGuard(t, out)
 			if code != 0 {
 				t.Fatalf("before the break: exit %d\n%s", code, out)
