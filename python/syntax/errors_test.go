@@ -238,6 +238,10 @@ var syntaxErrorTests = []syntaxErrorTest{
 	{"x = a is not not b\n", "SyntaxError", "invalid syntax", 1, 14},
 	{"x = 1\nif x:\n    y = (1,\n         2\n    z = 3\n", "SyntaxError", "'(' was never closed", 3, 9},
 	{"def f():\n    x = [1, 2\n    return x\n", "SyntaxError", "'[' was never closed", 2, 9},
+	{"with (a as f()): pass\n", "SyntaxError", "cannot assign to function call", 1, 12},
+	{"with (a, b c) as d: pass\n", "SyntaxError", "invalid syntax. Perhaps you forgot a comma?", 1, 10},
+	{"with (a, b c): pass\n", "SyntaxError", "invalid syntax. Perhaps you forgot a comma?", 1, 10},
+	{"with (a as b, c as d) as e: pass\n", "SyntaxError", "invalid syntax", 1, 23},
 }
 
 func TestParse_Errors(t *testing.T) {

@@ -967,8 +967,10 @@ func (p *parser) tryParenWithItems() (items []*WithItem, ok bool) {
 			if _, is := r.(bailout); !is {
 				panic(r)
 			}
-			if p.err != nil && p.err == p.sc.err {
-				// The tokenizer error is reached either way.
+			if p.err != nil && (p.err == p.sc.err || p.err.Msg != "invalid syntax" && p.err.Msg != "f-string: invalid syntax") {
+				// The tokenizer error is reached either way; a specialized
+				// error is CPython's too (its second pass tries this form
+				// first, with its invalid_with_item rules).
 				panic(r)
 			}
 			p.err, p.far = saveErr, saveFar
