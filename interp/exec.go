@@ -75,6 +75,9 @@ type machine struct {
 	// false: never written or left undefined by an Idle command.
 	dveAcc  []float32
 	dveInit []bool
+	// accShadows: the race checker's keys of the accumulators
+	// (concurrent.go), by bir.Accumulator.
+	accShadows [3]*storage
 
 	stack       []*frame
 	ctxs        []instCtx // by call depth
