@@ -351,3 +351,25 @@ func (b *Builder) RegisterLoad(name string, dst, src Operand) InstID {
 func (b *Builder) RegisterStore(name string, dst, src Operand) InstID {
 	return b.Inst(OpTensorSave, name, EngUnassigned, []Operand{src}, []Operand{dst}, nil)
 }
+
+// Activate2 is nki.isa.activate2 (NC-v4): per element val = data op0
+// imm0 (imm0 op0 data when reverse0, skipped when op0 is bypass), then
+// val op1 imm1 likewise, dst = fn(val, reluParam); with a reduce command
+// other than idle the reduceOp (add, max, min) fold of each row updates
+// the Scalar engine's accumulator, read into reduceRes (the zero Operand:
+// not read out). Activation with is_activate2 (bir/isa.go) plus a
+// ReadActivationAccumulator when reduceRes is given; imm0 and imm1 are
+// [P,1] APs or immediates. It returns the Activation.
+func (b *Builder) Activate2(name, fn string, dst, data, imm0, imm1 Operand, op0, op1 string, reluParam float64, reverse0, reverse1 bool, reduceOp string, reduceRes Operand, reduceCmd string) InstID {
+	acc := b.reduceCmd("activate2", reduceCmd)
+	if reduceOp == "" {
+		reduceOp = "add"
+	}
+	id := b.Inst(OpActivation, name, EngAct, []Operand{data, imm0, imm1}, []Operand{dst},
+		Attrs("func", fn, "scale", Float(1), "alpha", Float(reluParam), AttrAcc, acc, "reduce_op", reduceOp,
+			AttrActivate2, true, "op0", op0, "reverse0", reverse0, "op1", op1, "reverse1", reverse1))
+	if present(reduceRes) {
+		b.Inst(OpReadActivationAccumulator, name+"_reduce_res", EngAct, nil, []Operand{reduceRes}, nil)
+	}
+	return id
+}

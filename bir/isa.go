@@ -12,6 +12,7 @@ package bir
 //	tensor_partition_reduce  TensorReduce     axis = "C" (the partition axis)    Pool
 //	tensor_scalar_reduce     TensorScalarPtr  acc != Idle (the reduce command)   DVE
 //	select_reduce            CopyPredicated   an "acc" attribute                 DVE
+//	activate2                Activation       is_activate2 = true                Activation
 //
 // Decisions, where BIR-JSON names the field but nothing documents it:
 //   - The scan and scalar_tensor_tensor are TensorScalarPtr because
@@ -37,6 +38,12 @@ package bir
 //     BIR-JSON gives CopyPredicated no accumulation field, so narwhal marks
 //     the variant by the "acc" attribute (EngineAccumulationType, as on
 //     TensorTensor), which plain tensor_copy_predicated never carries.
+//   - activate2 is Activation with is_activate2 (the same codegen:
+//     "Activate2 -> InstActivation, is_activate2=1"): ins = [data, imm0,
+//     imm1] (each a [P,1] AP or an immediate), attributes op0, reverse0,
+//     op1, reverse1 of its tensor-scalar stage, alpha = relu_param, acc
+//     and reduce_op as on Activation; its reduce_res is a following
+//     ReadActivationAccumulator, as activation's.
 //
 // Engine accumulators (InstAccumulator): the Scalar engine's accumulator
 // registers (Activation with acc != Idle, ReadActivationAccumulator) and
@@ -62,7 +69,13 @@ const (
 	// AttrReduceCmd.
 	AttrAcc       = "acc"
 	AttrReduceCmd = "reduce_cmd"
+	AttrActivate2 = "is_activate2"
 )
+
+// IsActivate2 reports whether (op, attrs) is activate2.
+func IsActivate2(op Opcode, a AttrSet) bool {
+	return op == OpActivation && a.Bool(AttrActivate2, false)
+}
 
 // isIdle reports whether an EngineAccumulationType spelling is Idle.
 func isIdle(s string) bool { return s == "" || s == "Idle" || s == "idle" }
@@ -159,7 +172,8 @@ func InstEngines(op Opcode, a AttrSet) EngineMask {
 
 // Variant returns the nki.isa name of the variant (op, attrs) encodes
 // ("tensor_tensor_scan", "scalar_tensor_tensor",
-// "tensor_partition_reduce", "tensor_scalar_reduce", "select_reduce"), or
+// "tensor_partition_reduce", "tensor_scalar_reduce", "select_reduce",
+// "activate2"), or
 // "" for the opcode's plain form.
 func Variant(op Opcode, a AttrSet) string {
 	switch {
@@ -173,6 +187,8 @@ func Variant(op Opcode, a AttrSet) string {
 		return "tensor_scalar_reduce"
 	case IsSelectReduce(op, a):
 		return "select_reduce"
+	case IsActivate2(op, a):
+		return "activate2"
 	}
 	return ""
 }

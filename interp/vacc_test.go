@@ -47,7 +47,6 @@ func ioModule(t *testing.T, arch string, ins, outs []tio, body func(b *bir.Build
 
 func shp(s ...int64) []int64 { return s }
 
-var negInf, posInf = math.Inf(-1), math.Inf(1)
 
 // TestTensorScalarReduce_Semantics: dst = data op0 operand0 and the
 // reduce_op fold of each row into the Vector accumulator, read out into
@@ -439,4 +438,65 @@ func TestRunConcurrent_VectorAccumulatorRace(t *testing.T) {
 			t.Fatalf("unordered: want a race on the Vector accumulator, have %d races: %s", res.RacesFound, text)
 		}
 	}
+}
+
+// TestActivate2_Semantics: the tensor-scalar stage (each combination
+// form, reverse flags, vector immediates), the activation with relu_param,
+// and the Scalar engine accumulator with max and a continued sum.
+func TestActivate2_Semantics(t *testing.T) {
+	cases := []struct {
+		name       string
+		fn         string
+		op0, op1   string
+		rev0, rev1 bool
+		imm0, imm1 float64
+		alpha      float64
+		redOp, cmd string
+		x, want    []float64 // [2, 2]
+		wantR      []float64 // nil: no readout
+	}{
+		{name: "scale and bias, relu, row sums", fn: "Relu", op0: "mult", op1: "add", imm0: 2, imm1: -3, redOp: "add", cmd: "reset_reduce",
+			x: []float64{1, 2, 3, -1}, want: []float64{0, 1, 3, 0}, wantR: []float64{1, 3}},
+		{name: "reverse1: imm1 - 2x, identity, row max", fn: "Identity", op0: "mult", op1: "subtract", rev1: true, imm0: 2, imm1: 10, redOp: "max", cmd: "reset_reduce",
+			x: []float64{1, 2, 3, -1}, want: []float64{8, 6, 4, 12}, wantR: []float64{8, 12}},
+		{name: "reverse0 subtract only, prelu alpha", fn: "Prelu", op0: "subtract", op1: "bypass", rev0: true, imm0: 1, alpha: 0.5, redOp: "min", cmd: "reset_reduce",
+			x: []float64{3, 0, -1, 0.5}, want: []float64{-1, 1, 2, 0.5}, wantR: []float64{-1, 0.5}},
+		{name: "bypass both, exp, idle keeps no sum", fn: "Exp", op0: "bypass", op1: "bypass", cmd: "idle",
+			x: []float64{0, 0, 0, 0}, want: []float64{1, 1, 1, 1}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			outs := []tio{{"z", bir.Float32, shp(2, 2)}}
+			if c.wantR != nil {
+				outs = append(outs, tio{"r", bir.Float32, shp(2, 1)})
+			}
+			m := ioModule(t, "trn3", []tio{{"x", bir.Float32, shp(2, 2)}}, outs, func(b *bir.Builder, sb map[string]bir.T) {
+				var rr bir.Operand
+				if c.wantR != nil {
+					rr = sb["r"].All()
+				}
+				b.Activate2("a2", c.fn, sb["z"].All(), sb["x"].All(), bir.Imm(c.imm0), bir.Imm(c.imm1), c.op0, c.op1, c.alpha, c.rev0, c.rev1, c.redOp, rr, c.cmd)
+			})
+			out := mustRun(t, m, map[string]*Tensor{"x": f32Tensor("x", shp(2, 2), c.x...)}, Options{})
+			wantValues(t, "dst", values(out["z"]), c.want...)
+			if c.wantR != nil {
+				wantValues(t, "reduce_res", values(out["r"]), c.wantR...)
+			}
+		})
+	}
+	// Vector imm0 and an accumulation continued across two instructions.
+	m := ioModule(t, "trn3", []tio{{"x", bir.Float32, shp(2, 2)}, {"s", bir.Float32, shp(2, 1)}}, []tio{{"z", bir.Float32, shp(2, 2)}, {"w", bir.Float32, shp(2, 2)}, {"r", bir.Float32, shp(2, 1)}},
+		func(b *bir.Builder, sb map[string]bir.T) {
+			b.Activate2("first", "Identity", sb["z"].All(), sb["x"].All(), sb["s"].All(), bir.Imm(0), "mult", "bypass", 0, false, false, "add", bir.Operand{}, "reset_reduce")
+			b.Activate2("second", "Identity", sb["w"].All(), sb["x"].All(), bir.Imm(1), bir.Imm(0), "add", "bypass", 0, false, false, "add", sb["r"].All(), "reduce")
+		})
+	out := mustRun(t, m, map[string]*Tensor{"x": f32Tensor("x", shp(2, 2), 1, 2, 3, 4), "s": f32Tensor("s", shp(2, 1), 10, -1)}, Options{})
+	wantValues(t, "x * s[p]", values(out["z"]), 10, 20, -3, -4)
+	wantValues(t, "sum of both", values(out["r"]), 30+2+3, -7+4+5)
+	// A combination outside the six.
+	m = ioModule(t, "trn3", []tio{{"x", bir.Float32, shp(2, 2)}}, []tio{{"z", bir.Float32, shp(2, 2)}}, func(b *bir.Builder, sb map[string]bir.T) {
+		b.Activate2("bad", "Identity", sb["z"].All(), sb["x"].All(), bir.Imm(1), bir.Imm(1), "add", "add", 0, false, false, "add", bir.Operand{}, "idle")
+	})
+	_, err := Run(m, map[string]*Tensor{"x": f32Tensor("x", shp(2, 2), 1, 2, 3, 4)}, Options{})
+	wantErr(t, err, ErrOperand, "bad", "six combinations")
 }

@@ -525,3 +525,34 @@ func (c *checker) dmaTranspose(i bir.InstID, attrs bir.AttrSet, ins, outs []opnd
 		c.instDiag(i, "elem-count", "%s has pattern %s: want the source's %s permuted by axes %v", c.label(d), patternText(dp), patternText(sp), perm)
 	}
 }
+
+// activate2Combos are activate2's (op0, op1) pairs (the reference's six).
+var activate2Combos = map[[2]string]bool{
+	{"mult", "add"}: true, {"mult", "subtract"}: true, {"mult", "bypass"}: true,
+	{"add", "bypass"}: true, {"subtract", "bypass"}: true, {"bypass", "bypass"}: true,
+}
+
+// activate2 checks Activation with is_activate2: NC-v4, ins [data, imm0,
+// imm1] with [P,1] or immediate scalars, one of the six (op0, op1) pairs,
+// reduce_op add/max/min (abs_max and abs_min have no formula in the
+// reference), reduce commands idle, reset, reduce, reset_reduce.
+func (c *checker) activate2(i bir.InstID, attrs bir.AttrSet, ins, outs []opnd) {
+	const what = "activate2"
+	c.ncVersion(i, arch.LevelTrn3, what, "NeuronCore-v4")
+	if k := [2]string{attrs.Str("op0", "bypass"), attrs.Str("op1", "bypass")}; !activate2Combos[k] {
+		c.instDiag(i, "attr", "(op0, op1) = (%s, %s): want (mult, add), (mult, subtract), (mult, bypass), (add, bypass), (subtract, bypass) or (bypass, bypass)", k[0], k[1])
+	}
+	raw := attrs.Str("acc", "Idle")
+	if cmd, ok := bir.ReduceCmd(raw); !ok || cmd == "LoadAccumulate" {
+		c.instDiag(i, "attr", "acc %q: want Idle, Zero, Accumulate or ZeroAccumulate (activate2's reduce commands)", raw)
+	}
+	if r := attrs.Str("reduce_op", "add"); r != "add" && r != "max" && r != "min" {
+		c.instDiag(i, "attr", "reduce_op %q: want add, max or min (the reference gives abs_max and abs_min no formula)", r)
+	}
+	if len(ins) != 3 {
+		c.instDiag(i, "arity", "%d sources: want [data, imm0, imm1] (activate2)", len(ins))
+		return
+	}
+	c.lockstep(i, ins[:1], outs, 1)
+	c.scalars(i, ins, outs)
+}

@@ -272,3 +272,29 @@ func init() {
 		}},
 	)
 }
+
+func init() {
+	act := func(b *bir.Builder) (x, s, d bir.T) {
+		return b.SBUF("x", f32, 128, 64), b.SBUF("s", f32, 128, 1), b.SBUF("d", f32, 128, 64)
+	}
+	extraISACases = append(extraISACases,
+		ruleCase{name: "activate2 on NC-v3", rule: "nc-version", msg: "activate2 runs on NeuronCore-v4", build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn2")
+			x, s, d := act(b)
+			b.Activate2("a2", "Gelu", d.All(), x.All(), s.All(), bir.Imm(0.5), "mult", "add", 0, false, false, "add", bir.Operand{}, "idle")
+			return must(t, b)
+		}},
+		ruleCase{name: "activate2 add then add", rule: "attr", msg: "(op0, op1) = (add, add)", build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn3")
+			x, s, d := act(b)
+			b.Activate2("a2", "Gelu", d.All(), x.All(), s.All(), bir.Imm(0.5), "add", "add", 0, false, false, "add", bir.Operand{}, "idle")
+			return must(t, b)
+		}},
+		ruleCase{name: "activate2 abs_max", rule: "attr", msg: "no formula", build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn3")
+			x, s, d := act(b)
+			b.Activate2("a2", "Gelu", d.All(), x.All(), s.All(), bir.Imm(0.5), "mult", "add", 0, false, false, "abs_max", bir.Operand{}, "reset_reduce")
+			return must(t, b)
+		}},
+	)
+}

@@ -152,6 +152,10 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 			c.tensorScalarReduce(i, attrs, ins, outs)
 			break
 		}
+		if attrsOK && bir.IsActivate2(op, attrs) {
+			c.activate2(i, attrs, ins, outs)
+			break
+		}
 		if v := bir.Variant(op, attrs); v != "" {
 			c.tensorScalarPtrVariant(i, v, attrs, ins, outs)
 			break
