@@ -373,3 +373,40 @@ func (b *Builder) Activate2(name, fn string, dst, data, imm0, imm1 Operand, op0,
 	}
 	return id
 }
+
+// ActivationISA is nki.isa.activation in full: dst = fn(data*scale +
+// bias) on the Scalar engine, bias the zero Operand (none), a [P,1] AP or
+// an immediate (NC-v3+), scale an immediate (the "scale" attribute) or a
+// [P,1] AP (source 2, after a bias, Imm(0) when none is given); with
+// reduceCmd other than idle the reduceOp (add; max, min from NC-v3) fold
+// of each row updates the Scalar engine's accumulator, and reduceRes (the
+// zero Operand: none) is read from it by a following
+// ReadActivationAccumulator. It returns the Activation.
+func (b *Builder) ActivationISA(name, fn string, dst, data, bias, scale Operand, reduceOp string, reduceRes Operand, reduceCmd string) InstID {
+	acc := b.reduceCmd("activation", reduceCmd)
+	if reduceOp == "" {
+		reduceOp = "add"
+	}
+	ins := []Operand{data}
+	sc := 1.0
+	switch {
+	case scale.Kind == OpdImm:
+		sc = scale.ImmFloat()
+		if present(bias) {
+			ins = append(ins, bias)
+		}
+	case present(scale):
+		if !present(bias) {
+			bias = Imm(0)
+		}
+		ins = append(ins, bias, scale)
+	case present(bias):
+		ins = append(ins, bias)
+	}
+	id := b.Inst(OpActivation, name, EngAct, ins, []Operand{dst},
+		Attrs("func", fn, "scale", Float(sc), "alpha", Float(0), AttrAcc, acc, "reduce_op", reduceOp))
+	if present(reduceRes) {
+		b.Inst(OpReadActivationAccumulator, name+"_reduce_res", EngAct, nil, []Operand{reduceRes}, nil)
+	}
+	return id
+}

@@ -268,3 +268,52 @@ func TestISA_Activate2(t *testing.T) {
 		},
 	})
 }
+
+// TestISA_ActivationForms: nki.isa.activation's current forms: an
+// immediate bias with a per-partition scale, the accumulator reset by one
+// instruction and continued (reduce) by another that reads it out.
+func TestISA_ActivationForms(t *testing.T) {
+	const P, F = 128, 96
+	checkISAPipeline(t, isaCase{
+		name: "activation",
+		build: func(b *bir.Builder) {
+			x := b.Input("x", bir.Float32, P, F)
+			sc := b.Input("sc", bir.Float32, P, 1)
+			y := b.Output("y", bir.Float32, P, F)
+			s := b.Output("s", bir.Float32, P, 1)
+			xs, scs, ys, ss := b.SBUF("xs", bir.Float32, P, F), b.SBUF("scs", bir.Float32, P, 1), b.SBUF("ys", bir.Float32, P, F), b.SBUF("ss", bir.Float32, P, 1)
+			b.Load("ldx", xs.All(), x.All())
+			b.Load("lds", scs.All(), sc.All())
+			b.ActivationISA("a0", "Exp", ys.Tile(0, P, 0, F/2), xs.Tile(0, P, 0, F/2), bir.Imm(-0.25), scs.All(), "add", bir.Operand{}, "reset_reduce")
+			b.ActivationISA("a1", "Exp", ys.Tile(0, P, F/2, F/2), xs.Tile(0, P, F/2, F/2), bir.Imm(-0.25), bir.Imm(2), "add", ss.All(), "reduce")
+			b.Save("st1", y.All(), ys.All())
+			b.Save("st2", s.All(), ss.All())
+		},
+		reference: func(in map[string]*interp.Tensor) map[string]*interp.Tensor {
+			x, sc := floats(in["x"]), floats(in["sc"])
+			y, s := make([]float32, P*F), make([]float32, P)
+			for p := 0; p < P; p++ {
+				var r [2]float32
+				for j := 0; j < F; j++ {
+					m := sc[p]
+					if j >= F/2 {
+						m = 2
+					}
+					v := float32(math.Exp(float64(float32(float32(x[p*F+j]*m) + -0.25))))
+					y[p*F+j] = v
+					h := j / (F / 2)
+					if j%(F/2) == 0 {
+						r[h] = v
+					} else {
+						r[h] = float32(r[h] + v)
+					}
+				}
+				s[p] = float32(r[0] + r[1])
+			}
+			return map[string]*interp.Tensor{
+				"y": tensorF("y", bir.Float32, []int64{P, F}, y),
+				"s": tensorF("s", bir.Float32, []int64{P, 1}, s),
+			}
+		},
+	})
+}

@@ -298,3 +298,14 @@ func init() {
 		}},
 	)
 }
+
+func init() {
+	extraISACases = append(extraISACases,
+		ruleCase{name: "immediate activation bias on NC-v2", rule: "nc-version", msg: "an immediate Activation bias runs on NeuronCore-v3", build: func(t *testing.T) *bir.Module {
+			_, b := newB("trn1")
+			x, d := b.SBUF("x", f32, 128, 64), b.SBUF("d", f32, 128, 64)
+			b.ActivationISA("act", "Exp", d.All(), x.All(), bir.Imm(-1), bir.Imm(2), "add", bir.Operand{}, "idle")
+			return must(t, b)
+		}},
+	)
+}

@@ -165,6 +165,10 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 		if op == bir.OpActivation && attrsOK {
 			c.actReduce(i, attrs)
 		}
+		if op == bir.OpActivation && len(ins) >= 2 && !ins[1].isAP {
+			// "In NeuronCore-v2, the bias must be a [N, 1] vector".
+			c.ncVersion(i, arch.LevelTrn2, "an immediate Activation bias", "NeuronCore-v3")
+		}
 	case bir.OpTranspose:
 		c.transpose(i, in.Engine, ins, outs)
 	case bir.OpMax, bir.OpMaxIndex, bir.OpMatchReplace:
