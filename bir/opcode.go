@@ -10,7 +10,11 @@ import (
 // ReadVarAddr 41, GenericIndirectLoad 42, IndirectLoad 43,
 // GenericIndirectSave 44, IndirectSave 45, NKIKernel 55, NKIKLIRKernel 56,
 // MatmultSymbolic 0x5f, Loop 105, DynamicForLoop 106, DoWhile 108. The other
-// opcodes of BIR-JSON's list get numbers from 128 upward (not seed-pinned).
+// opcodes of BIR-JSON's list get numbers from 128 upward (not seed-pinned),
+// followed by four opcodes BIR-JSON's list lacks, named after the
+// compiler's instruction classes that KLR's codegen emits for nki.isa
+// instructions (TensorScalarCache, Exponential, GetSequenceBounds,
+// NonzeroWithCount; docs/isa.md, docs/bir-json.md).
 //
 // Seed 004 also names transpose 0x2b, memset 0x2d and copy 0x2e as
 // "instr-type gates". Those numbers collide with IndirectLoad (43) and

@@ -47,7 +47,6 @@ func ioModule(t *testing.T, arch string, ins, outs []tio, body func(b *bir.Build
 
 func shp(s ...int64) []int64 { return s }
 
-
 // TestTensorScalarReduce_Semantics: dst = data op0 operand0 and the
 // reduce_op fold of each row into the Vector accumulator, read out into
 // reduce_res, for every reduce command.
