@@ -484,7 +484,7 @@ func (c *checker) nonzeroWithCount(i bir.InstID, ins, outs []opnd) {
 
 // dmaTranspose checks DMACopy mode Transpose: transpose_op None or absent
 // (2-D) or XZYW (3-D, 4-D, nki.isa.dma_transpose), the destination's
-// pattern the permuted shape of the source's, a 2-byte dtype kept.
+// pattern the permuted shape of the source's, the dtype kept.
 func (c *checker) dmaTranspose(i bir.InstID, attrs bir.AttrSet, ins, outs []opnd) {
 	op := "None"
 	if v, ok := attrs.Get("transpose_op"); ok && v.Kind != bir.ValNull {
@@ -498,8 +498,12 @@ func (c *checker) dmaTranspose(i bir.InstID, attrs bir.AttrSet, ins, outs []opnd
 		return
 	}
 	s, d := &ins[0], &outs[0]
-	if s.isAP && d.isAP && (s.dtype != d.dtype || s.dtype.Size() != 2) {
-		c.instDiag(i, "operand-dtype", "%s is %s, %s is %s: want the same 2-byte dtype (the DMA transpose)", c.label(s), s.dtype, c.label(d), d.dtype)
+	// The reference: "src.dtype == dst.dtype". Its 2-byte constraint is
+	// listed under the DGE modes' constraints; the interpreter's semantics
+	// cover 2-byte dtypes (semantics.md §4.8), and a 4-byte transpose
+	// still compiles (passes/sbsize's issue case).
+	if s.isAP && d.isAP && s.dtype != d.dtype {
+		c.instDiag(i, "operand-dtype", "%s is %s, %s is %s: want the same dtype (the DMA transpose)", c.label(s), s.dtype, c.label(d), d.dtype)
 	}
 	if !s.hasPF || !d.hasPF {
 		return
