@@ -66,6 +66,15 @@
 //	(tensor_partition_reduce)                           GPSIMD_START + N, N = the destination's
 //	                                                    elements per partition (the "any GpSimd
 //	                                                    instruction" row)
+//	TensorScalarPtr tensor_scalar_reduce one-input      as tensor_scalar: the NKI reference's "at a small
+//	(DVE)                                               additional performance cost" is not priced
+//	CopyPredicated select_reduce (DVE)   tensor-tensor  on_true and predicate stream per element [inferred]
+//	TensorScalarCache, RangeSelect,      one-input      tensor_scalar_cumulative, range_select,
+//	Exponential, StreamShuffle (DVE)                    exponential, nc_stream_shuffle: one streamed
+//	                                                    input, N = dst elements per partition [inferred]
+//	Gather, IndirectCopy,                gpsimd         nc_n_gather, local_gather, sequence_bounds,
+//	GetSequenceBounds, NonzeroWithCount                 nonzero_with_count: GpSimd only, the "any GpSimd
+//	                                                    instruction" row, N = dst elements per partition
 //	TensorReduce                         tensor-reduce  N = source elements per partition (the work
 //	                                                    is the reduction's input); FastBF16 for a bf16
 //	                                                    add/max
@@ -147,6 +156,10 @@ func ClassFor(op bir.Opcode, eng bir.Engine) (c Class, ok bool) {
 		return ClassTensorReduce, true
 	case bir.OpMax, bir.OpMaxIndex, bir.OpMatchReplace:
 		return ClassTensorReduce, true // max8 family: one pass over the searched data [inferred]
+	case bir.OpTensorScalarCache, bir.OpRangeSelect, bir.OpExponential, bir.OpStreamShuffle:
+		return ClassOneInput, true // one streamed input [inferred]
+	case bir.OpGather, bir.OpIndirectCopy, bir.OpGetSequenceBounds, bir.OpNonzeroWithCount:
+		return ClassGpSimd, true // GpSimd only: priced on Pool even before engine assignment
 	case bir.OpMemset:
 		return ClassMemset, true
 	case bir.OpIota:
@@ -368,8 +381,11 @@ func InstructionWork(f *bir.Function, i bir.InstID, eng bir.Engine, hwdge bool) 
 	if !ok {
 		return Work{}, false
 	}
-	if c == ClassOneInput && bir.Variant(in.Op, f.Attrs(i)) != "" {
-		c = ClassTensorTensor // tensor_tensor_scan, scalar_tensor_tensor: two whole tensors in
+	switch bir.Variant(in.Op, f.Attrs(i)) {
+	case "tensor_tensor_scan", "scalar_tensor_tensor", "select_reduce":
+		if c == ClassOneInput {
+			c = ClassTensorTensor // two whole tensors in
+		}
 	}
 	w = Work{Class: c, Engine: eng, HWDGE: hwdge, Overheads: c != ClassDMA && eng != bir.EngPool}
 	ins, outs := f.Ins(i), f.Outs(i)

@@ -306,10 +306,10 @@ func (b *Builder) TensorScalarPtr(name string, eng Engine, dst, src, s0 Operand,
 }
 
 // Activation is dst = fn(src*scale + bias); bias may be the zero Operand
-// (no bias) or a [P,1] AP.
+// (no bias), a [P,1] AP or an immediate (NC-v3 and newer).
 func (b *Builder) Activation(name, fn string, dst, src Operand, scale float64, bias Operand) InstID {
 	ins := []Operand{src}
-	if bias.Kind.IsAP() && !bias.IsZero() {
+	if !bias.IsZero() {
 		ins = append(ins, bias)
 	}
 	return b.Inst(OpActivation, name, EngAct, ins, []Operand{dst},

@@ -304,7 +304,8 @@ var Registry = []Entry{
 		Code: EngineOpcode, Title: "the engine cannot run the opcode",
 		ExplainText: "Each opcode runs on some engines only (the Tensor engine multiplies and transposes; " +
 			"element-wise arithmetic runs on the Vector and GpSimd engines; ...), and an engine must exist " +
-			"on the target generation. Rule engine.",
+			"on the target generation, as must an instruction the NKI reference gives to newer NeuronCores " +
+			"only (range_select and nonzero_with_count NC-v3, exponential NC-v4). Rules engine, act-reduce, nc-version.",
 		Example: compileBir(mod("", ldT+"  add = TensorTensor on PE %t[ap=[[512,128],[1,512]]] f32, %t[ap=[[512,128],[1,512]]] f32 -> %t[ap=[[512,128],[1,512]]] f32 {op=\"add\"}\n")),
 		Fix:     compileBir(mod("", ldT+"  add = TensorTensor on DVE %t[ap=[[512,128],[1,512]]] f32, %t[ap=[[512,128],[1,512]]] f32 -> %t[ap=[[512,128],[1,512]]] f32 {op=\"add\"}\n")),
 		FixText: "Run element-wise arithmetic on the Vector engine (DVE).",

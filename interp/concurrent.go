@@ -39,9 +39,10 @@ package interp
 //
 // What the checker does not see: the DRAM an IndirectLoad reads through
 // an address computed at run time (its address operands are checked; the
-// dependency analysis orders it after every DRAM write), and the Scalar
-// engine's accumulators and the PE's accumulation-group state, which only
-// one engine touches. An IndirectSave's destination is checked as its
+// dependency analysis orders it after every DRAM write), and the PE's
+// accumulation-group state, which only one engine touches. The Scalar and
+// Vector engines' accumulator registers are checked as one shadow byte
+// each (bir.InstAccumulator). An IndirectSave's destination is checked as its
 // whole location (the rows land anywhere in it), as the dependency
 // analysis reads it.
 
@@ -870,7 +871,30 @@ func (w *world) accesses(a *activation, x bir.InstID, rec int32, vc []int32) err
 			w.sh.access(st, "registers", w.runs, rec, write, vc)
 		}
 	}
+	// An engine accumulator is engine state read and written in program
+	// order: one shadow byte per accumulator and core, so two instructions
+	// that touch it on different streams without a happens-before chain
+	// are a race (on one engine's stream they are ordered).
+	if acc := bir.InstAccumulator(op, f.Attrs(x)); acc != bir.NoAccumulator {
+		st, name := mc.accShadow(acc)
+		w.runs = append(w.runs[:0], run{0, 1})
+		w.sh.access(st, name, w.runs, rec, false, vc)
+		if op != bir.OpReadActivationAccumulator {
+			w.sh.access(st, name, w.runs, rec, true, vc)
+		}
+	}
 	return nil
+}
+
+// accShadow is the shadow key of the core's engine accumulator acc.
+func (mc *machine) accShadow(acc bir.Accumulator) (*storage, string) {
+	if mc.accShadows[acc] == nil {
+		mc.accShadows[acc] = &storage{kind: memDRAM, rowBytes: 1}
+	}
+	if acc == bir.ActAccumulator {
+		return mc.accShadows[acc], "the Activation accumulator"
+	}
+	return mc.accShadows[acc], "the Vector accumulator"
 }
 
 // regStore is the shadow key of frame fr's registers.

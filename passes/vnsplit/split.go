@@ -879,13 +879,13 @@ func (s *splitter) removable(i bir.InstID) bool {
 	if in.NOuts != 1 || in.Op.IsLoop() {
 		return false
 	}
+	if bir.InstAccumulator(in.Op, f.Attrs(i)) != bir.NoAccumulator {
+		return false // it also updates an engine accumulator
+	}
 	switch in.Op {
 	case bir.OpLoad, bir.OpSave, bir.OpDMA, bir.OpTensorTensor, bir.OpTensorScalar, bir.OpTensorScalarPtr,
 		bir.OpTensorCopy, bir.OpMemset, bir.OpIota, bir.OpTensorReduce, bir.OpTranspose, bir.OpReciprocal:
 	case bir.OpActivation:
-		if f.Attrs(i).Str("acc", "Idle") != "Idle" {
-			return false
-		}
 	case bir.OpDMACopy:
 		if !footprint.ReachOf(f, i).Followed() {
 			return false
