@@ -33,6 +33,7 @@ package syntax
 import (
 	"fmt"
 	"runtime/debug"
+	"unicode/utf8"
 )
 
 // maxDepth bounds the nesting of expressions and statements (CPython
@@ -249,13 +250,8 @@ func (p *parser) charOffset(pos Pos) int {
 	if col > len(line) {
 		return col + 1
 	}
-	n := 0
-	for i := 0; i < col; {
-		_, size := decodeRuneLoose(line[i:])
-		i += size
-		n++
-	}
-	return n + 1
+	// Characters: an invalid UTF-8 byte counts as one.
+	return utf8.RuneCount(line[:col]) + 1
 }
 
 // lineBytes returns line n of the source (without its newline).

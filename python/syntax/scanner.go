@@ -490,7 +490,12 @@ func (s *scanner) verifyIdentifier(start int) bool {
 	for i := 0; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && size <= 1 {
-			return s.fail(errRaised, "SyntaxError", s.line, s.charCol(s.lineStart, start+i)+1, "(unicode error) 'utf-8' codec can't decode byte 0x%02x: invalid start byte", b[i])
+			k, n, why := utf8Invalid(b)
+			col := s.charCol(s.lineStart, start+k) + 1
+			if n > 1 {
+				return s.fail(errRaised, "SyntaxError", s.line, col, "(unicode error) 'utf-8' codec can't decode bytes in position %d-%d: %s", k, k+n-1, why)
+			}
+			return s.fail(errRaised, "SyntaxError", s.line, col, "(unicode error) 'utf-8' codec can't decode byte 0x%02x in position %d: %s", b[k], k, why)
 		}
 		ok := r == '_' || isXIDStart(r)
 		if !first {
