@@ -21,6 +21,9 @@ var (
 
 // engineArg converts engine= (None, 0 or unknown_engine: def).
 func engineArg(v tracer.Value, def bir.Engine, what string, allowed ...bir.Engine) (bir.Engine, error) {
+	if m, ok := v.(*EnumMember); ok && m.eng != nil {
+		v = m.eng
+	}
 	switch e := v.(type) {
 	case nil, tracer.NoneType:
 		return def, nil
@@ -771,7 +774,7 @@ func isaActivationReduce(th *tracer.Thread, args []tracer.Value, kwargs []tracer
 	if err != nil {
 		return nil, err
 	}
-	out, err := st.k.ActivationReduce(o.act, a, b, sc, red, rr, dt, mergeMasks(msk, m))
+	out, err := st.k.ActivationReduce(o.act, a, b, sc, red, rr, dt, mergeMasks(msk, m), nil)
 	if err != nil {
 		return nil, convert(err)
 	}

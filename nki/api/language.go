@@ -1176,6 +1176,11 @@ func init() {
 
 // languageModule builds neuronxcc.nki.language.
 func languageModule(name string) *tracer.Module {
+	return tracer.NewModule(name, languageMembers())
+}
+
+// languageMembers are neuronxcc.nki.language's names.
+func languageMembers() map[string]tracer.Value {
 	m := members("nl.")
 	for dt, n := range dtypeNames {
 		if dt == bir.Int64 || dt == bir.Uint64 || dt == bir.Float8E4M3FN {
@@ -1190,7 +1195,7 @@ func languageModule(name string) *tracer.Module {
 	m["fp32"] = &attrObject{name: "fp32", attrs: map[string]tracer.Value{"min": tracer.Float(-3.4028234663852886e38)}}
 	m["bfp16"] = &attrObject{name: "bfp16", attrs: map[string]tracer.Value{"min": tracer.Float(-3.3895313892515355e38)}}
 	m["NKIObject"] = nkiObjectClass
-	return tracer.NewModule(name, m)
+	return m
 }
 
 // nkiObjectClass is nl.NKIObject, a Go-defined class kernels subclass for

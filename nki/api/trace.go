@@ -64,9 +64,32 @@ import (
 type Range struct {
 	kind              string
 	start, stop, step int64
+	rule              loopRule
 }
 
+// loopRule is the rule a kept-loop candidate follows (docs/nki.md, "The
+// loop rule"): the package that made the range decides it.
+type loopRule uint8
+
+const (
+	// ruleLegacy is neuronxcc.nki's: the body is traced once with the
+	// symbolic iterator and its Python effects are those of that one run
+	// (the NKI 0.2 migration guide: "loops were only executed once by the
+	// Python evaluator"); the loop unrolls only when the trace cannot go
+	// on without the iterator's value, or leaves by break or return.
+	ruleLegacy loopRule = iota
+	// rulePython is the current nki package's: the loop is kept only when
+	// keeping it computes what Python computes ("The behavior of loops and
+	// branching is consistent with regular Python"): also when the body's
+	// Python effects depend on the iteration, it unrolls.
+	rulePython
+)
+
 func newRange(th *tracer.Thread, kind string, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
+	return newRangeRule(th, kind, ruleLegacy, args, kwargs)
+}
+
+func newRangeRule(th *tracer.Thread, kind string, rule loopRule, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var n []int64
 	for _, a := range args {
 		v, err := tracer.AsInt64(th, a)
@@ -82,7 +105,7 @@ func newRange(th *tracer.Thread, kind string, args []tracer.Value, kwargs []trac
 		// NKI's loop options (multi_buffer=, ...) do not change values.
 		_ = kw
 	}
-	r := &Range{kind: kind, step: 1}
+	r := &Range{kind: kind, step: 1, rule: rule}
 	switch len(n) {
 	case 1:
 		r.stop = n[0]
@@ -136,11 +159,15 @@ func (r *Range) TraceLoop(th *tracer.Thread, body tracer.LoopBody) error {
 	st.k.SetPos(birPos(body.Pos()))
 	cp := body.Checkpoint()
 	c0 := st.tick()
+	nw := len(st.whiles)
 	l, err := st.k.BeginLoop(body.Target(), r.start, r.stop, r.step)
 	if err != nil {
 		return convert(err)
 	}
 	exit, err := body.Run(&Index{x: l.Iter(), st: st})
+	if err == nil && len(st.whiles) > nw {
+		err = st.checkWhiles()
+	}
 	if err == nil {
 		err = convert(st.k.EndLoop(l))
 	}
@@ -149,10 +176,11 @@ func (r *Range) TraceLoop(th *tracer.Thread, body tracer.LoopBody) error {
 		unroll = true
 	} else if err == nil && exit != tracer.LoopNormal {
 		unroll = true
-	} else if err == nil && st.pythonDependent(th, body.Effects(cp), c0) {
+	} else if err == nil && r.rule == rulePython && st.pythonDependent(th, body.Effects(cp), c0) {
 		unroll = true
 	}
 	if unroll {
+		st.whiles = st.whiles[:nw]
 		body.Rollback(cp)
 		st.k.AbortLoop(l)
 		return r.unroll(body)
@@ -347,6 +375,9 @@ func traceOnce(th *tracer.Thread, call KernelCall, name string, unrolled map[int
 	}
 	var rets []tracer.Value
 	if err := st.launch(th, call.Fn, args, 0, unrolled, &rets); err != nil {
+		return nil, nil, err
+	}
+	if err := st.checkWhiles(); err != nil {
 		return nil, nil, err
 	}
 	returns, err := st.returns(th, rets)

@@ -100,6 +100,7 @@ func Parse(filename string, src []byte) (f *File, err error) {
 		return nil, &Error{File: filename, Line: 1, Col: 1, Kind: "SyntaxError", Msg: "source too large (2 GiB or more)"}
 	}
 	p := newParser(filename, norm)
+	defer p.sc.release()
 	var body []Stmt
 	if !p.run(func() { body = p.fileInput() }) {
 		return nil, p.err
@@ -122,6 +123,7 @@ func ParseExpr(filename string, src []byte) (e Expr, err error) {
 		return nil, &Error{File: filename, Line: 1, Col: 1, Kind: "SyntaxError", Msg: "source too large (2 GiB or more)"}
 	}
 	p := newParser(filename, norm)
+	defer p.sc.release()
 	if !p.run(func() { e = p.evalInput() }) {
 		return nil, p.err
 	}

@@ -31,6 +31,7 @@ package syntax
 
 import (
 	"fmt"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -116,10 +117,29 @@ func scan(file string, src []byte) *scanner {
 		s.off = 3
 		s.lineStart = 3
 	}
-	s.toks = make([]token, 0, len(src)/3+16)
+	want := len(src)/3 + 16
+	if pooled, ok := tokenPool.Get().(*[]token); ok && cap(*pooled) >= want {
+		s.toks = (*pooled)[:0]
+	} else {
+		s.toks = make([]token, 0, want)
+	}
 	for s.next() {
 	}
 	return s
+}
+
+// tokenPool recycles token slices between parses: the tree keeps no
+// token, so a slice is free once its parse is over (release).
+var tokenPool sync.Pool
+
+// release returns the scanner's token slice to the pool.
+func (s *scanner) release() {
+	if cap(s.toks) > 1<<20 {
+		return // do not keep huge slices alive
+	}
+	toks := s.toks[:0]
+	s.toks = nil
+	tokenPool.Put(&toks)
 }
 
 // charCol returns the number of characters between the start of the line

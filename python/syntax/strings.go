@@ -494,9 +494,11 @@ func (st *fstrState) compileExpr(brace, start, end int, t *token) Expr {
 		sc.err.Line += int(baseLine) - 1
 	}
 	sp := &parser{file: p.file, src: sub, toks: sc.toks, sc: sc, fstring: true,
-		fstrCol: baseCol, fstrLine: baseLine, depth: p.depth}
+		fstrCol: baseCol, fstrLine: baseLine, depth: p.depth, names: p.names}
 	var e Expr
-	if !sp.run(func() { e = sp.starExpressions() }) {
+	ok := sp.run(func() { e = sp.starExpressions() })
+	sc.release()
+	if !ok {
 		p.err = sp.err
 		panic(bailout{})
 	}

@@ -219,7 +219,7 @@ func (k *Kernel) NewHBM(name string, kind HBMKind, dt bir.Dtype, shape []int64) 
 	}
 	var iters []*Loop
 	for _, l := range k.loops {
-		if kind == HBMShared && l.Grid >= 0 {
+		if kind == HBMShared && l.Grid >= 0 || l.Dynamic {
 			continue
 		}
 		iters = append(iters, l)
@@ -237,6 +237,17 @@ func (k *Kernel) NewHBM(name string, kind HBMKind, dt bir.Dtype, shape []int64) 
 		id: id, loc: loc, tile: slices.Clone(shape), strides: rowMajorStrides(shape), iters: iters, scope: slices.Clone(k.loops), nblocks: nb, autoName: auto}
 	k.tensors = append(k.tensors, t)
 	return t, nil
+}
+
+// staticLoops returns the open kept loops that are not runtime loops.
+func (k *Kernel) staticLoops() []*Loop {
+	var out []*Loop
+	for _, l := range k.loops {
+		if !l.Dynamic {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func iterCount(ls []*Loop) int64 {
@@ -287,7 +298,7 @@ func (k *Kernel) NewTile(name string, mem Memory, dt bir.Dtype, shape []int64, p
 	nb, _ := checked.Product(blockDims...)
 	var iters []*Loop
 	if places == nil {
-		iters = slices.Clone(k.loops)
+		iters = k.staticLoops()
 	} else if int64(len(places)) != nb {
 		return nil, k.at(errorf(KindNKI, "tile %s: %d placements for %d logical blocks", name, len(places), nb))
 	}
@@ -461,6 +472,9 @@ type Access struct {
 	Offset affine.Expr
 	Dims   []Dim
 	Dtype  bir.Dtype // the element type the access reads (T's unless viewed)
+	// Reg, when set, adds a register's run-time value to the (constant)
+	// element offset: a register access pattern (RegOffset).
+	Reg *Register
 }
 
 // Shape returns the access's NKI shape.
@@ -886,6 +900,9 @@ func (k *Kernel) operand(a Access) bir.Operand {
 	}
 	pat := m.InternPattern(pairs)
 	dt := a.Dtype
+	if a.Reg != nil {
+		return bir.Operand{Kind: bir.OpdRegAP, Ref: int32(a.T.id), Expr: bir.ExprID(a.Reg.ID), Dtype: dt, Offset: a.Offset.Const, Pattern: pat}
+	}
 	if a.T.nblocks <= 1 && !a.T.fixed && a.Block.IsConst() && a.Offset.IsConst() {
 		return bir.PhysAP(a.T.loc, dt, a.Offset.Const, pat)
 	}
