@@ -244,7 +244,7 @@ func curDMACopy(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (
 }
 
 // dmaCompute is dst = sum_i scales[i] * srcs[i] on the DMA engines
-// (DMACopy mode CCE: bir.Builder.CCECopy).
+// (DMACopy mode CCE: bir.Builder.DMACompute).
 func dmaCompute(st *state, d lower.Access, srcs []lower.Access, scales []float64) error {
 	const what = "nisa.dma_compute"
 	k := st.k
@@ -267,7 +267,7 @@ func dmaCompute(st *state, d lower.Access, srcs []lower.Access, scales []float64
 		for i, s := range srcs {
 			ops[i] = k.Operand(s)
 		}
-		b.CCECopy(k.InstName("dma_compute"), k.Operand(d), ops, scales)
+		b.DMACompute(k.InstName("dma_compute"), k.Operand(d), ops, scales, "add")
 		return nil
 	})
 }

@@ -197,11 +197,11 @@ func curActivation(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg
 	if err != nil {
 		return nil, err
 	}
-	if cmd == "reset_reduce" && !isNone(reduceRes) {
-		return activationReduce(th, what, dst, op, data, reduceOp, reduceRes, bias, scale)
-	}
-	if cmd != "idle" || !isNone(reduceRes) {
-		return nil, notSupportedf("%s(reduce_cmd=%s%s): the Scalar engine's accumulator registers across instructions need BIR's Activation accumulate forms, which narwhal does not emit yet", what, cmd, map[bool]string{true: ", reduce_res=...", false: ""}[!isNone(reduceRes)])
+	_, _, constBias := number(bias)
+	if cmd != "idle" || !isNone(reduceRes) || constBias {
+		// The general form: the Scalar engine's accumulator, an
+		// immediate bias (NeuronCore-v3 and later).
+		return curActivationISA(th, what, dst, op, data, bias, scale, reduceOp, reduceRes, reduceCmd)
 	}
 	st, err := kernelState(th, what)
 	if err != nil {
@@ -221,9 +221,6 @@ func curActivation(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg
 	}
 	var b *lower.Access
 	if !isNone(bias) {
-		if _, _, isNum := number(bias); isNum {
-			return nil, notSupportedf("%s with a constant bias: narwhal takes a [P, 1] bias tile", what)
-		}
 		ba, err := curTile(bias, what, "bias")
 		if err != nil {
 			return nil, err
@@ -893,20 +890,49 @@ func curDMATranspose(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwa
 	if err != nil {
 		return nil, err
 	}
+	rank := len(a.Dims)
+	// The permutations (the reference): 2-D [1, 0], 3-D [2, 1, 0], 4-D
+	// [3, 1, 2, 0].
+	perms := map[int][]int64{2: {1, 0}, 3: {2, 1, 0}, 4: {3, 1, 2, 0}}
+	perm, ok := perms[rank]
+	if !ok {
+		return nil, nkiErrorf("%s of a %d-D source: the DMA transposes 2-D, 3-D and 4-D tiles", what, rank)
+	}
 	if !isNone(axes) {
 		ax, err := tupleInts(th, axes)
 		if err != nil {
 			return nil, err
 		}
-		if len(ax) != 2 || ax[0] != 1 || ax[1] != 0 {
-			return nil, notSupportedf("%s(axes=%v): narwhal transposes 2-D tiles (axes (1, 0))", what, ax)
+		if !equalShape(ax, perm) {
+			return nil, nkiErrorf("%s(axes=%v) of a %d-D source: supported axes are (1, 0), (2, 1, 0) and (3, 1, 2, 0)", what, ax, rank)
 		}
 	}
-	r, err := st.k.DMATranspose(a, lower.Mask{})
-	if err != nil {
-		return nil, convert(err)
+	if rank == 2 {
+		r, err := st.k.DMATranspose(a, lower.Mask{})
+		if err != nil {
+			return nil, convert(err)
+		}
+		return write(r, d, what)
 	}
-	return write(r, d, what)
+	shape := a.Shape()
+	want := make([]int64, rank)
+	for i, p := range perm {
+		want[i] = shape[p]
+	}
+	if d.Elems() != a.Elems() || d.Partitions() != want[0] {
+		return nil, nkiErrorf("%s: a source of shape %s transposes to %s; dst %s has shape %s", what, shapeText(shape), shapeText(want), d.T.Describe(), shapeText(d.Shape()))
+	}
+	if a.Dtype != d.Dtype || a.Dtype.Size() != 2 {
+		return nil, notSupportedf("%s of a %d-D %s source into %s: the DMA transposes 2-byte elements and keeps the dtype", what, rank, a.Dtype, d.Dtype)
+	}
+	if d.T.Mem != lower.SBUF || a.T.Mem == lower.PSUM {
+		return nil, nkiErrorf("%s reads HBM or SBUF and writes SBUF; have %s -> %s", what, a.T.Describe(), d.T.Describe())
+	}
+	k := st.k
+	return tracer.None, convert(k.Build(what, []lower.Access{a}, []lower.Access{d}, func(b *bir.Builder) error {
+		b.DMATranspose(k.InstName("dma_transpose"), k.Operand(d), k.Operand(a), rank)
+		return nil
+	}))
 }
 
 func curGetNCVersion(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
