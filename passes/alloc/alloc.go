@@ -97,6 +97,9 @@ type Stats struct {
 	Blocks    blockStats
 	Spills    SpillStats
 	Modulo    ModuloStats
+	// Fixed compares the placements kernels chose with the planner's
+	// (fixed.go), per function with pinned locations.
+	Fixed []FixedStats
 }
 
 // Allocate places every on-chip location of m.
@@ -212,6 +215,9 @@ func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline 
 				mm.addFunction(md, items, res)
 			}
 			record(f, items, res, g, allocator, baseline, opt, st)
+			if fs := compareFixed(f, md, items, res, g, allocator, opt); fs != nil {
+				st.Fixed = append(st.Fixed, *fs)
+			}
 			return nil
 		}
 		if !straight {
@@ -627,6 +633,9 @@ func runAlloc(ctx *pass.Context) error {
 		ctx.Count("createLocalTensors.split", int64(b.Split))
 	}
 	ctx.AddReport("Allocation:", reportText(st))
+	if len(st.Fixed) > 0 {
+		ctx.AddReport("Fixed placements (the kernel's, beside the planner's):", fixedText(st.Fixed))
+	}
 	return nil
 }
 
