@@ -33,7 +33,7 @@ func curNdarray(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (
 	if _, ok := bufV.(tracer.String); ok {
 		return nil, typeErrorf("%s: buffer= takes nl.sbuf, nl.psum, nl.hbm, nl.shared_hbm or nl.private_hbm, not the string %s (NKI 0.3: \"String Buffer Names No Longer Supported\")", what, tracer.Repr(bufV))
 	}
-	if isNone(addrV) {
+	if st := current(th); isNone(addrV) || st != nil && st.open {
 		return creation(th, what, shapeV, dtypeV, bufV, name, nil)
 	}
 	shape, _, err := shapeOf(th, shapeV, what)

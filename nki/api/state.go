@@ -32,6 +32,8 @@ type state struct {
 
 	// whiles are the `while reg:` loops being traced (register.go).
 	whiles []openWhile
+	// open: direct allocations are ignored (KernelCall.OpenPlacements).
+	open bool
 }
 
 type sharedKey struct {

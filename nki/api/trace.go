@@ -273,6 +273,13 @@ type KernelCall struct {
 	Grid []int64
 	// Arch is the target machine ("" for the default).
 	Arch string
+	// OpenPlacements traces the kernel with its direct allocations
+	// ignored (nl.ndarray's address=, ncc.sbuf/psum.mod_alloc and alloc):
+	// every tile left to the memory planner. Compiling a kernel both ways
+	// compares the kernel's placements with the planner's (makespan,
+	// peak); the planner's own report (passes/alloc, "Fixed placements")
+	// gives the per-tile comparison in one compile.
+	OpenPlacements bool
 }
 
 // IO names one output of the module: Key is the output key ("return",
@@ -350,7 +357,7 @@ func traceOnce(th *tracer.Thread, call KernelCall, name string, unrolled map[int
 	if p, ok := call.Fn.(*tracer.Function); ok {
 		k.SetPos(birPos(p.Pos()))
 	}
-	st := &state{k: k, grid: slices.Clone(call.Grid), readAt: map[*lower.Tensor]uint64{}}
+	st := &state{k: k, grid: slices.Clone(call.Grid), readAt: map[*lower.Tensor]uint64{}, open: call.OpenPlacements}
 	if len(unrolled) > 0 {
 		st.shared, st.sharedCount = map[sharedKey]*lower.Tensor{}, map[tracer.Pos]int{}
 	}

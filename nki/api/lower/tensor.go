@@ -40,6 +40,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
 	"github.com/narwhal-compiler/narwhal/internal/checked"
@@ -402,24 +403,52 @@ func (t *Tensor) SetName(name string) {
 	t.Name = f.Loc(t.loc).Name
 }
 
-// place gives every block of t its own allocated, pinned location.
+// place gives every block of t its own allocated, pinned location. The
+// placement is checked against the machine where the kernel makes it (so
+// that the error names that line): the start partition by the ISA's
+// quadrant rule, the partitions within the partition count, an SBUF byte
+// range within the generation's usable bytes per partition and aligned to
+// the element size, a PSUM range within one of the banks. Overlaps of
+// placements live at the same time are the verifier's overlap rule (the
+// traced module is verified: a placement overlapping another live one is
+// an error naming both).
 func (k *Kernel) place(t *Tensor, places []Place) error {
 	f := k.F
 	t.fixed = true
 	tmpl := *f.Loc(t.loc)
 	f.RemoveLoc(t.loc)
 	bytes := tmpl.Bytes
+	desc := "tile " + t.Name
+	if t.autoName {
+		desc = "the tile"
+	}
+	usable := int64(0)
+	if m, err := arch.Lookup(k.M.Arch); err == nil {
+		usable = m.UsableSBUFBytes()
+	}
 	for b, p := range places {
 		parts := t.tile[0]
-		if err := checkStartPartition(t.Name, parts, p.Partition); err != nil {
+		if err := checkStartPartition(desc, parts, p.Partition); err != nil {
 			return err
+		}
+		where := fmt.Sprintf("%s (block %d)", desc, b)
+		if len(places) == 1 {
+			where = desc
 		}
 		if t.Mem == PSUM {
 			if p.Bank < 0 || p.Bank >= 8 || p.Byte < 0 || p.Byte+bytes > PSUMBankBytes {
-				return errorf(KindNKI, "tile %s block %d: PSUM bank %d, byte %d does not hold %d bytes per partition in one of the 8 banks of 2 KiB", t.Name, b, p.Bank, p.Byte, bytes)
+				return errorf(KindNKI, "%s: PSUM bank %d, byte %d does not hold %d bytes per partition in one of the 8 banks of 2 KiB", where, p.Bank, p.Byte, bytes)
 			}
-		} else if p.Byte < 0 {
-			return errorf(KindNKI, "tile %s block %d: negative SBUF byte address %d", t.Name, b, p.Byte)
+		} else {
+			if p.Byte < 0 {
+				return errorf(KindNKI, "%s: negative SBUF byte address %d", where, p.Byte)
+			}
+			if usable > 0 && p.Byte+bytes > usable {
+				return errorf(KindNKI, "%s at SBUF byte %d: its %d bytes per partition end at byte %d, beyond the %d usable bytes per partition of %s", where, p.Byte, bytes, p.Byte+bytes, usable, k.M.Arch)
+			}
+			if sz := t.Dtype.Size(); sz > 0 && p.Byte%sz != 0 {
+				return errorf(KindNKI, "%s at SBUF byte %d: the address is not a multiple of the %d-byte %s element", where, p.Byte, sz, t.Dtype)
+			}
 		}
 		l := tmpl
 		l.Name = fmt.Sprintf("%s_sub%d", f.Tensor(t.id).Name, b) // FullUnroll's per-block names
@@ -440,7 +469,7 @@ func (k *Kernel) place(t *Tensor, places []Place) error {
 // checkStartPartition applies the ISA's start-partition rule of an
 // allocation (the direct allocation guide: 0 for more than 64 partitions,
 // 0 or 64 for more than 32, a multiple of 32 otherwise).
-func checkStartPartition(name string, parts, start int64) error {
+func checkStartPartition(desc string, parts, start int64) error {
 	ok := false
 	switch {
 	case parts > 64:
@@ -451,7 +480,7 @@ func checkStartPartition(name string, parts, start int64) error {
 		ok = start >= 0 && start%32 == 0 && start+parts <= PMax
 	}
 	if !ok {
-		return errorf(KindNKI, "tile %s of %d partitions cannot start at partition %d (the ISA allows 0 above 64 partitions, 0 or 64 above 32, a multiple of 32 otherwise)", name, parts, start)
+		return errorf(KindNKI, "%s of %d partitions cannot start at partition %d (the ISA allows 0 above 64 partitions, 0 or 64 above 32, a multiple of 32 otherwise, within the %d partitions)", desc, parts, start, PMax)
 	}
 	return nil
 }
