@@ -470,14 +470,15 @@ func npArray(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tra
 		}
 		return b, nil
 	}
-	var shape []int64
 	var data []float64
 	isFloat := false
+	dims := map[int]int64{}
+	leaf := -1
 	var walk func(v tracer.Value, depth int) error
 	walk = func(v tracer.Value, depth int) error {
 		switch v.(type) {
 		case tracer.Tuple, *tracer.List:
-			n := 0
+			n := int64(0)
 			err := tracer.Iterate(th, v, func(x tracer.Value) error {
 				n++
 				return walk(x, depth+1)
@@ -485,13 +486,16 @@ func npArray(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tra
 			if err != nil {
 				return err
 			}
-			if depth == len(shape) {
-				shape = append(shape, int64(n))
-			} else if shape[depth] != int64(n) {
+			if d, ok := dims[depth]; ok && d != n {
 				return tracer.Errorf("ValueError", "setting an array element with a sequence: the nested lists are not rectangular")
 			}
+			dims[depth] = n
 			return nil
 		}
+		if leaf >= 0 && leaf != depth {
+			return tracer.Errorf("ValueError", "setting an array element with a sequence: the nested lists are not rectangular")
+		}
+		leaf = depth
 		if _, ok := v.(tracer.Float); ok {
 			isFloat = true
 		}
@@ -501,6 +505,10 @@ func npArray(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tra
 	}
 	if err := walk(obj, 0); err != nil {
 		return nil, err
+	}
+	shape := make([]int64, len(dims))
+	for d := range shape {
+		shape[d] = dims[d]
 	}
 	if len(data) > maxHostElems {
 		return nil, tracer.Errorf("MemoryError", "a trace-time array of more than %d elements", maxHostElems)

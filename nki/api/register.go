@@ -74,6 +74,11 @@ func (v *VirtualRegister) Binary(th *tracer.Thread, op syntax.Operator, other tr
 	return nil, v.needValue(fmt.Sprintf("the operator %s", op))
 }
 
+// Compare: a register's value is only known when the kernel runs.
+func (v *VirtualRegister) Compare(th *tracer.Thread, op syntax.CmpOp, other tracer.Value, right bool) (tracer.Value, error) {
+	return nil, v.needValue("a comparison")
+}
+
 // Truth is the runtime while loop's test (see the file comment).
 func (v *VirtualRegister) Truth() (bool, error) {
 	st := v.st

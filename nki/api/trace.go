@@ -396,6 +396,9 @@ func traceOnce(th *tracer.Thread, call KernelCall, name string, unrolled map[int
 		return nil, nil, convert(err)
 	}
 	if err := verify.Module(m, verify.Options{}); err != nil {
+		if fe := fixedOverlap(k, err); fe != nil {
+			return nil, nil, fe
+		}
 		return nil, nil, fmt.Errorf("the traced kernel %s does not verify: %w", name, err)
 	}
 	res := &TraceResult{}
@@ -407,6 +410,33 @@ func traceOnce(th *tracer.Thread, call KernelCall, name string, unrolled map[int
 		res.Written = append(res.Written, IO(io))
 	}
 	return m, res, nil
+}
+
+// fixedOverlap turns the verifier's overlap diagnostic about a tile the
+// kernel placed (address=, mod_alloc) into the kernel's error: an
+// NKIError at the instruction where both tiles are live, naming the line
+// that placed the tile.
+func fixedOverlap(k *lower.Kernel, err error) error {
+	var ve *verify.Error
+	if !errors.As(err, &ve) || len(ve.Diags()) == 0 {
+		return nil
+	}
+	d := ve.Diags()[0]
+	if d.Rule != "overlap" {
+		return nil
+	}
+	t := k.FixedTensorOfLoc(d.Loc)
+	if t == nil {
+		return nil
+	}
+	e := &tracer.Error{Kind: lower.KindNKI, Code: diag.KernelAPI,
+		Msg: fmt.Sprintf("the tile %s placed at %s overlaps a tile live at the same time: %s", t.Name, t.MadeAt, d.Msg)}
+	if d.Pos.IsKnown() {
+		e.Pos = tracerPos(d.Pos)
+	} else {
+		e.Pos = tracerPos(t.MadeAt)
+	}
+	return e
 }
 
 // launch calls fn for every program of grid dimensions d.. (kept loops,

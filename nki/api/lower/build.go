@@ -275,3 +275,24 @@ func (k *Kernel) IndirectDMA(dst, src, index Access, scatter, skip bool) error {
 		return nil
 	})
 }
+
+// FixedTensorOfLoc returns the fixed-placement tensor one of whose
+// locations is named name (nil when none): the verifier's diagnostics name
+// locations.
+func (k *Kernel) FixedTensorOfLoc(name string) *Tensor {
+	for _, t := range k.tensors {
+		if !t.fixed {
+			continue
+		}
+		ts := k.F.Tensor(t.id)
+		if ts.Dead {
+			continue
+		}
+		for _, l := range ts.Locs {
+			if k.F.Loc(l).Name == name {
+				return t
+			}
+		}
+	}
+	return nil
+}

@@ -16,9 +16,12 @@ package lower
 //     int32 and a TensorScalar (mult u, add c0) into the dtype, used only
 //     when that fp32 arithmetic reproduces every value exactly (checked
 //     here, value by value);
-//   - anything else: one Memset per run of equal values along each row,
-//     up to maxConstRuns instructions (a larger irregular constant is a
-//     NotSupported error: narwhal would need file-backed constants).
+//   - anything else: row by row, one Memset per run of equal values into a
+//     one-partition tile at partition 0 (an access of one partition starts
+//     at a quadrant: the verifier's partition-start rule) and a Save of
+//     the row, up to maxConstRuns instructions (a larger irregular
+//     constant is a NotSupported error: narwhal would need file-backed
+//     constants).
 //
 // A shared constant is an HBM tensor (shared_hbm: the constant is the
 // same for every program), filled from SBUF staging tiles by Save DMAs
@@ -63,19 +66,46 @@ func (k *Kernel) ConstHBM(name string, dt bir.Dtype, shape []int64, values []flo
 		if err != nil {
 			return nil, err
 		}
-		if err := k.fillConst(a, dt, values[r0*free:(r0+n)*free], n, free, &runs); err != nil {
+		vals := values[r0*free : (r0+n)*free]
+		done, err := k.fillAffine(a, dt, vals, n, free)
+		if err != nil {
 			return nil, err
 		}
-		dst := Access{T: t, Block: affine.Const(0), Offset: affine.Const(r0 * free), Dims: []Dim{{Step: free, Num: n}, {Step: 1, Num: free}}, Dtype: dt}
-		if err := k.Store(dst, a, Mask{}); err != nil {
-			return nil, err
+		if done {
+			dst := Access{T: t, Block: affine.Const(0), Offset: affine.Const(r0 * free), Dims: []Dim{{Step: free, Num: n}, {Step: 1, Num: free}}, Dtype: dt}
+			if err := k.Store(dst, a, Mask{}); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		// Row by row: Memsets of runs of equal values into a one-partition
+		// tile at partition 0 (an access of one partition starts at a
+		// quadrant), stored to the row.
+		for p := int64(0); p < n; p++ {
+			row, err := k.NewTile(name+"_row", SBUF, dt, []int64{1, free}, 0, nil)
+			if err != nil {
+				return nil, err
+			}
+			ra, err := row.Whole()
+			if err != nil {
+				return nil, err
+			}
+			if err := k.fillRuns(ra, vals[p*free:(p+1)*free], &runs); err != nil {
+				return nil, err
+			}
+			dst := Access{T: t, Block: affine.Const(0), Offset: affine.Const((r0 + p) * free), Dims: []Dim{{Step: free, Num: 1}, {Step: 1, Num: free}}, Dtype: dt}
+			if err := k.Store(dst, ra, Mask{}); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return t, nil
 }
 
-// fillConst writes vals ([n, free], row-major) into the SBUF access a.
-func (k *Kernel) fillConst(a Access, dt bir.Dtype, vals []float64, n, free int64, runs *int) error {
+// fillAffine writes vals ([n, free], row-major) into the SBUF access a
+// when they are affine (one Iota, or an Iota and a TensorScalar), and
+// reports whether it did.
+func (k *Kernel) fillAffine(a Access, dt bir.Dtype, vals []float64, n, free int64) (bool, error) {
 	at := func(p, f int64) float64 { return vals[p*free+f] }
 	c0 := at(0, 0)
 	cp, cf := 0.0, 0.0
@@ -108,7 +138,7 @@ func (k *Kernel) fillConst(a Access, dt bir.Dtype, vals []float64, n, free int64
 			}
 			return v
 		}) {
-			return k.IotaPattern(a, pattern, int64(c0), icp)
+			return true, k.IotaPattern(a, pattern, int64(c0), icp)
 		}
 	}
 	// An Iota of a*p + b*f and a TensorScalar (x * u + c0), fp32 exact.
@@ -121,41 +151,46 @@ func (k *Kernel) fillConst(a Access, dt bir.Dtype, vals []float64, n, free int64
 		}) {
 			idx, err := k.NewTile("const_index", SBUF, bir.Int32, []int64{n, free}, 0, nil)
 			if err != nil {
-				return err
+				return false, err
 			}
 			ia2, err := idx.Whole()
 			if err != nil {
-				return err
+				return false, err
 			}
 			pattern[0][0] = ib
 			if err := k.IotaPattern(ia2, pattern, 0, ia); err != nil {
-				return err
+				return false, err
 			}
 			r, err := k.TensorScalar("nl.shared_constant", ia2, "mult", Const(u), false, "add", Const(c0), false, bir.EngDVE, dt, Mask{})
 			if err != nil {
-				return err
+				return false, err
 			}
-			return r.Write(a)
+			return true, r.Write(a)
 		}
 	}
-	// Memsets of runs of equal values along each row.
-	for p := int64(0); p < n; p++ {
-		for j := int64(0); j < free; {
-			e := j + 1
-			for e < free && at(p, e) == at(p, j) {
-				e++
-			}
-			*runs++
-			if *runs > maxConstRuns {
-				return k.Errorf(KindNotSupported, "nl.shared_constant: the constant is not affine and has more than %d runs of equal values; narwhal builds constants on chip with Memsets (the interpreter has no file-backed constant tensors)", maxConstRuns)
-			}
-			run := Access{T: a.T, Block: a.Block, Offset: affine.AddConst(a.Offset, p*a.Dims[0].Step+j), Dims: []Dim{{Step: a.Dims[0].Step, Num: 1}, {Step: 1, Num: e - j}}, Dtype: a.Dtype}
-			if err := k.Memset(run, at(p, j), bir.EngDVE, Mask{}); err != nil {
-				return err
-			}
-			j = e
+	return false, nil
+}
+
+// fillRuns writes one row of values into the one-partition access a: a
+// Memset per run of equal values.
+func (k *Kernel) fillRuns(a Access, vals []float64, runs *int) error {
+	free := int64(len(vals))
+	for j := int64(0); j < free; {
+		e := j + 1
+		for e < free && vals[e] == vals[j] {
+			e++
 		}
+		*runs++
+		if *runs > maxConstRuns {
+			return k.Errorf(KindNotSupported, "nl.shared_constant: the constant is not affine and needs more than %d Memsets (runs of equal values, row stores); narwhal builds constants on chip (the interpreter has no file-backed constant tensors)", maxConstRuns)
+		}
+		run := Access{T: a.T, Block: a.Block, Offset: affine.AddConst(a.Offset, j), Dims: []Dim{{Step: a.Dims[0].Step, Num: 1}, {Step: 1, Num: e - j}}, Dtype: a.Dtype}
+		if err := k.Memset(run, vals[j], bir.EngDVE, Mask{}); err != nil {
+			return err
+		}
+		j = e
 	}
+	*runs++
 	return nil
 }
 
