@@ -1,8 +1,8 @@
 package api
 
 // The current NKI API (NKI 0.2 and later, the `nki` package): the module
-// tree Import serves for "nki", "nki.language", "nki.isa", "nki.typing"
-// and "nki.collectives", built on the legacy binding's values and
+// tree Import serves for "nki", "nki.language", "nki.isa", "nki.typing",
+// "nki.collectives" and "nki.compiler", built on the legacy binding's values and
 // lowering (a name both APIs keep shares its implementation; docs/nki.md
 // lists every name with its status).
 //
@@ -218,6 +218,26 @@ func currentISAModule(name string) *tracer.Module {
 	return tracer.NewModule(name, m)
 }
 
+// Directive is a scheduling or allocation hint of nki.compiler
+// (no_reorder(), allocation_scope(), multi_buffer(factor)): a value that
+// is also a context manager doing nothing (narwhal's passes order and
+// place instructions themselves).
+type Directive struct{ name string }
+
+func (d *Directive) Type() string         { return "directive" }
+func (d *Directive) String() string       { return d.name }
+func (d *Directive) Truth() (bool, error) { return true, nil }
+
+// Enter and Exit make `with ncc.no_reorder():` run its body unchanged.
+func (d *Directive) Enter(th *tracer.Thread) (tracer.Value, error) { return d, nil }
+func (d *Directive) Exit(th *tracer.Thread, err error) error       { return err }
+
+func directive(name string) *tracer.Builtin {
+	return tracer.NewBuiltin(name, func(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
+		return &Directive{name: name}, nil
+	})
+}
+
 // currentModules builds the module tree of the current API.
 func currentModules() map[string]*tracer.Module {
 	out := map[string]*tracer.Module{}
@@ -225,8 +245,18 @@ func currentModules() map[string]*tracer.Module {
 	isa := currentISAModule("nki.isa")
 	typing := typingModule("nki.typing")
 	cc := collectivesModule("nki.collectives")
+	comp := compilerModules("nki.compiler")
+	for name, m := range comp {
+		out[name] = m
+	}
+	c := comp["nki.compiler"]
+	// The current nki.compiler's directives: scheduling and allocation
+	// hints narwhal's own pipeline does without.
+	c.Set("allocation_scope", directive("ncc.allocation_scope"))
+	c.Set("no_reorder", directive("ncc.no_reorder"))
+	c.Set("multi_buffer", directive("ncc.multi_buffer"))
 	nki := tracer.NewModule("nki", map[string]tracer.Value{
-		"language": nl, "isa": isa, "typing": typing, "collectives": cc,
+		"language": nl, "isa": isa, "typing": typing, "collectives": cc, "compiler": c,
 		"jit": decorator("nki.jit"), "trace": decorator("nki.trace"), "baremetal": decorator("nki.baremetal"),
 		"benchmark": decorator("nki.benchmark"), "profile": decorator("nki.profile"),
 		"simulate_kernel": tracer.NewBuiltin("nki.simulate_kernel", simulateKernel),

@@ -154,6 +154,7 @@ func init() {
 	curLang("ndarray", curNdarray)
 	curLang("shared_constant", nlSharedConstant)
 	curLang("shared_identity_matrix", nlSharedIdentity)
+	currentLanguage["gelu_apprx_sigmoid_dx"] = &Op{name: "nl.gelu_apprx_sigmoid_dx", why: "no activation function of the Scalar engine model computes the derivative of the sigmoid-approximated GELU"}
 	for _, r := range []string{"affine_range", "sequential_range", "static_range"} {
 		curLang(r, curRange(r))
 	}

@@ -568,6 +568,9 @@ func init() {
 		if err := tracer.UnpackArgs("nisa.get_nc_version", args, kwargs); err != nil {
 			return nil, err
 		}
+		if st := current(th); st != nil {
+			return tracer.MakeInt(int64(st.k.NCVersion())), nil
+		}
 		return tracer.MakeInt(3), nil
 	}})
 	register(&Op{name: "nisa.tensor_tensor_scan", fn: isaTensorTensorScan})
@@ -591,7 +594,7 @@ func isaModule(name string) *tracer.Module {
 	m := members("nisa.")
 	m["tensor_engine"], m["vector_engine"], m["scalar_engine"] = engTensor, engVector, engScalar
 	m["gpsimd_engine"], m["dma_engine"], m["unknown_engine"] = engGpSimd, engDMA, engUnknown
-	m["nc_version"] = &attrObject{name: "nc_version", attrs: map[string]tracer.Value{"gen2": tracer.MakeInt(2), "gen3": tracer.MakeInt(3)}}
+	m["nc_version"] = &attrObject{name: "nc_version", attrs: map[string]tracer.Value{"gen2": tracer.MakeInt(2), "gen3": tracer.MakeInt(3), "gen4": tracer.MakeInt(4)}}
 	return tracer.NewModule(name, m)
 }
 

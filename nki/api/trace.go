@@ -10,27 +10,29 @@ package api
 // iterator inside a new kept BIR loop. The loop is unrolled instead (the
 // run rolled back: its Python effects by the tracer, its instructions,
 // tiles and loops by lower.Kernel.AbortLoop; then the body runs once per
-// iteration with a concrete int) when
+// iteration with a concrete int) by the rule of the package that made the
+// range (Range.rule; docs/nki.md "The loop rule"):
 //
-//   - the run needed the iterator's value (a NeedConcrete involving the
-//     loop: `if i == 0:`, range(i), a list index, a mask the predicate
-//     split cannot express);
-//   - the body left by break or return;
-//   - the body's Python effects depend on the iteration: it mutated a
-//     container that existed before the loop (list.append), rebound a
-//     variable of a Python value (int, float, str, tuple ...) to a
-//     different value (`off += 128`, `first = False`), or rebound a
-//     variable whose previous tile or index it read (`acc = acc + x`: a
-//     value carried from one iteration to the next through Python).
+//   - both rules: when the run needed the iterator's value (a NeedConcrete
+//     involving the loop: `if i == 0:`, range(i), a list index, a mask the
+//     predicate split cannot express), or left by break or return;
+//   - the current API's Python-consistent rule also when the body's Python
+//     effects depend on the iteration: it mutated a container that existed
+//     before the loop (list.append), rebound a variable of a Python value
+//     (int, float, str, tuple ...) to a different value (`off += 128`,
+//     `first = False`), or rebound a variable whose previous tile or index
+//     it read (`acc = acc + x`: a value carried from one iteration to the
+//     next through Python).
 //
+// The legacy rule is neuronxcc.nki's "traced once": the Python effects of
+// the one run stand (a counter advanced in the body advances once).
 // Rebinding a variable to a fresh tile or index without reading its old
 // value (i_p = nl.mgrid[...] in every loop, x = nl.load(...)) keeps the
-// loop. This is the legacy NKI tracer's behaviour (it traced affine_range
-// bodies once), made safe where Python semantics would differ. A known
-// cost: a Python `for j in range(n)` inside a kept body that reuses a loop
-// variable name from before the loop (j bound to another int before)
-// counts as a rebinding to a different value and unrolls the outer loop;
-// the tracer reports no reads of variables (docs/nki.md).
+// loop under both. A known cost of the current rule: a Python
+// `for j in range(n)` inside a kept body that reuses a loop variable name
+// from before the loop (j bound to another int before) counts as a
+// rebinding to a different value and unrolls the outer loop; the tracer
+// reports no reads of variables (docs/nki.md).
 //
 // nl.static_range and Python's range always unroll (Python iterates).
 //
