@@ -403,7 +403,7 @@ def k(a, b):
 		line                         int
 	}{
 		{"partitions", "    t = nl.ndarray((256, 64), dtype=nl.float32, buffer=nl.sbuf)\n", "NKIError", "NW422", "partition dimension 256 of tile", 7},
-		{"unsupported isa", "    x = nl.load(a)\n    y = nisa.local_gather(x, x)\n", "NotSupported", "NW421", "nisa.local_gather is not supported by narwhal", 8},
+		{"unsupported isa", "    x = nl.load(a)\n    y = nisa.dropout(x, 0.5)\n", "NotSupported", "NW421", "nisa.dropout is not supported by narwhal", 8},
 		{"contraction", "    x = nl.load(a)\n    y = nl.load(b[0:64, :])\n    z = nl.matmul(x, y, transpose_x=True)\n", "NKIError", "NW422", "contraction sizes differ", 9},
 		{"buffer", "    x = nl.load(a)\n    p = nl.matmul(x, x, transpose_x=True)\n    q = nl.matmul(p, x, transpose_x=True)\n", "NKIError", "NW422", "reads its inputs from SBUF", 9},
 		{"load from sbuf", "    x = nl.load(a)\n    y = nl.load(x)\n", "NKIError", "NW422", "nl.load reads HBM", 8},

@@ -506,6 +506,62 @@ var currentCases = []apiCase{
 	},
 }
 
+var legacySharedCases = []apiCase{
+	{
+		name: "legacy_forms_of_current_instructions",
+		head: opHead,
+		body: `def k(a, b, ix):
+    x = nl.load(a)
+    col = nl.load(b)
+    s = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    t = nisa.tensor_scalar_reduce(data=x, op0=np.multiply, operand0=col, reduce_op=np.add, reduce_res=s)
+    idx = nl.load(ix)
+    g = nisa.local_gather(x, idx, num_elem_per_idx=2)
+    c = nl.static_cast(x, dtype=nl.int32)
+    assert nl.finfo(nl.float16).max == 65504 and nl.finfo(nl.bfloat16).bits == 16
+    outs = []
+    for v in (t, s, g, c):
+        o = nl.ndarray(v.shape, dtype=nl.float32, buffer=nl.shared_hbm)
+        nl.store(o, value=v)
+        outs.append(o)
+    return tuple(outs)
+`,
+		inputs: map[string][]int64{"a": {128, 64}, "b": {128, 1}, "ix": {128, 2}},
+		dtypes: map[string]bir.Dtype{"ix": bir.Uint16},
+		gens:   map[string]func(int64) float32{"ix": func(i int64) float32 { return float32((i * 6) % 64) }},
+		ref: func(in map[string][]float32) map[string][]float32 {
+			a, b, ix := in["a"], in["b"], in["ix"]
+			t := seqf(128*64, func(i int) float32 { return a[i] * b[i/64] })
+			s := seqf(128, func(p int) float32 {
+				var v float32
+				for j := 0; j < 64; j++ {
+					v += t[p*64+j]
+				}
+				return v
+			})
+			g := seqf(128*64, func(i int) float32 {
+				p, j := i/64, i%64
+				v, e := j/2, j%2
+				c := p / 16
+				idx := int(ix[(16*c+v%16)*2+v/16])
+				return a[p*64+idx+e]
+			})
+			c := seqf(128*64, func(i int) float32 { return float32(math.RoundToEven(float64(a[i]))) })
+			return map[string][]float32{"return0": t, "return1": s, "return2": g, "return3": c}
+		},
+		tol: 1e-6,
+	},
+}
+
+// TestLegacy_SharedInstructions: the legacy forms the current API's
+// lowering serves (tensor_scalar_reduce, local_gather), nl.static_cast
+// and nl.finfo.
+func TestLegacy_SharedInstructions(t *testing.T) {
+	for _, c := range legacySharedCases {
+		t.Run(c.name, func(t *testing.T) { runAPICase(t, c) })
+	}
+}
+
 // roundBF16 rounds to bfloat16 (nearest even).
 func roundBF16(x float32) float32 {
 	b := math.Float32bits(x)

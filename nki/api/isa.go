@@ -578,10 +578,8 @@ func init() {
 	register(&Op{name: "nisa.scalar_tensor_tensor", fn: isaScalarTensorTensor})
 	register(&Op{name: "nisa.activation_reduce", fn: isaActivationReduce})
 	unsupported := map[string]string{
-		"tensor_scalar_reduce":    "TensorScalar's second output has no interpreter semantics",
-		"local_gather":            "GpSimd local gather has no interpreter semantics",
 		"dropout":                 "random numbers are not modelled by the compile pipeline",
-		"tensor_copy_dynamic_src": "it needs dynamic (register) offsets",
+		"tensor_copy_dynamic_src": "its source is indexed with a tile (a subscript that is only known when the kernel runs), which the legacy binding does not trace; the current API's nisa.tensor_copy with .ap(scalar_offset=...) does",
 		"builtin_custom_op":       "custom GpSimd operators cannot be run",
 	}
 	for name, why := range unsupported {

@@ -1156,8 +1156,6 @@ func init() {
 		"loop_reduce":          "write the reduction with += (nl.add) in the loop",
 		"spmd_dim":             "the launch grid is given with --grid",
 		"nc":                   "the launch grid is given with --grid",
-		"static_cast":          "cast with dtype= on the operation",
-		"finfo":                "not modelled",
 		"gemm_grid":            "not modelled",
 		"gemm_stationary_grid": "not modelled",
 	}

@@ -330,3 +330,149 @@ func init() {
 	register(&Op{name: "nl.shared_constant", fn: nlSharedConstant})
 	register(&Op{name: "nl.shared_identity_matrix", fn: nlSharedIdentity})
 }
+
+// The legacy forms of instructions the current API's binding lowers: the
+// result is a new SBUF tile, then the current function writes it.
+
+// legacyTensorScalarReduce is the legacy nisa.tensor_scalar_reduce(data,
+// op0, operand0, reduce_op, reduce_res, reverse0=False, dtype=None): the
+// tensor_scalar result as a new tile, reduce_res written in place.
+func legacyTensorScalarReduce(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
+	const what = "nisa.tensor_scalar_reduce"
+	var data, op0, operand0, reduceOp, reduceRes, dtype, mask tracer.Value
+	var rev0 bool
+	if err := isaUnpack(what, args, kwargs, "data", &data, "op0", &op0, "operand0", &operand0, "reduce_op", &reduceOp, "reduce_res", &reduceRes,
+		"reverse0?", &rev0, "dtype?", &dtype, "mask?", &mask); err != nil {
+		return nil, err
+	}
+	if !isNone(mask) {
+		return nil, notSupportedf("%s(mask=...): the accumulating instruction is emitted without a mask", what)
+	}
+	dst, err := legacyDst(th, what, data, dtype, nil)
+	if err != nil {
+		return nil, err
+	}
+	kw := []tracer.Kwarg{{Name: "dst", Value: dst}, {Name: "data", Value: data}, {Name: "op0", Value: op0}, {Name: "operand0", Value: operand0},
+		{Name: "reduce_op", Value: reduceOp}, {Name: "reduce_res", Value: reduceRes}, {Name: "reverse0", Value: tracer.Bool(rev0)}}
+	if _, err := curTensorScalarReduce(th, nil, kw); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// legacyLocalGather is the legacy nisa.local_gather(src_buffer, index,
+// num_elem_per_idx=1, num_valid_indices=None): a new tile of num_valid
+// (or every index of a 16-partition slice) times num_elem_per_idx
+// elements per partition.
+func legacyLocalGather(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
+	const what = "nisa.local_gather"
+	var src, index, validV, mask tracer.Value
+	var perIdx int64 = 1
+	if err := isaUnpack(what, args, kwargs, "src_buffer", &src, "index", &index, "num_elem_per_idx?", &perIdx, "num_valid_indices?", &validV, "mask?", &mask); err != nil {
+		return nil, err
+	}
+	if !isNone(mask) {
+		return nil, notSupportedf("%s(mask=...): the gather is emitted without a mask", what)
+	}
+	ix, _, err := onChipOf(index, what, "index")
+	if err != nil {
+		return nil, err
+	}
+	n := 16 * ix.FreeElems()
+	if !isNone(validV) {
+		if n, err = tracer.AsInt64(th, validV); err != nil {
+			return nil, err
+		}
+	}
+	s, _, err := onChipOf(src, what, "src_buffer")
+	if err != nil {
+		return nil, err
+	}
+	dst, err := legacyDst(th, what, src, nil, []int64{s.Partitions(), n * perIdx})
+	if err != nil {
+		return nil, err
+	}
+	kw := []tracer.Kwarg{{Name: "dst", Value: dst}, {Name: "src_buffer", Value: src}, {Name: "index", Value: index},
+		{Name: "num_elem_per_idx", Value: tracer.MakeInt(perIdx)}}
+	if !isNone(validV) {
+		kw = append(kw, tracer.Kwarg{Name: "num_valid_indices", Value: validV})
+	}
+	if _, err := curLocalGather(th, nil, kw); err != nil {
+		return nil, err
+	}
+	return dst, nil
+}
+
+// legacyDst makes a legacy instruction's result tile: like's shape (or
+// shape) and dtype (or dtype=) in SBUF.
+func legacyDst(th *tracer.Thread, what string, like, dtype tracer.Value, shape []int64) (*Tensor, error) {
+	st, err := kernelState(th, what)
+	if err != nil {
+		return nil, err
+	}
+	a, _, err := onChipOf(like, what, "the input")
+	if err != nil {
+		return nil, err
+	}
+	dt, err := optDtype(dtype, a.Dtype)
+	if err != nil {
+		return nil, err
+	}
+	if shape == nil {
+		shape = a.Shape()
+	}
+	t, err := st.k.NewTile("", lower.SBUF, dt, shape, 0, nil)
+	if err != nil {
+		return nil, convert(err)
+	}
+	return newWhole(st, t, th.CallPos()), nil
+}
+
+// nlStaticCast is nl.static_cast(x, dtype): a TensorCopy into dtype.
+func nlStaticCast(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
+	var x, dtype, mask tracer.Value
+	if err := isaUnpack("nl.static_cast", args, kwargs, "x", &x, "dtype", &dtype, "mask?", &mask); err != nil {
+		return nil, err
+	}
+	return copyLike(th, "nl.static_cast", x, mask, dtype, bir.EngDVE)
+}
+
+// nlFinfo is nl.finfo(dtype): the float dtype's limits as trace-time
+// numbers (bits, eps, max, min, tiny).
+func nlFinfo(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
+	var dtype tracer.Value
+	if err := isaUnpack("nl.finfo", args, kwargs, "dtype", &dtype); err != nil {
+		return nil, err
+	}
+	dt, err := dtypeOf(dtype)
+	if err != nil {
+		return nil, err
+	}
+	lim, ok := floatLimits[dt]
+	if !ok {
+		return nil, typeErrorf("nl.finfo: %s is not a float dtype", dtypeValue(dt))
+	}
+	f := func(x float64) tracer.Value { return tracer.Float(x) }
+	return &attrObject{name: "finfo", attrs: map[string]tracer.Value{
+		"bits": tracer.MakeInt(dt.Size() * 8), "eps": f(lim[0]), "max": f(lim[1]), "min": f(-lim[1]), "tiny": f(lim[2]),
+		"dtype": dtypeValue(dt),
+	}}, nil
+}
+
+// floatLimits are eps, max and the smallest normal of the float dtypes.
+var floatLimits = map[bir.Dtype][3]float64{
+	bir.Float32:      {1.1920928955078125e-07, 3.4028234663852886e38, 1.1754943508222875e-38},
+	bir.Float32R:     {9.765625e-04, 3.4028234663852886e38, 1.1754943508222875e-38},
+	bir.Float16:      {9.765625e-04, 65504, 6.103515625e-05},
+	bir.BFloat16:     {7.8125e-03, 3.3895313892515355e38, 1.1754943508222875e-38},
+	bir.Float8E4M3:   {0.125, 240, 0.015625},
+	bir.Float8E4M3FN: {0.125, 448, 0.015625},
+	bir.Float8E5:     {0.25, 57344, 6.103515625e-05},
+}
+
+func init() {
+	register(&Op{name: "nisa.tensor_scalar_reduce", fn: legacyTensorScalarReduce})
+	register(&Op{name: "nisa.local_gather", fn: legacyLocalGather})
+	register(&Op{name: "nl.static_cast", fn: nlStaticCast})
+	register(&Op{name: "nl.finfo", fn: nlFinfo})
+}
