@@ -28,7 +28,6 @@ import (
 type seq struct {
 	k    *lower.Kernel
 	what string
-	dt   bir.Dtype
 	mask lower.Mask
 }
 
