@@ -230,11 +230,12 @@ func (st *state) pythonDependent(th *tracer.Thread, eff tracer.Effects, c0 uint6
 			if b.used > c0 {
 				return true
 			}
-		case *Grid, *Range, *Op, *Dtype, *Buffer, *Engine, *DS, *tracer.Function, *tracer.Builtin, *tracer.Module, *JitKernel:
+		case *Grid, *Range, *Op, *Dtype, *Buffer, *Engine, *DS, *tracer.Function, *tracer.Builtin, *tracer.Module, *JitKernel, *DynRange, *Directive:
 			// Values that are not iteration state.
 		default:
 			switch rb.After.(type) {
-			case *Tensor, *Index, *Mask, *Grid:
+			case *Tensor, *Index, *Mask, *Grid, *VirtualRegister:
+				// A fresh NKI value bound in every iteration.
 				continue
 			}
 			eq, err := tracer.Equal(th, rb.Before, rb.After)
