@@ -62,6 +62,7 @@ var codeText = map[string]string{
 	diag.KernelRaised:      "kernel.py:9:5: AssertionError: columns must be a multiple of 1024, have 512",
 	diag.KernelUnsupported: "kernel.py:9:5: NotSupported: nisa.builtin_custom_op",
 	diag.KernelAPI:         "kernel.py:8:9: NKIError: partition dimension 256",
+	diag.KernelBudget:      "LimitExceeded: the trace exceeded its budget of 50000000 evaluation steps",
 }
 
 // TestErrorCodes runs every registry entry's example (it must fail with
