@@ -969,5 +969,12 @@ func SimOptions(f *bir.Function, model *arch.Model) stream.SimOptions {
 		TriggerCost:   func(e bir.Engine) int64 { return cycles(e, model.Cost.StaticOverhead) },
 		EngineLatency: int64(model.Sync.SemaphoreNs * 1000),
 		DMALatency:    int64(model.Sync.DMASemaphoreNs * 1000),
+		DMA: func(i bir.InstID) (int64, int64, uint64) {
+			est, err := model.InstructionCost(f, i, bir.EngDMA, tab.Has(i) && tab.DGE[i] >= 0)
+			if err != nil {
+				return 0, 0, 0
+			}
+			return est.FixedPs(), est.XferPs(), est.Engines
+		},
 	}
 }
