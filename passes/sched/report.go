@@ -55,23 +55,23 @@ type Report struct {
 	Busiest      string
 	EngineTerm   int64 // max over resources of head + busy + tail
 	EngineName   string
-	DMATerm      int64  // DMA head + DMA time / queues + DMA tail
-	DMABusy      int64  // DMA time / queues
+	DMATerm      int64 // DMA head + DMA time / queues + DMA tail
+	DMABusy      int64 // DMA time / queues
 	// DMAEngineTerm is the busiest DMA engine's head + transfer time +
 	// tail (the DMA engines as machines: bound_dma.go), DMAEngineName that
 	// engine.
 	DMAEngineTerm int64
 	DMAEngineName string
-	FeedTerm     int64  // the largest feed term of an engine or port (feedBound)
-	FeedName     string // the engine and the side that gives it
-	ProgramOrder int64
-	Unlimited    int64
-	PEClockGHz   float64
-	Queues       int
-	Reordered    int    // instructions whose position in their block changed
-	Order        string // the order kept: "DDG list", "incoming" or "ASAP list"
-	Util         []Util
-	Stalls       []Stall
+	FeedTerm      int64  // the largest feed term of an engine or port (feedBound)
+	FeedName      string // the engine and the side that gives it
+	ProgramOrder  int64
+	Unlimited     int64
+	PEClockGHz    float64
+	Queues        int
+	Reordered     int    // instructions whose position in their block changed
+	Order         string // the order kept: "DDG list", "incoming" or "ASAP list"
+	Util          []Util
+	Stalls        []Stall
 }
 
 // Util is one resource's busy time.
