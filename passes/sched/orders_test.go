@@ -146,3 +146,40 @@ func TestReport_FeedTermKernels(t *testing.T) {
 		t.Logf("%-12s makespan = lower bound %.3f us (%s); the older terms %.3f us", tc.spec, float64(rep.Makespan)/1e6, name, float64(others)/1e6)
 	}
 }
+
+// TestReport_CallPricedByCalleeBound (issue 28 item 3): a function that
+// only calls a kernel reports its callee's lower bound and gap, not "gap
+// 0.0%" by construction (the bound used to price the call at the callee's
+// achieved makespan). The callee is trn2 softmax, whose schedule sits
+// above its bound.
+func TestReport_CallPricedByCalleeBound(t *testing.T) {
+	model, _ := arch.Lookup("trn2")
+	m := beforeScheduler(t, "softmax", "physical")
+	kern := m.Main()
+	kern.Name = "softmax_kernel"
+	b := bir.NewBuilder(m, "main")
+	b.Inst(bir.OpNKIKernel, "call_softmax", bir.EngUnassigned, nil, nil, bir.Attrs("func", "softmax_kernel"))
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
+	callee, err := sched.Schedule(kern, model, sched.Options{Window: sched.DefaultWindow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if callee.Gap() <= 0 {
+		t.Fatalf("callee gap %.1f%%: want a callee above its bound for the test to mean something", callee.Gap())
+	}
+	for _, recorded := range []bool{false, true} {
+		opt := sched.Options{Window: sched.DefaultWindow}
+		if recorded {
+			opt.CalleeBound = func(name string) (int64, bool) { return callee.LowerBound, name == "softmax_kernel" }
+		}
+		caller, err := sched.Schedule(m.Func("main"), model, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if caller.Makespan != callee.Makespan || caller.LowerBound != callee.LowerBound || caller.Gap() != callee.Gap() {
+			t.Errorf("recorded %v: caller makespan %d, bound %d, gap %.1f%%; want the callee's %d, %d, %.1f%%", recorded, caller.Makespan, caller.LowerBound, caller.Gap(), callee.Makespan, callee.LowerBound, callee.Gap())
+		}
+	}
+}

@@ -62,6 +62,11 @@ type problem struct {
 	firstDMAEngine int32
 	nDMAEngines    int32
 
+	// callLB is, per call position, the lower bound of its callee
+	// (callee_bound.go); the bound uses it in place of the call's
+	// duration.
+	callLB map[int32]int64
+
 	// A joint problem of several cores (LncAwareSchedule): core[k] is
 	// position k's core, whose resources are stride*core + the
 	// single-core resource; nil for one core.

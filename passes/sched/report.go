@@ -324,7 +324,7 @@ func (p *problem) bound(r *Report) {
 func (p *problem) report(t *timeline, pr *priority, lin []int32) *Report {
 	r := &Report{Function: p.f.Name, Insts: len(p.insts), Makespan: t.makespan, Unlimited: -1,
 		PEClockGHz: p.model.Clock(bir.EngPE), Queues: int(max(p.model.DMAQueues, 1))}
-	p.bound(r)
+	p.withCallBounds(func() { p.bound(r) })
 	used := make([]int64, p.nRes) // per resource: work that ran on it (utilization)
 	for k := range p.insts {
 		if x := t.res[k]; x >= 0 {
