@@ -291,7 +291,10 @@ func (mc *machine) opTensorScalar(x *instCtx, ptr bool) error {
 		return err
 	}
 	rev0, rev1 := x.attrs.Bool("reverse0", false), x.attrs.Bool("reverse1", false)
-	for _, flag := range []string{"apply_transpose", "is_scalar_tensor_tensor", "is_tensor_tensor_scan"} {
+	if ptr && x.attrs.Bool("is_tensor_tensor_scan", false) {
+		return mc.opTensorTensorScan(x, op0, op1, rev0, rev1)
+	}
+	for _, flag := range []string{"apply_transpose", "is_scalar_tensor_tensor"} {
 		if x.attrs.Bool(flag, false) {
 			return errf(ErrNoSemantics, "%s=true: narwhal has no semantics for this TensorScalarPtr variant", flag)
 		}
@@ -397,6 +400,85 @@ func (mc *machine) opTensorScalar(x *instCtx, ptr bool) error {
 		aluF32Vec(op1, fx, fx, sv, rev1)
 	}
 	return mc.scatterF32(d, fx)
+}
+
+// opTensorTensorScan is TensorScalarPtr with is_tensor_tensor_scan (NKI
+// nisa.tensor_tensor_scan; KLR's tensorTensorScan): ins [data0, data1,
+// initial?], outs [dst]. Per partition p, acc starts at initial (a [P,1]
+// AP, one value per partition, or an immediate; absent: 0) and for each
+// free element i in order
+//
+//	acc = (data0[p,i] op0 acc) op1 data1[p,i];  dst[p,i] = acc
+//
+// (reverse0: acc op0 data0; reverse1: data1 op1 ...), in fp32 (the ISA
+// docstring's numpy: result[:, i] = op1(op0(data0[:, i], result[:,
+// i-1]), data1[:, i])). Bit-vector operators have no scan semantics here.
+func (mc *machine) opTensorTensorScan(x *instCtx, op0, op1 aluOp, rev0, rev1 bool) error {
+	if err := accIdleOnly(x.attrs); err != nil {
+		return err
+	}
+	if op0 == aluBypass || op1 == aluBypass || op0.isBitvec() || op1.isBitvec() {
+		return errf(ErrNoSemantics, "tensor_tensor_scan with op0 %s and op1 %s: narwhal models two arithmetic operators", op0, op1)
+	}
+	if len(x.ins) < 2 {
+		return errf(ErrOperand, "tensor_tensor_scan needs data0 and data1 (ins[0], ins[1])")
+	}
+	a, err := mc.in(x, 0)
+	if err != nil {
+		return err
+	}
+	b, err := mc.in(x, 1)
+	if err != nil {
+		return err
+	}
+	d, err := mc.out(x, 0)
+	if err != nil {
+		return err
+	}
+	if err := engineRule(x.eng, a, b, d); err != nil {
+		return err
+	}
+	if err := notBothPSUM(a, b); err != nil {
+		return err
+	}
+	if err := sameShape(a, d); err != nil {
+		return err
+	}
+	if err := sameShape(b, d); err != nil {
+		return err
+	}
+	init := scalarOperand{imm: true}
+	if len(x.ins) >= 3 {
+		if init, err = mc.loadScalar(x, 2, d.P, 0, false); err != nil {
+			return err
+		}
+	}
+	fa, fb := mc.f32buf(0, d.n), mc.f32buf(1, d.n)
+	if err := mc.gatherF32(a, fa); err != nil {
+		return err
+	}
+	if err := mc.gatherF32(b, fb); err != nil {
+		return err
+	}
+	F := max(d.F, 1)
+	for p := int64(0); p*F < int64(len(fa)); p++ {
+		acc := init.f
+		if !init.imm {
+			acc = init.rowsF[p]
+		}
+		for k := p * F; k < (p+1)*F && k < int64(len(fa)); k++ {
+			t := aluF32(op0, fa[k], acc)
+			if rev0 {
+				t = aluF32(op0, acc, fa[k])
+			}
+			r := aluF32(op1, t, fb[k])
+			if rev1 {
+				r = aluF32(op1, fb[k], t)
+			}
+			fa[k], acc = r, r
+		}
+	}
+	return mc.scatterF32(d, fa)
 }
 
 // intPath64 is the 64-bit part of intPathChoice (TensorScalar has no

@@ -131,7 +131,19 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 		c.lockstep(i, ins, outs, 2)
 	case bir.OpTensorScalar, bir.OpTensorCopy, bir.OpReciprocal, bir.OpTensorScalarAffineSelect:
 		c.lockstep(i, ins, outs, 1)
-	case bir.OpActivation, bir.OpTensorScalarPtr:
+	case bir.OpTensorScalarPtr:
+		if attrsOK && attrs.Bool("is_tensor_tensor_scan", false) {
+			// tensor_tensor_scan: ins [data0, data1, initial?]; the data
+			// in lockstep, the initial value per partition.
+			c.lockstep(i, ins, outs, 2)
+			if len(ins) > 2 {
+				c.scalars(i, append([]opnd{ins[0]}, ins[2:]...), outs)
+			}
+			break
+		}
+		c.lockstep(i, ins, outs, 1)
+		c.scalars(i, ins, outs)
+	case bir.OpActivation:
 		c.lockstep(i, ins, outs, 1)
 		c.scalars(i, ins, outs)
 		if op == bir.OpActivation && attrsOK {
