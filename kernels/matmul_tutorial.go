@@ -167,7 +167,7 @@ func buildMatmulTutorial(p Params) (*bir.Module, error) {
 
 // Tile shapes, as pattern pairs: a [128, w] tile of an SBUF block of
 // width w, and the [128, w] window at a free offset of a wider block.
-func sbTile(w int64) [][2]int64        { return [][2]int64{{w, pmax}, {1, w}} }
+func sbTile(w int64) [][2]int64          { return [][2]int64{{w, pmax}, {1, w}} }
 func sbWindow(block, w int64) [][2]int64 { return [][2]int64{{block, pmax}, {1, w}} }
 
 // dramTile is the [128, w] tile of a row-major DRAM tensor of cols
