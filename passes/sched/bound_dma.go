@@ -108,41 +108,105 @@ func machineBoundFn(items []int32, head, dur, tail func(int32) int64, m int64) i
 func (p *problem) xferOf(k int32) int64 { return p.dur[k] - p.preOf(k) }
 
 // dmaEngineBound returns the largest one-machine term of a DMA engine
-// (see above), the engine's resource, and each DMA engine's transfer time
-// (busy, by resource; the report's utilization); top and tails are the
-// chain levels' heads and tails.
-func (p *problem) dmaEngineBound(top []int64, tails func(int32) int64) (best int64, at int32, busy map[int32]int64) {
-	busy = map[int32]int64{}
+// (see above) and the engine's resource; top and tails are the chain
+// levels' heads and tails. The DMAs are grouped by their engine set (a
+// few distinct sets), and engines whose DMAs are the same groups share
+// one computation, so the memory is one list of the DMAs per distinct
+// group of engines, not one per engine; above MaxBoundSweep instructions
+// each engine gets the whole set's term from running sums alone.
+func (p *problem) dmaEngineBound(top []int64, tails func(int32) int64) (best int64, at int32) {
+	at = -1
 	if p.dmaM == nil {
-		return 0, -1, busy
-	}
-	members := map[int32][]int32{}
-	for k := range int32(len(p.insts)) {
-		for m := p.maskOf(k); m != 0; m &= m - 1 {
-			r := p.dmaEngineRes(k, bits.TrailingZeros64(m))
-			members[r] = append(members[r], k)
-			busy[r] += p.xferOf(k)
-		}
+		return 0, -1
 	}
 	head := func(k int32) int64 { return top[k] + p.preOf(k) }
-	keys := make([]int32, 0, len(members))
-	for r := range members {
-		keys = append(keys, r)
-	}
-	slices.Sort(keys)
-	at = -1
-	var prev []int32
-	var prevTerm int64
-	for _, r := range keys {
-		items := members[r]
-		t := prevTerm
-		if !slices.Equal(items, prev) {
-			t = machineBoundFn(items, head, p.xferOf, tails, 1)
-			prev, prevTerm = items, t
+	n := int32(len(p.insts))
+	if int(n) > MaxBoundSweep {
+		// Running sums per engine (of each core): work, smallest head,
+		// tail and duration.
+		type agg struct {
+			work, h, t, d int64
+			ok            bool
 		}
-		if t > best {
-			best, at = t, r
+		aggs := map[int32]*agg{}
+		for k := range n {
+			for m := p.maskOf(k); m != 0; m &= m - 1 {
+				r := p.dmaEngineRes(k, bits.TrailingZeros64(m))
+				a := aggs[r]
+				if a == nil {
+					a = &agg{}
+					aggs[r] = a
+				}
+				x, h, t := p.xferOf(k), head(k), tails(k)
+				if !a.ok {
+					*a = agg{x, h, t, x, true}
+					continue
+				}
+				a.work += x
+				a.h, a.t, a.d = min(a.h, h), min(a.t, t), min(a.d, x)
+			}
+		}
+		for r, a := range aggs {
+			if v := a.h + a.work + a.t; v > best || v == best && r < at {
+				best, at = v, r
+			}
+		}
+		return best, at
+	}
+	// Group the DMAs by (core, engine set).
+	type groupKey struct {
+		core uint8
+		mask uint16
+	}
+	groups := map[groupKey][]int32{}
+	var keys []groupKey
+	for k := range n {
+		if p.dmaM[k] == 0 {
+			continue
+		}
+		g := groupKey{mask: p.dmaM[k]}
+		if p.core != nil {
+			g.core = p.core[k]
+		}
+		if _, ok := groups[g]; !ok {
+			keys = append(keys, g)
+		}
+		groups[g] = append(groups[g], k)
+	}
+	// Each engine's signature: the groups that use it.
+	sigs := map[string][]int32{} // signature -> engine resources
+	var order []string
+	for r := int32(0); r < p.nRes; r++ {
+		if !p.isDMAEngine(r) {
+			continue
+		}
+		var sig []byte
+		for x, g := range keys {
+			e := int(r%p.stride - p.firstDMAEngine)
+			if p.core != nil && int32(g.core) != r/p.stride || p.masks[g.mask-1]&(1<<e) == 0 {
+				continue
+			}
+			sig = append(sig, byte(x), byte(x>>8))
+		}
+		if len(sig) == 0 {
+			continue
+		}
+		if _, ok := sigs[string(sig)]; !ok {
+			order = append(order, string(sig))
+		}
+		sigs[string(sig)] = append(sigs[string(sig)], r)
+	}
+	for _, sig := range order {
+		var items []int32
+		for j := 0; j+1 < len(sig); j += 2 {
+			items = append(items, groups[keys[int(sig[j])|int(sig[j+1])<<8]]...)
+		}
+		t := machineBoundFn(items, head, p.xferOf, tails, 1)
+		for _, r := range sigs[sig] {
+			if t > best || t == best && r < at {
+				best, at = t, r
+			}
 		}
 	}
-	return best, at, busy
+	return best, at
 }

@@ -278,7 +278,7 @@ func (p *problem) bound(r *Report) {
 		p.feedOwners(pool, false, tails, tail)
 	}
 	r.DMAEngineTerm = 0
-	if t, at, _ := p.dmaEngineBound(top, tails); at >= 0 {
+	if t, at := p.dmaEngineBound(top, tails); at >= 0 {
 		r.DMAEngineTerm, r.DMAEngineName = t, p.resName(at)
 	}
 	for x, b := range busy {
@@ -324,6 +324,9 @@ func (p *problem) bound(r *Report) {
 func (p *problem) report(t *timeline, pr *priority, lin []int32) *Report {
 	r := &Report{Function: p.f.Name, Insts: len(p.insts), Makespan: t.makespan, Unlimited: -1,
 		PEClockGHz: p.model.Clock(bir.EngPE), Queues: int(max(p.model.DMAQueues, 1))}
+	// The bound computes its own chain levels (with the readiness
+	// latencies): the priority's bottom levels can go first.
+	pr.bl = nil
 	p.withCallBounds(func() { p.bound(r) })
 	used := make([]int64, p.nRes) // per resource: work that ran on it (utilization)
 	for k := range p.insts {

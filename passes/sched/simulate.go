@@ -349,10 +349,6 @@ func (p *problem) endOf(k int32, s, ready int64, free []int64) int64 {
 	return s + p.dur[k]
 }
 
-// transferStart returns when the transfer of DMA position k, ended at e,
-// began (e less its transfer time).
-func (p *problem) transferStart(k int32, e int64) int64 { return e - (p.dur[k] - p.preOf(k)) }
-
 // occupy marks position k's resources busy from s until e and returns the
 // resource it ran on: a DMA without a queue takes, among the queues free
 // by s, the one that became free last (the others stay free longer for

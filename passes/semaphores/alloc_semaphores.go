@@ -992,6 +992,6 @@ func SimOptions(f *bir.Function, model *arch.Model) stream.SimOptions {
 		TriggerCost:   func(e bir.Engine) int64 { return cycles(e, model.Cost.StaticOverhead) },
 		EngineLatency: int64(model.Sync.SemaphoreNs * 1000),
 		DMALatency:    int64(model.Sync.DMASemaphoreNs * 1000),
-		DMA: dmaCosts(f, model),
+		DMA:           dmaCosts(f, model),
 	}
 }
