@@ -2,6 +2,8 @@ package arch
 
 import (
 	"math"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -350,5 +352,33 @@ func TestMaxPartitionsPerSDMA(t *testing.T) {
 	e32, _ := m.Estimate(Work{Class: ClassDMA, Bytes: 32 * 4096, Partitions: 32, BytesPerPartition: 4096})
 	if e16.XferNs != e32.XferNs || e16.XferNs != 8*4096/23.0 || e16.Engines != 0x3 || e32.Engines != 0xf {
 		t.Errorf("16-partition DMA %+v, 32-partition %+v: want both %v ns of transfer, on engines 0x3 and 0xf", e16, e32, 8*4096/23.0)
+	}
+}
+
+// TestCostModel_SeedSplitDocumented (issue 28 item 4): the file comment
+// of cost.go and docs/cost-model.md say how the cost model maps onto seed
+// 002's InstructionLatencyModel / KernelLatencyInfo split, naming the
+// Estimate fields that carry get_pipeline_ii and get_pipeline_latency,
+// and those fields exist.
+func TestCostModel_SeedSplitDocumented(t *testing.T) {
+	for _, f := range []string{"cost.go", "../docs/cost-model.md"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"InstructionLatencyModel", "KernelLatencyInfo", "get_pipeline_ii", "get_pipeline_latency", "LatencyNs", "`Ns`"} {
+			if want == "`Ns`" && f == "cost.go" {
+				want = "Ns, the time the"
+			}
+			if !strings.Contains(string(b), want) {
+				t.Errorf("%s does not say %q: the mapping onto the seed's split is missing", f, want)
+			}
+		}
+	}
+	e := reflect.TypeOf(Estimate{})
+	for _, field := range []string{"Ns", "LatencyNs"} {
+		if _, ok := e.FieldByName(field); !ok {
+			t.Errorf("Estimate has no field %s, which the mapping names", field)
+		}
 	}
 }
