@@ -54,7 +54,7 @@ var codeText = map[string]string{
 	diag.DMALegalize:       "3 arguments exceed MaxCceDmaSource = 1",
 	diag.ParallelInputs:    "",
 	diag.TilingRefused:     "pass sunda_size_tiling: instruction x2 (TensorScalar): an explicit dependency (on ld)",
-	diag.Semaphores:        "needs 17 semaphores (one per engine or DMA queue that signals another), the arch has 3",
+	diag.Semaphores:        "needs 9 semaphores (one per engine or DMA queue that signals another), the arch has 3",
 	diag.LNCCores:          "k.py:13:4: function lnc, instruction core_barrier2 (CoreBarrier): core 0 meets the other cores at CoreBarriers [1 2 3], core 1 at [1]",
 	diag.Internal:          "boom in a test pass",
 	diag.KernelBind:        "kernel kernel has no parameter --input x (parameters: a)",
