@@ -437,7 +437,7 @@ func TestErrorCodes_AnyPassNamesTheNKILine(t *testing.T) {
 		{"assign_engines: no engine of the machine runs it", "anyengine.klr", encodeKLR(t, anyEngineKernel(), nil),
 			[]string{"--option", "arch.dve-present=false", "--option", "arch.pool-present=false", "--option", "arch.act-present=false", "--option", "sunda_size_tiling_perf.enable=false"}, diag.EngineOpcode, "k.py:12:4: "},
 		{"alloc: a staging tile that does not fit", "strided.klr", encodeKLR(t, stridedKernel(), nil), []string{"--gen-stride-dma"}, diag.DoesNotFit, "k.py:"},
-		{"alloc_semaphores: more streams than semaphores", "add.klr", encodeKLR(t, addKernel(), nil), []string{"--option", "arch.semaphores=2"}, diag.Semaphores, "k.py:10:4: "},
+		{"alloc_semaphores: more streams than semaphores", "add.klr", encodeKLR(t, addKernel(), nil), []string{"--option", "arch.semaphores=2"}, diag.Semaphores, "k.py:11:4: "},
 		{"compile --lnc: cores whose barriers differ", "lnc.klr", encodeKLR(t, lncTwoCores(false), nil), []string{"--lnc", "2"}, diag.LNCCores, "k.py:13:4: "},
 	}
 	for _, c := range cases {
