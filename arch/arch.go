@@ -132,13 +132,18 @@ type Model struct {
 	// Engines, indexed by bir.Engine (EngUnassigned is never Present).
 	Engines [bir.NumEngines]EngineInfo
 
-	// DMA.
-	DMAQueues             int64   // DMA engines (queues) per core
+	// DMA (arch/cost.go "The DMA model").
+	DMAQueues             int64   // DMA queue IDs per core (a transfer goes to one queue, across the engines)
+	DMAEngines            int64   // DMA engines per core (each serves Partitions/DMAEngines partitions)
 	HWDGEEngines          int64   // hardware descriptor-generation engines (0 = none)
-	DMABytesPerNs         float64 // bandwidth per DMA engine
-	DMAFixedNs            float64 // fixed cost of one DMA
-	HWDGEFixedNs          float64 // fixed cost of a hardware-DGE DMA (0 = same as DMAFixedNs)
-	DMAFullBandwidthBytes int64   // bytes per partition needed for full bandwidth
+	DMABytesPerNs         float64 // bandwidth of one DMA engine at full efficiency
+	DMAFixedNs            float64 // fixed latency of a DMA with pre-generated descriptors (on its queue, before its bytes move)
+	SWDGEFixedNs          float64 // fixed latency of a DMA whose descriptors the software DGE (GpSimd) generates at run time
+	HWDGEFixedNs          float64 // fixed latency of a hardware-DGE DMA (0 = same as DMAFixedNs)
+	DMAFullBandwidthBytes int64   // contiguous bytes per partition from which an engine runs at full bandwidth
+	DMASmallBytes         int64   // contiguous bytes per partition at and below which the efficiency is DMASmallEfficiency
+	DMASmallEfficiency    float64 // fraction of full bandwidth from DMAMinRunBytes to DMASmallBytes
+	DMAMinRunBytes        int64   // below this many contiguous bytes the efficiency falls in proportion
 	MaxCceDmaSource       int64   // seed 001 board.device.core.MaxCceDmaSource
 
 	// HBM per chip.
@@ -214,16 +219,25 @@ type TileConstants struct {
 	PSUMMaxFreeElems   int64 // free elements of a PSUM tile
 }
 
-// CostConstants are the cost model's constants, in engine cycles.
+// CostConstants are the cost model's constants, in engine cycles unless
+// a field says otherwise (arch/cost.go "The instruction rows").
 type CostConstants struct {
 	MinII               int64 // minimum initiation interval of an engine instruction
 	GpSimdStart         int64 // GpSimd instruction start-up overhead
-	MinIIDynamic        int64 // minimum II of a dynamic instruction
-	StaticOverhead      int64 // static instruction overhead
-	AccessOverhead      int64 // SBUF/PSUM access overhead
+	MinIIDynamic        int64 // minimum II of a dynamic instruction (tensor_copy_dynamic_*)
+	StaticOverhead      int64 // static instruction overhead (a dependent or idle-start instruction)
+	AccessOverhead      int64 // SBUF/PSUM access start overhead (with StaticOverhead: the readiness latency)
 	MatmulStationaryMin int64 // the 64 of max(min(64, N_stationary), N_moving)
 	MatmulFP32Factor    int64 // the x4 for fp32 matmul inputs
 	TransposeFreeMin    int64 // the 64 of max(P, min(64, F))
+	ReadAccumulator     int64 // ActReadAccumulator (activation_reduce's second instruction)
+	BNAggrPer3          int64 // bn_aggr: max(MIN_II, BNAggrPer3 * N/3)
+	ReciprocalDVEFactor int64 // reciprocal on Vector: max(MIN_II, factor * N)
+	StrideBytes         int64 // an innermost stride above this many bytes halves the SBUF/PSUM bandwidth
+	StridePenalty       int64 // the factor such an instruction's row takes
+	VectorPerfMode      bool  // NC-v3+: Vector's 2x/4x performance mode for 16-bit floats
+	VectorPerfModeFP8   bool  // NC-v4: the mode covers fp8 too
+	ScalarPerfMode      bool  // NC-v4: Scalar's 2x mode for tensor_scalar/tensor_copy in 16-bit floats
 }
 
 // Clone returns a deep copy of m.
@@ -587,12 +601,17 @@ var options = append([]option{
 	{name: "tile-psum-max-free-elems", doc: "free elements of a PSUM tile", ptr: func(m *Model) any { return &m.Tile.PSUMMaxFreeElems }},
 	{name: "matmul-max-n-fp32", doc: "largest matmul moving free size with an fp32 destination", ptr: func(m *Model) any { return &m.MatmulMaxNFP32Dst }},
 	{name: "matmul-max-n-bf16", doc: "largest matmul moving free size with a bf16 destination (0: unsupported)", ptr: func(m *Model) any { return &m.MatmulMaxNBF16Dst }},
-	{name: "dma-queues", doc: "DMA queues per core", ptr: func(m *Model) any { return &m.DMAQueues }, lo: 1, hi: 32767},
+	{name: "dma-queues", doc: "DMA queue IDs per core (one transfer runs on one queue, across the DMA engines)", ptr: func(m *Model) any { return &m.DMAQueues }, lo: 1, hi: 32767},
+	{name: "dma-engines", doc: "DMA engines per core (each serves partitions/dma-engines partitions)", ptr: func(m *Model) any { return &m.DMAEngines }, lo: 1, hi: 64},
 	{name: "hwdge-engines", doc: "hardware descriptor-generation engines", ptr: func(m *Model) any { return &m.HWDGEEngines }},
-	{name: "dma-bytes-per-ns", doc: "bandwidth of one DMA queue in bytes/ns", ptr: func(m *Model) any { return &m.DMABytesPerNs }},
-	{name: "dma-fixed-ns", doc: "fixed cost of a DMA in ns", ptr: func(m *Model) any { return &m.DMAFixedNs }},
-	{name: "hwdge-fixed-ns", doc: "fixed cost of a hardware-DGE DMA in ns", ptr: func(m *Model) any { return &m.HWDGEFixedNs }},
-	{name: "dma-full-bandwidth-bytes", doc: "bytes per partition for full DMA bandwidth", ptr: func(m *Model) any { return &m.DMAFullBandwidthBytes }},
+	{name: "dma-bytes-per-ns", doc: "bandwidth of one DMA engine in bytes/ns at full efficiency", ptr: func(m *Model) any { return &m.DMABytesPerNs }},
+	{name: "dma-fixed-ns", doc: "fixed latency in ns of a DMA with pre-generated descriptors", ptr: func(m *Model) any { return &m.DMAFixedNs }},
+	{name: "swdge-fixed-ns", doc: "fixed latency in ns of a DMA whose descriptors the software DGE generates", ptr: func(m *Model) any { return &m.SWDGEFixedNs }},
+	{name: "hwdge-fixed-ns", doc: "fixed latency in ns of a hardware-DGE DMA", ptr: func(m *Model) any { return &m.HWDGEFixedNs }},
+	{name: "dma-full-bandwidth-bytes", doc: "contiguous bytes per partition from which a DMA engine runs at full bandwidth", ptr: func(m *Model) any { return &m.DMAFullBandwidthBytes }},
+	{name: "dma-small-bytes", doc: "contiguous bytes per partition at and below which a DMA engine runs at dma-small-efficiency", ptr: func(m *Model) any { return &m.DMASmallBytes }},
+	{name: "dma-small-efficiency", doc: "fraction of full DMA bandwidth at dma-small-bytes and below (down to dma-min-run-bytes)", ptr: func(m *Model) any { return &m.DMASmallEfficiency }},
+	{name: "dma-min-run-bytes", doc: "contiguous bytes below which the DMA efficiency falls in proportion", ptr: func(m *Model) any { return &m.DMAMinRunBytes }},
 	{name: "max-cce-dma-source", doc: "largest source count of one CCE DMACopy (seed 001 MaxCceDmaSource)", ptr: func(m *Model) any { return &m.MaxCceDmaSource }},
 	{name: "hbm-bytes", doc: "HBM bytes per chip", ptr: func(m *Model) any { return &m.HBMBytes }},
 	{name: "hbm-bytes-per-sec", doc: "HBM bandwidth in bytes/s", ptr: func(m *Model) any { return &m.HBMBytesPerSec }},
@@ -605,6 +624,14 @@ var options = append([]option{
 	{name: "matmul-stationary-min", doc: "cost model: the 64 of max(min(64, N_stationary), N_moving)", ptr: func(m *Model) any { return &m.Cost.MatmulStationaryMin }},
 	{name: "matmul-fp32-factor", doc: "cost model: the x4 for fp32 matmul inputs", ptr: func(m *Model) any { return &m.Cost.MatmulFP32Factor }},
 	{name: "transpose-free-min", doc: "cost model: the 64 of max(P, min(64, F))", ptr: func(m *Model) any { return &m.Cost.TransposeFreeMin }},
+	{name: "read-accumulator", doc: "cost model: ActReadAccumulator cycles (activation_reduce's + MIN_II)", ptr: func(m *Model) any { return &m.Cost.ReadAccumulator }},
+	{name: "bn-aggr-per-3", doc: "cost model: bn_aggr's max(MIN_II, K * N/3), the K", ptr: func(m *Model) any { return &m.Cost.BNAggrPer3 }},
+	{name: "reciprocal-dve-factor", doc: "cost model: reciprocal on Vector costs max(MIN_II, factor * N)", ptr: func(m *Model) any { return &m.Cost.ReciprocalDVEFactor }},
+	{name: "stride-bytes", doc: "cost model: an innermost SBUF/PSUM stride above this many bytes halves the access bandwidth", ptr: func(m *Model) any { return &m.Cost.StrideBytes }},
+	{name: "stride-penalty", doc: "cost model: the factor an instruction with such a stride takes", ptr: func(m *Model) any { return &m.Cost.StridePenalty }},
+	{name: "vector-perf-mode", doc: "cost model: Vector's 2x/4x performance mode for bf16/fp16 (NC-v3+)", ptr: func(m *Model) any { return &m.Cost.VectorPerfMode }},
+	{name: "vector-perf-mode-fp8", doc: "cost model: Vector's performance mode covers fp8 (NC-v4)", ptr: func(m *Model) any { return &m.Cost.VectorPerfModeFP8 }},
+	{name: "scalar-perf-mode", doc: "cost model: Scalar's 2x mode for bf16/fp16 tensor_scalar/tensor_copy (NC-v4)", ptr: func(m *Model) any { return &m.Cost.ScalarPerfMode }},
 	{name: "dve-pool-share-sbuf", doc: "Vector and GpSimd may access SBUF concurrently", ptr: func(m *Model) any { return &m.DVEPoolShareSBUF }},
 	{name: "dve-act-share-psum", doc: "Vector and Scalar may access PSUM concurrently", ptr: func(m *Model) any { return &m.DVEActSharePSUM }},
 	{name: "semaphores", doc: "hardware semaphores per NeuronCore (not published: chosen)", ptr: func(m *Model) any { return &m.Sync.Semaphores }, lo: 1},

@@ -585,6 +585,15 @@ def kernel(a):
 		Example: pyKernel(pyCopy(""), "--input", "a=float32[256,512]"),
 		Fix:     pyKernel(pyCopy(""), "--input", "a=float32[128,512]"),
 		FixText: "Tile the kernel so that every tile fits the rule (at most 128 partitions: a loop over 128-row tiles).",
+	}, {
+		Code: KernelBudget, Title: "tracing the NKI kernel exceeds the tracer's budget",
+		ExplainText: "The tracer runs the kernel's Python with a budget of evaluation steps (50,000,000: statements, " +
+			"calls and loop iterations), so a loop that never ends, or one so long that its trace would not finish, stops " +
+			"with this error and the kernel's line instead of hanging. A kernel's loops over tiles are nl.affine_range " +
+			"loops, traced once; a Python loop of millions of iterations at trace time is the usual cause.",
+		Example: pyKernel(pyCopy("    n = 0\n    while True:\n        n += 1\n"), "--input", "a=float32[128,512]"),
+		Fix:     pyKernel(pyCopy(""), "--input", "a=float32[128,512]"),
+		FixText: "End the loop (or make it an nl.affine_range loop over tiles).",
 	},
 
 	{

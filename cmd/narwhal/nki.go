@@ -162,7 +162,7 @@ func (nf *nkiFlags) options(archName string, log io.Writer) (frontend.Options, e
 			return opts, diag.Errorf(diag.KernelBind, "--arg %s: parameter %s is already given by %s", a, name, prev)
 		}
 		seen[name] = "--arg " + a
-		opts.Args = append(opts.Args, frontend.Arg{Name: name, Expr: expr})
+		opts.Args = append(opts.Args, frontend.Arg{Name: name, Expr: strings.TrimSpace(expr)})
 	}
 	if *nf.grid != "" {
 		g, err := parseGrid(*nf.grid)

@@ -18,7 +18,7 @@ func TestCompileSummary(t *testing.T) {
 		notWant []string
 	}{
 		{[]string{"compile"}, []string{
-			`summary: 71 instructions \(4 in the input\), 21 passes in `,
+			`summary: 23 instructions \(4 in the input\), 21 passes in `,
 			`SBUF: placed up to 98304 of 212992 bytes per partition \(max-live 24576, packed peak 24576\); no spills`,
 			`time: makespan [0-9.]+ us, lower bound [0-9.]+ us \(gap [0-9.]+%\), program order [0-9.]+ us; [0-9.]+ us with semaphore latency \(waits [0-9]+, carriers [0-9]+\)`,
 		}, nil},
@@ -26,7 +26,7 @@ func TestCompileSummary(t *testing.T) {
 			`SBUF: placed up to 196608 of 212992 bytes per partition \(max-live 196608, packed peak 196608\); 2 spills \(131072 bytes to HBM, 0 from PSUM\)`,
 		}, nil},
 		{[]string{"compile", "builtin:attention", "--report"}, []string{
-			`(?s)narwhal pass report.*\nsummary: 50 instructions \(15 in the input\)`,
+			`(?s)narwhal pass report.*\nsummary: 40 instructions \(15 in the input\)`,
 			`PSUM: 8 banks used, up to 14848 of 16384 bytes per partition \(max-live 2564\)`,
 		}, nil},
 		{[]string{"compile", "--passes", "translate_nki_ast_to_bir,full_unroll"}, []string{

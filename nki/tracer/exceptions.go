@@ -18,15 +18,18 @@ import (
 // Error codes (registered by package diag).
 const (
 	CodePythonError  = "NW420" // a Python exception escaped the kernel
-	CodeNotSupported = "NW421" // a construct narwhal does not support (or a trace limit)
+	CodeNotSupported = "NW421" // a construct narwhal does not support
 	CodeNKIError     = "NW422" // the kernel breaks an NKI API rule
+	CodeLimit        = "NW423" // the trace exceeds its budget (steps)
 )
 
 // codeForKind returns the diag code of an error kind.
 func codeForKind(kind string) string {
 	switch kind {
-	case "NotSupported", "LimitExceeded":
+	case "NotSupported":
 		return CodeNotSupported
+	case "LimitExceeded":
+		return CodeLimit
 	case "NKIError":
 		return CodeNKIError
 	}

@@ -123,6 +123,10 @@ type Options struct {
 	// ReuseCost also schedules the function with unlimited memory (the
 	// logical dependencies) for the report.
 	ReuseCost bool
+	// CalleeBound returns the lower bound of a scheduled callee (the pass
+	// records each function's); nil or false: Schedule computes it from
+	// the callee (callee_bound.go).
+	CalleeBound func(name string) (int64, bool)
 }
 
 func runScheduler(ctx *pass.Context) error {
@@ -141,6 +145,7 @@ func runScheduler(ctx *pass.Context) error {
 		return diag.Errorf(diag.PassOption, "option reuse-cost=%q: want true, false or auto", reuse)
 	}
 	var total int64
+	bounds := map[string]int64{}
 	for _, f := range calleesFirst(ctx.Module) {
 		if depgraph.HasLoops(f) {
 			// The seed's machinery for loops (modulo schedules, carried
@@ -153,11 +158,13 @@ func runScheduler(ctx *pass.Context) error {
 			continue
 		}
 		ctx.Function(f.Name)
-		opt := Options{Window: int(w), Orders: ctx.Option("orders"), ReuseCost: reuse == "true" || reuse == "auto" && f.NumInsts() <= 1_000_000}
+		opt := Options{Window: int(w), Orders: ctx.Option("orders"), ReuseCost: reuse == "true" || reuse == "auto" && f.NumInsts() <= 1_000_000,
+			CalleeBound: func(name string) (int64, bool) { v, ok := bounds[name]; return v, ok }}
 		rep, err := Schedule(f, ctx.Arch, opt)
 		if err != nil {
 			return err
 		}
+		bounds[f.Name] = rep.LowerBound
 		ctx.Function("")
 		if rep.Insts == 0 {
 			continue
@@ -213,6 +220,9 @@ func Schedule(f *bir.Function, model *arch.Model, opt Options) (*Report, error) 
 		return nil, err
 	}
 	if err := p.graphFromIR(); err != nil {
+		return nil, err
+	}
+	if err := p.setCallBounds(m, model, opt); err != nil {
 		return nil, err
 	}
 	// One function: nothing after the graph needs the map from

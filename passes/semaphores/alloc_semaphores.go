@@ -940,6 +940,29 @@ func renumberOrder(f *bir.Function) {
 	})
 }
 
+// dmaCosts returns stream.SimOptions.DMA for f: each DMA's fixed latency,
+// transfer time and DMA engines from the cost model, priced once.
+func dmaCosts(f *bir.Function, model *arch.Model) func(bir.InstID) (int64, int64, uint64) {
+	type cost struct {
+		fixed, xfer int64
+		engines     uint64
+	}
+	tab := f.Sched
+	costs := map[bir.InstID]cost{}
+	f.Walk(func(i bir.InstID) bool {
+		if f.Inst(i).Op.Info().Has(bir.FlagDMA) {
+			if est, err := model.InstructionCost(f, i, bir.EngDMA, tab.Has(i) && tab.DGE[i] >= 0); err == nil {
+				costs[i] = cost{est.FixedPs(), est.XferPs(), est.Engines}
+			}
+		}
+		return true
+	})
+	return func(i bir.InstID) (int64, int64, uint64) {
+		c := costs[i]
+		return c.fixed, c.xfer, c.engines
+	}
+}
+
 // SimOptions prices stream.Simulate with the schedule's durations and the
 // cost model: an instruction the schedule times keeps its duration, a
 // synchronization instruction the pass added costs what the cost model
@@ -969,5 +992,6 @@ func SimOptions(f *bir.Function, model *arch.Model) stream.SimOptions {
 		TriggerCost:   func(e bir.Engine) int64 { return cycles(e, model.Cost.StaticOverhead) },
 		EngineLatency: int64(model.Sync.SemaphoreNs * 1000),
 		DMALatency:    int64(model.Sync.DMASemaphoreNs * 1000),
+		DMA:           dmaCosts(f, model),
 	}
 }

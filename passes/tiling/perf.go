@@ -15,11 +15,14 @@ package tiling
 //     the scheduler prices instructions with):
 //     - dma-partitions: a DMA split along its partition axis into k
 //     pieces, each its own DMA on its own queue. The cost model decides
-//     k: pieces of at least a quadrant (32 partitions: the SDMA rounds a
-//     partition count up to a multiple of 32, seed 002 §3, so a smaller
-//     piece costs as much), at most the DMA queues, and each piece must
-//     move at least its fixed cost's worth of bytes (the DMA fixed cost
-//     against the transfer time gained).
+//     k: pieces of at least a quadrant (32 partitions), at most the DMA
+//     queues, a piece faster than the whole by at least its fixed cost,
+//     and each piece moving at least its fixed cost's worth of bytes.
+//     Under the DMA model of arch/cost.go (one transfer already spreads
+//     its partitions over the 16 DMA engines, each engine moving its own
+//     8) a piece of P/k partitions takes as long as the whole on fewer
+//     engines, so the cost model proposes no such split; the candidate
+//     stays for a model (an option) where it pays.
 //     - pipeline-free: a consumer and the producers of its inputs (an
 //     engine instruction and the DMAs that load its inputs, a DMA that
 //     stores an engine instruction's output, or engine instructions)
@@ -28,7 +31,8 @@ package tiling
 //     The cost model decides k: an engine piece must keep at least MIN_II
 //     elements (GPSIMD_START on GpSimd, whose start-up cost a small piece
 //     would pay again), a DMA piece at least the bytes per partition of
-//     full bandwidth and its fixed cost's worth of transfer.
+//     full bandwidth (a shorter row lowers the DMA engines' efficiency)
+//     and a transfer of at least its fixed latency.
 //     Candidates are ranked by the time the cost model says they save
 //     (the split instruction's time minus a piece's).
 //  2. Judgement: each candidate, best first, is applied to a copy of the
@@ -305,6 +309,9 @@ func splitKind(f *bir.Function, i bir.InstID) (partitions, free bool) {
 			return true, true
 		}
 	case bir.OpTensorTensor, bir.OpTensorScalar, bir.OpTensorScalarPtr, bir.OpTensorCopy, bir.OpMemset, bir.OpReciprocal:
+		if attrs.Bool("is_tensor_tensor_scan", false) {
+			return true, false // a scan runs along the free axis
+		}
 		if acc := attrs.Str("acc", "Idle"); acc == "Idle" || acc == "idle" || acc == "" {
 			// tensor_tensor_scan carries its state along the free axis:
 			// its partitions are independent, its free elements are not.
@@ -531,9 +538,11 @@ func pipelineK(f *bir.Function, model *arch.Model, insts []bir.InstID, F int64) 
 			in := f.Inst(i)
 			if in.Op.Info().Has(bir.FlagDMA) {
 				w, _ := arch.InstructionWork(f, i, bir.EngDMA, false)
-				bpp := w.BytesPerPartition / k
-				transfer := float64(w.Bytes/k) / max(model.DMABytesPerNs, 1e-9)
-				if bpp < model.DMAFullBandwidthBytes || transfer < model.DMAFixedNs {
+				w.Bytes /= k
+				w.BytesPerPartition /= k
+				w.RunBytes = min(w.RunBytes, w.BytesPerPartition)
+				e, err := model.Estimate(w)
+				if err != nil || w.BytesPerPartition < model.DMAFullBandwidthBytes || e.XferNs < e.FixedNs {
 					ok = false
 				}
 				continue
