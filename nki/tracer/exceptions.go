@@ -21,6 +21,7 @@ const (
 	CodeNotSupported = "NW421" // a construct narwhal does not support
 	CodeNKIError     = "NW422" // the kernel breaks an NKI API rule
 	CodeLimit        = "NW423" // the trace exceeds its budget (steps)
+	CodeSyntax       = "NW206" // the file is not valid Python (what CPython's compiler refuses)
 )
 
 // codeForKind returns the diag code of an error kind.
@@ -30,6 +31,12 @@ func codeForKind(kind string) string {
 		return CodeNotSupported
 	case "LimitExceeded":
 		return CodeLimit
+	case "SyntaxError", "IndentationError", "TabError":
+		// What CPython's compiler refuses beyond the parser ('return'
+		// outside function, duplicate arguments, a module-level nonlocal)
+		// is the same mistake as a parse error: the file is not valid
+		// Python.
+		return CodeSyntax
 	case "NKIError":
 		return CodeNKIError
 	}
