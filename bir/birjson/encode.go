@@ -638,7 +638,11 @@ func (e *encoder) inst(i bir.InstID, depth int) error {
 		e.b = appendSchedule(e.b, tab, i)
 	}
 	if sy := f.Sync; sy != nil && int(i) < sy.Len() {
-		e.b = appendSync(e.b, sy, i)
+		var err error
+		if e.b, err = appendSync(e.b, sy, i, e.expr); err != nil {
+			e.setWhere(i)
+			return err
+		}
 	}
 	if e.emptySync {
 		e.b = append(e.b, `,"sync":{}`...)
