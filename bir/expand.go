@@ -185,16 +185,16 @@ type expander struct {
 	// inst[orig] lists orig's instances by ordinal (the mixed-radix index
 	// of the iteration over orig's loop nest); nil for an instruction
 	// outside every loop (its instance is itself).
-	inst  map[InstID][]InstID
-	nest  map[InstID][]InstID // orig -> its loop nest (outermost first)
-	trips map[InstID]int64    // loop -> trip count
+	inst     map[InstID][]InstID
+	nest     map[InstID][]InstID // orig -> its loop nest (outermost first)
+	trips    map[InstID]int64    // loop -> trip count
 	count    int64
 	predNo   PredID // the false predicate
 	names    map[string]bool
 	iterOf   []iterRec // the iteration vector of each instance in a loop
 	iterPool []int64
-	top   [][]InstID // new list of each top-level block
-	seq   []InstID   // the instances in program order
+	top      [][]InstID // new list of each top-level block
+	seq      []InstID   // the instances in program order
 }
 
 func expandFunc(f, src *Function, opt ExpandOptions) (*FuncExpansion, error) {
