@@ -69,6 +69,7 @@ const (
 	TilingRefused  = "NW407" // sunda_size_tiling cannot tile a macro operation
 	Semaphores     = "NW408" // the synchronization needs more semaphores than the machine has
 	LNCCores       = "NW409" // an LNC kernel's cores cannot be compiled together
+	LoopNotHandled = "NW410" // a loop the scheduler or the synchronization cannot handle
 
 	RunBudget = "NW501" // a run exceeds the interpreter's instruction or memory budget
 	RunInput  = "NW502" // the inputs of a run: missing, malformed .npy/.npz, wrong shape

@@ -46,6 +46,9 @@ type checker struct {
 	nInsts, nLocs, nTensors, nBlocks, nRegs, nLoops, nOpnds int
 	nDeps                                                   int
 	emptyLoops                                              int
+	// instances: the function is the straight-line expansion of one that
+	// keeps loops (loops.go), checked for its stage rules.
+	instances bool
 
 	scratch
 
@@ -125,7 +128,7 @@ func (c *checker) opInfo(op bir.Opcode) (*bir.OpInfo, bool) {
 func newChecker(m *bir.Module, opt Options) *checker {
 	c := checkerPool.Get().(*checker)
 	c.m, c.opt, c.stage, c.arch, c.errs = m, opt, opt.Stage, nil, Error{}
-	c.f, c.fname, c.posFor = nil, "", nil
+	c.f, c.fname, c.posFor, c.instances = nil, "", nil, false
 	c.nPats, c.nExprs, c.nPreds = m.NumPatterns(), m.NumExprs(), m.NumPreds()
 	c.nAttrs, c.nSyms, c.nAxes = m.NumAttrSets(), m.NumSyms(), m.NumAxes()
 	c.nUnknownOps = m.NumUnknownOpcodes()

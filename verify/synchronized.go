@@ -91,6 +91,10 @@ func (c *checker) sync() {
 	if c.stage&StageSynchronized == 0 || bad > 0 || c.errs.total > 0 {
 		return
 	}
+	if !c.instances && c.loopFunc() {
+		c.synchronizedLoops()
+		return
+	}
 	c.synchronized()
 }
 

@@ -70,8 +70,8 @@ import (
 // Pre: every DMA has a queue (alloc_queues); dependencies as the
 // anti_dependency_analyzer leaves them (any backward dependencies are
 // respected). A function that still has loops (FullUnroll level 0 or 1
-// keeps dynamic loops) is not scheduled ("function F keeps loops: not
-// scheduled"), and then the module does not reach StageScheduled. Post:
+// keeps them, an NKI dynamic_range loop) is scheduled region by region,
+// its loops' iterations overlapped (ScheduleLoops, loops.go). Post:
 // StageScheduled (the
 // verifier's rules: every instruction scheduled, every dependency
 // respected, no two instructions overlap on one engine or queue, blocks in
@@ -143,13 +143,22 @@ func runScheduler(ctx *pass.Context) error {
 	var total int64
 	for _, f := range calleesFirst(ctx.Module) {
 		if depgraph.HasLoops(f) {
-			// The seed's machinery for loops (modulo schedules, carried
-			// dependencies) is not narwhal's: a function FullUnroll left
-			// loops in stays unscheduled, and the module does not reach
-			// StageScheduled.
-			ctx.Logf("function %s keeps loops: not scheduled", f.Name)
+			// Loops stay loops: each body a region whose iterations
+			// overlap (loops.go).
+			ctx.Function(f.Name)
+			rep, loops, err := ScheduleLoops(f, ctx.Arch, Options{Window: int(w), Orders: ctx.Option("orders")})
+			if err != nil {
+				return err
+			}
+			ctx.Function("")
 			ctx.Count("functions_with_loops", 1)
-			ctx.SetProduced(0)
+			ctx.Count("loops_scheduled", int64(len(loops)))
+			total += int64(rep.Insts)
+			ctx.AddReport(fmt.Sprintf("Schedule of function %s:", f.Name), rep.String()+LoopsString(loops))
+			if f == ctx.Module.Main() || len(ctx.Module.Funcs) == 1 {
+				ctx.Count("makespan_ns", rep.Makespan/1000)
+				ctx.Count("lower_bound_ns", rep.LowerBound/1000)
+			}
 			continue
 		}
 		ctx.Function(f.Name)

@@ -1,0 +1,912 @@
+package sched
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/narwhal-compiler/narwhal/arch"
+	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/bir/affine"
+	"github.com/narwhal-compiler/narwhal/diag"
+)
+
+// # Scheduling a function that keeps loops (ScheduleLoops)
+//
+// A function FullUnroll left loops in (levels 0 and 1; an NKI kernel's
+// dynamic_range loop) is scheduled region by region: each loop body is a
+// region whose iterations overlap, and the function's top level is a
+// region of one iteration in which each loop is one item.
+//
+// The machine runs one copy of each loop body that its engines and DMA
+// queues iterate (bir/expand.go): each stream executes its instructions of
+// the body in the body's order, iteration after iteration. So the
+// iterations overlap across streams (the queues load iteration k+1 while
+// Vector adds iteration k) but never within one: a stream finishes its
+// part of iteration k before it starts iteration k+1. That is how far
+// narwhal takes software pipelining: iterations overlap as far as the
+// dependencies (loop-carried ones included: a buffer that
+// ModuloAllocation or shrink_tensor rotates over N slots is rewritten N
+// iterations later, so its WAR dependency is carried at distance N) and
+// the streams allow; the body is not rotated into a prologue, a kernel of
+// stages and an epilogue (a stream's instructions of iteration k+1 never
+// run before its instructions of iteration k), because the one body copy
+// the hardware iterates has a single order per stream.
+//
+// The schedule of a region is periodic (a modulo schedule): item x of the
+// body starts at offset s_x in iteration 0 and at s_x + k*II in iteration
+// k, with II the initiation interval (bir.Schedule.Period of the loop).
+// For a chosen body order and DMA queues the constraints are difference
+// constraints on the offsets:
+//
+//   - a dependency of B on A carried at distance d (0: none) by this
+//     loop: s_B + d*II >= s_A + dur_A, where an item that is an inner loop
+//     spans its whole execution (dur = its span, conservatively from its
+//     first start to its last end);
+//   - each resource (an engine, a DMA queue, an NC-v2 shared port) runs
+//     its items in body order: s_next >= s_prev + dur_prev, and iteration
+//     k+1's first after iteration k's last: s_first + II >= s_last +
+//     dur_last; an inner loop holds every resource it uses for its span.
+//
+// They have a solution iff the constraint graph has no positive cycle;
+// feasibility is monotone in II, and II = the latency of one iteration
+// scheduled alone is always feasible, so the smallest II is found by
+// bisection between the resources' busy time per iteration and that
+// latency (Bellman-Ford longest paths from s >= 0), and the offsets are
+// the longest paths at it. Two body orders are tried, the incoming one
+// and the dependence-ASAP one (each block's items by their earliest
+// start ignoring resources), with DMAs without a queue bound, in
+// iteration 0, to the queue free first; the one with the shorter total
+// ((T-1)*II + the latency of an iteration) is kept, and each block
+// becomes its items in offset order. The top level (one iteration) is the
+// same problem without the periodic constraints: a list schedule in the
+// kept order. Inner loops are scheduled first.
+//
+// The report gives each loop's initiation interval (the makespan per
+// iteration) and its bound (the resources' busy time per iteration, and
+// the recurrences: the smallest II the dependencies alone allow, inner
+// loops at their lower bounds), the latency of one iteration, the total
+// for the trip count and its bound (the critical path of its instances,
+// and T times the busiest resource's work per iteration), and for the
+// function the makespan against the lower bound of report.go's terms
+// computed on the function's instances (bir.Expand: any schedule of the
+// loop program is a schedule of its instances).
+//
+// Decisions where the seed is silent: everything above (the seed's loop
+// scheduling, modulo schedules over carried dependencies, is not
+// described); an inner loop as one item holding its resources for its
+// span; a call in a loop body is refused (NW410). A DMA keeps one queue
+// in every iteration (the body's instruction names it).
+
+// LoopReport is one loop's part of the schedule report.
+type LoopReport struct {
+	Name        string
+	Depth       int
+	Trip        int64
+	II          int64 // the initiation interval (period)
+	IIBound     int64 // max(ResMII, RecMII)
+	ResMII      int64
+	ResName     string
+	RecMII      int64
+	Latency     int64 // one iteration
+	Span        int64 // the trip count's
+	SpanBound   int64
+	Order       string
+	Insts       int
+	Instances   int64
+	CriticalRun int64 // the critical path of the loop's instances
+}
+
+// loopItem is one item of a region: an instruction or an inner loop.
+type loopItem struct {
+	inst  bir.InstID
+	sub   *loopRegion // an inner loop
+	dur   int64
+	res   []int32 // resources held (engine, queue, ports); queue -1 until bound
+	dma   bool
+	fixed bool // the DMA's queue is given
+	block int
+	pos   int
+	hw    bool
+}
+
+type loopEdge struct {
+	a, b int32
+	dist int64
+}
+
+// loopRegion is a loop body (or the function's top level: inst NoInst,
+// trip 1).
+type loopRegion struct {
+	inst   bir.InstID
+	axis   affine.Axis
+	trip   int64
+	blocks []bir.BlockID
+	items  []*loopItem
+	edges  []loopEdge
+	off    []int64 // offsets of the kept order, by item
+	order  []int32 // the kept order (item indices)
+	ii     int64
+	lat    int64
+	span   int64
+	rep    LoopReport
+	// busy per iteration by resource, inner loops' whole work included;
+	// dmaWork the DMA time per iteration (all queues)
+	busy    map[int32]int64
+	dmaWork int64
+	bound   int64 // SpanBound: a lower bound on the span
+}
+
+type loopSched struct {
+	f      *bir.Function
+	model  *arch.Model
+	nq     int32
+	nRes   int32
+	portR  [2]int32
+	itemOf map[bir.InstID]*loopItem // instruction -> the item holding it, per region being built
+	span   func(string) int64
+	loops  []*loopRegion
+}
+
+// ScheduleLoops schedules f, which has loops (see above): it fills
+// f.Sched (Start, End, Queue, Order of every instruction, Period of every
+// loop), orders each block by start, and returns the report.
+func ScheduleLoops(f *bir.Function, model *arch.Model, opt Options) (*Report, []LoopReport, error) {
+	m := f.Module()
+	ls := &loopSched{f: f, model: model, nq: int32(max(model.DMAQueues, 1))}
+	ls.span = func(name string) int64 {
+		if c := m.Func(name); c != nil && c.Sched != nil {
+			return c.Sched.Makespan()
+		}
+		return 0
+	}
+	ls.nRes = firstQueue + ls.nq
+	ls.portR = [2]int32{-1, -1}
+	if !model.DVEPoolShareSBUF {
+		ls.portR[0] = ls.nRes
+		ls.nRes++
+	}
+	if !model.DVEActSharePSUM {
+		ls.portR[1] = ls.nRes
+		ls.nRes++
+	}
+	top, err := ls.region(bir.NoInst, f.Top, 1, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	tab := table(f)
+	ls.commit(top, 0, tab)
+	// Order: each resource's instructions in program order (a loop body
+	// listed once), the stream each runs on.
+	next := map[int32]int32{}
+	f.Walk(func(i bir.InstID) bool {
+		in := f.Inst(i)
+		if in.Op.IsLoop() {
+			tab.Order[i] = -1
+			return true
+		}
+		r := int32(-1)
+		switch {
+		case in.Op.Info().Has(bir.FlagDMA):
+			r = firstQueue + int32(tab.Queue[i])
+		case in.Op.Info().Has(bir.FlagCall):
+			r = ls.nRes
+		case in.Engine != bir.EngUnassigned && in.Engine < bir.NumEngines:
+			r = int32(in.Engine)
+		}
+		if r < 0 {
+			tab.Order[i] = -1
+			return true
+		}
+		tab.Order[i] = next[r]
+		next[r]++
+		return true
+	})
+	rep, err := ls.report(top, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	var loops []LoopReport
+	for _, lr := range ls.loops {
+		loops = append(loops, lr.rep)
+	}
+	return rep, loops, nil
+}
+
+// region builds and schedules the region of loop inst (NoInst: the top
+// level) over blocks.
+func (ls *loopSched) region(inst bir.InstID, blocks []bir.BlockID, trip int64, depth int) (*loopRegion, error) {
+	f := ls.f
+	r := &loopRegion{inst: inst, trip: trip, blocks: blocks, axis: bir.NoAxis, busy: map[int32]int64{}}
+	if inst != bir.NoInst {
+		r.axis = f.Loop(inst).Axis
+	}
+	for bi, b := range blocks {
+		for _, i := range f.Block(b).Insts {
+			in := f.Inst(i)
+			if in.Dead() {
+				continue
+			}
+			it := &loopItem{inst: i, block: bi, pos: len(r.items)}
+			switch info := in.Op.Info(); {
+			case in.Op.IsLoop():
+				n, ok := f.StaticTripCount(i)
+				if !ok {
+					return nil, diag.Wrap(diag.LoopNotHandled, f.Errorf(i, "a %s whose trip count is known only at run time: narwhal schedules loops of static trip counts", f.OpName(i)))
+				}
+				sub, err := ls.region(i, f.Loop(i).Body, n, depth+1)
+				if err != nil {
+					return nil, err
+				}
+				sub.rep.Depth = depth
+				it.sub, it.dur = sub, sub.span
+				for x := range sub.busy {
+					it.res = append(it.res, x)
+				}
+				slices.Sort(it.res)
+			case info.Has(bir.FlagDMA):
+				it.dma = true
+				q := int16(-1)
+				if t := f.Sched; t != nil && int(i) < t.Len() {
+					q, it.hw = t.Queue[i], t.DGE[i] >= 0
+				}
+				if q >= 0 && int32(q) >= ls.nq {
+					return nil, diag.Wrap(diag.Internal, f.Errorf(i, "DMA queue %d: want 0..%d", q, ls.nq-1))
+				}
+				est, err := ls.model.InstructionCost(f, i, bir.EngDMA, it.hw)
+				if err != nil {
+					return nil, f.Errorf(i, "%w", err)
+				}
+				it.dur = est.Ps()
+				it.res = []int32{-1}
+				if q >= 0 {
+					it.res[0], it.fixed = firstQueue+int32(q), true
+				}
+			case info.Has(bir.FlagCall):
+				if inst != bir.NoInst {
+					return nil, diag.Wrap(diag.LoopNotHandled, f.Errorf(i, "a call in a loop body: narwhal synchronizes a call as a barrier of every engine, which a loop body cannot hold"))
+				}
+				it.dur = ls.span(f.Attrs(i).Str("func", ""))
+				for x := int32(0); x < ls.nRes; x++ {
+					if x < int32(bir.NumEngines) && !ls.model.HasEngine(bir.Engine(x)) {
+						continue
+					}
+					it.res = append(it.res, x)
+				}
+			default:
+				eng := in.Engine
+				est, err := ls.model.InstructionCost(f, i, eng, false)
+				if err != nil {
+					return nil, f.Errorf(i, "%w", err)
+				}
+				it.dur = est.Ps()
+				if eng != bir.EngUnassigned && eng < bir.NumEngines {
+					it.res = append(it.res, int32(eng))
+				}
+				sb, ps := ls.touches(i)
+				if sb && ls.portR[0] >= 0 && (eng == bir.EngDVE || eng == bir.EngPool) {
+					it.res = append(it.res, ls.portR[0])
+				}
+				if ps && ls.portR[1] >= 0 && (eng == bir.EngDVE || eng == bir.EngAct) {
+					it.res = append(it.res, ls.portR[1])
+				}
+			}
+			r.items = append(r.items, it)
+		}
+	}
+	ls.edges(r)
+	ls.solve(r)
+	if inst != bir.NoInst {
+		r.rep.Name = f.InstName(inst)
+		r.rep.Trip = trip
+		ls.loops = append(ls.loops, r)
+	}
+	return r, nil
+}
+
+// touches reports whether instruction i reaches SBUF and PSUM (symbolic
+// access patterns through their tensor's locations).
+func (ls *loopSched) touches(i bir.InstID) (sb, ps bool) {
+	f := ls.f
+	for _, o := range f.Operands(i) {
+		var l bir.LocID = bir.NoLoc
+		switch o.Kind {
+		case bir.OpdPhysAP:
+			l = o.Loc()
+		case bir.OpdSymAP:
+			if t := o.TensorRef(); int(t) >= 0 && int(t) < f.NumTensors() && len(f.Tensor(t).Locs) > 0 {
+				l = f.Tensor(t).Locs[0]
+			}
+		}
+		if int(l) < 0 || int(l) >= f.NumLocs() {
+			continue
+		}
+		switch f.Loc(l).Type {
+		case bir.MemSB:
+			sb = true
+		case bir.MemPSUM:
+			ps = true
+		}
+	}
+	return sb, ps
+}
+
+// edges maps the dependencies of every instruction of region r's items
+// onto item edges (see the file comment).
+func (ls *loopSched) edges(r *loopRegion) {
+	f := ls.f
+	holder := map[bir.InstID]int32{}
+	var walk func(i bir.InstID, k int32)
+	walk = func(i bir.InstID, k int32) {
+		holder[i] = k
+		if f.Inst(i).Op.IsLoop() {
+			for _, b := range f.Loop(i).Body {
+				for _, j := range f.Block(b).Insts {
+					if !f.Inst(j).Dead() {
+						walk(j, k)
+					}
+				}
+			}
+		}
+	}
+	for k, it := range r.items {
+		walk(it.inst, int32(k))
+	}
+	seen := map[loopEdge]bool{}
+	for y, b := range holder {
+		for _, d := range f.Deps(y) {
+			a, ok := holder[d.On]
+			if !ok {
+				continue // from outside the region: the parent's edge
+			}
+			var dist int64
+			switch {
+			case d.CarryAxis == bir.NoAxis:
+				if a == b {
+					continue // inside one inner loop
+				}
+			case d.CarryAxis == r.axis:
+				dist = int64(d.CarryDist)
+			default:
+				continue // carried by an inner loop (inside it) or an outer one (its level)
+			}
+			e := loopEdge{a: a, b: b, dist: dist}
+			if !seen[e] {
+				seen[e] = true
+				r.edges = append(r.edges, e)
+			}
+		}
+	}
+	slices.SortFunc(r.edges, func(x, y loopEdge) int {
+		if x.b != y.b {
+			return int(x.b - y.b)
+		}
+		if x.a != y.a {
+			return int(x.a - y.a)
+		}
+		return int(x.dist - y.dist)
+	})
+}
+
+// constraint is s_b >= s_a + w - dist*II.
+type constraint struct {
+	a, b int32
+	w    int64
+	dist int64
+}
+
+// solve picks the body order and queues, the initiation interval and the
+// offsets of region r.
+func (ls *loopSched) solve(r *loopRegion) {
+	n := len(r.items)
+	type cand struct {
+		name  string
+		order []int32
+	}
+	inc := make([]int32, n)
+	for k := range inc {
+		inc[k] = int32(k)
+	}
+	cands := []cand{{"incoming", inc}}
+	if asap := ls.asapOrder(r); len(asap) == n && !slices.Equal(asap, inc) {
+		cands = append(cands, cand{"ASAP", asap})
+	}
+	best := -1
+	var bestRes [][]int32
+	var bestOff []int64
+	var bestII, bestLat, bestTotal int64
+	for ci, c := range cands {
+		res := ls.bindQueues(r, c.order)
+		cons := ls.constraints(r, c.order, res)
+		ii, off, lat := ls.minII(r, cons, n)
+		total := (r.trip-1)*ii + lat
+		if best < 0 || total < bestTotal {
+			best, bestRes, bestOff, bestII, bestLat, bestTotal = ci, res, off, ii, lat, total
+		}
+	}
+	for k, it := range r.items {
+		it.res = bestRes[k]
+	}
+	r.order, r.off, r.ii, r.lat = cands[best].order, bestOff, bestII, bestLat
+	r.span = max(bestTotal, 0)
+	if r.trip <= 0 {
+		r.span = 0
+	}
+	r.rep.Order = cands[best].name
+	r.rep.II, r.rep.Latency, r.rep.Span = r.ii, r.lat, r.span
+	ls.loopBound(r)
+}
+
+// asapOrder returns region r's items by earliest start from the
+// dependencies alone (carried ones ignored), within each block, ties in
+// program order.
+func (ls *loopSched) asapOrder(r *loopRegion) []int32 {
+	n := len(r.items)
+	est := make([]int64, n)
+	for _, e := range r.edges { // sorted by target: sources earlier in program order come first
+		if e.dist == 0 && e.a < e.b {
+			est[e.b] = max(est[e.b], est[e.a]+r.items[e.a].dur)
+		}
+	}
+	// The edges are sorted by target, so a chain a -> b -> c needs b's
+	// value final before c's edge: repeat until stable (n passes at most;
+	// forward edges only).
+	for changed, pass := true, 0; changed && pass < n; pass++ {
+		changed = false
+		for _, e := range r.edges {
+			if e.dist == 0 && e.a < e.b && est[e.a]+r.items[e.a].dur > est[e.b] {
+				est[e.b], changed = est[e.a]+r.items[e.a].dur, true
+			}
+		}
+	}
+	order := make([]int32, n)
+	for k := range order {
+		order[k] = int32(k)
+	}
+	slices.SortStableFunc(order, func(x, y int32) int {
+		bx, by := r.items[x].block, r.items[y].block
+		if bx != by {
+			return bx - by
+		}
+		if est[x] != est[y] {
+			if est[x] < est[y] {
+				return -1
+			}
+			return 1
+		}
+		return int(x - y)
+	})
+	// The order must keep every dependency without carry forward (a
+	// zero-length predecessor ties with its successor: program order
+	// breaks the tie).
+	pos := make([]int32, n)
+	for k, x := range order {
+		pos[x] = int32(k)
+	}
+	for _, e := range r.edges {
+		if e.dist == 0 && pos[e.a] > pos[e.b] {
+			return order[:0:0]
+		}
+	}
+	return order
+}
+
+// bindQueues returns the resources of each item with the DMAs that have
+// no queue bound, in iteration 0 in the given order, to the queue free
+// first, the least loaded on a tie (a list simulation without the
+// periodic constraints).
+func (ls *loopSched) bindQueues(r *loopRegion, order []int32) [][]int32 {
+	n := len(r.items)
+	res := make([][]int32, n)
+	free := make([]int64, ls.nRes)
+	work := make([]int64, ls.nRes)
+	end := make([]int64, n)
+	preds := make([][]int32, n)
+	for _, e := range r.edges {
+		if e.dist == 0 {
+			preds[e.b] = append(preds[e.b], e.a)
+		}
+	}
+	for _, k := range order {
+		it := r.items[k]
+		res[k] = slices.Clone(it.res)
+		s := int64(0)
+		for _, a := range preds[k] {
+			s = max(s, end[a])
+		}
+		for _, x := range res[k] {
+			if x >= 0 {
+				s = max(s, free[x])
+			}
+		}
+		if it.dma && !it.fixed {
+			// The queue free first; on a tie the one with the least work
+			// bound to it (every iteration repeats the binding, so the
+			// work per iteration is what a queue must hold), then the
+			// lowest.
+			best := firstQueue
+			for q := firstQueue; q < firstQueue+ls.nq; q++ {
+				a, b := max(free[q], s), max(free[best], s)
+				if a < b || a == b && work[q] < work[best] {
+					best = q
+				}
+			}
+			work[best] += it.dur
+			res[k][0] = best
+			s = max(s, free[best])
+		}
+		end[k] = s + it.dur
+		for _, x := range res[k] {
+			if x >= 0 {
+				free[x] = end[k]
+			}
+		}
+	}
+	return res
+}
+
+// constraints returns region r's difference constraints for an order and
+// its resources.
+func (ls *loopSched) constraints(r *loopRegion, order []int32, res [][]int32) []constraint {
+	var cons []constraint
+	for _, e := range r.edges {
+		cons = append(cons, constraint{a: e.a, b: e.b, w: r.items[e.a].dur, dist: e.dist})
+	}
+	// Each resource's items in the order, and the wrap to the next
+	// iteration.
+	first, last := map[int32]int32{}, map[int32]int32{}
+	for _, k := range order {
+		for _, x := range res[k] {
+			if x < 0 {
+				continue
+			}
+			if p, ok := last[x]; ok {
+				cons = append(cons, constraint{a: p, b: k, w: r.items[p].dur})
+			} else {
+				first[x] = k
+			}
+			last[x] = k
+		}
+	}
+	if r.trip >= 2 {
+		for x, l := range last {
+			cons = append(cons, constraint{a: l, b: first[x], w: r.items[l].dur, dist: 1})
+		}
+	}
+	if r.trip < 2 {
+		// Carried edges never apply in one iteration.
+		out := cons[:0]
+		for _, c := range cons {
+			if c.dist == 0 {
+				out = append(out, c)
+			}
+		}
+		cons = out
+	}
+	slices.SortFunc(cons, func(x, y constraint) int {
+		if x.b != y.b {
+			return int(x.b - y.b)
+		}
+		return int(x.a - y.a)
+	})
+	return cons
+}
+
+// longest returns the longest-path offsets (s >= 0) under cons at ii, or
+// ok false for a positive cycle.
+func longest(n int, cons []constraint, ii int64, off []int64) (ok bool) {
+	for k := range off[:n] {
+		off[k] = 0
+	}
+	for pass := 0; pass <= n; pass++ {
+		changed := false
+		for _, c := range cons {
+			if v := off[c.a] + c.w - c.dist*ii; v > off[c.b] {
+				off[c.b], changed = v, true
+			}
+		}
+		if !changed {
+			return true
+		}
+	}
+	return false
+}
+
+// minII returns the smallest feasible initiation interval, the offsets and
+// the latency of one iteration.
+func (ls *loopSched) minII(r *loopRegion, cons []constraint, n int) (int64, []int64, int64) {
+	off := make([]int64, n)
+	lat := func() int64 {
+		var l int64
+		for k, it := range r.items {
+			l = max(l, off[k]+it.dur)
+		}
+		return l
+	}
+	// The latency alone (no periodic constraint) is the upper end.
+	var zero []constraint
+	for _, c := range cons {
+		if c.dist == 0 {
+			zero = append(zero, c)
+		}
+	}
+	longest(n, zero, 0, off)
+	hi := lat()
+	if r.trip < 2 || n == 0 {
+		return hi, off, hi
+	}
+	// The lower end: each resource's work per iteration.
+	lo := int64(1)
+	busy := map[int32]int64{}
+	for _, it := range r.items {
+		for _, x := range it.res {
+			if x >= 0 {
+				busy[x] += it.dur
+			}
+		}
+	}
+	for _, b := range busy {
+		lo = max(lo, b)
+	}
+	lo = min(lo, hi)
+	// Bisection work is bounded (about 40 rounds of n passes over the
+	// constraints); beyond it the region keeps II = hi.
+	if int64(n)*int64(len(cons)) > 4_000_000 {
+		longest(n, cons, hi, off)
+		return hi, off, lat()
+	}
+	if longest(n, cons, lo, off) {
+		return lo, off, lat()
+	}
+	for lo+1 < hi {
+		mid := lo + (hi-lo)/2
+		if longest(n, cons, mid, off) {
+			hi = mid
+		} else {
+			lo = mid
+		}
+	}
+	longest(n, cons, hi, off)
+	return hi, off, lat()
+}
+
+// loopBound computes region r's bound terms: the busy time per iteration
+// of each resource, ResMII, RecMII and the span's bound (inner loops at
+// their bounds).
+func (ls *loopSched) loopBound(r *loopRegion) {
+	var dmaSum, dmaMax int64
+	for _, it := range r.items {
+		switch {
+		case it.sub != nil:
+			for x, b := range it.sub.busy {
+				r.busy[x] += it.sub.trip * b
+			}
+			dmaSum += it.sub.trip * it.sub.dmaWork
+		case it.dma:
+			r.busy[it.res[0]] += it.dur
+			dmaSum += it.dur
+			dmaMax = max(dmaMax, it.dur)
+		default:
+			for _, x := range it.res {
+				if x >= 0 {
+					r.busy[x] += it.dur
+				}
+			}
+		}
+	}
+	r.dmaWork = dmaSum
+	var res int64
+	name := ""
+	for x, b := range r.busy {
+		if x < 0 || x >= firstQueue {
+			continue // engines and ports here; queues below
+		}
+		if b > res {
+			res, name = b, resName(x)
+		}
+	}
+	if dmaMax > res {
+		res, name = dmaMax, "a DMA (one queue per DMA instruction)"
+	}
+	if q := ceilDiv(dmaSum, int64(ls.nq)); q > res {
+		res, name = q, fmt.Sprintf("DMA time / %d queues", ls.nq)
+	}
+	r.rep.ResMII, r.rep.ResName = res, name
+	// RecMII: the smallest II the dependencies alone allow, with inner
+	// loops at their bounds.
+	n := len(r.items)
+	var cons []constraint
+	for _, e := range r.edges {
+		w := r.items[e.a].dur
+		if s := r.items[e.a].sub; s != nil {
+			w = s.bound
+		}
+		cons = append(cons, constraint{a: e.a, b: e.b, w: w, dist: e.dist})
+	}
+	slices.SortFunc(cons, func(x, y constraint) int { return int(x.b - y.b) })
+	off := make([]int64, n)
+	var cp int64
+	if r.trip >= 2 {
+		lo, hi := int64(0), max(r.lat, 1)
+		if !longest(n, cons, lo, off) {
+			for lo+1 < hi {
+				mid := lo + (hi-lo)/2
+				if longest(n, cons, mid, off) {
+					hi = mid
+				} else {
+					lo = mid
+				}
+			}
+			r.rep.RecMII = hi
+		}
+	}
+	// One iteration's critical path (no carried edge).
+	var zero []constraint
+	for _, c := range cons {
+		if c.dist == 0 {
+			zero = append(zero, c)
+		}
+	}
+	longest(n, zero, 0, off)
+	for k, it := range r.items {
+		w := it.dur
+		if it.sub != nil {
+			w = it.sub.bound
+		}
+		cp = max(cp, off[k]+w)
+	}
+	r.rep.IIBound = max(r.rep.ResMII, r.rep.RecMII)
+	if r.trip < 2 {
+		r.rep.IIBound = 0
+	}
+	// The span's bound: T times the busiest resource's work per iteration
+	// and the critical path of the instances (report fills the latter from
+	// the expansion); the critical path of one iteration at least.
+	r.bound = max(cp, r.trip*res)
+	if r.trip <= 0 {
+		r.bound = 0
+	}
+	r.rep.SpanBound = r.bound
+}
+
+// commit writes region r's schedule at absolute time base (iteration 0)
+// and orders its blocks by start.
+func (ls *loopSched) commit(r *loopRegion, base int64, tab *bir.Schedule) {
+	f := ls.f
+	for k, it := range r.items {
+		s := base + r.off[k]
+		if it.sub != nil {
+			ls.commit(it.sub, s, tab)
+			tab.Start[it.inst], tab.End[it.inst] = s, s+it.sub.span
+			tab.SetPeriod(it.inst, it.sub.ii)
+			tab.Queue[it.inst] = -1
+			continue
+		}
+		tab.Start[it.inst], tab.End[it.inst] = s, s+it.dur
+		tab.Queue[it.inst] = -1
+		if it.dma {
+			tab.Queue[it.inst] = int16(it.res[0] - firstQueue)
+		}
+	}
+	// Each block: its items by offset, ties in the kept order.
+	rank := make([]int32, len(r.items))
+	for k, x := range r.order {
+		rank[x] = int32(k)
+	}
+	for bi, b := range r.blocks {
+		var list []int32
+		for k, it := range r.items {
+			if it.block == bi {
+				list = append(list, int32(k))
+			}
+		}
+		slices.SortStableFunc(list, func(x, y int32) int {
+			if r.off[x] != r.off[y] {
+				if r.off[x] < r.off[y] {
+					return -1
+				}
+				return 1
+			}
+			return int(rank[x] - rank[y])
+		})
+		insts := make([]bir.InstID, len(list))
+		for j, k := range list {
+			insts[j] = r.items[k].inst
+		}
+		f.ReplaceBlockInsts(b, insts)
+	}
+}
+
+// report builds the function's report: the makespan, and the lower bound
+// of report.go's terms on the function's instances.
+func (ls *loopSched) report(top *loopRegion, opt Options) (*Report, error) {
+	f := ls.f
+	var span int64
+	for k, it := range top.items {
+		span = max(span, top.off[k]+it.dur)
+	}
+	r := &Report{Function: f.Name, Makespan: span, Unlimited: -1, PEClockGHz: ls.model.Clock(bir.EngPE), Queues: int(ls.nq), Order: top.rep.Order}
+	f.Walk(func(i bir.InstID) bool {
+		if !f.Inst(i).Op.IsLoop() {
+			r.Insts++
+		}
+		return true
+	})
+	x, err := bir.Expand(f.Module(), bir.ExpandOptions{Only: f.Name})
+	if err != nil {
+		return nil, diag.Wrap(diag.LoopNotHandled, err)
+	}
+	fx := x.Func(f.Name)
+	p, err := newProblem(fx.F, ls.model, ls.span)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.graphFromIR(); err != nil {
+		return nil, err
+	}
+	bl := p.bottomLevels()
+	p.bound(r, bl)
+	// Each loop's instances: the longest chain among them alone (a bound
+	// on the loop's span, whatever the rest of the function does).
+	in := make([]int64, len(p.insts))
+	for _, lr := range ls.loops {
+		var n, cp int64
+		for k, i := range p.insts {
+			if !within(f, fx.Orig[i], lr.inst) {
+				in[k] = -1
+				continue
+			}
+			n++
+			var t int64
+			for _, q := range p.preds(int32(k)) {
+				if in[q] >= 0 {
+					t = max(t, in[q]+p.dur[q])
+				}
+			}
+			in[k] = t
+			cp = max(cp, t+p.dur[k])
+		}
+		lr.rep.CriticalRun = cp
+		lr.rep.SpanBound = max(lr.rep.SpanBound, cp)
+		lr.rep.Instances = n
+		lr.rep.Insts = countBody(f, lr.inst)
+	}
+	return r, nil
+}
+
+// within reports whether instruction i is in loop l's body (at any depth).
+func within(f *bir.Function, i, l bir.InstID) bool {
+	for _, x := range f.Loopnest(i) {
+		if x == l {
+			return true
+		}
+	}
+	return false
+}
+
+func countBody(f *bir.Function, l bir.InstID) int {
+	n := 0
+	for _, b := range f.Loop(l).Body {
+		f.WalkBlock(b, func(i bir.InstID) bool {
+			if !f.Inst(i).Op.IsLoop() {
+				n++
+			}
+			return true
+		})
+	}
+	return n
+}
+
+// LoopsString formats the loops' part of the report.
+func LoopsString(loops []LoopReport) string {
+	var b strings.Builder
+	for _, l := range loops {
+		ind := strings.Repeat("  ", l.Depth)
+		fmt.Fprintf(&b, "  %sloop %s: %d iterations of %d instructions (%d instances), body order %s\n", ind, l.Name, l.Trip, l.Insts, l.Instances, l.Order)
+		if l.Trip >= 2 {
+			fmt.Fprintf(&b, "  %s  per iteration %s (initiation interval), bound %s (resources %s: %s; recurrences %s)\n", ind, us(l.II), us(l.IIBound), us(l.ResMII), l.ResName, us(l.RecMII))
+		}
+		fmt.Fprintf(&b, "  %s  one iteration %s; %d iterations %s, bound %s (critical path of its instances %s)\n", ind, us(l.Latency), l.Trip, us(l.Span), us(l.SpanBound), us(l.CriticalRun))
+	}
+	return b.String()
+}
