@@ -32,11 +32,10 @@
 //     (passes/unroll/deps.go: C the loops enclosing both, the target
 //     agrees with k on C except CarryDist iterations earlier on the carry
 //     loop; a dependency whose source iteration does not exist, or whose
-//     predicate is false at k, has no instance), each to the last target
-//     instance (targets differing only on loops of the source that do not
-//     enclose the dependent are one instruction's instances, complete in
-//     stream order: the last implies the others). A dependency on a loop
-//     instruction depends on its body's last instances;
+//     predicate is false at k, has no instance), to every target instance
+//     (on the source's loops that do not enclose the dependent, every
+//     iteration is a target). A dependency on a loop instruction depends
+//     on its body's instances of the selected iterations;
 //   - its schedule entry moved by the loops' periods (Schedule.Period):
 //     Start + sum of k_l * Period_l, the same for End; Order renumbered in
 //     program order per engine and queue;
@@ -525,8 +524,8 @@ func (e *expander) deps() error {
 	return nil
 }
 
-// targets calls fn with the last instance of X (every last instance of
-// the body of loop X) whose indices on the first len(prefix) loops of its
+// targets calls fn with every instance of X (of every instruction of the
+// body of loop X) whose indices on the first len(prefix) loops of its
 // nest are prefix.
 func (e *expander) targets(X InstID, prefix []int64, fn func(InstID)) {
 	f := e.f
@@ -540,17 +539,30 @@ func (e *expander) targets(X InstID, prefix []int64, fn func(InstID)) {
 		if tab == nil {
 			return // no instance (a loop of no iteration)
 		}
+		// Every instance on the loops of X that do not enclose the
+		// dependent (the unroller's semantics: each iteration there is a
+		// target), in program order.
 		k := make([]int64, len(nest))
 		copy(k, prefix)
 		for d := len(prefix); d < len(nest); d++ {
-			t := e.trips[nest[d]]
-			if t <= 0 {
+			if e.trips[nest[d]] <= 0 {
 				return
 			}
-			k[d] = t - 1
 		}
-		fn(tab[e.ordinal(nest, k)])
-		return
+		for {
+			fn(tab[e.ordinal(nest, k)])
+			d := len(nest) - 1
+			for d >= len(prefix) {
+				if k[d]++; k[d] < e.trips[nest[d]] {
+					break
+				}
+				k[d] = 0
+				d--
+			}
+			if d < len(prefix) {
+				return
+			}
+		}
 	}
 	for _, b := range f.loops[f.insts[X].Aux].Body {
 		for _, i := range f.blocks[b].Insts {

@@ -31,7 +31,7 @@ Block1:
 // TestExpand_Instances: a loop of three iterations becomes its nine
 // instances with physical operands, evaluated predicates, instance
 // dependencies (carried ones from the previous iteration, the one after
-// the loop on the last instances), shifted schedule entries and evaluated
+// the loop on every instance), shifted schedule entries and evaluated
 // waits.
 func TestExpand_Instances(t *testing.T) {
 	m, err := Parse("e.bir", []byte(expandSrc))
@@ -81,7 +81,7 @@ func TestExpand_Instances(t *testing.T) {
 		{"ld@i=0", ""},
 		{"ld@i=1", "ANTI st@i=0"},
 		{"st@i=2", "FLOW ld@i=2"},
-		{"last", "FLOW st@i=2, ORDERED ld@i=2, ORDERED odd@i=2"},
+		{"last", "FLOW st@i=0, FLOW st@i=1, FLOW st@i=2, ORDERED ld@i=0, ORDERED ld@i=1, ORDERED ld@i=2, ORDERED odd@i=0, ORDERED odd@i=1, ORDERED odd@i=2"},
 		{"first", ""},
 	} {
 		if got := deps(c.inst); got != c.want {

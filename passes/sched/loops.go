@@ -108,6 +108,19 @@ type loopItem struct {
 	block int
 	pos   int
 	hw    bool
+	// occ: for an inner loop, when it holds each of its resources
+	// relative to its start: [off, off+dur) over all its iterations (an
+	// instruction holds its resource for [0, dur)).
+	occ map[int32][2]int64
+}
+
+// occupies returns when item it holds resource x: the offset from its
+// start and the duration.
+func (it *loopItem) occupies(x int32) (off, dur int64) {
+	if o, ok := it.occ[x]; ok {
+		return o[0], o[1]
+	}
+	return 0, it.dur
 }
 
 type loopEdge struct {
@@ -240,7 +253,8 @@ func (ls *loopSched) region(inst bir.InstID, blocks []bir.BlockID, trip int64, d
 				}
 				sub.rep.Depth = depth
 				it.sub, it.dur = sub, sub.span
-				for x := range sub.busy {
+				it.occ = sub.occupancy()
+				for x := range it.occ {
 					it.res = append(it.res, x)
 				}
 				slices.Sort(it.res)
@@ -302,6 +316,17 @@ func (ls *loopSched) region(inst bir.InstID, blocks []bir.BlockID, trip int64, d
 		ls.loops = append(ls.loops, r)
 	}
 	return r, nil
+}
+
+// resLabel names resource x (an engine, a DMA queue, a shared port).
+func (ls *loopSched) resLabel(x int32) string {
+	switch x {
+	case ls.portR[0]:
+		return "the SBUF port Vector and GpSimd share"
+	case ls.portR[1]:
+		return "the PSUM port Vector and Scalar share"
+	}
+	return resName(x)
 }
 
 // touches reports whether instruction i reaches SBUF and PSUM (symbolic
@@ -507,6 +532,19 @@ func (ls *loopSched) bindQueues(r *loopRegion, order []int32) [][]int32 {
 			preds[e.b] = append(preds[e.b], e.a)
 		}
 	}
+	// The work already bound: fixed DMAs, inner loops' queues.
+	for _, it := range r.items {
+		switch {
+		case it.sub != nil:
+			for x, b := range it.sub.busy {
+				if x >= 0 && x < ls.nRes {
+					work[x] += it.sub.trip * b
+				}
+			}
+		case it.dma && it.fixed:
+			work[it.res[0]] += it.dur
+		}
+	}
 	for _, k := range order {
 		it := r.items[k]
 		res[k] = slices.Clone(it.res)
@@ -516,7 +554,8 @@ func (ls *loopSched) bindQueues(r *loopRegion, order []int32) [][]int32 {
 		}
 		for _, x := range res[k] {
 			if x >= 0 {
-				s = max(s, free[x])
+				o, _ := it.occupies(x)
+				s = max(s, free[x]-o)
 			}
 		}
 		if it.dma && !it.fixed {
@@ -538,7 +577,8 @@ func (ls *loopSched) bindQueues(r *loopRegion, order []int32) [][]int32 {
 		end[k] = s + it.dur
 		for _, x := range res[k] {
 			if x >= 0 {
-				free[x] = end[k]
+				o, d := it.occupies(x)
+				free[x] = s + o + d
 			}
 		}
 	}
@@ -561,7 +601,9 @@ func (ls *loopSched) constraints(r *loopRegion, order []int32, res [][]int32) []
 				continue
 			}
 			if p, ok := last[x]; ok {
-				cons = append(cons, constraint{a: p, b: k, w: r.items[p].dur})
+				po, pd := r.items[p].occupies(x)
+				ko, _ := r.items[k].occupies(x)
+				cons = append(cons, constraint{a: p, b: k, w: po + pd - ko})
 			} else {
 				first[x] = k
 			}
@@ -570,7 +612,9 @@ func (ls *loopSched) constraints(r *loopRegion, order []int32, res [][]int32) []
 	}
 	if r.trip >= 2 {
 		for x, l := range last {
-			cons = append(cons, constraint{a: l, b: first[x], w: r.items[l].dur, dist: 1})
+			lo, ld := r.items[l].occupies(x)
+			fo, _ := r.items[first[x]].occupies(x)
+			cons = append(cons, constraint{a: l, b: first[x], w: lo + ld - fo, dist: 1})
 		}
 	}
 	if r.trip < 2 {
@@ -641,7 +685,8 @@ func (ls *loopSched) minII(r *loopRegion, cons []constraint, n int) (int64, []in
 	for _, it := range r.items {
 		for _, x := range it.res {
 			if x >= 0 {
-				busy[x] += it.dur
+				_, d := it.occupies(x)
+				busy[x] += d
 			}
 		}
 	}
@@ -698,11 +743,13 @@ func (ls *loopSched) loopBound(r *loopRegion) {
 	var res int64
 	name := ""
 	for x, b := range r.busy {
-		if x < 0 || x >= firstQueue {
-			continue // engines and ports here; queues below
+		if x < 0 {
+			continue
 		}
+		// An engine, a port, or a DMA queue as the program binds it
+		// (every instance of a DMA runs on its instruction's queue).
 		if b > res {
-			res, name = b, resName(x)
+			res, name = b, ls.resLabel(x)
 		}
 	}
 	if dmaMax > res {
@@ -767,6 +814,31 @@ func (ls *loopSched) loopBound(r *loopRegion) {
 		r.bound = 0
 	}
 	r.rep.SpanBound = r.bound
+}
+
+// occupancy returns when region r (a loop, all its iterations) holds
+// each resource it uses, relative to its start.
+func (r *loopRegion) occupancy() map[int32][2]int64 {
+	first, last := map[int32]int64{}, map[int32]int64{}
+	for k, it := range r.items {
+		for _, x := range it.res {
+			if x < 0 {
+				continue
+			}
+			o, d := it.occupies(x)
+			s := r.off[k] + o
+			if f, ok := first[x]; !ok || s < f {
+				first[x] = s
+			}
+			last[x] = max(last[x], s+d)
+		}
+	}
+	out := map[int32][2]int64{}
+	for x, f := range first {
+		l := last[x] + max(r.trip-1, 0)*r.ii
+		out[x] = [2]int64{f, l - f}
+	}
+	return out
 }
 
 // commit writes region r's schedule at absolute time base (iteration 0)
