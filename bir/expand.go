@@ -31,7 +31,8 @@
 //   - its dependencies mapped onto instances by the unroller's semantics
 //     (passes/unroll/deps.go: C the loops enclosing both, the target
 //     agrees with k on C except CarryDist iterations earlier on the carry
-//     loop; a dependency whose source iteration does not exist, or whose
+//     loop, and with CarryAll only on the loops of C up to the carry loop;
+//     a dependency whose source iteration does not exist, or whose
 //     predicate is false at k, has no instance), to every target instance
 //     (on the source's loops that do not enclose the dependent, every
 //     iteration is a target). A dependency on a loop instruction depends
@@ -507,6 +508,9 @@ func (e *expander) deps() error {
 				idx[a] -= int64(d.CarryDist)
 				if idx[a] < 0 {
 					continue
+				}
+				if d.CarryAll {
+					idx = idx[:a+1] // every iteration of the loops inside the carry loop
 				}
 			}
 			e.targets(X, idx, func(t InstID) { add(t, d.Kind) })

@@ -71,3 +71,40 @@ func TestText_UpdateIterationTermRejected(t *testing.T) {
 		t.Fatal("an update with an iteration term was accepted")
 	}
 }
+
+// TestText_CarryAll: a dependency over every inner iteration of its carry
+// loop (carry(i, 1, all)) reads back and prints as written.
+func TestText_CarryAll(t *testing.T) {
+	src := `module arch=trn2
+
+func @main {
+Block1:
+  l = Loop i in [0, 2) {
+  Block_i:
+    lk = Loop k in [0, 3) {
+    Block_k:
+      a = Halt on PE deps [ANTI b carry(i, 1, all), ANTI b carry(k, 1)]
+      b = Halt on DVE deps [FLOW a]
+    }
+  }
+}
+`
+	m, err := Parse("s.bir", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.Main()
+	a, _ := f.InstByName("a")
+	all := 0
+	for _, d := range f.Deps(a) {
+		if d.CarryAll {
+			all++
+		}
+	}
+	if all != 1 {
+		t.Errorf("%d carry-all dependencies, want 1", all)
+	}
+	if got := Format(m); got != src {
+		t.Errorf("does not print as written:\n%s", textLineDiff(src, got))
+	}
+}

@@ -2371,6 +2371,13 @@ func (p *parser) depList(id InstID) {
 				p.failAt(pos, "carry distance %d does not fit in 32 bits", dist)
 			}
 			d.dep.CarryDist = int32(dist)
+			if p.accept(',') {
+				p.sp()
+				if !p.acceptWord("all") {
+					p.fail("expected all after the carry distance, found %s", p.found())
+				}
+				d.dep.CarryAll = true
+			}
 			p.expect(')')
 		}
 		if p.acceptWord("if") {

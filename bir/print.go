@@ -1617,6 +1617,9 @@ func (p *printer) depList(f *Function, i InstID) {
 				p.str(", ")
 			}
 			p.int(int64(d.CarryDist))
+			if d.CarryAll {
+				p.str(", all")
+			}
 			p.str(")")
 		}
 		if d.Pred != 0 {

@@ -30,13 +30,14 @@ import (
 //   - they first differ on loop c_t of C, by d = q_t - p_t > 0, and agree
 //     on the loops of C inside c_t: Y depends on X carried by c_t's axis
 //     at distance d;
-//   - they also differ inside c_t: the dependency is carried by c_t at
-//     distance d on the loop instruction c_{t+1} (the loop of C below
-//     c_t, which holds X): Y at iteration q depends on all of c_{t+1}'s
-//     execution in iteration q_t - d of c_t, which includes X(p). This is
-//     a superset of the instance edge (bir.Dep has one carry), ordered the
-//     same way by every pass (the expansion maps a dependency on a loop to
-//     its body's last instances).
+//   - they also differ inside c_t: Y depends on X carried by c_t at
+//     distance d over every iteration of the loops inside c_t (bir.Dep's
+//     CarryAll): Y at iteration q depends on every instance of X in
+//     iteration q_t - d of c_t, which includes X(p) (a tile of an inner
+//     loop that the next outer iteration rewrites from its first inner
+//     iteration on, after the previous outer iteration's last). This is a
+//     superset of the instance edge (bir.Dep has one carry): X's other
+//     instances there precede X(p) or follow it on its own stream.
 //
 // Every instance edge is implied by the folded dependency at the
 // instance's iteration, so the fold is sound: every conflicting pair of
@@ -61,9 +62,9 @@ import (
 type LoopGraph struct {
 	Deps  [][]bir.Dep
 	Stats Stats
-	// Carried counts the folded dependencies with a carry; OnLoops those
-	// whose source is a loop instruction (the third case above).
-	Carried, OnLoops int
+	// Carried counts the folded dependencies with a carry; CarryAll those
+	// that span the inner loops (the third case above).
+	Carried, CarryAll int
 	// Instances is the number of instances analyzed.
 	Instances int
 }
@@ -101,6 +102,7 @@ func AnalyzeLoops(f *bir.Function, opt Options) (*LoopGraph, error) {
 		on   bir.InstID
 		axis affine.Axis
 		dist int32
+		all  bool
 	}
 	index := make([]map[key]int, f.NumInstSlots())
 	for k, yi := range g.Insts {
@@ -126,7 +128,7 @@ func AnalyzeLoops(f *bir.Function, opt Options) (*LoopGraph, error) {
 				kk.dist = int32(q[t] - p[t])
 				for u := t + 1; u < c; u++ {
 					if p[u] != q[u] {
-						kk.on = nx[t+1]
+						kk.all = true
 						break
 					}
 				}
@@ -143,12 +145,12 @@ func AnalyzeLoops(f *bir.Function, opt Options) (*LoopGraph, error) {
 				continue
 			}
 			m[kk] = len(lg.Deps[Y])
-			lg.Deps[Y] = append(lg.Deps[Y], bir.Dep{On: kk.on, Kind: kinds[j], CarryAxis: kk.axis, CarryDist: kk.dist})
+			lg.Deps[Y] = append(lg.Deps[Y], bir.Dep{On: kk.on, Kind: kinds[j], CarryAxis: kk.axis, CarryDist: kk.dist, CarryAll: kk.all})
 			if kk.axis != bir.NoAxis {
 				lg.Carried++
 			}
-			if kk.on != X {
-				lg.OnLoops++
+			if kk.all {
+				lg.CarryAll++
 			}
 		}
 	}

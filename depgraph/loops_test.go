@@ -76,7 +76,7 @@ func TestAnalyzeLoops_Oracle(t *testing.T) {
 				}
 				fx := x.Funcs[0]
 				red, unj := checkOracle(t, fx.F, instanceGraph(fx), mode, model.PSUMBankBytes)
-				t.Logf("%s: %d instances, %d folded carried dependencies (%d on loops), %d redundant and %d unjustified instance edges", mode, lg.Instances, lg.Carried, lg.OnLoops, red, unj)
+				t.Logf("%s: %d instances, %d folded carried dependencies (%d over the inner loops), %d redundant and %d unjustified instance edges", mode, lg.Instances, lg.Carried, lg.CarryAll, red, unj)
 				if mode == depgraph.Physical && lg.Carried == 0 {
 					t.Errorf("no carried dependency: the loop-local tiles reuse their bytes every iteration")
 				}

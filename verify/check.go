@@ -915,6 +915,9 @@ func (c *checker) deps(i bir.InstID) {
 			c.predBound(i, d.Pred, "dependency predicate")
 		}
 		if d.CarryAxis == bir.NoAxis {
+			if d.CarryAll {
+				c.instDiag(i, "dep", "dependency on %s spans every inner iteration (carry all) without a carry axis: want carry(AXIS, DIST, all)", c.instName(d.On))
+			}
 			if d.On == i || !bitSet(c.visited, int(d.On)) {
 				c.instDiag(i, "dep", "depends on %s, which does not precede it in program order: want an earlier instruction or a loop-carried dependency", c.instName(d.On))
 			}

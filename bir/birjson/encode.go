@@ -939,6 +939,9 @@ func (e *encoder) deps(i bir.InstID) error {
 			e.b = append(e.b, `,"carry_axis":`...)
 			e.b = appendStr(e.b, m.Axis(dp.CarryAxis).Name)
 			e.b = strconv.AppendInt(append(e.b, `,"carry_distance":`...), int64(dp.CarryDist), 10)
+			if dp.CarryAll {
+				e.b = append(e.b, `,"carry_all":true`...)
+			}
 		}
 		if dp.Pred != 0 {
 			t, err := e.predJSON(dp.Pred)

@@ -279,8 +279,8 @@ func LoopPrograms() []LoopProgram {
 		{Name: "oversized dynamic", Spec: "oversized:case=force,dynamic=1"},
 		{Name: "matmul dynamic M", Spec: "matmul:n=1024,dynamic=1"},
 		{Name: "attention level 1", Spec: "attention:seq=256,d=32", Options: level("1")},
-		{Name: "loop pipeline (2 PSUM slots)", Trips: 8},
-		{Name: "loop pipeline (1 PSUM slot)", Trips: 8, Options: map[string]map[string]string{"alloc": {"psum_interleave": "1"}}},
+		{Name: "loop pipeline (2 PSUM slots)", Trips: 4},
+		{Name: "loop pipeline (1 PSUM slot)", Trips: 4, Options: map[string]map[string]string{"alloc": {"psum_interleave": "1"}}},
 	}
 }
 

@@ -95,7 +95,7 @@ func runPass(ctx *pass.Context) error {
 			ctx.Count("functions_with_loops", 1)
 			ctx.Count("loop_instances", int64(lg.Instances))
 			ctx.Count("edges.carried", int64(lg.Carried))
-			ctx.Count("edges.on_loops", int64(lg.OnLoops))
+			ctx.Count("edges.carry_all", int64(lg.CarryAll))
 			ctx.Logf("function %s keeps loops: dependencies of its %d instances folded into %d carried edges", f.Name, lg.Instances, lg.Carried)
 			add(&total, &lg.Stats)
 			return nil

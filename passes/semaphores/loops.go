@@ -313,6 +313,9 @@ func (a *loopAlloc) forDeps(y bir.InstID, fn func(t ltarget)) {
 			if carry < 0 {
 				continue // the verifier's rule; nothing to order
 			}
+			if d.CarryAll {
+				c = carry + 1 // every iteration of the loops inside the carry loop: the last counts
+			}
 		}
 		a.targetsOf(x, func(z bir.InstID) {
 			fn(ltarget{x: z, c: c, carryD: carry, dist: int64(d.CarryDist)})

@@ -64,6 +64,7 @@ type depPlan struct {
 	carry     int32
 	dist      int64
 	keptCarry bool // carried by a loop that is not expanded: stays carried
+	all       bool // bir.Dep.CarryAll: every iteration of the common loops inside the carry loop
 	carryPos  int  // index of the carry loop in E(On), -1 if not there
 	onNest    int32
 	nCommon   int
@@ -151,6 +152,16 @@ func (c *cloner) planDeps() error {
 						dp.carryPos = k
 					}
 				}
+				dp.all = d.CarryAll
+				if d.CarryAll && dp.carryPos >= 0 {
+					// Every iteration of the common loops inside the carry
+					// loop is a target, as on On's own loops.
+					dp.nCommon = dp.carryPos + 1
+					dp.span = 1
+					for _, l := range nest.loops[dp.nCommon:] {
+						dp.span = checked.SatMul(dp.span, c.loops[l].trips)
+					}
+				}
 			}
 			dp.fast = dp.carry < 0 && dp.span == 1 && dp.nCommon == len(nest.loops) && c.pos[d.On] < c.pos[id]
 			if !dp.fast {
@@ -223,6 +234,7 @@ func (c *cloner) remapClone(orig, inst bir.InstID, p *instPlan) error {
 					d.CarryAxis = r
 				}
 				d.CarryDist = int32(dp.dist)
+				d.CarryAll = dp.all
 			} else if dp.carryPos < 0 {
 				// Carried by a loop that encloses I but not On: the edge
 				// exists where the source iteration does.
