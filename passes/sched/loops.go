@@ -920,9 +920,22 @@ func (ls *loopSched) report(top *loopRegion, opt Options) (*Report, error) {
 	p.bound(r, bl)
 	// Each loop's instances: the longest chain among them alone (a bound
 	// on the loop's span, whatever the rest of the function does).
+	// One execution of an inner loop is the instances of one iteration of
+	// its enclosing loops (their indices are a prefix of the instances'
+	// iteration vectors): chains across executions do not count.
 	in := make([]int64, len(p.insts))
 	for _, lr := range ls.loops {
 		var n, cp int64
+		depth := len(f.Loopnest(lr.inst))
+		same := func(a, b bir.InstID) bool {
+			x, y := fx.Iteration(a), fx.Iteration(b)
+			for d := 0; d < depth; d++ {
+				if x[d] != y[d] {
+					return false
+				}
+			}
+			return true
+		}
 		for k, i := range p.insts {
 			if !within(f, fx.Orig[i], lr.inst) {
 				in[k] = -1
@@ -931,7 +944,7 @@ func (ls *loopSched) report(top *loopRegion, opt Options) (*Report, error) {
 			n++
 			var t int64
 			for _, q := range p.preds(int32(k)) {
-				if in[q] >= 0 {
+				if in[q] >= 0 && same(p.insts[q], i) {
 					t = max(t, in[q]+p.dur[q])
 				}
 			}
