@@ -16,24 +16,27 @@ import (
 // TestSchedule_Orders schedules kernels through the default pipeline
 // with each set of orders: more orders never give a longer schedule (the
 // shortest is kept), orders=ddg alone is the seed's algorithm (the DDG
-// list order, the baseline), and on matmul 512x512x1024 the ASAP list
-// order is the one kept, shorter than the other two (it acts), and the
-// pass's schedule there is translation-validated.
+// list order, the baseline), the incoming order is the one kept on
+// softmax 1024x512 at unlimited memory, shorter than the DDG list order
+// (it acts), and the pass's schedule there is translation-validated. The
+// ASAP order, which auto no longer tries, is simulated too: it shortens
+// none of these schedules (logged).
 func TestSchedule_Orders(t *testing.T) {
 	model, _ := arch.Lookup("trn2")
-	asapWins := 0
+	incomingWins := 0
 	for _, tc := range []struct{ spec, mode string }{
 		{"matmul:m=512,k=512,n=1024", "logical"},
 		{"matmul:m=512,k=512,n=1024", "physical"},
 		{"tensor_add", "physical"},
 		{"softmax:rows=1024,cols=512", "logical"},
 		{"attention:seq=512", "physical"},
+		{"rmsnorm:rows=1024,d=512", "physical"},
 	} {
 		spec := tc.spec + " " + tc.mode
 		text := beforeScheduler(t, tc.spec, tc.mode)
 		spans := map[string]int64{}
 		var order string
-		for _, orders := range []string{"ddg", "ddg,incoming", "auto"} {
+		for _, orders := range []string{"ddg", "auto", "ddg,incoming,asap"} {
 			m := cloneModule(t, text)
 			rep, err := sched.Schedule(m.Main(), model, sched.Options{Window: sched.DefaultWindow, Orders: orders})
 			if err != nil {
@@ -47,22 +50,22 @@ func TestSchedule_Orders(t *testing.T) {
 				order = rep.Order
 			}
 		}
-		if spans["ddg,incoming"] > spans["ddg"] || spans["auto"] > spans["ddg,incoming"] {
+		if spans["auto"] > spans["ddg"] || spans["ddg,incoming,asap"] > spans["auto"] {
 			t.Errorf("%s: makespans %v: more orders gave a longer schedule", spec, spans)
 		}
-		if order == "ASAP list" && spans["auto"] < spans["ddg,incoming"] {
-			asapWins++
-			if asapWins == 1 {
-				// Translation validation of an ASAP-linearized schedule:
-				// the pass with its default orders, the scheduled order
-				// interpreted against program order.
+		if order == "incoming" && spans["auto"] < spans["ddg"] {
+			incomingWins++
+			if incomingWins == 1 {
+				// Translation validation of an incoming-linearized
+				// schedule: the pass with its default orders, the
+				// scheduled order interpreted against program order.
 				passtest.CheckPass(t, cloneModule(t, text), &sched.TimeAwareSchedulerPass, passtest.Arch(model), passtest.InputsFunc(kernelInputs(tc.spec)))
 			}
 		}
-		t.Logf("%-28s ddg %9.3f us, ddg+incoming %9.3f us, auto %9.3f us (%s)", spec, float64(spans["ddg"])/1e6, float64(spans["ddg,incoming"])/1e6, float64(spans["auto"])/1e6, order)
+		t.Logf("%-28s ddg %9.3f us, auto (ddg, incoming) %9.3f us (%s), with asap %9.3f us", spec, float64(spans["ddg"])/1e6, float64(spans["auto"])/1e6, order, float64(spans["ddg,incoming,asap"])/1e6)
 	}
-	if asapWins == 0 {
-		t.Error("the ASAP order shortened no schedule")
+	if incomingWins == 0 {
+		t.Error("the incoming order shortened no schedule")
 	}
 }
 
@@ -83,8 +86,8 @@ func TestParseOrders_Errors(t *testing.T) {
 		n    int
 		want sched.Orders
 	}{
-		{"auto", 10, sched.OrderDDG | sched.OrderIncoming | sched.OrderASAP},
-		{"auto", sched.MaxASAPInsts + 1, sched.OrderDDG | sched.OrderIncoming},
+		{"auto", 10, sched.OrderDDG | sched.OrderIncoming},
+		{"auto", 5_000_000, sched.OrderDDG | sched.OrderIncoming},
 		{"incoming, asap", 10, sched.OrderIncoming | sched.OrderASAP},
 	} {
 		if got, err := sched.ParseOrders(tc.in, tc.n); err != nil || got != tc.want {

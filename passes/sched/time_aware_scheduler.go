@@ -20,26 +20,23 @@ import (
 // schedule):
 //
 //  1. the DDG list scheduler (list_scheduler.go) orders the instructions
-//     by priority (critical path, num_ready_succs, kill_bytes - def_bytes);
+//     by priority (critical path, num_ready_succs, program order);
 //  2. the TimeAwareScheduler (simulate.go: linearize_insts_by_simulation,
 //     pick_candidate) walks that order simulating every engine's and DMA
 //     queue's timeline, issuing at each step the candidate of the reorder
-//     window that can start earliest. It walks two more orders the same
-//     way and keeps the shortest schedule (ties: the DDG list order, then
-//     the incoming order; option orders):
-//     - the block's incoming order (the memory planner's pre-schedule):
-//     the list scheduler's critical-path priority sends every tile's load
-//     ahead of the first tile's store, and on tiled, DMA-bound kernels
-//     that costs up to 1.4x the makespan the incoming tile order reaches
-//     with the same window (softmax 4096x512 at unlimited memory: 142.1 us
-//     against 103.6 us); the default tensor_add: 53.726 us in the DDG list
-//     order, 44.859 us (optimal) in the incoming order;
-//     - the ASAP list order (list_scheduler.go: the same list scheduler,
-//     the earliest possible start first, then num_ready_succs, then
-//     program order): matmul 512x512x1024, 110.558 us in the other two
-//     orders, 107.939 us (its lower bound) in this one; tried on functions
-//     up to MaxASAPInsts instructions ("auto"), so that larger ones pay
-//     two simulations, not three.
+//     window that can start earliest. It walks a second order the same
+//     way and keeps the shorter schedule (ties: the DDG list order;
+//     option orders): the block's incoming order (the memory planner's
+//     pre-schedule), which keeps the program's tile interleaving where the
+//     list's critical-path priority sends every tile's loads ahead of the
+//     first tile's stores (softmax 1024x512 at unlimited memory: 32.896 us
+//     in the DDG list order, 29.398 us in the incoming order). A third
+//     order, the ASAP list order (list_scheduler.go: the same list
+//     scheduler, the earliest possible start first, then num_ready_succs,
+//     then program order), is tried only when asked (orders=...,asap): it
+//     shortened matmul 512x512x1024 while the DDG list priority had a
+//     kill_bytes - def_bytes term, and shortens no schedule measured
+//     since (docs/schedule.md).
 //     Departure from the seed: §6.1 and §6.4 describe one ready-list
 //     order ("a classic ready-list scheduler over a data-dependence
 //     graph", whose priority terms are "OBSERVED, the combination is
@@ -107,7 +104,7 @@ var TimeAwareSchedulerPass = pass.Pass{
 	Checkpoint: CheckpointName,
 	Options: []pass.Option{
 		{Name: "reorder-window", Default: strconv.Itoa(DefaultWindow), Doc: "candidates pick_candidate considers (0 or 1: issue in list order)"},
-		{Name: "orders", Default: "auto", Doc: "orders linearized, the shortest schedule kept: auto (ddg, incoming, and asap on functions up to 1M instructions) or a comma-separated list of ddg (the seed's DDG list scheduler alone: the baseline), incoming (the pre-schedule's order), asap (earliest top level first)"},
+		{Name: "orders", Default: "auto", Doc: "orders linearized, the shortest schedule kept: auto (ddg and incoming) or a comma-separated list of ddg (the seed's DDG list scheduler alone: the baseline), incoming (the pre-schedule's order), asap (earliest top level first)"},
 		{Name: "reuse-cost", Default: "auto", Doc: "also schedule with unlimited memory to price the allocation's reuse: true, false, or auto (functions up to 1M instructions)"},
 	},
 	Doc: "DDG list scheduler feeding the TimeAwareScheduler: start/end of every instruction on its engine or DMA queue (seed 002 §6.1, §6.4)",
@@ -270,21 +267,12 @@ const (
 	OrderASAP
 )
 
-// MaxASAPInsts is the largest function the "auto" orders try the ASAP
-// order on (a third simulation; above it the scheduler's time per
-// instruction stays that of two orders).
-const MaxASAPInsts = 1_000_000
-
 // ParseOrders reads the orders option for a function of n instructions:
-// "auto" (ddg, incoming, and asap up to MaxASAPInsts instructions) or a
-// comma-separated list of ddg, incoming and asap.
+// "auto" (ddg and incoming) or a comma-separated list of ddg, incoming
+// and asap.
 func ParseOrders(s string, n int) (Orders, error) {
 	if s == "" || s == "auto" {
-		o := OrderDDG | OrderIncoming
-		if n <= MaxASAPInsts {
-			o |= OrderASAP
-		}
-		return o, nil
+		return OrderDDG | OrderIncoming, nil
 	}
 	var o Orders
 	for _, name := range strings.Split(s, ",") {
@@ -309,11 +297,7 @@ func (p *problem) schedule(window int, orders Orders) (*timeline, *priority) {
 	if orders == 0 {
 		orders = OrderDDG
 	}
-	net := p.net
-	if net == nil {
-		net = p.pressure()
-	}
-	pr := &priority{bl: p.bottomLevels(), netFree: net}
+	pr := &priority{bl: p.bottomLevels()}
 	type cand struct {
 		name string
 		list []int32
@@ -343,7 +327,7 @@ func (p *problem) schedule(window int, orders Orders) (*timeline, *priority) {
 	}
 	// Only the bottom levels are used after the list orders (the report's
 	// critical path and tails): let the rest go before simulating.
-	pr.netFree, pr.nrs, p.net = nil, nil, nil
+	pr.nrs = nil
 	best, bestSpan := 0, int64(-1)
 	var t *timeline
 	for x := len(cands) - 1; x >= 0; x-- {
