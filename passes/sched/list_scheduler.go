@@ -50,10 +50,10 @@ package sched
 
 // priority holds the static priority terms of each position.
 type priority struct {
-	order   string  // the order the schedule came from ("DDG list", "incoming" or "ASAP list")
-	lead    []int64 // nil, or the first term in place of bl (the ASAP order: minus the top level)
-	bl      []int64 // bottom level (ps)
-	nrs     []int32 // num_ready_succs when the instruction became ready
+	order string  // the order the schedule came from ("DDG list", "incoming" or "ASAP list")
+	lead  []int64 // nil, or the first term in place of bl (the ASAP order: minus the top level)
+	bl    []int64 // bottom level (ps)
+	nrs   []int32 // num_ready_succs when the instruction became ready
 }
 
 // bottomLevels returns the critical-path length from each position to the
