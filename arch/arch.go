@@ -611,8 +611,8 @@ var options = append([]option{
 	{name: "semaphore-bits", doc: "width of a semaphore counter in bits (not published: chosen); a counter that would overflow is rotated", ptr: func(m *Model) any { return &m.Sync.SemaphoreBits }},
 	{name: "semaphore-ns", doc: "latency from a semaphore update to an engine instruction waiting on it, in ns (not published: chosen)", ptr: func(m *Model) any { return &m.Sync.SemaphoreNs }},
 	{name: "dma-semaphore-ns", doc: "latency from a semaphore update to a DMA waiting on it, in ns", ptr: func(m *Model) any { return &m.Sync.DMASemaphoreNs }},
-	{name: "semaphore-waits-per-inst", doc: "wait commands one instruction carries (seed 002 §6.5: 2)", ptr: func(m *Model) any { return &m.Sync.WaitsPerInst }, lo: 1},
-	{name: "semaphore-updates-per-inst", doc: "update commands one instruction carries (seed 002 §6.5: 1)", ptr: func(m *Model) any { return &m.Sync.UpdatesPerInst }, lo: 1},
+	{name: "semaphore-waits-per-inst", doc: "wait commands one instruction carries (seed 002 §6.5, verifier-pinned: 2; another value is a what-if study, and the verifier's message says so)", ptr: func(m *Model) any { return &m.Sync.WaitsPerInst }, lo: 1},
+	{name: "semaphore-updates-per-inst", doc: "update commands one instruction carries (seed 002 §6.5, verifier-pinned: 1; another value is a what-if study, and the verifier's message says so)", ptr: func(m *Model) any { return &m.Sync.UpdatesPerInst }, lo: 1},
 	{name: "act-reduce-max-min", doc: "the Activation accumulator reduces with max/min too (false: add only, NC-v2)", ptr: func(m *Model) any { return &m.ActReduceMaxMin }},
 }, engineOptions()...)
 

@@ -88,3 +88,55 @@ func TestVerify_Loops(t *testing.T) {
 		})
 	}
 }
+
+// TestVerify_WireLimitMessage: the seed's EventSemaphore wire limit is the
+// default every machine model keeps and the message the verifier names;
+// a model whose arch.semaphore-waits-per-inst moves it (a what-if) gets
+// the check at its limit and a message that says so, naming both limits.
+func TestVerify_WireLimitMessage(t *testing.T) {
+	src := func(waits int) string {
+		w := ""
+		for k := range waits {
+			if k > 0 {
+				w += ", "
+			}
+			w += "[" + string(rune('0'+k)) + ", 0]"
+		}
+		return "module arch=trn2\n\nfunc @main {\nBlock1:\n  a = Halt on PE sched(start=0, end=0, order=0) sync(waits=[" + w + "])\n}\n"
+	}
+	base, err := arch.Lookup("trn2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whatIf := *base
+	whatIf.Sync.WaitsPerInst = 3
+	for _, tc := range []struct {
+		name  string
+		model *arch.Model
+		waits int
+		want  []string // "" entries: no error
+	}{
+		{"seed's limit", base, 3, []string{"Too many sync wait commands (EventSemaphore must have <= 2 wait commands, and <= 1 update command): want <= 2, have 3"}},
+		{"what-if limit", &whatIf, 4, []string{"a what-if limit of the machine model: arch.semaphore-waits-per-inst=3", "the seed's verifier pins \"EventSemaphore must have <= 2 wait commands", "want <= 3, have 4"}},
+		{"within the what-if limit", &whatIf, 3, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := bir.Parse("w.bir", []byte(src(tc.waits)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = verify.Module(m, verify.Options{Arch: tc.model})
+			if tc.want == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			for _, w := range tc.want {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Errorf("err %v: want one containing %q", err, w)
+				}
+			}
+		})
+	}
+}
