@@ -234,12 +234,13 @@ func (m *Model) Clone() *Model {
 }
 
 // UsableSBUFBytes returns the SBUF bytes per partition a program may use
-// (physical minus the runtime carve-out), or 0 when not published.
+// (physical minus the runtime carve-out), or 0 when not published or when
+// the carve-out takes it all.
 func (m *Model) UsableSBUFBytes() int64 {
 	if m.SBUFBytesPerPartition <= 0 {
 		return 0
 	}
-	return m.SBUFBytesPerPartition - m.SBUFCarveoutBytes
+	return max(m.SBUFBytesPerPartition-m.SBUFCarveoutBytes, 0)
 }
 
 // PSUMBytesPerPartition returns banks x bank bytes, or 0 when not published.
@@ -255,6 +256,11 @@ func (m *Model) PSUMBytesPerPartition() int64 {
 func (m *Model) SBUFBudget() (int64, error) {
 	if u := m.UsableSBUFBytes(); u > 0 {
 		return u, nil
+	}
+	if m.SBUFBytesPerPartition > 0 {
+		// Set (the model's or an option's), but the runtime carve-out
+		// (seed 002 §4.6) takes every byte of it.
+		return 0, diag.Errorf(diag.PassOption, "arch %s: arch.sbuf-bytes-per-partition=%d is at or below the runtime's SBUF carve-out of %d bytes per partition (arch.sbuf-carveout-bytes): no SBUF is left for the program (want more than %d bytes per partition)", m.Name, m.SBUFBytesPerPartition, m.SBUFCarveoutBytes, m.SBUFCarveoutBytes)
 	}
 	return 0, diag.Errorf(diag.PassOption, "arch %s: the SBUF size per partition is not published; set it with --option arch.sbuf-bytes-per-partition=N (or the module option arch.sbuf-bytes-per-partition)", m.Name)
 }
