@@ -601,7 +601,14 @@ func runAlloc(ctx *pass.Context) error {
 		name := strings.ToLower(memNames[mem])
 		ctx.Count(name+"_locations", int64(ms.Locations))
 		ctx.Count(name+"_peak", ms.Peak)
-		ctx.Count(name+"_packed_peak", ms.PackPeak)
+		if ms.PackUnknown {
+			// Not computed (more than PackModelLimit locations: the spread
+			// sweep alone places them): the counter says how many, the
+			// packed peak is absent rather than 0.
+			ctx.Count(name+"_packed_peak_not_computed", int64(ms.Locations))
+		} else {
+			ctx.Count(name+"_packed_peak", ms.PackPeak)
+		}
 		ctx.Count(name+"_max_live", ms.MaxLive)
 		ctx.Count(name+"_budget", ms.Budget)
 		if mem == memPSUM {
@@ -641,7 +648,7 @@ func reportText(st Stats) string {
 			return fmt.Sprintf("%.3f", float64(x)/float64(ms.MaxLive))
 		}
 		if ms.PackUnknown {
-			fmt.Fprintf(&b, " %-4s %s: max-live %d, packed peak not computed (more than %d locations placed by the spread sweep alone)", memNames[mem], st.Allocator, ms.MaxLive, packModelLimit)
+			fmt.Fprintf(&b, " %-4s %s: max-live %d, packed peak not computed (more than %d locations placed by the spread sweep alone)", memNames[mem], st.Allocator, ms.MaxLive, PackModelLimit)
 		} else {
 			fmt.Fprintf(&b, " %-4s %s: max-live %d, packed peak %d (peak/max-live %s)", memNames[mem], st.Allocator, ms.MaxLive, ms.PackPeak, ratio(ms.PackPeak))
 		}
