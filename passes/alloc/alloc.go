@@ -155,7 +155,7 @@ func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline 
 	for l := 0; l < f.NumLocs(); l++ {
 		if lc := f.Loc(bir.LocID(l)); !lc.Dead && lc.Type == bir.MemOnChip {
 			// The input's, under --passes without infer_psum_tensor.
-			return diag.Wrap(diag.Stage, &bir.PosError{Pos: f.LocPos(bir.LocID(l)), Err: fmt.Errorf("function %s, location %s: memory type OnChip (placement open): run infer_psum_tensor first", f.Name, lc.Name)})
+			return diag.Wrap(diag.Stage, f.LocErrorf(bir.LocID(l), "memory type OnChip (placement open): run infer_psum_tensor first"))
 		}
 	}
 	if hasLoops(f) {

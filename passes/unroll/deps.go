@@ -35,8 +35,6 @@
 package unroll
 
 import (
-	"fmt"
-
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/internal/checked"
 )
@@ -108,7 +106,7 @@ func (c *cloner) planDeps() error {
 			}
 			if d.Pred != 0 {
 				if int(d.Pred) >= c.m.NumPreds() {
-					return fmt.Errorf("function %s, instruction %s: dependency predicate #%d out of range", f.Name, f.InstName(id), d.Pred)
+					return f.Errorf(id, "dependency predicate #%d out of range", d.Pred)
 				}
 				dp.pred = c.comp.pred(d.Pred)
 				fast := true
@@ -138,12 +136,10 @@ func (c *cloner) planDeps() error {
 					}
 				}
 				if carry < 0 {
-					return fmt.Errorf("function %s, instruction %s: dependency on %s is carried by axis %s, which no enclosing loop binds",
-						f.Name, f.InstName(id), f.InstName(d.On), c.axisName(d.CarryAxis))
+					return f.Errorf(id, "dependency on %s is carried by axis %s, which no enclosing loop binds", f.InstName(d.On), c.axisName(d.CarryAxis))
 				}
 				if d.CarryDist < 1 {
-					return fmt.Errorf("function %s, instruction %s: dependency on %s carried by %s: distance %d, want >= 1",
-						f.Name, f.InstName(id), f.InstName(d.On), c.axisName(d.CarryAxis), d.CarryDist)
+					return f.Errorf(id, "dependency on %s carried by %s: distance %d, want >= 1", f.InstName(d.On), c.axisName(d.CarryAxis), d.CarryDist)
 				}
 				dp.carry, dp.dist = carry, int64(d.CarryDist)
 				dp.keptCarry = !c.loops[carry].expanded
@@ -185,7 +181,7 @@ func (c *cloner) allocOrdinals(limit int64) error {
 		}
 		size := c.nests[p.nest].size
 		if total = checked.SatAdd(total, size); total > limit {
-			return fmt.Errorf("function %s, instruction %s: %d instances (with the other dependency targets' %d) exceed the instruction limit %d", c.f.Name, c.f.InstName(bir.InstID(i)), size, total-size, limit)
+			return c.f.Errorf(bir.InstID(i), "%d instances (with the other dependency targets' %d) exceed the instruction limit %d", size, total-size, limit)
 		}
 		t := &ordTable{clones: make([]bir.InstID, size)}
 		for k := range t.clones {

@@ -338,8 +338,7 @@ func (lw *lowerer) inst(i bir.InstID) error {
 			ts := f.Tensor(o.TensorRef())
 			if lw.usesDyn(be) {
 				if !ts.IsBlock {
-					return fmt.Errorf("function %s, instruction %s (%s): operand %d: block index %s of %s, which is not a block tensor",
-						f.Name, f.InstName(i), f.OpName(i), k, be.Format(m.AxisName), ts.Name)
+					return f.Errorf(i, "operand %d: block index %s of %s, which is not a block tensor", k, be.Format(m.AxisName), ts.Name)
 				}
 				nb := max(ts.NBlocks, 1)
 				if !isRing(be, nb) {
