@@ -240,6 +240,11 @@ func SubjectOf(err error) *Subject {
 		if pe, ok := err.(*PosError); ok && pe.Subject != nil {
 			return pe.Subject
 		}
+		if se, ok := err.(ErrorSubjecter); ok {
+			if s := se.ErrorSubject(); s != nil {
+				return s
+			}
+		}
 		err = errors.Unwrap(err)
 	}
 	return nil
@@ -253,6 +258,13 @@ func (e *PosError) Error() string {
 }
 
 func (e *PosError) Unwrap() error { return e.Err }
+
+// ErrorSubjecter is implemented by errors of their own type that know the
+// IR entity they are about (the allocator's FitError: its function and
+// the largest location live at the worst instant).
+type ErrorSubjecter interface {
+	ErrorSubject() *Subject
+}
 
 // SourcePositioner is implemented by errors that know the source position
 // they are about (besides *PosError: the verifier's error, which names its

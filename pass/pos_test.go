@@ -16,6 +16,13 @@ import (
 // message: a message that only names an instruction gets no position, a
 // subject whose name has a comma gets its own; a position is not
 // repeated.
+// subjectErr is an error type of its own that knows its subject (as the
+// allocator's FitError does).
+type subjectErr struct{ s *bir.Subject }
+
+func (e subjectErr) Error() string              { return "no room" }
+func (e subjectErr) ErrorSubject() *bir.Subject { return e.s }
+
 func TestRun_ErrorPos(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -51,6 +58,10 @@ func TestRun_ErrorPos(t *testing.T) {
 			f.Rename(i, "st,0")
 			return f.WrapErr(i, fmt.Errorf("function main, instruction st,0: want X"))
 		}, "k.py:9:2: pass failing"},
+		{"an error type of its own with a subject", func(f *bir.Function) error {
+			l, _ := f.LocByName("s")
+			return fmt.Errorf("wrapped: %w", subjectErr{&bir.Subject{Func: "main", Inst: bir.NoInst, Tensor: bir.NoTensor, Loc: l}})
+		}, "k.py:8:2: pass failing, function main: wrapped: no room"},
 		{"a name in the text only", func(f *bir.Function) error {
 			return errors.New("function main, instruction ld (Load): want X, have Y")
 		}, "pass failing, function main: function main, instruction ld (Load): want X, have Y"},

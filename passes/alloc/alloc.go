@@ -377,6 +377,17 @@ type FitError struct {
 // ErrorCode is diag.DoesNotFit.
 func (e *FitError) ErrorCode() string { return diag.DoesNotFit }
 
+// ErrorSubject is what the error is about as data: the function and the
+// largest location live at the worst instant (its first access is the
+// position the pass manager reports).
+func (e *FitError) ErrorSubject() *bir.Subject {
+	s := &bir.Subject{Func: e.Func, Inst: bir.NoInst, Tensor: bir.NoTensor, Loc: bir.NoLoc}
+	if len(e.Live) > 0 {
+		s.Loc = e.Live[0].Loc
+	}
+	return s
+}
+
 // LiveLoc is one location of a live set.
 type LiveLoc struct {
 	Name        string // location
@@ -385,6 +396,7 @@ type LiveLoc struct {
 	Bytes       int64  // bytes per partition as placed
 	First, Last string // instructions of the live interval's ends
 	Pos         string // source position of the first access (file:line:col), "" when unknown
+	Loc         bir.LocID
 }
 
 func (e *FitError) Error() string {
@@ -446,7 +458,7 @@ func liveSet(md *model, items []item) []LiveLoc {
 	for _, it := range items {
 		if it.lo <= at && at <= it.hi {
 			lc := f.Loc(it.loc)
-			ll := LiveLoc{Name: lc.Name, Tensor: f.Tensor(lc.Tensor).Name, Partitions: int64(it.parts), Bytes: it.size}
+			ll := LiveLoc{Loc: it.loc, Name: lc.Name, Tensor: f.Tensor(lc.Tensor).Name, Partitions: int64(it.parts), Bytes: it.size}
 			if md.flags[it.loc]&lfUsed != 0 {
 				first := md.firstInst[it.loc]
 				ll.First, ll.Last = f.InstName(first), f.InstName(md.lastInst[it.loc])
