@@ -236,7 +236,7 @@ func (c *cloner) analyze() error {
 				rec := loopRec{id: i, axis: lp.Axis, lb: ax.Lb, ub: ax.Ub, stride: ax.Stride, trips: ax.TripCount(), parent: loop, body: lp.Body}
 				if in.Op == bir.OpLoop && c.cfg.expand(f, i) {
 					if ax.Stride <= 0 {
-						return fmt.Errorf("function %s, loop %s: stride %d, want > 0", f.Name, f.InstName(i), ax.Stride)
+						return f.Errorf(i, "stride %d, want > 0", ax.Stride)
 					}
 					rec.expanded = true
 				}

@@ -279,8 +279,8 @@ func checkBlockCount(f *bir.Function, grid bool) (int64, error) {
 			limit = min(max(blockAccessBound(f), minGeneratedLocations), MaxGeneratedLocations)
 		}
 		if total > limit {
-			return total, diag.Errorf(diag.TooManyInsts, "function %s, tensor %s: %d blocks: unrolling would create one location per block, %d in the function, more than the %d narwhal creates for it (its instructions make at most that many block accesses once unrolled, floor %d, cap %d: a block no instruction accesses is dead storage)",
-				f.Name, ts.Name, ts.NBlocks, total, limit, int64(minGeneratedLocations), int64(MaxGeneratedLocations))
+			return total, f.TensorErrorf(t, "%w", diag.Errorf(diag.TooManyInsts, "%d blocks: unrolling would create one location per block, %d in the function, more than the %d narwhal creates for it (its instructions make at most that many block accesses once unrolled, floor %d, cap %d: a block no instruction accesses is dead storage)",
+				ts.NBlocks, total, limit, int64(minGeneratedLocations), int64(MaxGeneratedLocations)))
 		}
 	}
 	return total, nil
