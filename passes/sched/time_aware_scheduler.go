@@ -24,19 +24,22 @@ import (
 //  2. the TimeAwareScheduler (simulate.go: linearize_insts_by_simulation,
 //     pick_candidate) walks that order simulating every engine's and DMA
 //     queue's timeline, issuing at each step the candidate of the reorder
-//     window that can start earliest. It walks a second order the same
-//     way and keeps the shorter schedule (ties: the DDG list order;
-//     option orders): the block's incoming order (the memory planner's
-//     pre-schedule), which keeps the program's tile interleaving where the
-//     list's critical-path priority sends every tile's loads ahead of the
-//     first tile's stores (softmax 1024x512 at unlimited memory: 32.896 us
-//     in the DDG list order, 29.398 us in the incoming order). A third
-//     order, the ASAP list order (list_scheduler.go: the same list
-//     scheduler, the earliest possible start first, then num_ready_succs,
-//     then program order), is tried only when asked (orders=...,asap): it
+//     window that can start earliest. It walks two more orders the same
+//     way and keeps the shortest schedule (ties: the DDG list order, then
+//     the incoming order; option orders):
+//     - the block's incoming order (the memory planner's pre-schedule),
+//     which keeps the program's tile interleaving where the list's
+//     critical-path priority sends every tile's loads ahead of the first
+//     tile's stores (softmax 1024x512 at unlimited memory: 32.896 us in
+//     the DDG list order, 29.398 us in the incoming order);
+//     - the ASAP list order (list_scheduler.go: the same list scheduler,
+//     the earliest possible start first, then num_ready_succs, then
+//     program order), tried on functions up to MaxASAPInsts instructions
+//     ("auto"), so that larger ones pay two simulations, not three. It
 //     shortened matmul 512x512x1024 while the DDG list priority had a
-//     kill_bytes - def_bytes term, and shortens no schedule measured
-//     since (docs/schedule.md).
+//     kill_bytes - def_bytes term and shortens none of the built-ins under
+//     this cost model since; it stays, at one simulation, for the
+//     schedules where the earliest start is the better guess.
 //     Departure from the seed: §6.1 and §6.4 describe one ready-list
 //     order ("a classic ready-list scheduler over a data-dependence
 //     graph", whose priority terms are "OBSERVED, the combination is
@@ -104,7 +107,7 @@ var TimeAwareSchedulerPass = pass.Pass{
 	Checkpoint: CheckpointName,
 	Options: []pass.Option{
 		{Name: "reorder-window", Default: strconv.Itoa(DefaultWindow), Doc: "candidates pick_candidate considers (0 or 1: issue in list order)"},
-		{Name: "orders", Default: "auto", Doc: "orders linearized, the shortest schedule kept: auto (ddg and incoming) or a comma-separated list of ddg (the seed's DDG list scheduler alone: the baseline), incoming (the pre-schedule's order), asap (earliest top level first)"},
+		{Name: "orders", Default: "auto", Doc: "orders linearized, the shortest schedule kept: auto (ddg, incoming, and asap on functions up to 1M instructions) or a comma-separated list of ddg (the seed's DDG list scheduler alone: the baseline), incoming (the pre-schedule's order), asap (earliest top level first)"},
 		{Name: "reuse-cost", Default: "auto", Doc: "also schedule with unlimited memory to price the allocation's reuse: true, false, or auto (functions up to 1M instructions)"},
 	},
 	Doc: "DDG list scheduler feeding the TimeAwareScheduler: start/end of every instruction on its engine or DMA queue (seed 002 §6.1, §6.4)",
@@ -267,12 +270,21 @@ const (
 	OrderASAP
 )
 
+// MaxASAPInsts is the largest function the "auto" orders try the ASAP
+// order on (a third simulation; above it the scheduler's time per
+// instruction stays that of two orders).
+const MaxASAPInsts = 1_000_000
+
 // ParseOrders reads the orders option for a function of n instructions:
-// "auto" (ddg and incoming) or a comma-separated list of ddg, incoming
-// and asap.
+// "auto" (ddg, incoming, and asap up to MaxASAPInsts instructions) or a
+// comma-separated list of ddg, incoming and asap.
 func ParseOrders(s string, n int) (Orders, error) {
 	if s == "" || s == "auto" {
-		return OrderDDG | OrderIncoming, nil
+		o := OrderDDG | OrderIncoming
+		if n <= MaxASAPInsts {
+			o |= OrderASAP
+		}
+		return o, nil
 	}
 	var o Orders
 	for _, name := range strings.Split(s, ",") {
