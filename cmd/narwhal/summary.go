@@ -58,6 +58,11 @@ func compileSummary(rep *pass.Report, insts int64) string {
 		if po := s.Counter("program_order_ns"); po > 0 {
 			fmt.Fprintf(&sb, ", program order %s", us(po))
 		}
+		if ex := s.Counter("makespan_executed_ns"); ex > 0 && s.Counter("functions_with_loops") > 0 {
+			// A loop function's makespan is its periodic schedule's; the
+			// streams run that order as soon as they can.
+			fmt.Fprintf(&sb, ", the streams in %s", us(ex))
+		}
 		if y := ranResult(rep, "alloc_semaphores"); y != nil && y.Counter("makespan_sync_ns") > 0 {
 			fmt.Fprintf(&sb, "; %s with semaphore latency (waits %d, carriers %d)", us(y.Counter("makespan_sync_ns")), y.Counter("wait_commands"), y.Counter("carriers"))
 		}

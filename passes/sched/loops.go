@@ -79,6 +79,19 @@ import (
 // in every iteration (the body's instruction names it).
 
 // LoopReport is one loop's part of the schedule report.
+// LoopsReport is the loops' part of a loop function's report.
+type LoopsReport struct {
+	Loops []LoopReport
+	// Executed is the function's instances run as the streams run them:
+	// each engine and DMA queue in its scheduled order, each instruction
+	// as soon as its dependencies and its stream allow (no semaphore
+	// latency). The periodic schedule is one execution of that program;
+	// the streams may run it shorter (an inner loop does not hold its
+	// resources for its whole span, nor is every iteration as long as the
+	// longest), never longer.
+	Executed int64
+}
+
 type LoopReport struct {
 	Name        string
 	Depth       int
@@ -164,7 +177,7 @@ type loopSched struct {
 // ScheduleLoops schedules f, which has loops (see above): it fills
 // f.Sched (Start, End, Queue, Order of every instruction, Period of every
 // loop), orders each block by start, and returns the report.
-func ScheduleLoops(f *bir.Function, model *arch.Model, opt Options) (*Report, []LoopReport, error) {
+func ScheduleLoops(f *bir.Function, model *arch.Model, opt Options) (*Report, *LoopsReport, error) {
 	m := f.Module()
 	ls := &loopSched{f: f, model: model, nq: int32(max(model.DMAQueues, 1))}
 	ls.span = func(name string) int64 {
@@ -215,13 +228,13 @@ func ScheduleLoops(f *bir.Function, model *arch.Model, opt Options) (*Report, []
 		next[r]++
 		return true
 	})
-	rep, err := ls.report(top, opt)
+	rep, executed, err := ls.report(top, opt)
 	if err != nil {
 		return nil, nil, err
 	}
-	var loops []LoopReport
+	loops := &LoopsReport{Executed: executed}
 	for _, lr := range ls.loops {
-		loops = append(loops, lr.rep)
+		loops.Loops = append(loops.Loops, lr.rep)
 	}
 	return rep, loops, nil
 }
@@ -889,9 +902,10 @@ func (ls *loopSched) commit(r *loopRegion, base int64, tab *bir.Schedule) {
 	}
 }
 
-// report builds the function's report: the makespan, and the lower bound
-// of report.go's terms on the function's instances.
-func (ls *loopSched) report(top *loopRegion, opt Options) (*Report, error) {
+// report builds the function's report: the makespan, the lower bound of
+// report.go's terms on the function's instances, and the instances'
+// execution in the scheduled stream orders (LoopsReport.Executed).
+func (ls *loopSched) report(top *loopRegion, opt Options) (*Report, int64, error) {
 	f := ls.f
 	var span int64
 	for k, it := range top.items {
@@ -906,15 +920,15 @@ func (ls *loopSched) report(top *loopRegion, opt Options) (*Report, error) {
 	})
 	x, err := bir.Expand(f.Module(), bir.ExpandOptions{Only: f.Name})
 	if err != nil {
-		return nil, diag.Wrap(diag.LoopNotHandled, err)
+		return nil, 0, diag.Wrap(diag.LoopNotHandled, err)
 	}
 	fx := x.Func(f.Name)
 	p, err := newProblem(fx.F, ls.model, ls.span)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := p.graphFromIR(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	bl := p.bottomLevels()
 	p.bound(r, bl)
@@ -956,7 +970,109 @@ func (ls *loopSched) report(top *loopRegion, opt Options) (*Report, error) {
 		lr.rep.Instances = n
 		lr.rep.Insts = countBody(f, lr.inst)
 	}
-	return r, nil
+	return r, executed(p, fx.F), nil
+}
+
+// executed runs the instances of p (the expansion xf, scheduled) as the
+// streams run them: each engine and DMA queue in ascending scheduled
+// start, each instance at the latest of its predecessors' ends and its
+// stream's previous end (a call waits for every stream and holds them);
+// returns the last end. A longest path over the dependencies and the
+// streams' chains, in Kahn's order.
+func executed(p *problem, xf *bir.Function) int64 {
+	n := len(p.insts)
+	tab := xf.Sched
+	byStart := make([]int32, n)
+	for k := range byStart {
+		byStart[k] = int32(k)
+	}
+	slices.SortStableFunc(byStart, func(a, b int32) int {
+		sa, sb := tab.Start[p.insts[a]], tab.Start[p.insts[b]]
+		if sa != sb {
+			if sa < sb {
+				return -1
+			}
+			return 1
+		}
+		ea, eb := tab.End[p.insts[a]], tab.End[p.insts[b]]
+		if ea < eb {
+			return -1
+		}
+		if ea > eb {
+			return 1
+		}
+		return 0
+	})
+	// next[k]: the instance after k on its stream (-1: none); a call is
+	// on every stream.
+	const callStream = -2
+	streamOf := func(k int32) int32 {
+		i := p.insts[k]
+		in := xf.Inst(i)
+		switch {
+		case in.Op.Info().Has(bir.FlagCall):
+			return callStream
+		case in.Op.Info().Has(bir.FlagDMA):
+			return firstQueue + int32(tab.Queue[i])
+		case in.Engine != bir.EngUnassigned && in.Engine < bir.NumEngines:
+			return int32(in.Engine)
+		}
+		return -1
+	}
+	var extra [][2]int32 // stream-order edges
+	last := map[int32]int32{}
+	for _, k := range byStart {
+		st := streamOf(k)
+		switch {
+		case st == callStream:
+			for s, q := range last {
+				extra = append(extra, [2]int32{q, k})
+				last[s] = k
+			}
+			last[callStream] = k
+		case st >= 0:
+			if q, ok := last[st]; ok {
+				extra = append(extra, [2]int32{q, k})
+			}
+			if q, ok := last[callStream]; ok {
+				extra = append(extra, [2]int32{q, k})
+			}
+			last[st] = k
+		}
+	}
+	succ := make([][]int32, n)
+	indeg := make([]int32, n)
+	for k := int32(0); int(k) < n; k++ {
+		for _, q := range p.preds(k) {
+			succ[q] = append(succ[q], k)
+			indeg[k]++
+		}
+	}
+	for _, e := range extra {
+		succ[e[0]] = append(succ[e[0]], e[1])
+		indeg[e[1]]++
+	}
+	start := make([]int64, n)
+	queue := make([]int32, 0, n)
+	for k := int32(0); int(k) < n; k++ {
+		if indeg[k] == 0 {
+			queue = append(queue, k)
+		}
+	}
+	var span int64
+	for len(queue) > 0 {
+		k := queue[0]
+		queue = queue[1:]
+		end := start[k] + p.dur[k]
+		span = max(span, end)
+		for _, s := range succ[k] {
+			start[s] = max(start[s], end)
+			if indeg[s]--; indeg[s] == 0 {
+				queue = append(queue, s)
+			}
+		}
+	}
+	return span
 }
 
 // within reports whether instruction i is in loop l's body (at any depth).
@@ -982,10 +1098,14 @@ func countBody(f *bir.Function, l bir.InstID) int {
 	return n
 }
 
-// LoopsString formats the loops' part of the report.
-func LoopsString(loops []LoopReport) string {
+// String formats the loops' part of the report.
+func (lr *LoopsReport) String() string {
+	if lr == nil {
+		return ""
+	}
 	var b strings.Builder
-	for _, l := range loops {
+	fmt.Fprintf(&b, "  the streams as they run the schedule's order (no semaphore latency): %s\n", us(lr.Executed))
+	for _, l := range lr.Loops {
 		ind := strings.Repeat("  ", l.Depth)
 		fmt.Fprintf(&b, "  %sloop %s: %d iterations of %d instructions (%d instances), body order %s\n", ind, l.Name, l.Trip, l.Insts, l.Instances, l.Order)
 		if l.Trip >= 2 {

@@ -59,7 +59,10 @@ func TestScheduleLoops_Programs(t *testing.T) {
 			if rep.Makespan < rep.LowerBound || rep.LowerBound <= 0 {
 				t.Errorf("makespan %d ps, lower bound %d ps", rep.Makespan, rep.LowerBound)
 			}
-			for _, l := range loops {
+			if loops.Executed > rep.Makespan || loops.Executed < rep.LowerBound {
+				t.Errorf("the streams run the schedule's order in %d ps: want between the bound %d and the makespan %d", loops.Executed, rep.LowerBound, rep.Makespan)
+			}
+			for _, l := range loops.Loops {
 				if l.Trip >= 2 && (l.II < l.IIBound || l.IIBound <= 0) {
 					t.Errorf("loop %s: interval %d ps below its bound %d ps", l.Name, l.II, l.IIBound)
 				}
@@ -67,11 +70,11 @@ func TestScheduleLoops_Programs(t *testing.T) {
 					t.Errorf("loop %s: span %d ps below its bound %d ps", l.Name, l.Span, l.SpanBound)
 				}
 			}
-			text := rep.String() + sched.LoopsString(loops)
+			text := rep.String() + loops.String()
 			if !strings.Contains(text, "per iteration") || !strings.Contains(text, "iterations") {
 				t.Errorf("report lacks the loops' lines:\n%s", text)
 			}
-			t.Logf("makespan %.3f us, bound %.3f us\n%s", float64(rep.Makespan)/1e6, float64(rep.LowerBound)/1e6, sched.LoopsString(loops))
+			t.Logf("makespan %.3f us, bound %.3f us\n%s", float64(rep.Makespan)/1e6, float64(rep.LowerBound)/1e6, loops)
 		})
 	}
 }
@@ -96,10 +99,10 @@ func TestScheduleLoops_TensorAdd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(loops) != 1 {
-		t.Fatalf("%d loops", len(loops))
+	if len(loops.Loops) != 1 {
+		t.Fatalf("%d loops", len(loops.Loops))
 	}
-	l := loops[0]
+	l := loops.Loops[0]
 	if l.II != 50623595 || l.IIBound != l.II || l.RecMII != l.II || l.Latency != 96813856 || l.Span != 248684641 || rep.Makespan != l.Span || rep.LowerBound != rep.Makespan {
 		t.Errorf("interval %d (bound %d, recurrence %d), latency %d, span %d, makespan %d, bound %d", l.II, l.IIBound, l.RecMII, l.Latency, l.Span, rep.Makespan, rep.LowerBound)
 	}

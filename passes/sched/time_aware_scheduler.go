@@ -152,12 +152,13 @@ func runScheduler(ctx *pass.Context) error {
 			}
 			ctx.Function("")
 			ctx.Count("functions_with_loops", 1)
-			ctx.Count("loops_scheduled", int64(len(loops)))
+			ctx.Count("loops_scheduled", int64(len(loops.Loops)))
 			total += int64(rep.Insts)
-			ctx.AddReport(fmt.Sprintf("Schedule of function %s:", f.Name), rep.String()+LoopsString(loops))
+			ctx.AddReport(fmt.Sprintf("Schedule of function %s:", f.Name), rep.String()+loops.String())
 			if f == ctx.Module.Main() || len(ctx.Module.Funcs) == 1 {
 				ctx.Count("makespan_ns", rep.Makespan/1000)
 				ctx.Count("lower_bound_ns", rep.LowerBound/1000)
+				ctx.Count("makespan_executed_ns", loops.Executed/1000)
 			}
 			continue
 		}
