@@ -65,13 +65,14 @@
 //     grows only when nothing fits): the compact placement's policy.
 //   - best-fit: the smallest region that fits (a classic free list).
 //
-// Measured with issue 13's scheduler (makespan in ns, default sizes,
-// trn2): tensor_add 110113 spread / 248684 oldest-freed / 248684 best-fit
-// / 248684 linear-scan; matmul 51170 / 145450 / 145450 / 145450; softmax
-// 50990 / 75878 / 99273 / 74618; rmsnorm 53083 / 100807 / 100807 / 83397;
-// attention 28295 / 39286 / 41806 / 54456; residual 123580 / 167470 /
-// 213661 / 169770. Spread costs address space (its peak grows toward the
-// capacity), never fit: a spread placement that does not fit is not used.
+// Measured with the default pipeline (makespan in ns, default sizes,
+// trn2; docs/memplan.md has every built-in): tensor_add 44859 spread /
+// 77721 oldest-freed / 77721 best-fit / 77721 linear-scan; matmul 21436 /
+// 42872 / 42872 / 42872; softmax 16797 / 24589 / 30888 / 23329; rmsnorm
+// 19590 / 32935 / 32935 / 32108; attention 16373 / 16490 / 22169 / 25963;
+// residual 55195 / 64892 / 76890 / 67192. Spread costs address space (its
+// peak grows toward the capacity), never fit: a spread placement that
+// does not fit is not used.
 package alloc
 
 import (
