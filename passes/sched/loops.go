@@ -108,6 +108,13 @@ type LoopReport struct {
 	Insts       int
 	Instances   int64
 	CriticalRun int64 // the critical path of the loop's instances
+	// OneBufferII and OneBufferSpan are the what-if of one buffer where
+	// the loop has dependencies carried at a distance of 2 or more (a
+	// buffer ModuloAllocation or shrink_tensor rotates over that many
+	// slots): the same order and queues with those distances set to 1;
+	// 0 when the loop has none. Against II and Span: the overlap the
+	// buffers buy.
+	OneBufferII, OneBufferSpan int64
 }
 
 // loopItem is one item of a region: an instruction or an inner loop.
@@ -472,6 +479,14 @@ func (ls *loopSched) solve(r *loopRegion) {
 	}
 	r.rep.Order = cands[best].name
 	r.rep.II, r.rep.Latency, r.rep.Span = r.ii, r.lat, r.span
+	if r.trip >= 2 && slices.ContainsFunc(r.edges, func(e loopEdge) bool { return e.dist >= 2 }) {
+		cons := ls.constraints(r, r.order, bestRes)
+		for k := range cons {
+			cons[k].dist = min(cons[k].dist, 1)
+		}
+		ii, _, lat := ls.minII(r, cons, n)
+		r.rep.OneBufferII, r.rep.OneBufferSpan = ii, (r.trip-1)*ii+lat
+	}
 	ls.loopBound(r)
 }
 
@@ -1112,6 +1127,9 @@ func (lr *LoopsReport) String() string {
 			fmt.Fprintf(&b, "  %s  per iteration %s (initiation interval), bound %s (resources %s: %s; recurrences %s)\n", ind, us(l.II), us(l.IIBound), us(l.ResMII), l.ResName, us(l.RecMII))
 		}
 		fmt.Fprintf(&b, "  %s  one iteration %s; %d iterations %s, bound %s (critical path of its instances %s)\n", ind, us(l.Latency), l.Trip, us(l.Span), us(l.SpanBound), us(l.CriticalRun))
+		if l.OneBufferII > 0 && l.Span > 0 {
+			fmt.Fprintf(&b, "  %s  with one buffer (its rotating buffers' carried distances set to 1): per iteration %s, %d iterations %s (the buffers buy x%.2f)\n", ind, us(l.OneBufferII), l.Trip, us(l.OneBufferSpan), float64(l.OneBufferSpan)/float64(l.Span))
+		}
 	}
 	return b.String()
 }

@@ -1,6 +1,7 @@
 package sched_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,4 +114,48 @@ func TestScheduleLoops_TensorAdd(t *testing.T) {
 		}
 		return true
 	})
+}
+
+// TestScheduleLoops_OneBufferWhatIf: the report's one-buffer what-if is
+// the schedule ModuloAllocation's rotation avoids. On the loop pipeline
+// with two PSUM slots (the matmul's WAR dependency on the Exp carried at
+// distance 2) it equals the interval and the span of the same program
+// allocated with one slot (the dependency at distance 1), and the
+// buffers buy a shorter interval; the one-slot program has no what-if.
+func TestScheduleLoops_OneBufferWhatIf(t *testing.T) {
+	progs := schedtest.LoopPrograms()
+	var got [2]sched.LoopReport
+	for k, name := range []string{"loop pipeline (2 PSUM slots)", "loop pipeline (1 PSUM slot)"} {
+		i := slices.IndexFunc(progs, func(p schedtest.LoopProgram) bool { return p.Name == name })
+		if i < 0 {
+			t.Fatalf("no program %q", name)
+		}
+		lp := progs[i]
+		m, _, err := lp.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pipeline.Table.Run(m, pass.Config{Passes: schedtest.Before("time_aware_scheduler"), Options: lp.Options}); err != nil {
+			t.Fatal(err)
+		}
+		model, _ := arch.ForModule(m)
+		_, loops, err := sched.ScheduleLoops(m.Main(), model, sched.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(loops.Loops) != 1 {
+			t.Fatalf("%s: %d loops", name, len(loops.Loops))
+		}
+		got[k] = loops.Loops[0]
+	}
+	two, one := got[0], got[1]
+	if two.OneBufferII != one.II || two.OneBufferSpan != one.Span || two.II >= one.II {
+		t.Errorf("two slots: interval %d, what-if %d/%d; one slot: interval %d, span %d", two.II, two.OneBufferII, two.OneBufferSpan, one.II, one.Span)
+	}
+	if one.OneBufferII != 0 {
+		t.Errorf("one slot: a what-if %d where no distance is 2 or more", one.OneBufferII)
+	}
+	if s := (&sched.LoopsReport{Loops: []sched.LoopReport{two}}).String(); !strings.Contains(s, "with one buffer") || !strings.Contains(s, "the buffers buy x1.40") {
+		t.Errorf("report:\n%s", s)
+	}
 }
