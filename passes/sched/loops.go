@@ -176,7 +176,6 @@ type loopSched struct {
 	nq     int32
 	nRes   int32
 	portR  [2]int32
-	itemOf map[bir.InstID]*loopItem // instruction -> the item holding it, per region being built
 	span   func(string) int64
 	loops  []*loopRegion
 }
