@@ -1,6 +1,7 @@
 package sched_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -155,7 +156,7 @@ func TestScheduleLoops_OneBufferWhatIf(t *testing.T) {
 	if one.OneBufferII != 0 {
 		t.Errorf("one slot: a what-if %d where no distance is 2 or more", one.OneBufferII)
 	}
-	if s := (&sched.LoopsReport{Loops: []sched.LoopReport{two}}).String(); !strings.Contains(s, "with one buffer") || !strings.Contains(s, "the buffers buy x1.40") {
+	if s := (&sched.LoopsReport{Loops: []sched.LoopReport{two}}).String(); !strings.Contains(s, "with one buffer") || !strings.Contains(s, fmt.Sprintf("the buffers buy x%.2f", float64(one.Span)/float64(two.Span))) {
 		t.Errorf("report:\n%s", s)
 	}
 }
