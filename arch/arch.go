@@ -248,12 +248,13 @@ func (m *Model) Clone() *Model {
 }
 
 // UsableSBUFBytes returns the SBUF bytes per partition a program may use
-// (physical minus the runtime carve-out), or 0 when not published.
+// (physical minus the runtime carve-out), or 0 when not published or when
+// the carve-out takes it all.
 func (m *Model) UsableSBUFBytes() int64 {
 	if m.SBUFBytesPerPartition <= 0 {
 		return 0
 	}
-	return m.SBUFBytesPerPartition - m.SBUFCarveoutBytes
+	return max(m.SBUFBytesPerPartition-m.SBUFCarveoutBytes, 0)
 }
 
 // PSUMBytesPerPartition returns banks x bank bytes, or 0 when not published.
@@ -269,6 +270,11 @@ func (m *Model) PSUMBytesPerPartition() int64 {
 func (m *Model) SBUFBudget() (int64, error) {
 	if u := m.UsableSBUFBytes(); u > 0 {
 		return u, nil
+	}
+	if m.SBUFBytesPerPartition > 0 {
+		// Set (the model's or an option's), but the runtime carve-out
+		// (seed 002 §4.6) takes every byte of it.
+		return 0, diag.Errorf(diag.PassOption, "arch %s: arch.sbuf-bytes-per-partition=%d is at or below the runtime's SBUF carve-out of %d bytes per partition (arch.sbuf-carveout-bytes): no SBUF is left for the program (want more than %d bytes per partition)", m.Name, m.SBUFBytesPerPartition, m.SBUFCarveoutBytes, m.SBUFCarveoutBytes)
 	}
 	return 0, diag.Errorf(diag.PassOption, "arch %s: the SBUF size per partition is not published; set it with --option arch.sbuf-bytes-per-partition=N (or the module option arch.sbuf-bytes-per-partition)", m.Name)
 }
@@ -638,8 +644,8 @@ var options = append([]option{
 	{name: "semaphore-bits", doc: "width of a semaphore counter in bits (not published: chosen); a counter that would overflow is rotated", ptr: func(m *Model) any { return &m.Sync.SemaphoreBits }},
 	{name: "semaphore-ns", doc: "latency from a semaphore update to an engine instruction waiting on it, in ns (not published: chosen)", ptr: func(m *Model) any { return &m.Sync.SemaphoreNs }},
 	{name: "dma-semaphore-ns", doc: "latency from a semaphore update to a DMA waiting on it, in ns", ptr: func(m *Model) any { return &m.Sync.DMASemaphoreNs }},
-	{name: "semaphore-waits-per-inst", doc: "wait commands one instruction carries (seed 002 §6.5: 2)", ptr: func(m *Model) any { return &m.Sync.WaitsPerInst }, lo: 1},
-	{name: "semaphore-updates-per-inst", doc: "update commands one instruction carries (seed 002 §6.5: 1)", ptr: func(m *Model) any { return &m.Sync.UpdatesPerInst }, lo: 1},
+	{name: "semaphore-waits-per-inst", doc: "wait commands one instruction carries (seed 002 §6.5, verifier-pinned: 2; another value is a what-if study, and the verifier's message says so)", ptr: func(m *Model) any { return &m.Sync.WaitsPerInst }, lo: 1},
+	{name: "semaphore-updates-per-inst", doc: "update commands one instruction carries (seed 002 §6.5, verifier-pinned: 1; another value is a what-if study, and the verifier's message says so)", ptr: func(m *Model) any { return &m.Sync.UpdatesPerInst }, lo: 1},
 	{name: "act-reduce-max-min", doc: "the Activation accumulator reduces with max/min too (false: add only, NC-v2)", ptr: func(m *Model) any { return &m.ActReduceMaxMin }},
 }, engineOptions()...)
 

@@ -450,3 +450,27 @@ func TestPartitionContiguous(t *testing.T) {
 		}
 	}
 }
+
+// TestModel_SBUFBudgetAtTheCarveOut: an SBUF size at or below the runtime
+// carve-out is set, not unpublished: the message says so with both
+// numbers.
+func TestModel_SBUFBudgetAtTheCarveOut(t *testing.T) {
+	for _, size := range []string{"64", "16384"} {
+		m, _ := Lookup("trn2")
+		if err := m.Set("sbuf-bytes-per-partition", size); err != nil {
+			t.Fatal(err)
+		}
+		_, err := m.SBUFBudget()
+		want := "arch.sbuf-bytes-per-partition=" + size + " is at or below the runtime's SBUF carve-out of 16384 bytes per partition"
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "not published") {
+			t.Errorf("size %s: err %v, want one containing %q", size, err, want)
+		}
+	}
+	m, _ := Lookup("trn2")
+	if err := m.Set("sbuf-bytes-per-partition", "16385"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := m.SBUFBudget(); err != nil || b != 1 {
+		t.Errorf("one byte above the carve-out: %d, %v", b, err)
+	}
+}

@@ -37,6 +37,11 @@ package interp
 // deadlock (no step enabled while some stream has not finished: each
 // blocked stream and what it waits for), and the outputs.
 //
+// A module that keeps loops runs as its instances (bir.Expand: every
+// stream executes its instructions of each loop body iteration after
+// iteration, with the waits' counts of that iteration); races name the
+// instances ("load_x@i=2").
+//
 // What the checker does not see: the DRAM an IndirectLoad reads through
 // an address computed at run time (its address operands are checked; the
 // dependency analysis orders it after every DRAM write), and the PE's
@@ -154,6 +159,23 @@ func RunCores(mods []*bir.Module, inputs map[string]*Tensor, opt ConcurrentOptio
 	w := &world{opt: opt, rng: rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x5deece66d))}
 	if w.opt.MaxRaces <= 0 {
 		w.opt.MaxRaces = 20
+	}
+	// A module that keeps loops runs as its streams execute it: each
+	// stream its instances in program order (bir.Expand), so the
+	// interleavings, the semaphores and the race checker see every
+	// iteration.
+	for c, m := range mods {
+		if m == nil || !moduleHasLoops(m) {
+			continue
+		}
+		x, err := bir.Expand(m, bir.ExpandOptions{})
+		if err != nil {
+			return nil, &Error{Kind: ErrInput, Msg: fmt.Sprintf("core %d: %v", c, err)}
+		}
+		if c == 0 {
+			mods = slices.Clone(mods)
+		}
+		mods[c] = x.M
 	}
 	shared := map[string]*storage{}
 	defer func() {
@@ -803,7 +825,16 @@ func (w *world) complete(a *activation, s stream.ID, x bir.InstID, execute bool)
 	if !s.IsQueue() && !execute {
 		a.pc[s]++
 	}
-	if execute {
+	run := execute
+	if run && a.fr.f.Inst(x).Pred != 0 {
+		// A predicated instruction whose predicate is false (an instance
+		// of a loop body, bir.Expand) does nothing; its stream still
+		// makes its updates.
+		if ok, err := co.mc.evalPred(a.fr.f.Inst(x).Pred); err == nil && !ok {
+			run = false
+		}
+	}
+	if run {
 		rec := w.sh.record(accessRec{inst: int32(x), core: int16(co.idx), fn: int32(a.fr.f.Index()), g: g, epoch: vc[g] + 1})
 		if err := w.accesses(a, x, rec, vc); err != nil {
 			return err
@@ -1108,4 +1139,13 @@ func resetIDs(a bir.AttrSet) ([]int32, bool) {
 		}
 	}
 	return ids, false
+}
+
+func moduleHasLoops(m *bir.Module) bool {
+	for _, f := range m.Funcs {
+		if bir.HasLoops(f) {
+			return true
+		}
+	}
+	return false
 }

@@ -91,3 +91,38 @@ func TestMakespan_PerformanceTiling(t *testing.T) {
 	}
 	t.Log("\n" + sb.String())
 }
+
+// TestPerfTiling_JudgesWithTheRunsOptions: performance tiling judges a
+// candidate by the schedule the pipeline will make of it, with the run's
+// options of the passes that schedule: the makespan it reports for the
+// program it keeps is the scheduler's, whatever the dependency mode, the
+// queue policy, the reorder window or the orders.
+func TestPerfTiling_JudgesWithTheRunsOptions(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		opts map[string]map[string]string
+	}{
+		{"tensor_add", nil},
+		{"tensor_add", map[string]map[string]string{"time_aware_scheduler": {"orders": "ddg"}}},
+		{"transpose2d", map[string]map[string]string{"time_aware_scheduler": {"orders": "ddg", "reorder-window": "0"}}},
+		{"matmul:m=512,k=512,n=1024", map[string]map[string]string{"time_aware_scheduler": {"orders": "ddg"}}},
+		{"softmax", map[string]map[string]string{"alloc_queues": {"policy": "balanced"}}},
+		{"tensor_add", map[string]map[string]string{"anti_dependency_analyzer": {"mode": "logical"}}},
+	} {
+		t.Run(fmt.Sprintf("%s %v", tc.spec, tc.opts), func(t *testing.T) {
+			m, err := kernels.Build(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Table.Run(m, pass.Config{Options: tc.opts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			judged := rep.Result("sunda_size_tiling_perf").Counter("sunda_size_tiling_perf.makespan_after_ns")
+			got := rep.Result("time_aware_scheduler").Counter("makespan_ns")
+			if judged != got {
+				t.Errorf("performance tiling judged the program it kept at %d ns, the scheduler makes %d ns of it", judged, got)
+			}
+		})
+	}
+}

@@ -85,6 +85,10 @@ func (c *checker) schedule() {
 	if c.stage&StageScheduled == 0 || bad > 0 || c.errs.total > 0 {
 		return
 	}
+	if !c.instances && c.loopFunc() {
+		c.scheduledLoops(tab)
+		return
+	}
 	c.scheduled(tab)
 }
 
@@ -147,7 +151,7 @@ func (c *checker) scheduled(tab *bir.Schedule) {
 		if e < s {
 			diag(i, "ends at %d ps before it starts at %d ps: want end >= start", e, s)
 		}
-		if s < prevStart {
+		if s < prevStart && !c.instances {
 			diag(i, "starts at %d ps, before %s (earlier in program order) at %d ps: want each block in start order", s, c.instName(prev), prevStart)
 		}
 		prevStart, prev = s, i

@@ -56,6 +56,7 @@ var codeText = map[string]string{
 	diag.TilingRefused:     "pass sunda_size_tiling: instruction x2 (TensorScalar): an explicit dependency (on ld)",
 	diag.Semaphores:        "needs 9 semaphores (one per engine or DMA queue that signals another), the arch has 3",
 	diag.LNCCores:          "k.py:13:4: function lnc, instruction core_barrier2 (CoreBarrier): core 0 meets the other cores at CoreBarriers [1 2 3], core 1 at [1]",
+	diag.LoopNotHandled:    "instruction tiles (DynamicForLoop): a DynamicForLoop whose trip count is known only at run time",
 	diag.Internal:          "boom in a test pass",
 	diag.KernelBind:        "kernel kernel has no parameter --input x (parameters: a)",
 	diag.BadPython:         "kernel.py:7:21: '(' was never closed",

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/narwhal-compiler/narwhal/pass"
 )
 
 // TestCompileSummary: the summary's figures are the owning passes'
@@ -87,5 +89,20 @@ func TestCompileSummary_FiguresAreTheCounters(t *testing.T) {
 	}
 	if want := "; " + counter("alloc_semaphores", "makespan_sync_ns") + " with semaphore latency"; !strings.Contains(text, want) {
 		t.Errorf("the summary lacks %q:\n%s", want, tail(text, 5))
+	}
+}
+
+// TestCompileSummary_PackedPeakNotComputed: past the compact placement's
+// location limit the packed peak is not computed, and the summary says so
+// (and how many locations), instead of "packed peak 0" below max-live.
+func TestCompileSummary_PackedPeakNotComputed(t *testing.T) {
+	rep := &pass.Report{Passes: []pass.PassResult{{Name: "alloc", Counters: []pass.Counter{
+		{Name: "sbuf_peak", Value: 180224}, {Name: "sbuf_budget", Value: 180224}, {Name: "sbuf_max_live", Value: 1280},
+		{Name: "sbuf_packed_peak_not_computed", Value: 33000},
+	}}}}
+	got := compileSummary(rep, 99334)
+	want := "(max-live 1280, packed peak not computed: 33000 locations, more than the compact placement's 20000)"
+	if !strings.Contains(got, want) || strings.Contains(got, "packed peak 0") {
+		t.Errorf("summary:\n%s\nwant %q", got, want)
 	}
 }

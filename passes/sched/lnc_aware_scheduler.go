@@ -410,11 +410,6 @@ func joinProblems(ps []*problem, ep []coreEpochs, cross []LncEdge) (*problem, []
 	j.block = make([]int32, n) // one block: the cores' blocks run side by side
 	j.core = make([]uint8, 0, n)
 	j.predStart = make([]int32, 1, n+1)
-	j.net = make([]int64, 0, n)
-	nets := make([][]int64, len(ps))
-	for c, p := range ps {
-		nets[c] = p.pressure()
-	}
 	for x, s := range order {
 		c, k := int(s.core), s.k
 		p := ps[c]
@@ -425,7 +420,6 @@ func joinProblems(ps []*problem, ep []coreEpochs, cross []LncEdge) (*problem, []
 			mi = maskBase[c] + p.dmaM[k]
 		}
 		j.dmaM = append(j.dmaM, mi)
-		j.net = append(j.net, nets[c][k])
 		r := p.res[k]
 		if r >= 0 {
 			r += int32(c) * stride

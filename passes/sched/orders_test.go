@@ -16,11 +16,12 @@ import (
 // TestSchedule_Orders schedules kernels through the default pipeline
 // with each set of orders: more orders never give a longer schedule (the
 // shortest is kept), orders=ddg alone is the seed's algorithm (the DDG
-// list order, the baseline), and on the bf16 matmul 512x512x1024 on trn3
-// the ASAP list order is the one kept, shorter than the other two (it
-// acts), and the pass's schedule there is translation-validated.
+// list order, the baseline), an order other than the DDG list one is kept
+// somewhere, shorter than the DDG list order (it acts; incoming on softmax
+// 1024x512 at unlimited memory and rmsnorm, ASAP where it wins), and the
+// pass's schedule there is translation-validated.
 func TestSchedule_Orders(t *testing.T) {
-	asapWins := 0
+	otherWins := 0
 	for _, tc := range []struct{ spec, mode, arch string }{
 		{"matmul:m=512,k=512,n=1024", "logical", "trn2"},
 		{"matmul:m=512,k=512,n=1024", "physical", "trn2"},
@@ -28,6 +29,7 @@ func TestSchedule_Orders(t *testing.T) {
 		{"tensor_add", "physical", "trn2"},
 		{"softmax:rows=1024,cols=512", "logical", "trn2"},
 		{"attention:seq=512", "physical", "trn2"},
+		{"rmsnorm:rows=1024,d=512", "physical", "trn2"},
 	} {
 		model, _ := arch.Lookup(tc.arch)
 		spec := tc.spec + " " + tc.mode + " " + tc.arch
@@ -51,19 +53,19 @@ func TestSchedule_Orders(t *testing.T) {
 		if spans["ddg,incoming"] > spans["ddg"] || spans["auto"] > spans["ddg,incoming"] {
 			t.Errorf("%s: makespans %v: more orders gave a longer schedule", spec, spans)
 		}
-		if order == "ASAP list" && spans["auto"] < spans["ddg,incoming"] {
-			asapWins++
-			if asapWins == 1 {
-				// Translation validation of an ASAP-linearized schedule:
-				// the pass with its default orders, the scheduled order
-				// interpreted against program order.
+		if order != "DDG list" && spans["auto"] < spans["ddg"] {
+			otherWins++
+			if otherWins == 1 {
+				// Translation validation of a schedule linearized from
+				// another order: the pass with its default orders, the
+				// scheduled order interpreted against program order.
 				passtest.CheckPass(t, cloneModule(t, text), &sched.TimeAwareSchedulerPass, passtest.Arch(model), passtest.InputsFunc(kernelInputs(tc.spec)))
 			}
 		}
 		t.Logf("%-28s ddg %9.3f us, ddg+incoming %9.3f us, auto %9.3f us (%s)", spec, float64(spans["ddg"])/1e6, float64(spans["ddg,incoming"])/1e6, float64(spans["auto"])/1e6, order)
 	}
-	if asapWins == 0 {
-		t.Error("the ASAP order shortened no schedule")
+	if otherWins == 0 {
+		t.Error("no order but the DDG list one shortened a schedule")
 	}
 }
 

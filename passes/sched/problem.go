@@ -72,7 +72,6 @@ type problem struct {
 	// single-core resource; nil for one core.
 	core   []uint8
 	stride int32
-	net    []int64 // the cores' kill_bytes - def_bytes (pressure() needs one function)
 
 	predStart, pred []int32
 	succStart, succ []int32

@@ -39,11 +39,24 @@ import (
 //     use" (the banks those PSUM locations occupy; allocated locations
 //     sharing a bank count it once).
 //
-// Functions without a schedule table are skipped. The events of one track
+// Functions without a schedule table are skipped; a function that keeps
+// loops is traced by its instances ("load_x@i=2"). The events of one track
 // never overlap and every dependency's consumer starts no earlier than its
 // producer ends, as the verifier's StageScheduled rules guarantee (the
 // tests check the file itself).
 func WriteTrace(w io.Writer, m *bir.Module, model *arch.Model) error {
+	// A function that keeps loops is traced as it runs: its instances
+	// (bir.Expand: iteration k of a body k periods after iteration 0).
+	for _, f := range m.Funcs {
+		if bir.HasLoops(f) {
+			x, err := bir.Expand(m, bir.ExpandOptions{})
+			if err != nil {
+				return err
+			}
+			m = x.M
+			break
+		}
+	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	tw := &traceWriter{w: bw, model: model}
 	tw.raw(`{"displayTimeUnit":"ns","traceEvents":[`)

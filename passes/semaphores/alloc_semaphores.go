@@ -94,11 +94,12 @@ import (
 // the barrier's time), and Order is renumbered, so StageScheduled still
 // holds. A second run first removes what the first added.
 //
-// Pre: StageScheduled (straight-line, every instruction scheduled, every
-// DMA on a queue); not declared as a requirement, because a function
-// FullUnroll left loops in has no schedule: such a function is left alone
-// (log "function F keeps loops: not synchronized") and the module does
-// not reach StageSynchronized. Post: StageSynchronized (the
+// A function that keeps loops is synchronized by AllocSemaphoresLoops
+// (loops.go): counts that advance per iteration, waits minimized on the
+// function's instances.
+//
+// Pre: StageScheduled (every instruction scheduled, every DMA on a
+// queue). Post: StageSynchronized (the
 // verifier's exact happens-before check: every dependency ordered by
 // stream order, triggers, waits and updates; ids in range; wire limits;
 // counters within their width; stream endings).
@@ -142,16 +143,15 @@ func runAllocSemaphores(ctx *pass.Context) error {
 	var total Stats
 	main := ctx.Module.Main()
 	for _, f := range ctx.Module.FuncsMainFirst() {
-		if hasLoops(f) {
-			ctx.Logf("function %s keeps loops: not synchronized", f.Name)
-			ctx.SetProduced(0)
-			continue
-		}
 		if f.Sched == nil && f.NumInsts() == 0 && f != main {
 			continue
 		}
 		ctx.Function(f.Name)
-		st, err := AllocSemaphores(f, ctx.Arch, f == main)
+		alloc := AllocSemaphores
+		if hasLoops(f) {
+			alloc = AllocSemaphoresLoops // loops.go
+		}
+		st, err := alloc(f, ctx.Arch, f == main)
 		if err != nil {
 			return err
 		}
@@ -195,6 +195,9 @@ type Stats struct {
 	Waits      int64 // wait commands
 	Updates    int64 // update commands
 	Redundant  int64 // candidate waits dropped because another wait implies them
+	// Unminimized counts the candidate waits of a function with loops
+	// kept without the minimization (its work bound, MaxMinimizeWork).
+	Unminimized int64
 	// EdgeWaits is what the seed's sketch would emit: one wait per
 	// dependency edge between two streams ("for (Edge e : edges) ...
 	// setupSync(e.consumer, ...)"), the baseline beside Waits.
@@ -221,6 +224,7 @@ func (s *Stats) add(o *Stats) {
 	s.Waits += o.Waits
 	s.Updates += o.Updates
 	s.Redundant += o.Redundant
+	s.Unminimized += o.Unminimized
 	s.EdgeWaits += o.EdgeWaits
 	s.Carriers += o.Carriers
 	s.Rotations += o.Rotations
@@ -236,6 +240,9 @@ func (s *Stats) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "  semaphores: %d (one per signalling stream)\n", s.Semaphores)
 	fmt.Fprintf(&b, "  semaphore commands: %d waits ($S[k]>=v), %d updates ($S[j]++@complete); the seed's one wait per cross-stream edge: %d; %d redundant waits removed\n", s.Waits, s.Updates, s.EdgeWaits, s.Redundant)
+	if s.Unminimized > 0 {
+		fmt.Fprintf(&b, "  %d candidate waits kept without minimization (above MaxMinimizeWork)\n", s.Unminimized)
+	}
 	fmt.Fprintf(&b, "  carrier EventSemaphores: %d; rotations (AllEngineBarrier + GroupResetSemaphores): %d; Drain: %d; Halt: %d\n", s.Carriers, s.Rotations, s.Drains, s.Halts)
 	if s.CoreBarriers+s.PTCOMs > 0 {
 		fmt.Fprintf(&b, "  core barriers: %d; PTCOMs: %d\n", s.CoreBarriers, s.PTCOMs)

@@ -107,14 +107,27 @@ type Schedule struct {
 	LowerBound int64
 }
 
-// MakespanFunc schedules a copy of f as the pipeline would and returns the
-// result; f must not be modified. The pipeline supplies it (passes do not
-// import each other).
-type MakespanFunc func(f *bir.Function, model *arch.Model) (Schedule, error)
+// MakespanFunc schedules a copy of f as the pipeline would, configured by
+// judge, and returns the result; f must not be modified. The pipeline
+// supplies it (passes do not import each other).
+type MakespanFunc func(f *bir.Function, model *arch.Model, judge Judge) (Schedule, error)
+
+// Judge is how the passes that schedule after performance tiling are
+// configured in the run, so that a candidate is judged by the schedule the
+// pipeline will make of it (the options of anti_dependency_analyzer,
+// alloc_queues and time_aware_scheduler; "" or 0 is the pass's default).
+type Judge struct {
+	DepsMode        string // anti_dependency_analyzer mode
+	MaxReduceVisits int    // anti_dependency_analyzer max-reduce-visits
+	QueuePolicy     string // alloc_queues policy
+	Window          int    // time_aware_scheduler reorder-window (0: the default; 1 is off, as 0 and 1 are for the option)
+	Orders          string // time_aware_scheduler orders
+}
 
 // PerfOptions configure PerformanceTiling.
 type PerfOptions struct {
 	Makespan       MakespanFunc
+	Judge          Judge
 	MaxEvaluations int   // schedules per function (0: DefaultMaxEvaluations)
 	MaxWork        int64 // instructions scheduled per function, over all judgements (0: DefaultMaxWork)
 	Logf           func(format string, args ...any)
@@ -213,7 +226,7 @@ func PerformanceTiling(m *bir.Module, model *arch.Model, opt PerfOptions) (PerfS
 
 // perfFunction judges the candidates of one function.
 func perfFunction(f *bir.Function, model *arch.Model, maxEvals int, opt *PerfOptions, st *PerfStats) error {
-	base, err := opt.Makespan(f, model)
+	base, err := opt.Makespan(f, model, opt.Judge)
 	if err != nil {
 		return err
 	}
@@ -236,7 +249,7 @@ func perfFunction(f *bir.Function, model *arch.Model, maxEvals int, opt *PerfOpt
 		if _, err := applySplit(trial, &c); err != nil {
 			continue // not splittable after all
 		}
-		s, err := opt.Makespan(trial, model)
+		s, err := opt.Makespan(trial, model, opt.Judge)
 		evals++
 		st.Evaluations++
 		if err != nil {
@@ -775,7 +788,11 @@ func PerfPass(makespan MakespanFunc) pass.Pass {
 			if me < 1 || mw < 1 {
 				return diag.Errorf(diag.PassOption, "max_evaluations = %d, max_work = %d: want both >= 1", me, mw)
 			}
-			st, err := PerformanceTiling(ctx.Module, ctx.Arch, PerfOptions{Makespan: makespan, MaxEvaluations: int(me), MaxWork: mw, Logf: ctx.Logf, OnFunction: ctx.Function})
+			judge, err := judgeOf(ctx)
+			if err != nil {
+				return err
+			}
+			st, err := PerformanceTiling(ctx.Module, ctx.Arch, PerfOptions{Makespan: makespan, Judge: judge, MaxEvaluations: int(me), MaxWork: mw, Logf: ctx.Logf, OnFunction: ctx.Function})
 			ctx.Function("")
 			if err != nil {
 				return err
@@ -798,4 +815,36 @@ func countInsts(c *candidate) int {
 		seen[x.inst] = true
 	}
 	return len(seen)
+}
+
+// judgeOf reads the run's configuration of the passes that schedule after
+// performance tiling (pass.Context.PeerOption), so that the judge
+// schedules as they will: a candidate kept under the default orders could
+// lose under orders=ddg, the program the user asked for.
+func judgeOf(ctx *pass.Context) (Judge, error) {
+	var j Judge
+	if v, ok := ctx.PeerOption("anti_dependency_analyzer", "mode"); ok {
+		j.DepsMode = v
+	}
+	if v, ok := ctx.PeerOption("anti_dependency_analyzer", "max-reduce-visits"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return j, diag.Errorf(diag.PassOption, "option anti_dependency_analyzer.max-reduce-visits=%q: want a number", v)
+		}
+		j.MaxReduceVisits = n
+	}
+	if v, ok := ctx.PeerOption("alloc_queues", "policy"); ok {
+		j.QueuePolicy = v
+	}
+	if v, ok := ctx.PeerOption("time_aware_scheduler", "reorder-window"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return j, diag.Errorf(diag.PassOption, "option time_aware_scheduler.reorder-window=%q: want a number", v)
+		}
+		j.Window = max(n, 1)
+	}
+	if v, ok := ctx.PeerOption("time_aware_scheduler", "orders"); ok {
+		j.Orders = v
+	}
+	return j, nil
 }
