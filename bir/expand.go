@@ -44,11 +44,14 @@
 //     (Sync.SetWaitsIter); its updates and trigger as X's.
 //
 // Instructions outside every loop keep their ids (their dependencies on
-// loop instructions are mapped to the last instances). Trip counts must be
-// static: a Loop's axis, a DynamicForLoop whose bounds are its axis's (no
-// register operands); a DoWhile or a DynamicForLoop with run-time bounds
-// has no expansion (an error). The instances are bounded by
-// ExpandOptions.MaxInstances.
+// loop instructions are mapped to the last instances). Trip counts are
+// static (a Loop's axis, a DynamicForLoop whose bounds are its axis's),
+// or, for a loop whose trip count is known only at run time (a DoWhile, a
+// DynamicForLoop with register bounds: runtime_loops.go), the count
+// ExpandOptions.RuntimeTrips gives (an analysis window, or a run's
+// recorded count); without RuntimeTrips such a loop has no expansion (an
+// error). A runtime loop's axis is left unbound: an expression over it is
+// an error. The instances are bounded by ExpandOptions.MaxInstances.
 package bir
 
 import (
@@ -70,6 +73,11 @@ type ExpandOptions struct {
 	// Only, when set, expands only that function of the module (by name);
 	// the others are copied as they are.
 	Only string
+	// RuntimeTrips, when set, gives the trip count each loop whose trip
+	// count is known only at run time is expanded with (f is the source
+	// function; ok false: the loop has no expansion). Nil: such a loop is
+	// an error. See runtime_loops.go.
+	RuntimeTrips func(f *Function, loop InstID) (n int64, ok bool)
 }
 
 // Expansion is a copy of a module whose functions with loops are
@@ -188,6 +196,7 @@ type expander struct {
 	inst     map[InstID][]InstID
 	nest     map[InstID][]InstID // orig -> its loop nest (outermost first)
 	trips    map[InstID]int64    // loop -> trip count
+	runtime  map[InstID]bool     // the loops whose trip count is a run-time value
 	count    int64
 	predNo   PredID // the false predicate
 	names    map[string]bool
@@ -198,7 +207,7 @@ type expander struct {
 }
 
 func expandFunc(f, src *Function, opt ExpandOptions) (*FuncExpansion, error) {
-	e := &expander{f: f, src: src, m: f.m, max: opt.MaxInstances, inst: map[InstID][]InstID{}, nest: map[InstID][]InstID{}, trips: map[InstID]int64{}, names: map[string]bool{}}
+	e := &expander{f: f, src: src, m: f.m, max: opt.MaxInstances, inst: map[InstID][]InstID{}, nest: map[InstID][]InstID{}, trips: map[InstID]int64{}, runtime: map[InstID]bool{}, names: map[string]bool{}}
 	if e.max <= 0 {
 		e.max = DefaultMaxInstances
 	}
@@ -216,8 +225,17 @@ func expandFunc(f, src *Function, opt ExpandOptions) (*FuncExpansion, error) {
 		if in.Op.IsLoop() {
 			n, ok := f.StaticTripCount(i)
 			if !ok {
-				err = f.Errorf(i, "a %s whose trip count is known only at run time: narwhal schedules and synchronizes loops of static trip counts (a Loop, a DynamicForLoop bounded by its axis)", f.OpName(i))
-				return false
+				if opt.RuntimeTrips != nil {
+					n, ok = opt.RuntimeTrips(src, i)
+				}
+				if !ok {
+					err = f.Errorf(i, "a %s whose trip count is known only at run time has no expansion without a trip count for it (ExpandOptions.RuntimeTrips)", f.OpName(i))
+					return false
+				}
+				if n < 0 {
+					n = 0
+				}
+				e.runtime[i] = true
 			}
 			e.trips[i] = n
 		}
@@ -288,9 +306,12 @@ func (e *expander) loop(i InstID, out []InstID) ([]InstID, error) {
 	e.loops = append(e.loops, i)
 	e.stack = append(e.stack, 0)
 	v := ax.Lb
+	rt := e.runtime[i]
 	for k := int64(0); k < n; k++ {
 		e.stack[len(e.stack)-1] = k
-		e.env.Bind(li.Axis, v)
+		if !rt {
+			e.env.Bind(li.Axis, v) // a runtime loop's axis stays unbound
+		}
 		for _, b := range li.Body {
 			var err error
 			if out, err = e.block(b, out); err != nil {
@@ -433,6 +454,9 @@ func (e *expander) vectors() [][]int64 {
 // bind binds the axes of nest to iteration vector k.
 func (e *expander) bind(nest []InstID, k []int64) {
 	for d, l := range nest {
+		if e.runtime[l] {
+			continue
+		}
 		ax := e.m.Axis(e.f.loops[e.f.insts[l].Aux].Axis)
 		e.env.Bind(e.f.loops[e.f.insts[l].Aux].Axis, ax.Lb+k[d]*ax.Stride)
 	}

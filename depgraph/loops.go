@@ -49,10 +49,20 @@ import (
 // over-approximates. The semaphore pass keeps only the waits some
 // iteration needs, so extra dependencies cost no synchronization.
 //
-// Pre-conditions: the function's loops have static trip counts (a Loop, a
-// DynamicForLoop bounded by its axis); a DoWhile or a DynamicForLoop with
-// run-time bounds is an error (diag.LoopNotHandled): a windowed analysis that
-// holds for any trip count is not implemented. The instances are bounded
+// Loops whose trip count is known only at run time (a DoWhile, a
+// DynamicForLoop with register bounds) are analyzed through a window
+// (bir/runtime_loops.go): expanded with bir.RuntimeLoopWindow = 2
+// iterations (a guard proven to run at most once: 1). Their bodies name
+// no expression over the loop's axis (an error otherwise: the expansion
+// leaves it unbound) and address memory through registers, which the
+// analysis widens to the whole tensor, so every iteration touches the same
+// bytes: the folded dependencies of the window (distance 0 and 1) hold for
+// every trip count, and a conflict at distance d >= 2 is ordered by the
+// chain of distance-1 conflicts on the same footprints. A runtime loop
+// nested in a loop that may run more than once is an error
+// (diag.LoopNotHandled: bir.CheckRuntimeLoops).
+//
+// Pre-conditions: the above. The instances are bounded
 // by ExpandOptions' default (bir.DefaultMaxInstances). Cost: that of the
 // straight-line analysis on the instances, plus the expansion (a copy of
 // the module).
@@ -75,7 +85,10 @@ func AnalyzeLoops(f *bir.Function, opt Options) (*LoopGraph, error) {
 	if opt.KeepExisting {
 		return nil, diag.Errorf(diag.PassOption, "function %s keeps loops: option keep-existing applies to straight-line functions only", f.Name)
 	}
-	x, err := bir.Expand(f.Module(), bir.ExpandOptions{Only: f.Name})
+	if err := f.CheckRuntimeLoops(); err != nil {
+		return nil, diag.Wrap(diag.LoopNotHandled, err)
+	}
+	x, err := bir.Expand(f.Module(), bir.ExpandOptions{Only: f.Name, RuntimeTrips: bir.AnalysisTrips(bir.RuntimeLoopWindow)})
 	if err != nil {
 		return nil, diag.Wrap(diag.LoopNotHandled, err)
 	}

@@ -561,12 +561,7 @@ func TestSuite_Twins(t *testing.T) {
 // on a register) are traced and interpreted, but not yet scheduled and
 // synchronized (issue 25 item 1, issue 28 item 1). An entry that starts to
 // compile fails the case, so the list cannot outlive the refusal.
-var compileRefusals = map[string]string{
-	"current_dynamic_row_copy":             diag.LoopNotHandled,
-	"current_dynamic_repeat_add":           diag.LoopNotHandled,
-	"current_while_register_doubling":      diag.LoopNotHandled,
-	"current_while_register_doubling_zero": diag.LoopNotHandled,
-}
+var compileRefusals = map[string]string{}
 
 // checkCase runs steps 2-5 of the file comment on the traced module m of
 // case c (k describes it) and returns the first failure. Without

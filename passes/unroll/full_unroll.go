@@ -469,6 +469,19 @@ func runFullUnroll(ctx *pass.Context) error {
 	if level == LevelAuto && err == nil && st.FunctionsAtLevel2 == len(ctx.Module.Funcs) {
 		ctx.SetProduced(verify.StageUnrolled) // every function unrolled completely
 	}
+	if err == nil {
+		// Loops whose trip count is a run-time value, in register form
+		// (LowerRuntimeLoops): what the passes after FullUnroll read.
+		for _, f := range ctx.Module.Funcs {
+			nl, ni, lerr := LowerRuntimeLoops(f)
+			if lerr != nil {
+				err = lerr
+				break
+			}
+			st.DynamicLoops += nl
+			st.RegisterInsts += ni
+		}
+	}
 	report(ctx, st)
 	return passError(ctx, err)
 }

@@ -69,15 +69,34 @@ type lowerer struct {
 	insts   int
 	opAttrs map[string]bir.AttrID
 	origin  bir.InstID // the loop whose register code move and alu emit: its source position
+	// runtimeOnly lowers only the loops whose trip count is a run-time
+	// value (LowerRuntimeLoops); the others stay symbolic.
+	runtimeOnly bool
 }
 
 // LowerDynamicExprs rewrites every DynamicForLoop and DoWhile of f into
 // register form (see the file comment). It returns the number of loops
 // lowered and of register instructions created.
 func LowerDynamicExprs(f *bir.Function) (loops, insts int, err error) {
+	return lowerDynamic(f, false)
+}
+
+// LowerRuntimeLoops is LowerDynamicExprs restricted to the loops whose
+// trip count is a run-time value (bir.Function.IsRuntimeLoop: a DoWhile,
+// a DynamicForLoop with register bounds); a DynamicForLoop bounded by its
+// axis keeps its symbolic accesses, which the passes after FullUnroll
+// evaluate per iteration. The full_unroll pass runs it after levels 0 and
+// 1: what follows reads a runtime loop's body through a window of
+// iterations (bir/runtime_loops.go), which requires that nothing in it
+// names the loop's axis.
+func LowerRuntimeLoops(f *bir.Function) (loops, insts int, err error) {
+	return lowerDynamic(f, true)
+}
+
+func lowerDynamic(f *bir.Function, runtimeOnly bool) (loops, insts int, err error) {
 	hasDyn := false
 	f.Walk(func(i bir.InstID) bool {
-		if op := f.Inst(i).Op; op == bir.OpDynamicForLoop || op == bir.OpDoWhile {
+		if op := f.Inst(i).Op; (op == bir.OpDynamicForLoop || op == bir.OpDoWhile) && (!runtimeOnly || f.IsRuntimeLoop(i)) {
 			hasDyn = true
 			return false
 		}
@@ -86,7 +105,7 @@ func LowerDynamicExprs(f *bir.Function) (loops, insts int, err error) {
 	if !hasDyn {
 		return 0, 0, nil
 	}
-	lw := &lowerer{f: f, m: f.Module(), regs: map[string]bool{}, opAttrs: map[string]bir.AttrID{}}
+	lw := &lowerer{f: f, m: f.Module(), regs: map[string]bool{}, opAttrs: map[string]bir.AttrID{}, runtimeOnly: runtimeOnly}
 	for r := 0; r < f.NumRegs(); r++ {
 		lw.regs[f.Reg(bir.RegID(r)).Name] = true
 	}
@@ -159,6 +178,19 @@ func (lw *lowerer) block(list []bir.InstID) ([]bir.InstID, error) {
 		in := lw.f.Inst(i)
 		switch in.Op {
 		case bir.OpDynamicForLoop, bir.OpDoWhile:
+			if lw.runtimeOnly && !lw.f.IsRuntimeLoop(i) {
+				// A loop bounded by its axis: its body may still use
+				// enclosing runtime axes.
+				for _, bb := range lw.f.Loop(i).Body {
+					nl, err := lw.block(lw.f.Block(bb).Insts)
+					if err != nil {
+						return nil, err
+					}
+					lw.replace = append(lw.replace, blockReplace{bb, nl})
+				}
+				out = append(out, i)
+				continue
+			}
 			pre, err := lw.loop(i)
 			if err != nil {
 				return nil, err
