@@ -146,3 +146,91 @@ func RuntimeTripsOf(trips map[string]map[InstID]int64) func(f *Function, loop In
 		return trips[f.Name][loop], true
 	}
 }
+
+// RuntimeLoopControlWriters returns the instructions that write a register
+// the control of runtime loop l, or of a runtime loop in its body, reads:
+// a DynamicForLoop's register bounds (read at entry), a DoWhile's
+// condition (read after each pass).
+func (f *Function) RuntimeLoopControlWriters(l InstID) []InstID {
+	regs := map[int32]bool{}
+	var loops func(i InstID)
+	loops = func(i InstID) {
+		for _, o := range f.Ins(i) {
+			if o.Kind == OpdRegister {
+				regs[o.Ref] = true
+			}
+		}
+		for _, b := range f.Loop(i).Body {
+			for _, j := range f.Block(b).Insts {
+				if f.Inst(j).Op.IsLoop() && f.IsRuntimeLoop(j) {
+					loops(j)
+				}
+			}
+		}
+	}
+	loops(l)
+	var out []InstID
+	f.Walk(func(i InstID) bool {
+		if f.Inst(i).Dead() || f.Inst(i).Op.IsLoop() {
+			return true
+		}
+		for _, o := range f.Outs(i) {
+			if o.Kind == OpdRegister && regs[o.Ref] {
+				out = append(out, i)
+				break
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// RuntimeLoopEngine returns the engine that iterates runtime loop l: the
+// engine of the first instruction of its body or of the writers of its
+// control registers that names one (assign_engines puts them all on one
+// engine; the verifier checks it), EngUnassigned when none does.
+func (f *Function) RuntimeLoopEngine(l InstID) Engine {
+	e := EngUnassigned
+	look := func(i InstID) bool {
+		in := &f.insts[i]
+		if in.Dead() || in.Op.IsLoop() || in.Op.Info().Has(FlagDMA) {
+			return true
+		}
+		if in.Engine != EngUnassigned && in.Engine != EngDMA && in.Engine < NumEngines {
+			e = in.Engine
+			return false
+		}
+		return true
+	}
+	for _, b := range f.Loop(l).Body {
+		f.WalkBlock(b, look)
+		if e != EngUnassigned {
+			return e
+		}
+	}
+	for _, i := range f.RuntimeLoopControlWriters(l) {
+		if !look(i) {
+			break
+		}
+	}
+	return e
+}
+
+// OutermostRuntimeLoops returns the runtime loops of f not nested in
+// another runtime loop, in program order.
+func (f *Function) OutermostRuntimeLoops() []InstID {
+	var out []InstID
+	f.Walk(func(i InstID) bool {
+		if !f.IsRuntimeLoop(i) {
+			return true
+		}
+		for _, l := range f.Loopnest(i) {
+			if f.IsRuntimeLoop(l) {
+				return true
+			}
+		}
+		out = append(out, i)
+		return true
+	})
+	return out
+}

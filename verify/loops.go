@@ -29,10 +29,21 @@ import (
 //     form. A diagnostic of the instances names the instance
 //     ("ld@i=2").
 //
-// The check is exact for the trip counts the loops have (static: a loop
-// whose trip count is known only at run time has no instances, an error
-// of rule "scheduled"), at the cost of the expansion (its instances,
-// bounded by bir.DefaultMaxInstances).
+// The check is exact for the trip counts the loops have, at the cost of
+// the expansion (its instances, bounded by bir.DefaultMaxInstances). A
+// loop whose trip count is known only at run time (bir/runtime_loops.go)
+// is checked through windows: the instances with every such loop at 0, 1
+// and 2 iterations (capped by its proven bound), which covers the
+// boundaries (no iteration, one) and a pair of iterations, from which
+// every later pair follows by the iteration invariance the file comment
+// of bir/runtime_loops.go argues; bir.Function.CheckRuntimeLoops' nesting
+// rule is checked on the loop form (rule "scheduled"), and so is the
+// rule the synchronization relies on for the loop's control: every
+// instruction of a runtime loop's body, and every writer of a register its
+// control reads (bounds, a DoWhile's condition), issues on one engine
+// stream (rule "synchronized": the loop's engine, whose sequencer holds
+// the registers, semantics.md §4.15, and iterates; its DMAs are
+// triggered there).
 
 // loopFunc reports whether the current function has a live loop.
 func (c *checker) loopFunc() bool {
@@ -80,6 +91,12 @@ func (c *checker) scheduledLoops(tab *bir.Schedule) {
 					if _, has := tab.Period[i]; !has {
 						diag(i, "a loop of %d iterations without a period: want its initiation interval (sched(period=...))", n)
 					}
+				} else if !ok {
+					if b, bounded := f.RuntimeTripBound(i); !bounded || b >= 2 {
+						if _, has := tab.Period[i]; !has {
+							diag(i, "a loop whose trip count is known only at run time without a period: want its initiation interval (sched(period=...))")
+						}
+					}
 				}
 				for _, bb := range f.Loop(i).Body {
 					block(bb)
@@ -94,6 +111,10 @@ func (c *checker) scheduledLoops(tab *bir.Schedule) {
 	for _, b := range f.Top {
 		block(b)
 	}
+	if err := f.CheckRuntimeLoops(); err != nil {
+		c.funcDiag("scheduled", "%v", err)
+		return
+	}
 	if errs > 0 {
 		return
 	}
@@ -102,13 +123,36 @@ func (c *checker) scheduledLoops(tab *bir.Schedule) {
 
 // synchronizedLoops is rule "synchronized" on a function with loops.
 func (c *checker) synchronizedLoops() {
+	c.runtimeLoopStreams()
 	c.onInstances(func(sub *checker) { sub.synchronized() })
 }
 
 // onInstances runs check on the instances of the current function and
-// adds its diagnostics.
+// adds its diagnostics: once, or, with loops whose trip count is known
+// only at run time, on the windows of 0, 1 and 2 iterations (the first
+// that has diagnostics is reported).
 func (c *checker) onInstances(check func(sub *checker)) {
-	x, err := bir.Expand(c.m, bir.ExpandOptions{Only: c.f.Name})
+	runtime := false
+	c.f.Walk(func(i bir.InstID) bool {
+		runtime = c.f.IsRuntimeLoop(i)
+		return !runtime
+	})
+	if !runtime {
+		c.onExpansion(bir.ExpandOptions{Only: c.f.Name}, check)
+		return
+	}
+	for n := int64(0); n <= bir.RuntimeLoopWindow; n++ {
+		before := c.errs.total
+		c.onExpansion(bir.ExpandOptions{Only: c.f.Name, RuntimeTrips: bir.AnalysisTrips(n)}, check)
+		if c.errs.total > before {
+			return
+		}
+	}
+}
+
+// onExpansion runs check on the instances of one expansion.
+func (c *checker) onExpansion(opt bir.ExpandOptions, check func(sub *checker)) {
+	x, err := bir.Expand(c.m, opt)
 	if err != nil {
 		c.funcDiag("scheduled", "its loops have no instances to check: %v", err)
 		return
@@ -133,4 +177,59 @@ func (c *checker) onInstances(check func(sub *checker)) {
 	if extra := sub.errs.total - len(sub.errs.diags); extra > 0 {
 		c.errs.total += extra
 	}
+}
+
+// runtimeLoopStreams checks that each runtime loop's body and the writers
+// of its control registers issue on one engine stream (see the file
+// comment).
+func (c *checker) runtimeLoopStreams() {
+	f := c.f
+	if f.Sync == nil {
+		return
+	}
+	f.Walk(func(l bir.InstID) bool {
+		if !f.IsRuntimeLoop(l) || len(f.Loopnest(l)) > 0 && f.IsRuntimeLoop(f.Loopnest(l)[0]) {
+			return true
+		}
+		eng, first := bir.EngUnassigned, bir.NoInst
+		check := func(i bir.InstID, what string) {
+			e := IssueEngine(f, i)
+			if eng == bir.EngUnassigned {
+				eng, first = e, i
+				return
+			}
+			if e != eng {
+				c.instDiag(i, "synchronized", "%s of loop %s (its trip count is known only at run time) issues on %s, %s on %s: want every instruction of the body and every writer of a register its control reads on the loop's engine, whose sequencer holds the registers and iterates (semantics.md §4.15)", what, f.InstName(l), e, c.instName(first), eng)
+			}
+		}
+		for _, i := range f.RuntimeLoopControlWriters(l) {
+			check(i, "a writer of a control register")
+		}
+		for _, b := range f.Loop(l).Body {
+			f.WalkBlock(b, func(i bir.InstID) bool {
+				if !f.Inst(i).Op.IsLoop() && !f.Inst(i).Dead() {
+					check(i, "an instruction of the body")
+				}
+				return true
+			})
+		}
+		return true
+	})
+}
+
+// IssueEngine is the engine whose stream issues instruction i: a DMA's
+// trigger engine, another instruction's engine, the home stream's engine
+// (Sync, or the first present) for one without.
+func IssueEngine(f *bir.Function, i bir.InstID) bir.Engine {
+	in := f.Inst(i)
+	if in.Op.Info().Has(bir.FlagDMA) {
+		if f.Sync != nil && int(i) < f.Sync.Len() {
+			return f.Sync.Trigger[i]
+		}
+		return bir.EngUnassigned
+	}
+	if in.Engine != bir.EngUnassigned && in.Engine != bir.EngDMA && in.Engine < bir.NumEngines {
+		return in.Engine
+	}
+	return bir.EngSP
 }

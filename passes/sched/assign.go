@@ -29,6 +29,20 @@ import (
 //     program order, priced by the cost model; GpSimd is never chosen for
 //     an instruction with an operand in PSUM (seed 002 §4.4).
 //
+// A loop whose trip count is known only at run time (bir/runtime_loops.go)
+// runs on one engine: every instruction of its body and every writer of a
+// register its control reads (the bounds, a DoWhile's condition) goes to
+// one engine E, and its DMAs are triggered there (alloc_semaphores). The
+// registers are per engine sequencer (semantics.md §4.15: "64 x 32-bit
+// registers per engine sequencer"), so the engine that computes the trip
+// count is the one that can iterate; one engine iterating the body is
+// narwhal's answer to "every engine that runs the body must know the trip
+// count" (a body spread over several engines would need the count in
+// each sequencer's registers: not implemented, an error NW410). E is the
+// engine every instruction of that set can run on (a named engine; a
+// hardware-DGE DMA's trigger, Sync or Scalar; a DMA with run-time
+// descriptors, GpSimd), preferring Vector, Scalar, Sync, GpSimd, Tensor.
+//
 // Pre: none. Post: StageEnginesAssigned; only Unassigned engines changed.
 
 // AssignEnginesPass is the pass table entry.
@@ -58,6 +72,89 @@ func needsEngine(info *bir.OpInfo) bool {
 // AssignEngines assigns f's Unassigned compute instructions (see the pass
 // comment) and returns how many it assigned.
 func AssignEngines(f *bir.Function, model *arch.Model) (int64, error) {
+	pinned, err := assignRuntimeLoopEngines(f, model)
+	if err != nil {
+		return 0, err
+	}
+	n0, err := assignEngines(f, model)
+	return n0 + pinned, err
+}
+
+// assignRuntimeLoopEngines puts each runtime loop's body and control
+// writers on one engine (see the pass comment).
+func assignRuntimeLoopEngines(f *bir.Function, model *arch.Model) (int64, error) {
+	var n int64
+	for _, l := range f.OutermostRuntimeLoops() {
+		set := f.RuntimeLoopControlWriters(l)
+		for _, b := range f.Loop(l).Body {
+			f.WalkBlock(b, func(i bir.InstID) bool {
+				if !f.Inst(i).Dead() && !f.Inst(i).Op.IsLoop() {
+					set = append(set, i)
+				}
+				return true
+			})
+		}
+		prefer := []bir.Engine{bir.EngDVE, bir.EngAct, bir.EngSP, bir.EngPool, bir.EngPE}
+		can := map[bir.Engine]bool{}
+		for _, e := range prefer {
+			can[e] = model.HasEngine(e)
+		}
+		why := map[bir.Engine]bir.InstID{}
+		for _, i := range set {
+			in := f.Inst(i)
+			allowed := map[bir.Engine]bool{}
+			switch {
+			case in.Op.Info().Has(bir.FlagDMA):
+				switch {
+				case !arch.StaticDMADescriptors(f, i):
+					allowed[bir.EngPool] = true
+					if !model.HasEngine(bir.EngPool) {
+						allowed[bir.EngSP] = true
+					}
+				case model.HWDGEEngines > 0:
+					allowed[bir.EngSP], allowed[bir.EngAct] = true, true
+				default:
+					for _, e := range prefer {
+						allowed[e] = true
+					}
+				}
+			case in.Engine != bir.EngUnassigned:
+				allowed[in.Engine] = true
+			default:
+				engs := bir.InstEngines(in.Op, f.Attrs(i))
+				for _, e := range prefer {
+					allowed[e] = engs.Has(e)
+				}
+			}
+			for _, e := range prefer {
+				if can[e] && !allowed[e] {
+					can[e] = false
+					why[e] = i
+				}
+			}
+		}
+		eng := bir.EngUnassigned
+		for _, e := range prefer {
+			if can[e] {
+				eng = e
+				break
+			}
+		}
+		if eng == bir.EngUnassigned {
+			return n, diag.Wrap(diag.LoopNotHandled, f.Errorf(l, "a %s whose trip count is known only at run time, whose body and control need more than one engine (%s cannot run on %s, ...): narwhal iterates a runtime loop on one engine, whose sequencer holds the trip count's registers (semantics.md §4.15); a body spread over several engines is not implemented", f.OpName(l), f.InstName(why[bir.EngDVE]), bir.EngDVE))
+		}
+		for _, i := range set {
+			in := f.Inst(i)
+			if in.Engine == bir.EngUnassigned && !in.Op.Info().Has(bir.FlagDMA) {
+				in.Engine = eng
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+func assignEngines(f *bir.Function, model *arch.Model) (int64, error) {
 	// Nothing to assign (the common case): no need to price anything.
 	needed := false
 	f.Walk(func(i bir.InstID) bool {

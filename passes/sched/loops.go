@@ -94,21 +94,28 @@ type LoopsReport struct {
 }
 
 type LoopReport struct {
-	Name        string
-	Depth       int
-	Trip        int64
-	II          int64 // the initiation interval (period)
-	IIBound     int64 // max(ResMII, RecMII)
-	ResMII      int64
-	ResName     string
-	RecMII      int64
-	Latency     int64 // one iteration
-	Span        int64 // the trip count's
-	SpanBound   int64
-	Order       string
-	Insts       int
-	Instances   int64
-	CriticalRun int64 // the critical path of the loop's instances
+	Name  string
+	Depth int
+	// Trip is the trip count; for a loop whose trip count is known only at
+	// run time (Runtime), the one the figures assume: the analysis
+	// window's (bir.RuntimeLoopWindow, or the proven bound TripBound when
+	// smaller). Its total for T iterations is (T-1)*II + Latency.
+	Trip         int64
+	Runtime      bool
+	TripBound    int64
+	HasTripBound bool
+	II           int64 // the initiation interval (period)
+	IIBound      int64 // max(ResMII, RecMII)
+	ResMII       int64
+	ResName      string
+	RecMII       int64
+	Latency      int64 // one iteration
+	Span         int64 // the trip count's
+	SpanBound    int64
+	Order        string
+	Insts        int
+	Instances    int64
+	CriticalRun  int64 // the critical path of the loop's instances
 	// OneBufferII and OneBufferSpan are the what-if of one buffer where
 	// the loop has dependencies carried at a distance of 2 or more (a
 	// buffer ModuloAllocation or shrink_tensor rotates over that many
@@ -276,7 +283,10 @@ func (ls *loopSched) region(inst bir.InstID, blocks []bir.BlockID, trip int64, d
 			case in.Op.IsLoop():
 				n, ok := f.StaticTripCount(i)
 				if !ok {
-					return nil, diag.Wrap(diag.LoopNotHandled, f.Errorf(i, "a %s whose trip count is known only at run time: narwhal schedules loops of static trip counts", f.OpName(i)))
+					// A run-time trip count: the body's modulo schedule does
+					// not depend on it; the figures that need one take the
+					// analysis window's (bir/runtime_loops.go).
+					n, _ = bir.AnalysisTrips(bir.RuntimeLoopWindow)(f, i)
 				}
 				sub, err := ls.region(i, f.Loop(i).Body, n, depth+1)
 				if err != nil {
@@ -355,6 +365,10 @@ func (ls *loopSched) region(inst bir.InstID, blocks []bir.BlockID, trip int64, d
 	if inst != bir.NoInst {
 		r.rep.Name = f.InstName(inst)
 		r.rep.Trip = trip
+		if f.IsRuntimeLoop(inst) {
+			r.rep.Runtime = true
+			r.rep.TripBound, r.rep.HasTripBound = f.RuntimeTripBound(inst)
+		}
 		ls.loops = append(ls.loops, r)
 	}
 	return r, nil
@@ -1092,7 +1106,7 @@ func (ls *loopSched) report(top *loopRegion, opt Options) (*Report, int64, error
 		}
 		return true
 	})
-	x, err := bir.Expand(f.Module(), bir.ExpandOptions{Only: f.Name})
+	x, err := bir.Expand(f.Module(), bir.ExpandOptions{Only: f.Name, RuntimeTrips: bir.AnalysisTrips(bir.RuntimeLoopWindow)})
 	if err != nil {
 		return nil, 0, diag.Wrap(diag.LoopNotHandled, err)
 	}
@@ -1318,6 +1332,13 @@ func (lr *LoopsReport) String() string {
 	fmt.Fprintf(&b, "  the streams as they run the schedule's order (no semaphore latency): %s\n", us(lr.Executed))
 	for _, l := range lr.Loops {
 		ind := strings.Repeat("  ", l.Depth)
+		if l.Runtime {
+			bound := "no bound known"
+			if l.HasTripBound {
+				bound = fmt.Sprintf("at most %d", l.TripBound)
+			}
+			fmt.Fprintf(&b, "  %sloop %s: trip count T known only at run time (%s): total (T-1) x per iteration + one iteration; the figures below assume T = %d\n", ind, l.Name, bound, l.Trip)
+		}
 		fmt.Fprintf(&b, "  %sloop %s: %d iterations of %d instructions (%d instances), body order %s\n", ind, l.Name, l.Trip, l.Insts, l.Instances, l.Order)
 		if l.Trip >= 2 {
 			fmt.Fprintf(&b, "  %s  per iteration %s (initiation interval), bound %s (resources %s: %s; recurrences %s)\n", ind, us(l.II), us(l.IIBound), us(l.ResMII), l.ResName, us(l.RecMII))

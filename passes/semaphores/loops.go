@@ -128,6 +128,9 @@ func AllocSemaphoresLoops(f *bir.Function, model *arch.Model, entry bool) (*Stat
 	if model.Sync.Semaphores <= 0 {
 		return nil, diag.Errorf(diag.Internal, "arch %s: %d semaphores: want at least one (option arch.semaphores)", model.Name, model.Sync.Semaphores)
 	}
+	if err := f.CheckRuntimeLoops(); err != nil {
+		return nil, diag.Wrap(diag.LoopNotHandled, err)
+	}
 	stripSyncAll(f)
 	f.Sched.Grow(f.NumInstSlots())
 	if f.Sync == nil {
@@ -136,6 +139,9 @@ func AllocSemaphoresLoops(f *bir.Function, model *arch.Model, entry bool) (*Stat
 	f.Sync.Grow(f.NumInstSlots())
 	clearCommands(f)
 	assignDefaultTriggers(f, model)
+	if err := runtimeLoopTriggers(f, model); err != nil {
+		return nil, err
+	}
 	a := &loopAlloc{f: f, model: model, st: st, maxVal: model.MaxSemaphoreValue(), nest: map[bir.InstID][]bir.InstID{}, trips: map[bir.InstID]int64{}}
 	a.ns = int(stream.FirstQueue) + int(max(model.DMAQueues, 1))
 	for _, e := range stream.Engines {
@@ -157,8 +163,9 @@ func AllocSemaphoresLoops(f *bir.Function, model *arch.Model, entry bool) (*Stat
 		if in.Op.IsLoop() {
 			n, ok := f.StaticTripCount(i)
 			if !ok {
-				err = diag.Wrap(diag.LoopNotHandled, f.Errorf(i, "a %s whose trip count is known only at run time: narwhal synchronizes loops of static trip counts", f.OpName(i)))
-				return false
+				// A run-time trip count: counted through the analysis
+				// window (see the file comment).
+				n, _ = bir.AnalysisTrips(bir.RuntimeLoopWindow)(f, i)
 			}
 			a.trips[i] = n
 		}
@@ -209,12 +216,22 @@ func AllocSemaphoresLoops(f *bir.Function, model *arch.Model, entry bool) (*Stat
 	}
 	f.Sync.Compact()
 	renumberOrder(f)
-	// The result, checked once more on the instances.
+	// The result, checked once more on the instances (runtime loops: at
+	// 0, 1 and 2 iterations, the verifier's windows).
+	copt := stream.CheckOptions{Semaphores: model.Sync.Semaphores, MaxValue: a.maxVal, Entry: entry, MaxProblems: 3}
+	for n := int64(0); n < bir.RuntimeLoopWindow && len(f.OutermostRuntimeLoops()) > 0; n++ {
+		_, L, err := a.expansionAt(n)
+		if err != nil {
+			return nil, err
+		}
+		if ps := stream.Check(L, copt); len(ps) > 0 {
+			return nil, diag.Wrap(diag.Internal, fmt.Errorf("function %s: the synchronization of its instances (runtime loops at %d iterations) does not hold: %s", f.Name, n, ps[0].Msg))
+		}
+	}
 	x, L, err := a.expansion()
 	if err != nil {
 		return nil, err
 	}
-	copt := stream.CheckOptions{Semaphores: model.Sync.Semaphores, MaxValue: a.maxVal, Entry: entry, MaxProblems: 3}
 	if ps := stream.Check(L, copt); len(ps) > 0 {
 		return nil, diag.Wrap(diag.Internal, fmt.Errorf("function %s: the synchronization of its instances does not hold: %s", f.Name, ps[0].Msg))
 	}
@@ -515,7 +532,12 @@ func (a *loopAlloc) setCommands(semOf []int32) {
 // expansion returns the instances of f with its current commands, and
 // their stream layout.
 func (a *loopAlloc) expansion() (*bir.FuncExpansion, *stream.Layout, error) {
-	x, err := bir.Expand(a.f.Module(), bir.ExpandOptions{Only: a.f.Name})
+	return a.expansionAt(bir.RuntimeLoopWindow)
+}
+
+// expansionAt is expansion with the runtime loops at n iterations.
+func (a *loopAlloc) expansionAt(n int64) (*bir.FuncExpansion, *stream.Layout, error) {
+	x, err := bir.Expand(a.f.Module(), bir.ExpandOptions{Only: a.f.Name, RuntimeTrips: bir.AnalysisTrips(n)})
 	if err != nil {
 		return nil, nil, diag.Wrap(diag.LoopNotHandled, err)
 	}
@@ -687,6 +709,7 @@ func (a *loopAlloc) rotations() error {
 	tab := f.Sched
 	var points []bir.InstID
 	acc := make([]int64, a.ns)
+	afterRuntime := false
 	for _, b := range f.Top {
 		for _, i := range f.Block(b).Insts {
 			in := f.Inst(i)
@@ -695,7 +718,19 @@ func (a *loopAlloc) rotations() error {
 			}
 			if in.Op.Info().Has(bir.FlagCall) {
 				clear(acc)
+				afterRuntime = false
 				continue
+			}
+			if afterRuntime {
+				// After a loop whose trip count is known only at run
+				// time the counts are run-time values: a rotation resets
+				// them, so the waits after it name constants.
+				afterRuntime = false
+				points = append(points, i)
+				clear(acc)
+			}
+			if in.Op.IsLoop() && f.IsRuntimeLoop(i) {
+				afterRuntime = true
 			}
 			add := make([]int64, a.ns)
 			if in.Op.IsLoop() {
@@ -715,7 +750,7 @@ func (a *loopAlloc) rotations() error {
 					over = true
 				}
 			}
-			if over {
+			if over && (len(points) == 0 || points[len(points)-1] != i) {
 				points = append(points, i)
 				clear(acc)
 			}
@@ -886,5 +921,27 @@ func (a *loopAlloc) endings() error {
 		a.st.Halts++
 	}
 	f.ReplaceBlockInsts(last, list)
+	return nil
+}
+
+// runtimeLoopTriggers makes the engine that iterates each runtime loop
+// (bir.Function.RuntimeLoopEngine: assign_engines put its body and control
+// there) the trigger of the DMAs of its body: one stream iterates the body
+// and the queues run what it fires.
+func runtimeLoopTriggers(f *bir.Function, model *arch.Model) error {
+	for _, l := range f.OutermostRuntimeLoops() {
+		e := f.RuntimeLoopEngine(l)
+		if e == bir.EngUnassigned || !model.HasEngine(e) {
+			return diag.Wrap(diag.LoopNotHandled, f.Errorf(l, "a %s whose trip count is known only at run time has no engine to iterate it (run assign_engines first)", f.OpName(l)))
+		}
+		for _, b := range f.Loop(l).Body {
+			f.WalkBlock(b, func(i bir.InstID) bool {
+				if f.Inst(i).Op.Info().Has(bir.FlagDMA) {
+					f.Sync.Trigger[i] = e
+				}
+				return true
+			})
+		}
+	}
 	return nil
 }
