@@ -60,7 +60,11 @@ import (
 // every trip count, and a conflict at distance d >= 2 is ordered by the
 // chain of distance-1 conflicts on the same footprints. A runtime loop
 // nested in a loop that may run more than once is an error
-// (diag.LoopNotHandled: bir.CheckRuntimeLoops).
+// (diag.LoopNotHandled: bir.CheckRuntimeLoops). A runtime loop's control
+// reads registers no instance accesses (its bounds at entry, a DoWhile's
+// condition after each pass): every instruction of its body gets a
+// dependency on each writer of those registers (controlDeps), so the
+// schedule starts no iteration before its control is known.
 //
 // Pre-conditions: the above. The instances are bounded
 // by ExpandOptions' default (bir.DefaultMaxInstances). Cost: that of the
@@ -167,6 +171,7 @@ func AnalyzeLoops(f *bir.Function, opt Options) (*LoopGraph, error) {
 			}
 		}
 	}
+	lg.controlDeps(f)
 	for _, ds := range lg.Deps {
 		slices.SortFunc(ds, func(a, b bir.Dep) int {
 			if a.On != b.On {
@@ -179,6 +184,68 @@ func AnalyzeLoops(f *bir.Function, opt Options) (*LoopGraph, error) {
 		})
 	}
 	return lg, nil
+}
+
+// controlDeps adds the dependencies of a runtime loop's control (see the
+// comment of AnalyzeLoops): the loop reads its register bounds at entry
+// and a DoWhile its condition after each pass, reads no instance makes.
+// Every instruction of the body of runtime loop L depends (FLOW) on each
+// writer W of a register L's control reads: without carry when W is
+// outside L (the bounds, the condition's first value), carried by L's
+// axis at distance 1 when W is in L's body (the condition the previous
+// pass computed: the next pass starts once it is known), over every
+// iteration of the loops inside L (CarryAll) when W is nested deeper.
+func (lg *LoopGraph) controlDeps(f *bir.Function) {
+	f.Walk(func(l bir.InstID) bool {
+		if !f.IsRuntimeLoop(l) {
+			return true
+		}
+		regs := map[int32]bool{}
+		for _, o := range f.Ins(l) {
+			if o.Kind == bir.OpdRegister {
+				regs[o.Ref] = true
+			}
+		}
+		inBody := map[bir.InstID]bool{}
+		var body []bir.InstID
+		for _, b := range f.Loop(l).Body {
+			f.WalkBlock(b, func(i bir.InstID) bool {
+				inBody[i] = true
+				if !f.Inst(i).Op.IsLoop() && !f.Inst(i).Dead() {
+					body = append(body, i)
+				}
+				return true
+			})
+		}
+		ax := f.Loop(l).Axis
+		depth := len(f.Loopnest(l)) + 1
+		f.Walk(func(w bir.InstID) bool {
+			if f.Inst(w).Dead() || f.Inst(w).Op.IsLoop() {
+				return true
+			}
+			writes := false
+			for _, o := range f.Outs(w) {
+				writes = writes || o.Kind == bir.OpdRegister && regs[o.Ref]
+			}
+			if !writes {
+				return true
+			}
+			d := bir.Dep{On: w, Kind: bir.DepFlow, CarryAxis: bir.NoAxis}
+			if inBody[w] {
+				d.CarryAxis, d.CarryDist = ax, 1
+				d.CarryAll = len(f.Loopnest(w)) > depth
+			}
+			for _, y := range body {
+				if !slices.ContainsFunc(lg.Deps[y], func(e bir.Dep) bool {
+					return e.On == d.On && e.CarryAxis == d.CarryAxis && e.CarryDist == d.CarryDist
+				}) {
+					lg.Deps[y] = append(lg.Deps[y], d)
+				}
+			}
+			return true
+		})
+		return true
+	})
 }
 
 // Write replaces the dependencies of f's instructions by lg's.

@@ -80,6 +80,10 @@ type Options struct {
 	// bank boundary is an ErrPSUMBankSpan (the hardware rule of one
 	// instruction). Every other rule is the same.
 	Macro bool
+	// OnLoopTrips, when set, is told the trip count of each execution of
+	// a loop whose trip count is known only at run time (a DynamicForLoop
+	// with register bounds, at entry; a DoWhile, its passes, at exit).
+	OnLoopTrips func(f *bir.Function, loop bir.InstID, trips int64)
 }
 
 // The entry points (implemented in run.go):

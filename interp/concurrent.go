@@ -40,7 +40,18 @@ package interp
 // A module that keeps loops runs as its instances (bir.Expand: every
 // stream executes its instructions of each loop body iteration after
 // iteration, with the waits' counts of that iteration); races name the
-// instances ("load_x@i=2").
+// instances ("load_x@i=2"). A loop whose trip count is known only at run
+// time (bir/runtime_loops.go) runs the trip count the program computes:
+// the sequential interpreter runs the module on the same inputs first and
+// records each such loop's count (Options.OnLoopTrips), and the loop is
+// expanded with it. Its control is the register program of one engine
+// (the verifier's rule: the body and the writers of the registers its
+// control reads issue on the loop's engine, in that stream's order), so
+// the stream that iterates reads the count it computed; the race checker
+// sees the register accesses and the memory the count was loaded from
+// (a register_load reading a tile before its DMA lands is a race). A loop
+// entered more than once with different counts (a function called several
+// times) is refused.
 //
 // What the checker does not see: the DRAM an IndirectLoad reads through
 // an address computed at run time (its address operands are checked; the
@@ -168,7 +179,11 @@ func RunCores(mods []*bir.Module, inputs map[string]*Tensor, opt ConcurrentOptio
 		if m == nil || !moduleHasLoops(m) {
 			continue
 		}
-		x, err := bir.Expand(m, bir.ExpandOptions{})
+		trips, err := runtimeTrips(m, inputs, opt.Options)
+		if err != nil {
+			return nil, &Error{Kind: ErrInput, Msg: fmt.Sprintf("core %d: %v", c, err)}
+		}
+		x, err := bir.Expand(m, bir.ExpandOptions{RuntimeTrips: trips})
 		if err != nil {
 			return nil, &Error{Kind: ErrInput, Msg: fmt.Sprintf("core %d: %v", c, err)}
 		}
@@ -1148,4 +1163,48 @@ func moduleHasLoops(m *bir.Module) bool {
 		}
 	}
 	return false
+}
+
+// runtimeTrips returns the trip counts of m's loops whose trip count is
+// known only at run time, from a sequential run on inputs (see the file
+// comment); nil when m has none.
+func runtimeTrips(m *bir.Module, inputs map[string]*Tensor, opt Options) (func(*bir.Function, bir.InstID) (int64, bool), error) {
+	has := false
+	for _, f := range m.Funcs {
+		f.Walk(func(i bir.InstID) bool {
+			has = has || f.IsRuntimeLoop(i)
+			return !has
+		})
+	}
+	if !has {
+		return nil, nil
+	}
+	type key struct {
+		f    string
+		loop bir.InstID
+	}
+	trips := map[key]int64{}
+	var clash error
+	in := make(map[string]*Tensor, len(inputs))
+	for k, t := range inputs {
+		c := *t
+		c.Data = slices.Clone(t.Data)
+		in[k] = &c
+	}
+	opt.OnLoopTrips = func(f *bir.Function, l bir.InstID, n int64) {
+		k := key{f.Name, l}
+		if old, ok := trips[k]; ok && old != n && clash == nil {
+			clash = fmt.Errorf("function %s, loop %s: its trip count is a run-time value, %d at one entry and %d at another: the concurrent interpreter expands a runtime loop with one trip count per function", f.Name, f.InstName(l), old, n)
+		}
+		trips[k] = n
+	}
+	if _, err := Run(m, in, opt); err != nil {
+		return nil, fmt.Errorf("the sequential run that computes the runtime loops' trip counts: %v", err)
+	}
+	if clash != nil {
+		return nil, clash
+	}
+	return func(f *bir.Function, l bir.InstID) (int64, bool) {
+		return trips[key{f.Name, l}], true
+	}, nil
 }

@@ -272,7 +272,11 @@ func (mc *machine) runLoop(fr *frame, i bir.InstID) error {
 			return mc.wrap(fr, i, errf(ErrOperand, "DynamicForLoop axis %s has stride 0", info.Name))
 		}
 		v := lb
-		for k, n := int64(0), checked.TripCount(lb, ub, stride); k < n; k++ {
+		n := checked.TripCount(lb, ub, stride)
+		if mc.opt.OnLoopTrips != nil && len(ins) == 3 {
+			mc.opt.OnLoopTrips(f, i, n)
+		}
+		for k := int64(0); k < n; k++ {
 			if err := iter(v); err != nil || fr.returned {
 				return err
 			}
@@ -297,6 +301,9 @@ func (mc *machine) runLoop(fr *frame, i bir.InstID) error {
 				return mc.wrap(fr, i, err)
 			}
 			if c == 0 {
+				if mc.opt.OnLoopTrips != nil {
+					mc.opt.OnLoopTrips(f, i, v+1)
+				}
 				break
 			}
 		}
