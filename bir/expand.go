@@ -50,8 +50,10 @@
 // DynamicForLoop with register bounds: runtime_loops.go), the count
 // ExpandOptions.RuntimeTrips gives (an analysis window, or a run's
 // recorded count); without RuntimeTrips such a loop has no expansion (an
-// error). A runtime loop's axis is left unbound: an expression over it is
-// an error. The instances are bounded by ExpandOptions.MaxInstances.
+// error). A runtime loop's axis stands for its iteration index k (0, 1,
+// ...) in the waits' iteration terms (the semaphore pass counts its
+// iterations so); an operand or a predicate over it is an error (its
+// value, the register's, is not known here). The instances are bounded by ExpandOptions.MaxInstances.
 package bir
 
 import (
@@ -309,8 +311,10 @@ func (e *expander) loop(i InstID, out []InstID) ([]InstID, error) {
 	rt := e.runtime[i]
 	for k := int64(0); k < n; k++ {
 		e.stack[len(e.stack)-1] = k
-		if !rt {
-			e.env.Bind(li.Axis, v) // a runtime loop's axis stays unbound
+		if rt {
+			e.env.Bind(li.Axis, k) // a runtime loop's axis: its iteration index
+		} else {
+			e.env.Bind(li.Axis, v)
 		}
 		for _, b := range li.Body {
 			var err error
@@ -378,6 +382,9 @@ func (e *expander) clone(i InstID) (InstID, error) {
 		name = f.m.Str(f.insts[i].Name) + "@" + e.iterName() + "#" + strconv.Itoa(k)
 	}
 	e.names[name] = true
+	if err := e.checkRuntimeAxes(i); err != nil {
+		return NoInst, err
+	}
 	cl := f.Clone(i, f.m.NewSym(name))
 	ops := f.Operands(cl)
 	for k := range ops {
@@ -455,6 +462,7 @@ func (e *expander) vectors() [][]int64 {
 func (e *expander) bind(nest []InstID, k []int64) {
 	for d, l := range nest {
 		if e.runtime[l] {
+			e.env.Bind(e.f.loops[e.f.insts[l].Aux].Axis, k[d]) // its iteration index
 			continue
 		}
 		ax := e.m.Axis(e.f.loops[e.f.insts[l].Aux].Axis)
@@ -676,4 +684,38 @@ func (e *expander) tables() {
 		s.Compact()
 		s.iters = nil // straight-line: every value is a constant
 	}
+}
+
+// checkRuntimeAxes refuses an instruction whose symbolic operands or
+// predicate name the axis of an enclosing runtime loop.
+func (e *expander) checkRuntimeAxes(i InstID) error {
+	f := e.f
+	bad := NoAxis
+	check := func(ex affine.Expr) {
+		for _, a := range ex.Axes(nil) {
+			for _, l := range e.loops {
+				if e.runtime[l] && f.loops[f.insts[l].Aux].Axis == a {
+					bad = a
+				}
+			}
+		}
+	}
+	for _, o := range f.Operands(i) {
+		switch o.Kind {
+		case OpdSymAP:
+			check(f.m.Expr(o.BlockExpr()))
+			check(f.m.Expr(o.OffsetExpr()))
+		case OpdSymImm:
+			check(f.m.Expr(o.Expr))
+		}
+	}
+	if p := f.insts[i].Pred; p != 0 {
+		for _, c := range f.m.Pred(p).Cons {
+			check(c.Expr)
+		}
+	}
+	if bad != NoAxis {
+		return f.Errorf(i, "names the axis %s of a loop whose trip count is known only at run time: narwhal schedules and synchronizes such a loop through the register form of its body (passes/unroll LowerRuntimeLoops), in which no operand or predicate names the axis", f.m.AxisName(bad))
+	}
+	return nil
 }

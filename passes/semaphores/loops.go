@@ -430,7 +430,9 @@ func (a *loopAlloc) value(y bir.InstID, s stream.ID, t ltarget) (int64, affine.E
 			}
 			ax := m.Axis(f.Loop(l).Axis)
 			idx := affine.Sub(affine.Var(f.Loop(l).Axis), affine.Const(ax.Lb))
-			if ax.Stride != 1 {
+			if f.IsRuntimeLoop(l) {
+				idx = affine.Var(f.Loop(l).Axis) // its iteration index (bir/expand.go)
+			} else if ax.Stride != 1 {
 				idx = affine.FloorDiv(idx, ax.Stride)
 			}
 			e = affine.Add(e, affine.Scale(idx, u))
