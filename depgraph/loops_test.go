@@ -1,6 +1,8 @@
 package depgraph_test
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/arch"
@@ -115,17 +117,85 @@ func TestAnalyzeLoops_Carried(t *testing.T) {
 	}
 }
 
-// TestAnalyzeLoops_RunTimeTripCount: a loop whose trip count is known only
-// at run time is refused with NW410.
-func TestAnalyzeLoops_RunTimeTripCount(t *testing.T) {
-	src := "module arch=trn2\n\nfunc @main {\nBlock1:\n  w = DoWhile on SP d in [0, 1) {\n  Block_d:\n    a = Halt on PE\n  }\n}\n"
-	m, err := bir.Parse("d.bir", []byte(src))
+// runtimeLoopSrc is a DynamicForLoop over registers copying rows through
+// a register access pattern (the body's offset register advances per
+// iteration), at the top level or (nested) inside a static loop of trip
+// outer.
+func runtimeLoopSrc(body string, outer int) string {
+	loop := "  loop_r = DynamicForLoop r in [0, 1) $lo i32, $hi i32, 1 i32 {\n  Block_r:\n" + body + "  }\n"
+	if outer > 0 {
+		loop = fmt.Sprintf("  loop_o = Loop o in [0, %d) {\n  Block_o:\n%s  }\n", outer, loop)
+	}
+	return "module arch=trn2\n\nfunc @main {\n  tensor %x_set: f32[16, 8] kind=Input\n    loc %x: Input 16x32\n" +
+		"  tensor %out_set: f32[16, 8] kind=Output\n    loc %out: Output 16x32\n  reg $lo\n  reg $hi\n  reg $off\nBlock1:\n" +
+		"  m1 = RegisterMove on Activation 0 i32 -> $lo i32\n  m2 = RegisterMove on Activation 16 i32 -> $hi i32\n" +
+		"  m3 = RegisterMove on Activation 0 i32 -> $off i32\n" + loop + "}\n"
+}
+
+const runtimeCopyBody = "    cp = DMACopy %x_set[reg=$off, ap=[[8,1],[1,8]]] f32 -> %out_set[reg=$off, ap=[[8,1],[1,8]]] f32 {mode=\"Copy\"}\n" +
+	"    nx = RegisterAlu on Activation $off i32, 8 i32 -> $off i32 {op=\"add\"}\n"
+
+// TestAnalyzeLoops_RuntimeLoop: a loop whose trip count is known only at
+// run time is analyzed through its two-iteration window: the copy of
+// iteration k+1 depends on the offset's advance in iteration k (FLOW at
+// distance 1; its write after the previous copy, OUTPUT on the whole
+// tensor the register access pattern stands for, is implied through it),
+// the advance on the copy's read of the offset (ANTI), and every body
+// instruction on the writers of the loop's bound registers (its control).
+func TestAnalyzeLoops_RuntimeLoop(t *testing.T) {
+	m, err := bir.Parse("r.bir", []byte(runtimeLoopSrc(runtimeCopyBody, 0)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = depgraph.AnalyzeLoops(m.Main(), depgraph.Options{})
-	if err == nil || diagCode(err) != "NW410" {
-		t.Errorf("err %v: want NW410", err)
+	f := m.Main()
+	lg, err := depgraph.AnalyzeLoops(f, depgraph.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg.Write(f)
+	got := map[string][]string{}
+	f.Walk(func(i bir.InstID) bool {
+		for _, d := range f.Deps(i) {
+			s := d.Kind.String() + " " + f.InstName(d.On)
+			if d.CarryAxis != bir.NoAxis {
+				s += fmt.Sprintf(" carry %d", d.CarryDist)
+			}
+			got[f.InstName(i)] = append(got[f.InstName(i)], s)
+		}
+		return true
+	})
+	want := map[string][]string{
+		"cp": {"FLOW m1", "FLOW m2", "FLOW m3", "FLOW nx carry 1"},
+		"nx": {"FLOW m1", "FLOW m2", "ANTI cp"},
+	}
+	for k, w := range want {
+		for _, d := range w {
+			if !slices.Contains(got[k], d) {
+				t.Errorf("%s: dependencies %v, want %q among them", k, got[k], d)
+			}
+		}
+	}
+}
+
+// TestAnalyzeLoops_RuntimeLoopRefusals: what the window cannot stand for is
+// refused with NW410: a runtime loop inside a loop of two iterations (the
+// outer loop's counts would multiply a run-time count), and an operand
+// over the runtime loop's axis (its value is a register's).
+func TestAnalyzeLoops_RuntimeLoopRefusals(t *testing.T) {
+	for name, src := range map[string]string{
+		"nested":       runtimeLoopSrc(runtimeCopyBody, 2),
+		"axis operand": runtimeLoopSrc("    mv = RegisterMove on Activation symimm(r, []) i32 -> $off i32\n", 0),
+	} {
+		t.Run(name, func(t *testing.T) {
+			m, err := bir.Parse("r.bir", []byte(src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = depgraph.AnalyzeLoops(m.Main(), depgraph.Options{})
+			if err == nil || diagCode(err) != "NW410" {
+				t.Errorf("err %v: want NW410", err)
+			}
+		})
 	}
 }
 
