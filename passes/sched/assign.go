@@ -150,6 +150,35 @@ func assignRuntimeLoopEngines(f *bir.Function, model *arch.Model) (int64, error)
 				n++
 			}
 		}
+		// The register instructions before the loop that set what its
+		// body reads (LowerRuntimeLoops' induction variable and stride
+		// copies, offsets): on the loop's engine too when they are free,
+		// so the stream order, not a semaphore, orders them.
+		reads := map[int32]bool{}
+		for _, i := range set {
+			for _, o := range f.Ins(i) {
+				switch o.Kind {
+				case bir.OpdRegister:
+					reads[o.Ref] = true
+				case bir.OpdRegAP:
+					reads[int32(o.Expr)] = true
+				}
+			}
+		}
+		f.Walk(func(i bir.InstID) bool {
+			in := f.Inst(i)
+			if in.Dead() || in.Engine != bir.EngUnassigned || !in.Op.Info().Has(bir.FlagRegister) || !bir.InstEngines(in.Op, f.Attrs(i)).Has(eng) {
+				return true
+			}
+			for _, o := range f.Outs(i) {
+				if o.Kind == bir.OpdRegister && reads[o.Ref] {
+					in.Engine = eng
+					n++
+					break
+				}
+			}
+			return true
+		})
 	}
 	return n, nil
 }

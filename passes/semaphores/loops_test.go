@@ -1,12 +1,13 @@
 package semaphores_test
 
 import (
+	"encoding/binary"
+	"fmt"
+	"math"
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
-	"github.com/narwhal-compiler/narwhal/bir/affine"
-	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/internal/schedtest"
 	"github.com/narwhal-compiler/narwhal/interp"
 	"github.com/narwhal-compiler/narwhal/kernels"
@@ -119,29 +120,118 @@ func TestLoops_ModuloOverlap(t *testing.T) {
 	}
 }
 
-// TestLoops_RunTimeTripCount: a loop whose trip count is known only at run
-// time (a DynamicForLoop with register bounds) is an error of the
-// pipeline (NW410), never "compiled".
-func TestLoops_RunTimeTripCount(t *testing.T) {
-	m := bir.NewModule("trn2")
-	b := bir.NewBuilder(m, "main")
-	in := b.Input("in", bir.Float32, 128, 64)
-	out := b.Output("out", bir.Float32, 128, 64)
-	sb := b.SBUF("t", bir.Float32, 128, 64)
-	l, _ := b.F.NewLoop(bir.OpDynamicForLoop, "dl", "d", 0, 4, 1)
-	reg := bir.RegOpd(b.F.RegByName("n"), bir.Int32)
-	b.F.SetArgs(l, []bir.Operand{reg, reg, reg}, nil)
-	b.F.Append(b.Block(), l)
-	bb := bir.BuilderFor(b.F, b.F.NewBlock("body", l))
-	bb.Load("ld", sb.All(), in.All())
-	bb.Save("st", out.All(), sb.All())
-	_ = affine.Const(0)
-	if err := bb.Err(); err != nil {
+// runtimeRepeatSrc sums x into acc once per iteration of a DynamicForLoop
+// whose bounds are registers loaded from the input tensor bounds (lo, hi)
+// with stride 2: out = T * x, T = the number of r in range(lo, hi, 2),
+// known only when the program runs.
+const runtimeRepeatSrc = `module arch=trn2
+
+func @main {
+  tensor %x_set: f32[128, 64] kind=Input
+    loc %x: Input 128x256
+  tensor %bounds_set: i32[1, 2] kind=Input
+    loc %bounds: Input 1x8
+  tensor %b_set: i32[1, 2] class=NeuronSBTensor
+    loc %b: SB 1x8
+  tensor %xt_set: f32[128, 64] class=NeuronSBTensor
+    loc %xt: SB 128x256
+  tensor %acc_set: f32[128, 64] class=NeuronSBTensor
+    loc %acc: SB 128x256
+  tensor %out_set: f32[128, 64] kind=Output
+    loc %out: Output 128x256
+  reg $lo
+  reg $hi
+Block1:
+  ldb = Load %bounds[ap=[[2,1],[1,2]]] i32 -> %b[ap=[[2,1],[1,2]]] i32
+  ldx = Load %x[ap=[[64,128],[1,64]]] f32 -> %xt[ap=[[64,128],[1,64]]] f32
+  zero = Memset on DVE -> %acc[ap=[[64,128],[1,64]]] f32 {mode="Const", constant=0.0}
+  rlo = TensorLoad %b[ap=[[2,1],[1,1]]] i32 -> $lo i32
+  rhi = TensorLoad %b[offset=1, ap=[[2,1],[1,1]]] i32 -> $hi i32
+  loop_r = DynamicForLoop r in [0, 1) $lo i32, $hi i32, 2 i32 {
+  Block_r:
+    add = TensorTensor on DVE %acc[ap=[[64,128],[1,64]]] f32, %xt[ap=[[64,128],[1,64]]] f32 -> %acc[ap=[[64,128],[1,64]]] f32 {op="add", acc="Idle"}
+  }
+  st = Save %acc[ap=[[64,128],[1,64]]] f32 -> %out[ap=[[64,128],[1,64]]] f32
+}
+`
+
+// TestLoops_RuntimeTripCount: a loop whose trip count is known only at
+// run time compiles once and is right for every trip count the run
+// computes: the same compiled module, run with bounds (0, 64), (3, 17)
+// and (5, 5) (32, 7 and 0 iterations: nothing at compile time knows
+// them), gives out = T * x sequentially and in the concurrent interpreter
+// under random, late-dma and starving interleavings, race-free; and every
+// wait of the synchronized program is needed: removed, the race checker
+// (or the happens-before rule) catches it.
+func TestLoops_RuntimeTripCount(t *testing.T) {
+	m, err := bir.Parse("runtime.bir", []byte(runtimeRepeatSrc))
+	if err != nil {
 		t.Fatal(err)
 	}
-	_, err := pipeline.Table.Run(m, pass.Config{})
-	if err == nil || diag.CodeOf(err) != diag.LoopNotHandled {
-		t.Fatalf("err %v (code %s): want %s", err, diag.CodeOf(err), diag.LoopNotHandled)
+	_, err = pipeline.Table.Run(m, pass.Config{VerifyEach: true})
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Log(err)
+	f := m.Main()
+	if !bir.HasLoops(f) || f.Sync == nil {
+		t.Fatalf("loops %v, synchronized %v: want both", bir.HasLoops(f), f.Sync != nil)
+	}
+	model, err := arch.ForModule(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := verify.Module(m, verify.Options{Arch: model, Stage: verify.StageSynchronized}); err != nil {
+		t.Fatal(err)
+	}
+	var waits []string
+	inLoop := 0
+	f.Walk(func(i bir.InstID) bool {
+		if ws := f.Sync.Waits(i); len(ws) > 0 {
+			waits = append(waits, fmt.Sprintf("%s%v", f.InstName(i), ws))
+			if len(f.Loopnest(i)) > 0 {
+				inLoop++
+			}
+		}
+		return true
+	})
+	t.Logf("waits: %v", waits)
+	if inLoop == 0 {
+		t.Errorf("no wait in the loop body: the mutation below would prove nothing there")
+	}
+	base := interp.RandomInputs(m, 1)
+	x := base["x"]
+	runs := 0
+	var mutIn map[string]*interp.Tensor
+	for _, b := range [][2]int32{{0, 64}, {3, 17}, {5, 5}} {
+		in := map[string]*interp.Tensor{"x": x, "bounds": {Name: "bounds", Dtype: bir.Int32, Shape: []int64{1, 2}, Data: binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, uint32(b[0])), uint32(b[1]))}}
+		trips := int64(0)
+		for r := b[0]; r < b[1]; r += 2 {
+			trips++
+		}
+		got, err := interp.Run(m, in, interp.Options{})
+		if err != nil {
+			t.Fatalf("bounds %v: %v", b, err)
+		}
+		out := got["out"]
+		for k := 0; k+4 <= len(x.Data); k += 4 {
+			xv := math.Float32frombits(binary.LittleEndian.Uint32(x.Data[k:]))
+			ov := math.Float32frombits(binary.LittleEndian.Uint32(out.Data[k:]))
+			want := float32(0)
+			for range trips {
+				want += xv
+			}
+			if ov != want {
+				t.Fatalf("bounds %v (%d iterations): out[%d] = %v, want %v", b, trips, k/4, ov, want)
+			}
+		}
+		runs += sweep(t, []*bir.Module{m}, in, got, 2)
+		if trips == 7 {
+			mutIn = in
+		}
+	}
+	w, r, h, nv := mutate(t, mutationCase{"runtime loop", []*bir.Module{m}, mutIn})
+	t.Logf("%d concurrent runs; %d waits: %d caught by the race checker, %d by the happens-before rule, %d never", runs, w, r, h, nv)
+	if w == 0 || nv > 0 {
+		t.Errorf("%d waits, %d caught by nothing", w, nv)
+	}
 }
