@@ -143,11 +143,16 @@ type ConcurrentResult struct {
 	Stopped string
 	// Steps is the number of steps taken.
 	Steps int64
+	// Overflows lists the semaphores whose count went past the counter's
+	// largest value (arch Sync.SemaphoreBits): the verifier bounds the
+	// counts of static trip counts, a loop whose trip count is known only
+	// at run time is bounded here, by the run.
+	Overflows []string
 }
 
 // OK reports whether the run found no race and no deadlock.
 func (r *ConcurrentResult) OK() bool {
-	return r.RacesFound == 0 && r.Deadlock == nil && len(r.Late) == 0
+	return r.RacesFound == 0 && r.Deadlock == nil && len(r.Late) == 0 && len(r.Overflows) == 0
 }
 
 // RunConcurrent executes the entry function of synchronized module m
@@ -260,6 +265,9 @@ func RunCores(mods []*bir.Module, inputs map[string]*Tensor, opt ConcurrentOptio
 		res.Stopped = w.failed.Error()
 	}
 	res.Races, res.RacesFound = w.sh.races, w.sh.found
+	for _, co := range w.cores {
+		res.Overflows = append(res.Overflows, co.overflows...)
+	}
 	if res.Deadlock == nil && res.Stopped == "" {
 		co := w.cores[0]
 		w.cur = co
@@ -296,6 +304,10 @@ type core struct {
 	acts  []*activation
 	done  bool
 	late  bool // Late noted
+	// overflows lists the semaphores that went past the counter's
+	// largest value (once each).
+	overflows []string
+	overflown map[int32]bool
 }
 
 // activation is one function being run on one core: the entry function,
@@ -413,6 +425,13 @@ func (a *activation) release(x bir.InstID, vc []int32) {
 			a.sems[c.Sem] = s
 		}
 		s.value += int64(c.Value)
+		if mx := a.co.model.MaxSemaphoreValue(); s.value > mx && !a.co.overflown[c.Sem] {
+			if a.co.overflown == nil {
+				a.co.overflown = map[int32]bool{}
+			}
+			a.co.overflown[c.Sem] = true
+			a.co.overflows = append(a.co.overflows, fmt.Sprintf("function %s: semaphore %d reaches %d at %s, above the counter's largest value %d (%d bits): the hardware's count would wrap (a loop whose trip count is known only at run time ran more iterations than its semaphore counts hold)", a.fr.f.Name, c.Sem, s.value, a.fr.f.InstName(x), mx, a.co.model.Sync.SemaphoreBits))
+		}
 		s.vals = append(s.vals, s.value)
 		s.vcs = append(s.vcs, append([]int32(nil), vc...))
 	}

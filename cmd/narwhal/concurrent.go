@@ -55,11 +55,14 @@ func runConcurrent(mods []*bir.Module, inputs, seq map[string]*interp.Tensor, op
 	for _, l := range res.Late {
 		fmt.Fprintln(stdout, l)
 	}
+	for _, l := range res.Overflows {
+		fmt.Fprintln(stdout, l)
+	}
 	if res.Stopped != "" {
 		fmt.Fprintf(stdout, "the run stopped: %s\n", res.Stopped)
 	}
 	if !res.OK() {
-		return nil, fmt.Errorf("the concurrent run found %d races%s%s", res.RacesFound, map[bool]string{true: ", a deadlock", false: ""}[res.Deadlock != nil], map[bool]string{true: ", DMAs in flight after Halt", false: ""}[len(res.Late) > 0])
+		return nil, fmt.Errorf("the concurrent run found %d races%s%s", res.RacesFound, map[bool]string{true: ", a deadlock", false: ""}[res.Deadlock != nil], map[bool]string{true: ", DMAs in flight after Halt", false: ""}[len(res.Late) > 0]+map[bool]string{true: ", semaphore counts past the counter", false: ""}[len(res.Overflows) > 0])
 	}
 	if seq == nil {
 		fmt.Fprintf(stdout, "concurrent  %d cores: no race, no deadlock\n", len(mods))

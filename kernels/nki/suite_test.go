@@ -651,6 +651,7 @@ func checkCase(c *testCase, g *golden, m *bir.Module, k *frontend.Kernel, perPas
 				lines = append(lines, res.Deadlock.String())
 			}
 			lines = append(lines, res.Late...)
+			lines = append(lines, res.Overflows...)
 			return fmt.Errorf("concurrent run (--interleave %s): %d races, deadlock %v, %d DMAs late:\n%s", policy, res.RacesFound, res.Deadlock != nil, len(res.Late), strings.Join(lines, "\n"))
 		}
 		if diff := sameOutputs(final, res.Outputs); diff != nil {

@@ -41,7 +41,9 @@ import (
 // each sequencer's registers: not implemented, an error NW410). E is the
 // engine every instruction of that set can run on (a named engine; a
 // hardware-DGE DMA's trigger, Sync or Scalar; a DMA with run-time
-// descriptors, GpSimd), preferring Vector, Scalar, Sync, GpSimd, Tensor.
+// descriptors, GpSimd; one with static descriptors, any: off Sync and
+// Scalar it takes the software DGE, assign_hwdge_engine), preferring
+// Vector, Scalar, Sync, GpSimd, Tensor.
 //
 // Pre: none. Post: StageEnginesAssigned; only Unassigned engines changed.
 
@@ -111,9 +113,7 @@ func assignRuntimeLoopEngines(f *bir.Function, model *arch.Model) (int64, error)
 					if !model.HasEngine(bir.EngPool) {
 						allowed[bir.EngSP] = true
 					}
-				case model.HWDGEEngines > 0:
-					allowed[bir.EngSP], allowed[bir.EngAct] = true, true
-				default:
+				default: // static descriptors: the hardware DGE from Sync or Scalar, the software DGE from any (assign_hwdge_engine)
 					for _, e := range prefer {
 						allowed[e] = true
 					}
@@ -326,11 +326,22 @@ func table(f *bir.Function) *bir.Schedule {
 func AssignHWDGEEngine(f *bir.Function, model *arch.Model) (hw, sw int64) {
 	tab := table(f)
 	ne := model.HWDGEEngines
+	// A runtime loop iterated by an engine that cannot fire the hardware
+	// DGE ("Sync Engine or Scalar Engine sequencers invoke DGE hardware
+	// block") fires its DMAs through the software DGE.
+	swOnly := map[bir.InstID]bool{}
+	for _, l := range f.OutermostRuntimeLoops() {
+		if e := f.RuntimeLoopEngine(l); e != bir.EngSP && e != bir.EngAct {
+			for _, b := range f.Loop(l).Body {
+				f.WalkBlock(b, func(i bir.InstID) bool { swOnly[i] = true; return true })
+			}
+		}
+	}
 	f.Walk(func(i bir.InstID) bool {
 		if !f.Inst(i).Op.Info().Has(bir.FlagDMA) {
 			return true
 		}
-		if ne > 0 && arch.StaticDMADescriptors(f, i) {
+		if ne > 0 && arch.StaticDMADescriptors(f, i) && !swOnly[i] {
 			tab.DGE[i] = int8(hw % ne)
 			hw++
 		} else {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/arch"
@@ -154,6 +155,54 @@ Block1:
   st = Save %acc[ap=[[64,128],[1,64]]] f32 -> %out[ap=[[64,128],[1,64]]] f32
 }
 `
+
+// TestLoops_RuntimeTripCountOverflow: a loop whose trip count is known
+// only at run time and whose body loads what it adds counts the queue's
+// completions per iteration; the counts a run reaches are bounded by the
+// counter only at run time. With 4-bit counters (arch.semaphore-bits=4,
+// largest value 15) the program compiles (the windows hold) and runs
+// right at 7 iterations, every wait needed (those with an iteration term
+// included); at 32 the concurrent interpreter reports the
+// count past the counter (the hardware's would wrap), never a silent
+// success.
+func TestLoops_RuntimeTripCountOverflow(t *testing.T) {
+	src := strings.Replace(runtimeRepeatSrc, "  Block_r:\n", "  Block_r:\n    ldx2 = Load %x[ap=[[64,128],[1,64]]] f32 -> %xt[ap=[[64,128],[1,64]]] f32\n", 1)
+	m, err := bir.Parse("runtime.bir", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Config.Options["arch.semaphore-bits"] = "4"
+	if _, err := pipeline.Table.Run(m, pass.Config{VerifyEach: true}); err != nil {
+		t.Fatal(err)
+	}
+	x := interp.RandomInputs(m, 1)["x"]
+	for _, c := range []struct {
+		hi       int32
+		overflow bool
+	}{{14, false}, {64, true}} {
+		in := map[string]*interp.Tensor{"x": x, "bounds": {Name: "bounds", Dtype: bir.Int32, Shape: []int64{1, 2}, Data: binary.LittleEndian.AppendUint32(binary.LittleEndian.AppendUint32(nil, 0), uint32(c.hi))}}
+		res, err := interp.RunConcurrent(m, in, interp.ConcurrentOptions{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(res.Overflows) > 0; got != c.overflow || res.OK() == c.overflow {
+			t.Errorf("bounds (0, %d): overflows %v, ok %v: want overflow %v", c.hi, res.Overflows, res.OK(), c.overflow)
+		}
+		t.Logf("bounds (0, %d): %v", c.hi, res.Overflows)
+		if !c.overflow {
+			// Its waits advance per iteration (the load of iteration k
+			// completes the queue's k-th count): each one is needed.
+			if !m.Main().Sync.HasIters() {
+				t.Errorf("no wait with an iteration term")
+			}
+			w, r, h, nv := mutate(t, mutationCase{"runtime loop with a load", []*bir.Module{m}, in})
+			t.Logf("%d waits: %d caught by the race checker, %d by the happens-before rule, %d never", w, r, h, nv)
+			if w == 0 || nv > 0 {
+				t.Errorf("%d waits, %d caught by nothing", w, nv)
+			}
+		}
+	}
+}
 
 // TestLoops_RuntimeTripCount: a loop whose trip count is known only at
 // run time compiles once and is right for every trip count the run
