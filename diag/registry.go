@@ -545,16 +545,22 @@ def kernel(a, b):
 		ExplainText: "A function that keeps loops (FullUnroll levels 0 and 1, an NKI dynamic_range loop) is " +
 			"scheduled and synchronized as loops: dependencies carried across iterations, a periodic " +
 			"schedule of each body, semaphore counts that advance per iteration, all checked on the " +
-			"loop's instances (docs/schedule.md, docs/synchronization.md). That needs every trip count " +
-			"known when compiling: a Loop, or a DynamicForLoop bounded by its axis. A DoWhile, or a " +
-			"DynamicForLoop whose bounds are registers (nl.dynamic_range over a VirtualRegister), has no " +
-			"fixed instances; a call inside a loop body, and a loop whose semaphore counts pass the " +
-			"counter's range (a rotation inside a loop), are not handled either. narwhal refuses such a " +
-			"function rather than emit one it has not synchronized. The message names the loop.",
-		Example: Example{Args: []string{"compile", "kernel.bir"}, Files: []File{{Name: "kernel.bir", Lang: "bir", Text: loopKernel("0 i32, $n i32, 1 i32 ")}}},
-		Fix:     Example{Args: []string{"compile", "kernel.bir"}, Files: []File{{Name: "kernel.bir", Lang: "bir", Text: loopKernel("")}}},
-		FixText: "Give the loop constant bounds (its axis's: `DynamicForLoop d in [0, 4)` without register " +
-			"operands), or unroll the function fully (--option full_unroll.unrollLevel=2).",
+			"loop's instances (docs/schedule.md, docs/synchronization.md). A loop whose trip count is " +
+			"known only at run time (a DoWhile, a DynamicForLoop over registers: nl.dynamic_range over a " +
+			"VirtualRegister, `while reg:`) is handled through a window of iterations that stands for " +
+			"every trip count, under rules the window needs: it sits at the function's top level or " +
+			"inside guards of at most one iteration (a loop of several iterations around it would " +
+			"multiply its run-time count into the outer semaphore counts), no operand of its body names " +
+			"its axis (the body addresses memory through registers), and its body and control run on " +
+			"one engine, whose sequencer holds the trip count's registers. A call inside a loop body, and " +
+			"a loop of static trip count whose semaphore counts pass the counter's range (a rotation " +
+			"inside a loop), are not handled either. narwhal refuses such a function rather than emit one " +
+			"it has not synchronized. The message names the loop.",
+		Example: Example{Args: []string{"compile", "kernel.bir"}, Files: []File{{Name: "kernel.bir", Lang: "bir", Text: loopKernel(true)}}},
+		Fix:     Example{Args: []string{"compile", "kernel.bir"}, Files: []File{{Name: "kernel.bir", Lang: "bir", Text: loopKernel(false)}}},
+		FixText: "Move the runtime loop out of the loop around it (to the function's top level: here the " +
+			"outer loop's two passes do the same, so one is enough), or give the loop constant bounds " +
+			"(its axis's: `DynamicForLoop d in [0, 4)` without register operands) and unroll.",
 	},
 	{
 		Code: LNCCores, Title: "an LNC kernel's cores cannot be compiled together",
@@ -657,26 +663,36 @@ def kernel(a):
 // ReportURL is where narwhal's bugs are reported.
 const ReportURL = "https://github.com/narwhal-compiler/narwhal/issues"
 
-// loopKernel is a kernel with a DynamicForLoop; ops are its bound
-// operands ("" for none: bounded by its axis).
-func loopKernel(ops string) string {
+// loopKernel is a kernel with a DynamicForLoop over a register loaded
+// from an input, nested in a loop of two iterations or not.
+func loopKernel(nested bool) string {
+	opening, closing, ind := "", "", ""
+	if nested {
+		opening, closing, ind = "  outer = Loop o in [0, 2) {\n  Block_o:\n", "  }\n", "  "
+	}
 	return `module arch=trn2
 
 func @main {
   tensor %in_set: f32[128, 64] kind=Input
     loc %in: Input 128x256
+  tensor %bounds_set: i32[1, 1] kind=Input
+    loc %bounds: Input 1x4
   tensor %out_set: f32[128, 64] kind=Output
     loc %out: Output 128x256
   tensor %t_set: f32[128, 64] class=NeuronSBTensor
     loc %t: SB 128x256
+  tensor %b_set: i32[1, 1] class=NeuronSBTensor
+    loc %b: SB 1x4
   reg $n
 
 Block1:
-  tiles = DynamicForLoop d in [0, 4) ` + ops + `{
-  body:
-    ld = Load %in[ap=[[64,128],[1,64]]] f32 -> %t[ap=[[64,128],[1,64]]] f32
-    st = Save %t[ap=[[64,128],[1,64]]] f32 -> %out[ap=[[64,128],[1,64]]] f32
-  }
-}
+  ldn = Load %bounds[ap=[[1,1],[1,1]]] i32 -> %b[ap=[[1,1],[1,1]]] i32
+  rn = TensorLoad %b[ap=[[1,1],[1,1]]] i32 -> $n i32
+` + opening + ind + `  tiles = DynamicForLoop d in [0, 1) 0 i32, $n i32, 1 i32 {
+` + ind + `  body:
+` + ind + `    ld = Load %in[ap=[[64,128],[1,64]]] f32 -> %t[ap=[[64,128],[1,64]]] f32
+` + ind + `    st = Save %t[ap=[[64,128],[1,64]]] f32 -> %out[ap=[[64,128],[1,64]]] f32
+` + ind + `  }
+` + closing + `}
 `
 }
