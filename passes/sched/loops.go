@@ -73,6 +73,21 @@ import (
 // computed on the function's instances (bir.Expand: any schedule of the
 // loop program is a schedule of its instances).
 //
+// A loop whose trip count is known only at run time (a DoWhile, a
+// DynamicForLoop over registers; bir/runtime_loops.go) is scheduled the
+// same way: its body's modulo schedule (the offsets and II) does not
+// depend on the trip count, and the dependencies carried by it are at
+// distance 1 (depgraph's window), so the d = 1 constraint s_B + II >=
+// s_A + dur_A implies every d >= 1 one. Its total for T iterations is
+// (T-1)*II + the latency of one iteration, a formula in T the report
+// gives; the figures that need a T (the loop's total and bound, an
+// enclosing region's span, the function's makespan and bound, computed on
+// the instances) assume T = bir.RuntimeLoopWindow = 2, or the proven bound
+// when smaller (a `while reg:` guard: 1), and the report says so. Every
+// instruction of its body depends on the writers of its control
+// registers (depgraph), so no iteration starts before its control is
+// known; its body runs on one engine (assign_engines).
+//
 // Decisions where the seed is silent: everything above (the seed's loop
 // scheduling, modulo schedules over carried dependencies, is not
 // described); an inner loop as one item holding its resources for its

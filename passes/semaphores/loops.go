@@ -69,6 +69,37 @@ import (
 //     instruction (Drain where an engine's triggered DMAs are not all
 //     known complete at the end of the instances).
 //
+// Loops whose trip count is known only at run time (a DoWhile, a
+// DynamicForLoop over registers; bir/runtime_loops.go):
+//
+//   - One engine iterates the body: assign_engines put the body and the
+//     writers of the registers the loop's control reads on one engine E
+//     (the registers are per engine sequencer, semantics.md §4.15), and
+//     the DMAs of the body are triggered by E (runtimeLoopTriggers), so
+//     no other engine needs the trip count; the DMA queues run what E
+//     fires, in order. (A body over several engines is refused, NW410.)
+//   - The counts are affine in the iteration index k (the loop's axis
+//     stands for k in the expansion, bir/expand.go): a wait in the body is
+//     Value + u*k as for a static loop, the count before the loop is a
+//     constant (the loop is at the top level or in guards of at most one
+//     iteration: bir.Function.CheckRuntimeLoops), and the counts after
+//     it are run-time values: a rotation (step 2) follows every top-level
+//     runtime loop, so the waits after it name constants again (its
+//     barrier also waits for every DMA the loop fired). The waits of a
+//     dependency carried at distance d wait on iteration k-1's source,
+//     which implies k-d's: a stream completes its instances in order.
+//   - Candidates are counted and minimized on the expansion with the loop
+//     at 2 iterations (the window: a pair of iterations is every pair,
+//     the iteration-invariance argument of bir/runtime_loops.go), and the
+//     result is checked at 0, 1 and 2 iterations.
+//   - The counts in the loop grow with the run's trip count: a run of T
+//     iterations keeps them within the counter when pre + T*u <= 2^bits -
+//     1 for every stream (u its updates per iteration). The compiler does
+//     not know T; the concurrent interpreter reports a count past the
+//     counter as a failure of the run (interp.ConcurrentResult.Overflows).
+//     A rotation inside the loop every so many iterations would lift the
+//     limit: not implemented.
+//
 // Post: StageSynchronized, which the verifier checks on the instances
 // (verify/loops.go).
 

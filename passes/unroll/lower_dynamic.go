@@ -34,6 +34,12 @@
 //     in range, and stays symbolic (AddressRotation, later, picks the
 //     physical slot).
 //
+// LowerRuntimeLoops is the same rewrite restricted to the loops whose trip
+// count is a run-time value (a DoWhile, a DynamicForLoop over registers):
+// the full_unroll pass runs it after levels 0 and 1, so that the passes
+// after it read such a loop's body through a window of iterations
+// (bir/runtime_loops.go), which needs a body that names no runtime axis.
+//
 // Registers: registers are 64 bits in the interpreter; the hardware's are
 // 32 bits (semantics.md §4.15), which bounds the offsets this form can
 // address (2^31 elements). The register instructions are EngUnassigned
