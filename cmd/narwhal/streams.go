@@ -24,8 +24,10 @@ func writeStreams(dir string, stdout io.Writer, m *bir.Module, model *arch.Model
 	}
 	// A function that keeps loops is listed as its streams execute it:
 	// each loop body's instances, iteration after iteration, with the
-	// waits' counts of that iteration (bir.Expand).
-	if x, err := bir.Expand(m, bir.ExpandOptions{}); err != nil {
+	// waits' counts of that iteration (bir.Expand); a loop whose trip
+	// count is known only at run time at the schedule's assumed count
+	// (bir.RuntimeLoopWindow, the report's figures).
+	if x, err := bir.Expand(m, bir.ExpandOptions{RuntimeTrips: bir.AnalysisTrips(bir.RuntimeLoopWindow)}); err != nil {
 		return fmt.Errorf("--streams: %w", err)
 	} else {
 		m = x.M

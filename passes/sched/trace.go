@@ -46,10 +46,12 @@ import (
 // tests check the file itself).
 func WriteTrace(w io.Writer, m *bir.Module, model *arch.Model) error {
 	// A function that keeps loops is traced as it runs: its instances
-	// (bir.Expand: iteration k of a body k periods after iteration 0).
+	// (bir.Expand: iteration k of a body k periods after iteration 0; a
+	// loop whose trip count is known only at run time at the schedule's
+	// assumed count, bir.RuntimeLoopWindow).
 	for _, f := range m.Funcs {
 		if bir.HasLoops(f) {
-			x, err := bir.Expand(m, bir.ExpandOptions{})
+			x, err := bir.Expand(m, bir.ExpandOptions{RuntimeTrips: bir.AnalysisTrips(bir.RuntimeLoopWindow)})
 			if err != nil {
 				return err
 			}
