@@ -116,3 +116,93 @@ func TestExpand_RunTimeTripCount(t *testing.T) {
 		t.Errorf("err %v: want the run-time trip count refused", err)
 	}
 }
+
+// runtimeSrc: a `while reg:` nest (a guard DynamicForLoop of trip c != 0
+// around a DoWhile on c) whose body waits on a count with an iteration
+// term over the DoWhile's axis, and a symbolic immediate over it in
+// variant "axis".
+const runtimeSrc = `module arch=trn2
+
+func @main {
+  reg $c
+  reg $g
+Block1:
+  init = RegisterMove on DVE 3 i32 -> $c i32
+  test = RegisterAlu on DVE $c i32, 0 i32 -> $g i32 {op="not_equal"}
+  guard = DynamicForLoop g in [0, 1) 0 i32, $g i32, 1 i32 {
+  Block_g:
+    loop_w = DoWhile w in [0, 1) $c i32 {
+    Block_w:
+      a = Halt on PE sync(waits=[[0, 1 + 2*w]])
+      dec = RegisterAlu on DVE $c i32, 1 i32 -> $c i32 {op="subtract"}
+    }
+  }
+}
+`
+
+// TestExpand_RuntimeTrips: a loop whose trip count is known only at run
+// time is expanded with the count RuntimeTrips gives; its axis is the
+// iteration index in the waits' terms; the guard's bound is proven 1; an
+// operand over the runtime axis is refused.
+func TestExpand_RuntimeTrips(t *testing.T) {
+	m, err := Parse("r.bir", []byte(runtimeSrc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.Main()
+	guard, _ := f.InstByName("guard")
+	w, _ := f.InstByName("loop_w")
+	if !f.IsRuntimeLoop(guard) || !f.IsRuntimeLoop(w) {
+		t.Fatalf("runtime loops: guard %v, while %v", f.IsRuntimeLoop(guard), f.IsRuntimeLoop(w))
+	}
+	if b, ok := f.RuntimeTripBound(guard); !ok || b != 1 {
+		t.Errorf("guard bound %d, %v: want 1", b, ok)
+	}
+	if _, ok := f.RuntimeTripBound(w); ok {
+		t.Errorf("a DoWhile has no bound")
+	}
+	if err := f.CheckRuntimeLoops(); err != nil {
+		t.Errorf("a DoWhile in a guard of one iteration: %v", err)
+	}
+	for _, n := range []int64{0, 1, 3} {
+		x, err := Expand(m, ExpandOptions{RuntimeTrips: AnalysisTrips(n)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := x.Func("main").F
+		var waits []int32
+		insts := 0
+		for _, i := range x.Func("main").Instances {
+			insts++
+			if ws := g.Sync.Waits(i); len(ws) > 0 {
+				waits = append(waits, ws[0].Value)
+			}
+		}
+		want := []int32{}
+		for k := range n {
+			want = append(want, int32(1+2*k))
+		}
+		if n == 0 {
+			want = nil
+		}
+		if !slices.Equal(waits, want) || insts != 2+2*int(n) {
+			t.Errorf("n=%d: %d instances, waits %v: want %d, %v", n, insts, waits, 2+2*n, want)
+		}
+	}
+	bad := strings.Replace(runtimeSrc, "Halt on PE sync", "RegisterMove on DVE symimm(w, []) i32 -> $g i32 sync", 1)
+	mb, err := Parse("r.bir", []byte(bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Expand(mb, ExpandOptions{RuntimeTrips: AnalysisTrips(2)}); err == nil || !strings.Contains(err.Error(), "names the axis w") {
+		t.Errorf("err %v: want the operand over the runtime axis refused", err)
+	}
+	nested := strings.Replace(runtimeSrc, "test = RegisterAlu on DVE $c i32, 0 i32 -> $g i32 {op=\"not_equal\"}", "test = RegisterMove on DVE 2 i32 -> $g i32", 1)
+	mn, err := Parse("r.bir", []byte(nested))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mn.Main().CheckRuntimeLoops(); err == nil || !strings.Contains(err.Error(), "more than one iteration") {
+		t.Errorf("err %v: want the DoWhile in a loop of unknown trip refused", err)
+	}
+}
