@@ -27,10 +27,7 @@ type apiCase struct {
 	ref    func(in map[string][]float32) map[string][]float32
 	tol    float64
 	check  func(t *testing.T, ops map[string]int)
-	// noPipeline: run the traced module only: the default pipeline keeps
-	// runtime loops (FullUnroll's level 1) yet its last stage claims
-	// "unrolled", which the verifier refuses, and the scheduler leaves a
-	// function with loops unscheduled.
+	// noPipeline: run the traced module only.
 	noPipeline bool
 }
 
@@ -340,7 +337,6 @@ var currentCases = []apiCase{
 				t.Errorf("want a DynamicForLoop for nl.dynamic_range and a guard DynamicForLoop around a DoWhile for while: %v", ops)
 			}
 		},
-		noPipeline: true,
 	},
 	{
 		name: "constants",
