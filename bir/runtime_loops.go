@@ -138,15 +138,6 @@ func AnalysisTrips(n int64) func(f *Function, loop InstID) (int64, bool) {
 	}
 }
 
-// RuntimeTripsOf returns the ExpandOptions.RuntimeTrips of recorded trip
-// counts: trips[function name][loop] (a run's, interp.Options.OnLoopTrips);
-// a runtime loop without a record (never entered) gets 0.
-func RuntimeTripsOf(trips map[string]map[InstID]int64) func(f *Function, loop InstID) (int64, bool) {
-	return func(f *Function, loop InstID) (int64, bool) {
-		return trips[f.Name][loop], true
-	}
-}
-
 // RuntimeLoopControlWriters returns the instructions that write a register
 // the control of runtime loop l, or of a runtime loop in its body, reads:
 // a DynamicForLoop's register bounds (read at entry), a DoWhile's

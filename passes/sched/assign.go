@@ -101,22 +101,23 @@ func assignRuntimeLoopEngines(f *bir.Function, model *arch.Model) (int64, error)
 		for _, e := range prefer {
 			can[e] = model.HasEngine(e)
 		}
-		why := map[bir.Engine]bir.InstID{}
+		// The engines each instruction allows, intersected in order; the
+		// first instruction that empties the intersection is named.
+		blocker, before := bir.NoInst, bir.NoInst
 		for _, i := range set {
 			in := f.Inst(i)
 			allowed := map[bir.Engine]bool{}
 			switch {
 			case in.Op.Info().Has(bir.FlagDMA):
-				switch {
-				case !arch.StaticDMADescriptors(f, i):
+				if !arch.StaticDMADescriptors(f, i) {
 					allowed[bir.EngPool] = true
 					if !model.HasEngine(bir.EngPool) {
 						allowed[bir.EngSP] = true
 					}
-				default: // static descriptors: the hardware DGE from Sync or Scalar, the software DGE from any (assign_hwdge_engine)
-					for _, e := range prefer {
-						allowed[e] = true
-					}
+					break
+				}
+				for _, e := range prefer { // static descriptors: the hardware DGE from Sync or Scalar, the software DGE from any (assign_hwdge_engine)
+					allowed[e] = true
 				}
 			case in.Engine != bir.EngUnassigned:
 				allowed[in.Engine] = true
@@ -126,22 +127,38 @@ func assignRuntimeLoopEngines(f *bir.Function, model *arch.Model) (int64, error)
 					allowed[e] = engs.Has(e)
 				}
 			}
+			left := false
 			for _, e := range prefer {
-				if can[e] && !allowed[e] {
-					can[e] = false
-					why[e] = i
-				}
+				left = left || can[e] && allowed[e]
+			}
+			if !left {
+				blocker = i
+				break
+			}
+			for _, e := range prefer {
+				can[e] = can[e] && allowed[e]
+			}
+			if in.Engine != bir.EngUnassigned || in.Op.Info().Has(bir.FlagDMA) {
+				before = i
 			}
 		}
 		eng := bir.EngUnassigned
 		for _, e := range prefer {
-			if can[e] {
+			if can[e] && blocker == bir.NoInst {
 				eng = e
 				break
 			}
 		}
 		if eng == bir.EngUnassigned {
-			return n, diag.Wrap(diag.LoopNotHandled, f.Errorf(l, "a %s whose trip count is known only at run time, whose body and control need more than one engine (%s cannot run on %s, ...): narwhal iterates a runtime loop on one engine, whose sequencer holds the trip count's registers (semantics.md §4.15); a body spread over several engines is not implemented", f.OpName(l), f.InstName(why[bir.EngDVE]), bir.EngDVE))
+			what := "no engine of " + model.Name + " runs it"
+			if blocker != bir.NoInst && before != bir.NoInst {
+				what = "it cannot run on the engine " + f.InstName(before) + " needs"
+			}
+			at := blocker
+			if at == bir.NoInst {
+				at = l
+			}
+			return n, diag.Wrap(diag.LoopNotHandled, f.Errorf(at, "in the body or the control of %s, a %s whose trip count is known only at run time: %s; narwhal iterates a runtime loop on one engine, whose sequencer holds the trip count's registers (semantics.md §4.15): a body spread over several engines is not implemented", f.InstName(l), f.OpName(l), what))
 		}
 		for _, i := range set {
 			in := f.Inst(i)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/internal/schedtest"
 	"github.com/narwhal-compiler/narwhal/interp"
 	"github.com/narwhal-compiler/narwhal/kernels"
@@ -202,6 +203,22 @@ func TestLoops_RuntimeTripCountOverflow(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestLoops_RuntimeLoopTwoEngines: a runtime loop whose body needs two
+// engines (instructions pinned on Vector and on GpSimd) is refused with
+// NW410 naming the instruction, never compiled.
+func TestLoops_RuntimeLoopTwoEngines(t *testing.T) {
+	src := strings.Replace(runtimeRepeatSrc, "  Block_r:\n", "  Block_r:\n    fill = Memset on Pool -> %xt[ap=[[64,128],[1,64]]] f32 {mode=\"Const\", constant=1.0}\n", 1)
+	m, err := bir.Parse("runtime.bir", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = pipeline.Table.Run(m, pass.Config{})
+	if err == nil || diag.CodeOf(err) != diag.LoopNotHandled || !strings.Contains(err.Error(), "instruction add") {
+		t.Fatalf("err %v: want %s naming add", err, diag.LoopNotHandled)
+	}
+	t.Log(err)
 }
 
 // TestLoops_RuntimeTripCount: a loop whose trip count is known only at
