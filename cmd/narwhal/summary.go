@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/narwhal-compiler/narwhal/bir"
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/pass"
@@ -65,6 +66,10 @@ func compileSummary(rep *pass.Report, insts int64) string {
 		}
 		if y := ranResult(rep, "alloc_semaphores"); y != nil && y.Counter("makespan_sync_ns") > 0 {
 			fmt.Fprintf(&sb, "; %s with semaphore latency (waits %d, carriers %d)", us(y.Counter("makespan_sync_ns")), y.Counter("wait_commands"), y.Counter("carriers"))
+		}
+		if n := s.Counter("runtime_loops"); n > 0 {
+			// The figures need a trip count the compiler does not know.
+			fmt.Fprintf(&sb, "; %d loops whose trip count T is known only at run time: the figures assume T = %d (1 for a while guard); --report gives each one's per-iteration figures and its total in T", n, bir.RuntimeLoopWindow)
 		}
 		sb.WriteString("\n")
 	}

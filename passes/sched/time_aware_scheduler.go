@@ -158,6 +158,11 @@ func runScheduler(ctx *pass.Context) error {
 			ctx.Function("")
 			ctx.Count("functions_with_loops", 1)
 			ctx.Count("loops_scheduled", int64(len(loops.Loops)))
+			for _, l := range loops.Loops {
+				if l.Runtime {
+					ctx.Count("runtime_loops", 1)
+				}
+			}
 			total += int64(rep.Insts)
 			ctx.AddReport(fmt.Sprintf("Schedule of function %s:", f.Name), rep.String()+loops.String())
 			if f == ctx.Module.Main() || len(ctx.Module.Funcs) == 1 {
