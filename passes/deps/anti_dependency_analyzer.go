@@ -32,7 +32,8 @@
 // its own space), keep-existing (false, the default: the dependencies are
 // recomputed from the accesses, replacing what the instructions had, so
 // the pass is idempotent; true: the input's dependencies stay as
-// constraints) and max-reduce-visits (the transitive reduction's search
+// constraints; mode=logical is refused on a function whose allocation
+// reuses bytes, reuse.go) and max-reduce-visits (the transitive reduction's search
 // bound).
 package deps
 
@@ -86,6 +87,11 @@ func runPass(ctx *pass.Context) error {
 	}
 	var total depgraph.Stats
 	err = ctx.ForEachFunction(func(f *bir.Function) error {
+		if opt.Mode == depgraph.Logical {
+			if err := refuseLogicalReuse(f, ctx.Arch.PSUMBankBytes); err != nil {
+				return err
+			}
+		}
 		if depgraph.HasLoops(f) {
 			lg, err := depgraph.AnalyzeLoops(f, opt)
 			if err != nil {

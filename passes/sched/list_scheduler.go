@@ -28,11 +28,13 @@ package sched
 // passes/alloc/pre_schedule.go, is where order meets memory). Narwhal had
 // the term, with a location's whole bytes charged to its first access,
 // and on a tiled kernel that made every tile's first load piece lose its
-// ties to the other pieces: the DDG list order alone was 1.20x the
-// optimum on the default tensor_add (53.726 us against 44.859 us) and
-// 1.32x on transpose2d (25.915 us against 19.616 us). Without it the DDG
-// list order alone reaches the bound on 15 of the 16 built-in kernels on
-// trn2 (docs/schedule.md's table).
+// ties to the other pieces: under the cost model of main at 8574241 (each
+// DMA on one queue), the DDG list order alone was 1.20x the optimum on the
+// default tensor_add (53.726 us against 44.859 us) and 1.32x on
+// transpose2d (25.915 us against 19.616 us). Without it, under today's
+// cost model, the DDG list order alone reaches the lower bound on 7 of
+// the 20 built-in kernels on trn2 and is within 1.13x of the kept
+// schedule on all (docs/schedule.md's table, scripts/schedule-table.sh).
 //
 // The ASAP list order (time_aware_scheduler's third order) uses the same
 // scheduler with another priority: the earliest possible start first

@@ -30,16 +30,17 @@ import (
 //     - the block's incoming order (the memory planner's pre-schedule),
 //     which keeps the program's tile interleaving where the list's
 //     critical-path priority sends every tile's loads ahead of the first
-//     tile's stores (softmax 1024x512 at unlimited memory: 32.896 us in
-//     the DDG list order, 29.398 us in the incoming order);
+//     tile's stores (softmax 1024x512 at unlimited memory: 19.725 us in
+//     the DDG list order, 17.423 us in the incoming order;
+//     TestSchedule_Orders);
 //     - the ASAP list order (list_scheduler.go: the same list scheduler,
 //     the earliest possible start first, then num_ready_succs, then
 //     program order), tried on functions up to MaxASAPInsts instructions
 //     ("auto"), so that larger ones pay two simulations, not three. It
-//     shortened matmul 512x512x1024 while the DDG list priority had a
-//     kill_bytes - def_bytes term and shortens none of the built-ins under
-//     this cost model since; it stays, at one simulation, for the
-//     schedules where the earliest start is the better guess.
+//     is the shortest of the three on the default macro_matmul (28.746
+//     us; the DDG list order 29.494 us) and on the bf16 matmul
+//     512x512x1024 on trn3 (31.957 us against 32.024 incoming and 32.987
+//     DDG list; TestSchedule_Orders).
 //     Departure from the seed: §6.1 and §6.4 describe one ready-list
 //     order ("a classic ready-list scheduler over a data-dependence
 //     graph", whose priority terms are "OBSERVED, the combination is
