@@ -254,3 +254,19 @@ func (r *argReader) reduceRes(v tracer.Value, rows int64) *lower.Access {
 func (r *argReader) reduceCmd(v tracer.Value, hasRes bool, def string) string {
 	return read(r, func() (string, error) { return reduceCmdOf(v, hasRes, def, r.what) })
 }
+
+// built is the end of a binding lowered with a bir.Builder call: emit
+// the instruction what, which reads and writes the accesses given, with
+// the kernel k for its operands.
+func built(st *state, what string, reads, writes []lower.Access, emit func(b *bir.Builder, k *lower.Kernel)) (tracer.Value, error) {
+	k := st.k
+	return tracer.None, convert(k.Build(what, reads, writes, func(b *bir.Builder) error {
+		emit(b, k)
+		return nil
+	}))
+}
+
+// float is tracer.AsFloat64: a Python number.
+func (r *argReader) float(th *tracer.Thread, v tracer.Value) float64 {
+	return read(r, func() (float64, error) { return tracer.AsFloat64(th, v) })
+}

@@ -444,15 +444,13 @@ func curTensorCopyPredicated(th *tracer.Thread, args []tracer.Value, kwargs []tr
 		return nil, nkiErrorf("%s: the predicate must be uint8, uint16 or uint32, not %s", what, p.Dtype)
 	}
 	reads = append(reads, p)
-	k := st.k
-	return tracer.None, convert(k.Build(what, reads, []lower.Access{d}, func(b *bir.Builder) error {
+	return built(st, what, reads, []lower.Access{d}, func(b *bir.Builder, k *lower.Kernel) {
 		so := bir.Imm(imm)
 		if srcOpd != nil {
 			so = k.Operand(*srcOpd)
 		}
 		b.TensorCopyPredicated(k.InstName("copy_predicated"), k.Operand(d), so, k.Operand(p), rev)
-		return nil
-	}))
+	})
 }
 
 // checkLockstep checks that a and dst occupy the same partitions count and
@@ -686,11 +684,9 @@ func curDMATranspose(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwa
 	if d.T.Mem != lower.SBUF || a.T.Mem == lower.PSUM {
 		return nil, nkiErrorf("%s reads HBM or SBUF and writes SBUF; have %s -> %s", what, a.T.Describe(), d.T.Describe())
 	}
-	k := st.k
-	return tracer.None, convert(k.Build(what, []lower.Access{a}, []lower.Access{d}, func(b *bir.Builder) error {
+	return built(st, what, []lower.Access{a}, []lower.Access{d}, func(b *bir.Builder, k *lower.Kernel) {
 		b.DMATranspose(k.InstName("dma_transpose"), k.Operand(d), k.Operand(a), rank)
-		return nil
-	}))
+	})
 }
 
 func curGetNCVersion(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {

@@ -40,11 +40,9 @@ func curMax8(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tra
 	if arg.err != nil {
 		return nil, arg.err
 	}
-	k := st.k
-	return tracer.None, convert(k.Build(what, []lower.Access{s}, []lower.Access{d}, func(b *bir.Builder) error {
+	return built(st, what, []lower.Access{s}, []lower.Access{d}, func(b *bir.Builder, k *lower.Kernel) {
 		b.Max8(k.InstName("max8"), k.Operand(d), k.Operand(s))
-		return nil
-	}))
+	})
 }
 
 func curFindIndex8(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
@@ -66,11 +64,9 @@ func curFindIndex8(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg
 	if d.Dtype != bir.Uint16 && d.Dtype != bir.Uint32 {
 		return nil, nkiErrorf("%s: dst holds indices, uint16 or uint32, not %s", what, d.Dtype)
 	}
-	k := st.k
-	return tracer.None, convert(k.Build(what, []lower.Access{a, v}, []lower.Access{d}, func(b *bir.Builder) error {
+	return built(st, what, []lower.Access{a, v}, []lower.Access{d}, func(b *bir.Builder, k *lower.Kernel) {
 		b.FindIndex8(k.InstName("find_index8"), k.Operand(d), k.Operand(a), k.Operand(v))
-		return nil
-	}))
+	})
 }
 
 func curMatchReplace8(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
@@ -106,15 +102,13 @@ func curMatchReplace8(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kw
 		idx = &ia
 		writes = append(writes, ia)
 	}
-	k := st.k
-	return tracer.None, convert(k.Build(what, []lower.Access{a, v}, writes, func(b *bir.Builder) error {
+	return built(st, what, []lower.Access{a, v}, writes, func(b *bir.Builder, k *lower.Kernel) {
 		var io bir.Operand
 		if idx != nil {
 			io = k.Operand(*idx)
 		}
 		b.MatchReplace8(k.InstName("match_replace8"), k.Operand(d), k.Operand(a), k.Operand(v), f, io)
-		return nil
-	}))
+	})
 }
 
 // scalarOpd is an operand documented "a scalar or a [P, 1] tile": an
@@ -237,17 +231,15 @@ func curActivationISA(th *tracer.Thread, what string, dst, op, data, bias, scale
 	if arg.err != nil {
 		return nil, arg.err
 	}
-	k := st.k
 	reads := append(append([]lower.Access{a}, b.reads()...), sc.reads()...)
 	writes := appendOpt([]lower.Access{d}, rr)
-	return tracer.None, convert(k.Build(what, reads, writes, func(bb *bir.Builder) error {
+	return built(st, what, reads, writes, func(bb *bir.Builder, k *lower.Kernel) {
 		sco := sc.operand(k)
 		if !sc.set {
 			sco = bir.Imm(1)
 		}
 		bb.ActivationISA(k.InstName("activation"), o.act, k.Operand(d), k.Operand(a), b.operand(k), sco, red, optOperand(k, rr), cmd)
-		return nil
-	}))
+	})
 }
 
 func curTensorScalarReduce(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
@@ -281,12 +273,10 @@ func curTensorScalarReduce(th *tracer.Thread, args []tracer.Value, kwargs []trac
 	if init.set != (cmd == "load_reduce") {
 		return nil, nkiErrorf("%s: reduce_init is given exactly with reduce_cmd=load_reduce", what)
 	}
-	k := st.k
 	reads := append(append([]lower.Access{a}, o0.reads()...), init.reads()...)
-	return tracer.None, convert(k.Build(what, reads, appendOpt([]lower.Access{d}, rr), func(b *bir.Builder) error {
+	return built(st, what, reads, appendOpt([]lower.Access{d}, rr), func(b *bir.Builder, k *lower.Kernel) {
 		b.TensorScalarReduce(k.InstName("tensor_scalar_reduce"), k.Operand(d), k.Operand(a), o0.operand(k), alu, rev0, red, optOperand(k, rr), cmd, init.operand(k))
-		return nil
-	}))
+	})
 }
 
 func curTensorScalarCumulative(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
@@ -320,12 +310,10 @@ func curTensorScalarCumulative(th *tracer.Thread, args []tracer.Value, kwargs []
 	if i1.set != (cmd == "load_reduce") {
 		return nil, nkiErrorf("%s: imm1 is given exactly with reduce_cmd=load_reduce (\"load_reduce: Initialize accumulator with imm1 value\")", what)
 	}
-	k := st.k
 	reads := append(append([]lower.Access{a}, i0.reads()...), i1.reads()...)
-	return tracer.None, convert(k.Build(what, reads, []lower.Access{d}, func(b *bir.Builder) error {
+	return built(st, what, reads, []lower.Access{d}, func(b *bir.Builder, k *lower.Kernel) {
 		b.TensorScalarCumulative(k.InstName("tensor_scalar_cumulative"), k.Operand(d), k.Operand(a), a0, i0.operand(k), a1, i1.operand(k), cmd, rev0)
-		return nil
-	}))
+	})
 }
 
 // fp32Min is FP32_MIN, range_select's fill ("Due to HW constraints, this
@@ -381,12 +369,10 @@ func curRangeSelect(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwar
 			return nil, nkiErrorf("%s: on_false_value must be FP32_MIN (-3.4028235e38: \"Due to HW constraints, this must be FP32_MIN FP32 bit pattern\"), not %s", what, tracer.Repr(falseV))
 		}
 	}
-	k := st.k
 	reads := append(append([]lower.Access{a}, bd0.reads()...), bd1.reads()...)
-	return tracer.None, convert(k.Build(what, reads, appendOpt([]lower.Access{d}, rr), func(b *bir.Builder) error {
+	return built(st, what, reads, appendOpt([]lower.Access{d}, rr), func(b *bir.Builder, k *lower.Kernel) {
 		b.RangeSelect(k.InstName("range_select"), k.Operand(d), k.Operand(a), cmps[0], cmps[1], bd0.operand(k), bd1.operand(k), cmd, optOperand(k, rr), red, start, fill)
-		return nil
-	}))
+	})
 }
 
 func curSelectReduce(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
@@ -414,12 +400,10 @@ func curSelectReduce(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwa
 	if arg.err != nil {
 		return nil, arg.err
 	}
-	k := st.k
 	reads := append([]lower.Access{a, p}, f.reads()...)
-	return tracer.None, convert(k.Build(what, reads, appendOpt([]lower.Access{d}, rr), func(b *bir.Builder) error {
+	return built(st, what, reads, appendOpt([]lower.Access{d}, rr), func(b *bir.Builder, k *lower.Kernel) {
 		b.SelectReduce(k.InstName("select_reduce"), k.Operand(d), k.Operand(p), k.Operand(a), f.operand(k), optOperand(k, rr), cmd, red, rev)
-		return nil
-	}))
+	})
 }
 
 func curExponential(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
@@ -448,12 +432,10 @@ func curExponential(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwar
 		}
 		init = f
 	}
-	k := st.k
 	reads := append([]lower.Access{a}, mv.reads()...)
-	return tracer.None, convert(k.Build(what, reads, appendOpt([]lower.Access{d}, rr), func(b *bir.Builder) error {
+	return built(st, what, reads, appendOpt([]lower.Access{d}, rr), func(b *bir.Builder, k *lower.Kernel) {
 		b.Exponential(k.InstName("exponential"), k.Operand(d), k.Operand(a), mv.operand(k), optOperand(k, rr), cmd, init)
-		return nil
-	}))
+	})
 }
 
 func curActivate2(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
@@ -512,12 +494,10 @@ func curActivate2(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg)
 	if arg.err != nil {
 		return nil, arg.err
 	}
-	k := st.k
 	reads := append(append([]lower.Access{a}, i0.reads()...), i1.reads()...)
-	return tracer.None, convert(k.Build(what, reads, appendOpt([]lower.Access{d}, rr), func(b *bir.Builder) error {
+	return built(st, what, reads, appendOpt([]lower.Access{d}, rr), func(b *bir.Builder, k *lower.Kernel) {
 		b.Activate2(k.InstName("activate2"), o.act, k.Operand(d), k.Operand(a), i0.operand(k), i1.operand(k), ops[0], ops[1], rp, rev0, rev1, red, optOperand(k, rr), cmd)
-		return nil
-	}))
+	})
 }
 
 func curLocalGather(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
@@ -550,11 +530,9 @@ func curLocalGather(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwar
 	if d.Dtype != s.Dtype {
 		return nil, nkiErrorf("%s preserves the source dtype (\"no data type casting is allowed\"): src %s, dst %s", what, s.Dtype, d.Dtype)
 	}
-	k := st.k
-	return tracer.None, convert(k.Build(what, []lower.Access{s, ix}, []lower.Access{d}, func(b *bir.Builder) error {
+	return built(st, what, []lower.Access{s, ix}, []lower.Access{d}, func(b *bir.Builder, k *lower.Kernel) {
 		b.LocalGather(k.InstName("local_gather"), k.Operand(d), k.Operand(s), k.Operand(ix), perIdx, valid)
-		return nil
-	}))
+	})
 }
 
 // simple3 builds an instruction of (dst, a, b) tiles with a Builder call.
@@ -572,11 +550,9 @@ func curNGather(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (
 	if arg.err != nil {
 		return nil, arg.err
 	}
-	k := st.k
-	return tracer.None, convert(k.Build(what, []lower.Access{a, ix}, []lower.Access{d}, func(b *bir.Builder) error {
+	return built(st, what, []lower.Access{a, ix}, []lower.Access{d}, func(b *bir.Builder, k *lower.Kernel) {
 		b.NGather(k.InstName("n_gather"), k.Operand(d), k.Operand(a), k.Operand(ix))
-		return nil
-	}))
+	})
 }
 
 func curStreamShuffle(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
@@ -607,11 +583,9 @@ func curStreamShuffle(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kw
 	if d.Dtype != s.Dtype || d.FreeElems() != s.FreeElems() {
 		return nil, nkiErrorf("%s: dst must have src's dtype and elements per partition (\"dst must have same data type as src\")", what)
 	}
-	k := st.k
-	return tracer.None, convert(k.Build(what, []lower.Access{s}, []lower.Access{d}, func(b *bir.Builder) error {
+	return built(st, what, []lower.Access{s}, []lower.Access{d}, func(b *bir.Builder, k *lower.Kernel) {
 		b.StreamShuffle(k.InstName("stream_shuffle"), k.Operand(d), k.Operand(s), mask)
-		return nil
-	}))
+	})
 }
 
 func curSequenceBounds(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
@@ -630,11 +604,9 @@ func curSequenceBounds(th *tracer.Thread, args []tracer.Value, kwargs []tracer.K
 	if s.Partitions() != 1 || d.Partitions() != 1 || d.FreeElems() != 2*s.FreeElems() {
 		return nil, nkiErrorf("%s: segment_ids is [1, n] and dst [1, 2, n] (\"The partition dimension must always be 1\"), have %s and %s", what, shapeText(s.Shape()), shapeText(d.Shape()))
 	}
-	k := st.k
-	return tracer.None, convert(k.Build(what, []lower.Access{s}, []lower.Access{d}, func(b *bir.Builder) error {
+	return built(st, what, []lower.Access{s}, []lower.Access{d}, func(b *bir.Builder, k *lower.Kernel) {
 		b.SequenceBounds(k.InstName("sequence_bounds"), k.Operand(d), k.Operand(s))
-		return nil
-	}))
+	})
 }
 
 func curNonzeroWithCount(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
@@ -655,11 +627,9 @@ func curNonzeroWithCount(th *tracer.Thread, args []tracer.Value, kwargs []tracer
 	if d.Partitions() != s.Partitions() || d.FreeElems() != s.FreeElems()+1 {
 		return nil, nkiErrorf("%s: dst is [P, T + 1] for src [P, T], have %s and %s", what, shapeText(d.Shape()), shapeText(s.Shape()))
 	}
-	k := st.k
-	return tracer.None, convert(k.Build(what, []lower.Access{s}, []lower.Access{d}, func(b *bir.Builder) error {
+	return built(st, what, []lower.Access{s}, []lower.Access{d}, func(b *bir.Builder, k *lower.Kernel) {
 		b.NonzeroWithCount(k.InstName("nonzero_with_count"), k.Operand(d), k.Operand(s), off, pad)
-		return nil
-	}))
+	})
 }
 
 func init() {

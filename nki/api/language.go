@@ -361,15 +361,12 @@ func nlStore(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tra
 	st := arg.state(th)
 	d, dm := arg.anyTile(dst, "dst")
 	msk := arg.mask(mask)
+	if _, _, ok := number(value); ok {
+		arg.fail(notSupportedf("nl.store of a number: fill a tile (nl.full) and store it"))
+	}
+	v, vm := arg.anyTile(value, "value")
 	if arg.err != nil {
 		return nil, arg.err
-	}
-	if _, _, ok := number(value); ok {
-		return nil, notSupportedf("nl.store of a number: fill a tile (nl.full) and store it")
-	}
-	v, vm, err := tileOf(value, "nl.store", "value")
-	if err != nil {
-		return nil, err
 	}
 	return tracer.None, convert(st.k.Store(d, v, mergeMasks(msk, dm, vm)))
 }
@@ -808,24 +805,18 @@ func nlWhere(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tra
 	c, _ := arg.onChip(cond, "condition")
 	a, _ := arg.onChip(x, "x")
 	msk := arg.mask(mask)
-	if arg.err != nil {
-		return nil, arg.err
-	}
 	var yo lower.Opd
 	def := a.Dtype
 	if f, _, ok := number(y); ok {
 		yo = lower.ImmOpd(f)
 	} else {
-		b, _, err := onChipOf(y, "nl.where", "y")
-		if err != nil {
-			return nil, err
-		}
+		b, _ := arg.onChip(y, "y")
 		yo = lower.AccOpd(b)
 		def = lower.Promote(a.Dtype, b.Dtype)
 	}
-	dt, err := optDtype(dtype, def)
-	if err != nil {
-		return nil, err
+	dt := arg.optDtype(dtype, def)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	out, err := st.k.Where(c, a, yo, dt, msk)
 	if err != nil {
@@ -1070,23 +1061,13 @@ func nlSoftmax(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (t
 	a, m := arg.onChip(x, "x")
 	axes := arg.axes(th, axis)
 	msk := arg.mask(mask)
+	dt := arg.optDtype(dtype, a.Dtype)
 	if arg.err != nil {
 		return nil, arg.err
 	}
 	msk = mergeMasks(msk, m)
-	dt, err := optDtype(dtype, a.Dtype)
-	if err != nil {
-		return nil, err
-	}
 	k := st.k
-	step := func(r *lower.Result, err error) (lower.Access, error) {
-		if err != nil {
-			return lower.Access{}, convert(err)
-		}
-		a, err := r.Access()
-		return a, convert(err)
-	}
-	mx, err := step(k.Reduce("nl.softmax", "max", a, axes, true, true, bir.EngDVE, bir.Float32, msk))
+	mx, err := resultTile(k.Reduce("nl.softmax", "max", a, axes, true, true, bir.EngDVE, bir.Float32, msk))
 	if err != nil {
 		return nil, err
 	}
@@ -1094,11 +1075,11 @@ func nlSoftmax(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (t
 		return nil, notSupportedf("nl.softmax over axis %v of a tile of shape %s: narwhal reduces to one value per partition (the last free axes)", axes, shapeText(a.Shape()))
 	}
 	// negate=True gives -max, the Activation's bias.
-	e, err := step(k.Activation("nl.softmax", "Exp", a, &mx, lower.Const(1), bir.Float32, msk))
+	e, err := resultTile(k.Activation("nl.softmax", "Exp", a, &mx, lower.Const(1), bir.Float32, msk))
 	if err != nil {
 		return nil, err
 	}
-	sum, err := step(k.Reduce("nl.softmax", "add", e, axes, true, false, bir.EngDVE, bir.Float32, msk))
+	sum, err := resultTile(k.Reduce("nl.softmax", "add", e, axes, true, false, bir.EngDVE, bir.Float32, msk))
 	if err != nil {
 		return nil, err
 	}
@@ -1122,54 +1103,35 @@ func nlRMSNorm(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (t
 	st := arg.state(th)
 	a, m := arg.onChip(x, "x")
 	axes := arg.axes(th, axis)
+	count := arg.float(th, n)
+	epsilon := arg.float(th, eps)
+	msk := arg.mask(mask)
+	dt := arg.optDtype(dtype, a.Dtype)
 	if arg.err != nil {
 		return nil, arg.err
 	}
-	count, err := tracer.AsFloat64(th, n)
-	if err != nil {
-		return nil, err
-	}
-	epsilon, err := tracer.AsFloat64(th, eps)
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
-	}
 	msk = mergeMasks(msk, m)
-	dt, err := optDtype(dtype, a.Dtype)
-	if err != nil {
-		return nil, err
-	}
 	k := st.k
-	step := func(r *lower.Result, err error) (lower.Access, error) {
-		if err != nil {
-			return lower.Access{}, convert(err)
-		}
-		a, err := r.Access()
-		return a, convert(err)
-	}
-	sq, err := step(k.Activation("nl.rms_norm", "Square", a, nil, lower.Const(1), bir.Float32, msk))
+	sq, err := resultTile(k.Activation("nl.rms_norm", "Square", a, nil, lower.Const(1), bir.Float32, msk))
 	if err != nil {
 		return nil, err
 	}
-	ss, err := step(k.Reduce("nl.rms_norm", "add", sq, axes, true, false, bir.EngDVE, bir.Float32, msk))
+	ss, err := resultTile(k.Reduce("nl.rms_norm", "add", sq, axes, true, false, bir.EngDVE, bir.Float32, msk))
 	if err != nil {
 		return nil, err
 	}
 	if ss.FreeElems() != 1 {
 		return nil, notSupportedf("nl.rms_norm over axis %v of a tile of shape %s: narwhal reduces to one value per partition (the last free axes)", axes, shapeText(a.Shape()))
 	}
-	ms, err := step(k.TensorScalar("nl.rms_norm", ss, "mult", lower.Const(1/count), false, "add", lower.Const(epsilon), false, bir.EngDVE, bir.Float32, lower.Mask{}))
+	ms, err := resultTile(k.TensorScalar("nl.rms_norm", ss, "mult", lower.Const(1/count), false, "add", lower.Const(epsilon), false, bir.EngDVE, bir.Float32, lower.Mask{}))
 	if err != nil {
 		return nil, err
 	}
-	rs, err := step(k.Activation("nl.rms_norm", "Rsqrt", ms, nil, lower.Const(1), bir.Float32, lower.Mask{}))
+	rs, err := resultTile(k.Activation("nl.rms_norm", "Rsqrt", ms, nil, lower.Const(1), bir.Float32, lower.Mask{}))
 	if err != nil {
 		return nil, err
 	}
-	y, err := step(k.TensorScalar("nl.rms_norm", a, "mult", lower.Scalar{Tile: &rs}, false, "", lower.NoScalar, false, bir.EngDVE, bir.Float32, msk))
+	y, err := resultTile(k.TensorScalar("nl.rms_norm", a, "mult", lower.Scalar{Tile: &rs}, false, "", lower.NoScalar, false, bir.EngDVE, bir.Float32, msk))
 	if err != nil {
 		return nil, err
 	}

@@ -31,7 +31,11 @@ type seq struct {
 	mask lower.Mask
 }
 
-func (s *seq) tile(r *lower.Result, err error) (lower.Access, error) {
+func (s *seq) tile(r *lower.Result, err error) (lower.Access, error) { return resultTile(r, err) }
+
+// resultTile is the tile of a lowering's result r (or its error,
+// converted).
+func resultTile(r *lower.Result, err error) (lower.Access, error) {
 	if err != nil {
 		return lower.Access{}, convert(err)
 	}
