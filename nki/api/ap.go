@@ -49,7 +49,7 @@ func (v *Tensor) apView(th *tracer.Thread, args []tracer.Value, kwargs []tracer.
 	const what = ".ap()"
 	var pattern, offV, scalarV, vectorV, dtV tracer.Value
 	var dim int64
-	if err := isaUnpack(what, args, kwargs, "pattern", &pattern, "offset?", &offV, "scalar_offset?", &scalarV,
+	if err := unpack(what, args, kwargs, "pattern", &pattern, "offset?", &offV, "scalar_offset?", &scalarV,
 		"vector_offset?", &vectorV, "indirect_dim?", &dim, "dtype?", &dtV); err != nil {
 		return nil, err
 	}
@@ -189,7 +189,7 @@ func dmaArg(v tracer.Value, what, param string) (lower.Access, *indirect, error)
 func curDMACopy(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.dma_copy"
 	var dst, src, rmw, oob, dge, uniq, eng, name tracer.Value
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "src", &src, "dst_rmw_op?", &rmw, "oob_mode?", &oob, "dge_mode?", &dge,
+	if err := unpack(what, args, kwargs, "dst", &dst, "src", &src, "dst_rmw_op?", &rmw, "oob_mode?", &oob, "dge_mode?", &dge,
 		"unique_indices?", &uniq, "engine?", &eng, "name?", &name); err != nil {
 		return nil, err
 	}
@@ -278,7 +278,7 @@ func curDMACompute(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg
 	// reduce_op, scales=None, unique_indices=True). A positional third
 	// argument is read by its type (a list of scales, or an operator).
 	var dst, srcs, a3, a4, scalesK, reduceK, uniq, name tracer.Value
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "srcs", &srcs, "_3?", &a3, "_4?", &a4, "scales?", &scalesK,
+	if err := unpack(what, args, kwargs, "dst", &dst, "srcs", &srcs, "_3?", &a3, "_4?", &a4, "scales?", &scalesK,
 		"reduce_op?", &reduceK, "unique_indices?", &uniq, "name?", &name); err != nil {
 		return nil, err
 	}

@@ -69,7 +69,7 @@ func collective(name string, extra ...string) builtinFn {
 			pairs = append(pairs, e, &vals[i])
 		}
 		pairs = append(pairs, "priority?", &prio, "name?", &nm)
-		if err := isaUnpack(what, args, kwargs, pairs...); err != nil {
+		if err := unpack(what, args, kwargs, pairs...); err != nil {
 			return nil, err
 		}
 		for i, e := range extra {

@@ -86,35 +86,22 @@ func curNcMatmul(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) 
 	const what = "nisa.nc_matmul"
 	var dst, stat, mov, tpos, tsize, flag, acc, perf, name tracer.Value
 	var sOne, mOne, isT bool
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "stationary", &stat, "moving", &mov, "is_stationary_onezero?", &sOne,
+	if err := unpack(what, args, kwargs, "dst", &dst, "stationary", &stat, "moving", &mov, "is_stationary_onezero?", &sOne,
 		"is_moving_onezero?", &mOne, "is_transpose?", &isT, "tile_position?", &tpos, "tile_size?", &tsize,
 		"psum_accumulate_flag?", &flag, "accumulate?", &acc, "perf_mode?", &perf, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	if s, ok := perf.(tracer.String); !isNone(perf) && (!ok || s != "none") {
+		arg.fail(notSupportedf("%s(perf_mode=%s): the FP8 double-row mode is not modelled", what, tracer.Repr(perf)))
 	}
-	if !isNone(perf) {
-		if s, ok := perf.(tracer.String); !ok || s != "none" {
-			return nil, notSupportedf("%s(perf_mode=%s): the FP8 double-row mode is not modelled", what, tracer.Repr(perf))
-		}
+	d := arg.dst(dst)
+	if arg.ok() && d.T.Mem != lower.PSUM {
+		arg.fail(nkiErrorf("%s writes PSUM (\"dst tile must be a PSUM tile\"); %s is in %s", what, d.T.Describe(), d.T.Mem))
 	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	if d.T.Mem != lower.PSUM {
-		return nil, nkiErrorf("%s writes PSUM (\"dst tile must be a PSUM tile\"); %s is in %s", what, d.T.Describe(), d.T.Mem)
-	}
-	a, err := curTile(stat, what, "stationary")
-	if err != nil {
-		return nil, err
-	}
-	b, err := curTile(mov, what, "moving")
-	if err != nil {
-		return nil, err
-	}
+	a := arg.tile(stat, "stationary")
+	b := arg.tile(mov, "moving")
 	// accumulate=None (NKI 0.3's default, NKI 0.2's behaviour): "the
 	// first write to a PSUM location overwrites, and subsequent writes
 	// accumulate" -- the accumulation group of the PSUM region (lower's
@@ -127,14 +114,13 @@ func curNcMatmul(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) 
 		overwrite = !bool(v)
 	case nil, tracer.NoneType:
 		if !isNone(flag) {
-			n, err := tracer.AsInt64(th, flag)
-			if err != nil {
-				return nil, err
-			}
-			overwrite = n&1 != 0
+			overwrite = arg.int(th, flag)&1 != 0
 		}
 	default:
-		return nil, typeErrorf("%s: accumulate= takes True, False or None, not %s", what, acc.Type())
+		arg.fail(typeErrorf("%s: accumulate= takes True, False or None, not %s", what, acc.Type()))
+	}
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	r, err := st.k.Matmul(what, a, b, lower.Mask{})
 	if err != nil {
@@ -152,50 +138,40 @@ func curNcMatmul(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) 
 func curNcTranspose(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.nc_transpose"
 	var dst, data, engine, name tracer.Value
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "data", &data, "engine?", &engine, "name?", &name); err != nil {
+	if err := unpack(what, args, kwargs, "dst", &dst, "data", &data, "engine?", &engine, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	a, err := curTile(data, what, "data")
-	if err != nil {
-		return nil, err
-	}
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	a := arg.tile(data, "data")
 	// engine unknown: "the best engine will be selected for the given
 	// input tile shape" -- narwhal: the Tensor engine when dst is in PSUM
 	// (where it writes), else the Vector engine.
 	def := bir.EngDVE
-	if d.T.Mem == lower.PSUM {
+	if arg.ok() && d.T.Mem == lower.PSUM {
 		def = bir.EngPE
 	}
-	eng, err := engineArg(engine, def, what, bir.EngPE, bir.EngDVE)
-	if err != nil {
-		return nil, err
+	eng := arg.engine(engine, def, bir.EngPE, bir.EngDVE)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	r, err := st.k.Transpose(what, a, eng, lower.Mask{})
-	if err != nil {
-		return nil, convert(err)
-	}
-	return write(r, d, what)
+	return written(r, err, d, what)
 }
 
 func curActivation(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.activation"
 	var dst, op, data, bias, reduceOp, reduceRes, reduceCmd, name tracer.Value
 	var scale tracer.Value = tracer.Float(1)
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "op", &op, "data", &data, "bias?", &bias, "scale?", &scale,
+	if err := unpack(what, args, kwargs, "dst", &dst, "op", &op, "data", &data, "bias?", &bias, "scale?", &scale,
 		"reduce_op?", &reduceOp, "reduce_res?", &reduceRes, "reduce_cmd?", &reduceCmd, "name?", &name); err != nil {
 		return nil, err
 	}
-	cmd, err := enumArg(reduceCmd, enumReduceCmd, "idle", what, "reduce_cmd")
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	cmd := arg.enum(reduceCmd, enumReduceCmd, "idle", "reduce_cmd")
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	_, _, constBias := number(bias)
 	if cmd != "idle" || !isNone(reduceRes) || constBias {
@@ -203,46 +179,24 @@ func curActivation(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg
 		// immediate bias (NeuronCore-v3 and later).
 		return curActivationISA(th, what, dst, op, data, bias, scale, reduceOp, reduceRes, reduceCmd)
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
+	st := arg.state(th)
+	act := arg.act(op, " (nl.exp, nl.tanh, nl.gelu, ...)")
+	d := arg.dst(dst)
+	a := arg.tile(data, "data")
+	b := arg.optTile(bias, "bias")
+	sc := arg.scalar(scale, "scale")
+	if arg.err != nil {
+		return nil, arg.err
 	}
-	o, ok := op.(*Op)
-	if !ok || o.act == "" {
-		return nil, nkiErrorf("%s: op=%s is not an activation function (nl.exp, nl.tanh, nl.gelu, ...)", what, tracer.Repr(op))
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	a, err := curTile(data, what, "data")
-	if err != nil {
-		return nil, err
-	}
-	var b *lower.Access
-	if !isNone(bias) {
-		ba, err := curTile(bias, what, "bias")
-		if err != nil {
-			return nil, err
-		}
-		b = &ba
-	}
-	sc, err := scalarOf(scale, what, "scale")
-	if err != nil {
-		return nil, err
-	}
-	r, err := st.k.Activation(what, o.act, a, b, sc, d.Dtype, lower.Mask{})
-	if err != nil {
-		return nil, convert(err)
-	}
-	return write(r, d, what)
+	r, err := st.k.Activation(what, act, a, b, sc, d.Dtype, lower.Mask{})
+	return written(r, err, d, what)
 }
 
 func curActivationReduce(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.activation_reduce"
 	var dst, op, data, reduceOp, reduceRes, bias, name tracer.Value
 	var scale tracer.Value = tracer.Float(1)
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "op", &op, "data", &data, "reduce_op", &reduceOp, "reduce_res", &reduceRes,
+	if err := unpack(what, args, kwargs, "dst", &dst, "op", &op, "data", &data, "reduce_op", &reduceOp, "reduce_res", &reduceRes,
 		"bias?", &bias, "scale?", &scale, "name?", &name); err != nil {
 		return nil, err
 	}
@@ -254,49 +208,28 @@ func curActivationReduce(th *tracer.Thread, args []tracer.Value, kwargs []tracer
 // calling nisa.activation with reduce_cmd=nisa.reduce_cmd.reset_reduce and
 // passing in reduce_res").
 func activationReduce(th *tracer.Thread, what string, dst, op, data, reduceOp, reduceRes, bias, scale tracer.Value) (tracer.Value, error) {
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	o, ok := op.(*Op)
-	if !ok || o.act == "" {
-		return nil, nkiErrorf("%s: op=%s is not an activation function", what, tracer.Repr(op))
-	}
-	red, err := opArg(reduceOp, what)
-	if err != nil {
-		return nil, err
-	}
+	arg := newArgs(what)
+	st := arg.state(th)
+	act := arg.act(op, "")
+	red := arg.alu(reduceOp)
 	if isNone(reduceOp) {
 		red = "add"
 	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
+	d := arg.dst(dst)
+	a := arg.tile(data, "data")
+	rr := arg.dst(reduceRes)
+	if _, _, isNum := number(bias); isNum {
+		arg.fail(notSupportedf("%s with a constant bias: narwhal takes a [P, 1] bias tile", what))
 	}
-	a, err := curTile(data, what, "data")
-	if err != nil {
-		return nil, err
-	}
-	rr, err := onChipDst(reduceRes, what)
-	if err != nil {
-		return nil, err
-	}
-	var b *lower.Access
-	if !isNone(bias) {
-		if _, _, isNum := number(bias); isNum {
-			return nil, notSupportedf("%s with a constant bias: narwhal takes a [P, 1] bias tile", what)
-		}
-		ba, err := curTile(bias, what, "bias")
-		if err != nil {
-			return nil, err
-		}
-		b = &ba
-	}
+	b := arg.optTile(bias, "bias")
 	sc, _, ok := number(scale)
 	if !ok {
-		return nil, notSupportedf("%s with a tile scale: narwhal takes a constant scale here", what)
+		arg.fail(notSupportedf("%s with a tile scale: narwhal takes a constant scale here", what))
 	}
-	if _, err := st.k.ActivationReduce(o.act, a, b, sc, red, rr, d.Dtype, lower.Mask{}, &d); err != nil {
+	if arg.err != nil {
+		return nil, arg.err
+	}
+	if _, err := st.k.ActivationReduce(act, a, b, sc, red, rr, d.Dtype, lower.Mask{}, &d); err != nil {
 		return nil, convert(err)
 	}
 	return tracer.None, nil
@@ -304,322 +237,198 @@ func activationReduce(th *tracer.Thread, what string, dst, op, data, reduceOp, r
 
 // ttEngine is tensor_tensor's engine: Vector, or GpSimd for power (the
 // reference) or engine=gpsimd.
-func ttEngine(engine tracer.Value, alu, what string) (bir.Engine, error) {
+func (r *argReader) ttEngine(engine tracer.Value, alu string) bir.Engine {
 	def := bir.EngDVE
 	if alu == "pow" {
 		def = bir.EngPool
 	}
-	return engineArg(engine, def, what, bir.EngDVE, bir.EngPool)
+	return r.engine(engine, def, bir.EngDVE, bir.EngPool)
 }
 
 func curTensorTensor(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.tensor_tensor"
 	var dst, d1, d2, op, engine, name tracer.Value
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "data1", &d1, "data2", &d2, "op", &op, "engine?", &engine, "name?", &name); err != nil {
+	if err := unpack(what, args, kwargs, "dst", &dst, "data1", &d1, "data2", &d2, "op", &op, "engine?", &engine, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	alu, err := opArg(op, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	a, err := curTile(d1, what, "data1")
-	if err != nil {
-		return nil, err
-	}
-	b, err := curTile(d2, what, "data2")
-	if err != nil {
-		return nil, err
-	}
-	eng, err := ttEngine(engine, alu, what)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	alu := arg.alu(op)
+	d := arg.dst(dst)
+	a := arg.tile(d1, "data1")
+	b := arg.tile(d2, "data2")
+	eng := arg.ttEngine(engine, alu)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	r, err := st.k.TensorTensor(what, alu, a, b, eng, d.Dtype, lower.Mask{})
-	if err != nil {
-		return nil, convert(err)
-	}
-	return write(r, d, what)
+	return written(r, err, d, what)
 }
 
 func curTensorScalar(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.tensor_scalar"
 	var dst, data, op0, operand0, op1, operand1, engine, name tracer.Value
 	var rev0, rev1 bool
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "data", &data, "op0", &op0, "operand0", &operand0, "reverse0?", &rev0,
+	if err := unpack(what, args, kwargs, "dst", &dst, "data", &data, "op0", &op0, "operand0", &operand0, "reverse0?", &rev0,
 		"op1?", &op1, "operand1?", &operand1, "reverse1?", &rev1, "engine?", &engine, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	a, err := curTile(data, what, "data")
-	if err != nil {
-		return nil, err
-	}
-	alu0, err := opArg(op0, what)
-	if err != nil {
-		return nil, err
-	}
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	a := arg.tile(data, "data")
+	alu0 := arg.alu(op0)
 	alu1 := ""
 	if !isNone(op1) {
-		if alu1, err = opArg(op1, what); err != nil {
-			return nil, err
-		}
+		alu1 = arg.alu(op1)
 	}
-	s0, err := scalarOf(operand0, what, "operand0")
-	if err != nil {
-		return nil, err
-	}
+	s0 := arg.scalar(operand0, "operand0")
 	s1 := lower.NoScalar
 	if alu1 != "" {
-		if s1, err = scalarOf(operand1, what, "operand1"); err != nil {
-			return nil, err
-		}
+		s1 = arg.scalar(operand1, "operand1")
 	}
-	eng, err := engineArg(engine, bir.EngDVE, what, bir.EngDVE, bir.EngAct)
-	if err != nil {
-		return nil, err
+	eng := arg.engine(engine, bir.EngDVE, bir.EngDVE, bir.EngAct)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	if eng == bir.EngAct && !(alu0 == "mult" && (alu1 == "" || alu1 == "add") || alu0 == "add" && alu1 == "") {
 		return nil, nkiErrorf("%s on the Scalar engine supports op0=multiply with op1=add or None, and op0=add with op1=None; have %s, %s", what, alu0, alu1)
 	}
 	r, err := st.k.TensorScalar(what, a, alu0, s0, rev0, alu1, s1, rev1, eng, d.Dtype, lower.Mask{})
-	if err != nil {
-		return nil, convert(err)
-	}
-	return write(r, d, what)
+	return written(r, err, d, what)
 }
 
 func curTensorReduce(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.tensor_reduce"
 	var dst, op, data, axis, name tracer.Value
 	var negate, keepdims bool
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "op", &op, "data", &data, "axis", &axis, "negate?", &negate,
+	if err := unpack(what, args, kwargs, "dst", &dst, "op", &op, "data", &data, "axis", &axis, "negate?", &negate,
 		"keepdims?", &keepdims, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	alu, err := opArg(op, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	a, err := curTile(data, what, "data")
-	if err != nil {
-		return nil, err
-	}
-	axes, err := axesOf(th, axis)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	alu := arg.alu(op)
+	d := arg.dst(dst)
+	a := arg.tile(data, "data")
+	axes := arg.axes(th, axis)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	r, err := st.k.Reduce(what, alu, a, axes, keepdims, negate, bir.EngDVE, d.Dtype, lower.Mask{})
-	if err != nil {
-		return nil, convert(err)
-	}
-	return write(r, d, what)
+	return written(r, err, d, what)
 }
 
 func curTensorPartitionReduce(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.tensor_partition_reduce"
 	var dst, op, data, name tracer.Value
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "op", &op, "data", &data, "name?", &name); err != nil {
+	if err := unpack(what, args, kwargs, "dst", &dst, "op", &op, "data", &data, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	alu, err := opArg(op, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	a, err := curTile(data, what, "data")
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	alu := arg.alu(op)
+	d := arg.dst(dst)
+	a := arg.tile(data, "data")
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	r, err := st.k.TensorPartitionReduce(alu, a, d.Dtype, lower.Mask{})
-	if err != nil {
-		return nil, convert(err)
-	}
-	return write(r, d, what)
+	return written(r, err, d, what)
 }
 
 func curTensorTensorScan(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.tensor_tensor_scan"
 	var dst, d0, d1, initial, op0, op1, name tracer.Value
 	var rev0, rev1 bool
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "data0", &d0, "data1", &d1, "initial", &initial, "op0", &op0, "op1", &op1,
+	if err := unpack(what, args, kwargs, "dst", &dst, "data0", &d0, "data1", &d1, "initial", &initial, "op0", &op0, "op1", &op1,
 		"reverse0?", &rev0, "reverse1?", &rev1, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	a, err := curTile(d0, what, "data0")
-	if err != nil {
-		return nil, err
-	}
-	b, err := curTile(d1, what, "data1")
-	if err != nil {
-		return nil, err
-	}
-	init, err := scalarOf(initial, what, "initial")
-	if err != nil {
-		return nil, err
-	}
-	a0, err := opArg(op0, what)
-	if err != nil {
-		return nil, err
-	}
-	a1, err := opArg(op1, what)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	a := arg.tile(d0, "data0")
+	b := arg.tile(d1, "data1")
+	init := arg.scalar(initial, "initial")
+	a0 := arg.alu(op0)
+	a1 := arg.alu(op1)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	r, err := st.k.TensorTensorScan(a, b, init, a0, a1, rev0, rev1, d.Dtype, lower.Mask{})
-	if err != nil {
-		return nil, convert(err)
-	}
-	return write(r, d, what)
+	return written(r, err, d, what)
 }
 
 func curScalarTensorTensor(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.scalar_tensor_tensor"
 	var dst, data, op0, operand0, op1, operand1, name tracer.Value
 	var rev0, rev1 bool
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "data", &data, "op0", &op0, "operand0", &operand0, "op1", &op1, "operand1", &operand1,
+	if err := unpack(what, args, kwargs, "dst", &dst, "data", &data, "op0", &op0, "operand0", &operand0, "op1", &op1, "operand1", &operand1,
 		"reverse0?", &rev0, "reverse1?", &rev1, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	a, err := curTile(data, what, "data")
-	if err != nil {
-		return nil, err
-	}
-	s0, err := scalarOf(operand0, what, "operand0")
-	if err != nil {
-		return nil, err
-	}
-	o1, err := curTile(operand1, what, "operand1")
-	if err != nil {
-		return nil, err
-	}
-	a0, err := opArg(op0, what)
-	if err != nil {
-		return nil, err
-	}
-	a1, err := opArg(op1, what)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	a := arg.tile(data, "data")
+	s0 := arg.scalar(operand0, "operand0")
+	o1 := arg.tile(operand1, "operand1")
+	a0 := arg.alu(op0)
+	a1 := arg.alu(op1)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	r, err := st.k.ScalarTensorTensor(a, a0, s0, rev0, a1, o1, rev1, d.Dtype, lower.Mask{})
-	if err != nil {
-		return nil, convert(err)
-	}
-	return write(r, d, what)
+	return written(r, err, d, what)
 }
 
 func curTensorCopy(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.tensor_copy"
 	var dst, src, engine, name tracer.Value
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "src", &src, "engine?", &engine, "name?", &name); err != nil {
+	if err := unpack(what, args, kwargs, "dst", &dst, "src", &src, "engine?", &engine, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	a, err := curTile(src, what, "src")
-	if err != nil {
-		return nil, err
-	}
-	eng, err := engineArg(engine, bir.EngDVE, what, bir.EngDVE, bir.EngAct, bir.EngPool)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	a := arg.tile(src, "src")
+	eng := arg.engine(engine, bir.EngDVE, bir.EngDVE, bir.EngAct, bir.EngPool)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	if eng == bir.EngPool && d.T.Mem == lower.PSUM {
 		return nil, nkiErrorf("%s on the GpSimd engine cannot write PSUM (%s)", what, d.T.Describe())
 	}
 	r, err := st.k.Copy(a, eng, d.Dtype, lower.Mask{})
-	if err != nil {
-		return nil, convert(err)
-	}
-	return write(r, d, what)
+	return written(r, err, d, what)
 }
 
 func curTensorCopyPredicated(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.tensor_copy_predicated"
 	var dst, src, pred, name tracer.Value
 	var rev bool
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "src", &src, "predicate", &pred, "reverse_pred?", &rev, "name?", &name); err != nil {
+	if err := unpack(what, args, kwargs, "dst", &dst, "src", &src, "predicate", &pred, "reverse_pred?", &rev, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	p, err := curTile(pred, what, "predicate")
-	if err != nil {
-		return nil, err
-	}
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	p := arg.tile(pred, "predicate")
 	var reads []lower.Access
 	var srcOpd *lower.Access
 	imm, _, isNum := number(src)
 	if !isNum {
-		s, err := curTile(src, what, "src")
-		if err != nil {
-			return nil, err
-		}
-		if s.Dtype != d.Dtype {
-			return nil, nkiErrorf("%s: src and dst must share one dtype (\"src and dst must share the same data type\"); have %s and %s", what, s.Dtype, d.Dtype)
+		s := arg.tile(src, "src")
+		if arg.ok() && s.Dtype != d.Dtype {
+			arg.fail(nkiErrorf("%s: src and dst must share one dtype (\"src and dst must share the same data type\"); have %s and %s", what, s.Dtype, d.Dtype))
 		}
 		srcOpd = &s
 		reads = append(reads, s)
 	}
-	if err := checkLockstep(what, d, p, "predicate"); err != nil {
-		return nil, err
+	arg.lockstep(d, p, "predicate")
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	if srcOpd != nil {
 		if err := checkLockstep(what, d, *srcOpd, "src"); err != nil {
@@ -635,15 +444,13 @@ func curTensorCopyPredicated(th *tracer.Thread, args []tracer.Value, kwargs []tr
 		return nil, nkiErrorf("%s: the predicate must be uint8, uint16 or uint32, not %s", what, p.Dtype)
 	}
 	reads = append(reads, p)
-	k := st.k
-	return tracer.None, convert(k.Build(what, reads, []lower.Access{d}, func(b *bir.Builder) error {
+	return built(st, what, reads, []lower.Access{d}, func(b *bir.Builder, k *lower.Kernel) {
 		so := bir.Imm(imm)
 		if srcOpd != nil {
 			so = k.Operand(*srcOpd)
 		}
 		b.TensorCopyPredicated(k.InstName("copy_predicated"), k.Operand(d), so, k.Operand(p), rev)
-		return nil
-	}))
+	})
 }
 
 // checkLockstep checks that a and dst occupy the same partitions count and
@@ -659,27 +466,22 @@ func checkLockstep(what string, dst, a lower.Access, param string) error {
 func curMemset(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.memset"
 	var dst, value, engine, name tracer.Value
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "value", &value, "engine?", &engine, "name?", &name); err != nil {
+	if err := unpack(what, args, kwargs, "dst", &dst, "value", &value, "engine?", &engine, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
 	v, _, ok := number(value)
 	if !ok {
-		return nil, typeErrorf("%s: value must be a number, not %s", what, value.Type())
+		arg.fail(typeErrorf("%s: value must be a number, not %s", what, value.Type()))
 	}
-	if !d.Dtype.IsFloat() && v != math.Trunc(v) {
-		return nil, nkiErrorf("%s: value %v does not fit dst's integer dtype %s (NKI 0.3: \"the value argument must match the destination tensor's dtype\")", what, v, d.Dtype)
+	if arg.ok() && !d.Dtype.IsFloat() && v != math.Trunc(v) {
+		arg.fail(nkiErrorf("%s: value %v does not fit dst's integer dtype %s (NKI 0.3: \"the value argument must match the destination tensor's dtype\")", what, v, d.Dtype))
 	}
-	eng, err := engineArg(engine, bir.EngDVE, what, bir.EngDVE, bir.EngPool)
-	if err != nil {
-		return nil, err
+	eng := arg.engine(engine, bir.EngDVE, bir.EngDVE, bir.EngPool)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	return tracer.None, convert(st.k.Memset(d, v, eng, lower.Mask{}))
 }
@@ -719,20 +521,15 @@ func curIota(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tra
 	const what = "nisa.iota"
 	var dst, pattern, name tracer.Value
 	var offset, cm int64
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "pattern", &pattern, "offset", &offset, "channel_multiplier?", &cm, "name?", &name); err != nil {
+	if err := unpack(what, args, kwargs, "dst", &dst, "pattern", &pattern, "offset", &offset, "channel_multiplier?", &cm, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	pat, err := patternOf(th, pattern, what)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	pat := arg.pattern(th, pattern)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	return tracer.None, convert(st.k.IotaPattern(d, pat, offset, cm))
 }
@@ -766,48 +563,34 @@ func curAffineSelect(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwa
 		pairs = append(pairs, spec, vals[n])
 	}
 	pairs = append(pairs, "name?", &name)
-	if err := isaUnpack(what, args, kwargs, pairs...); err != nil {
+	if err := unpack(what, args, kwargs, pairs...); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	a, err := curTile(onTrue, what, "on_true_tile")
-	if err != nil {
-		return nil, err
-	}
-	pat, err := patternOf(th, pattern, what)
-	if err != nil {
-		return nil, err
-	}
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	a := arg.tile(onTrue, "on_true_tile")
+	pat := arg.pattern(th, pattern)
 	var offset, cm int64
 	if !isNone(offV) {
-		if offset, err = tracer.AsInt64(th, offV); err != nil {
-			return nil, err
-		}
+		offset = arg.int(th, offV)
 	}
 	if !isNone(cmV) {
-		if cm, err = tracer.AsInt64(th, cmV); err != nil {
-			return nil, err
-		}
+		cm = arg.int(th, cmV)
 	}
 	fill, _, ok := number(onFalse)
 	if !ok {
-		return nil, typeErrorf("%s: on_false_value must be a number, not %s", what, onFalse.Type())
+		arg.fail(typeErrorf("%s: on_false_value must be a number, not %s", what, onFalse.Type()))
 	}
 	cmp := "is_equal"
 	if !isNone(cmpOp) {
-		if cmp, err = opArg(cmpOp, what); err != nil {
-			return nil, err
+		cmp = arg.alu(cmpOp)
+		if arg.ok() && !cmpALU[cmp] {
+			arg.fail(nkiErrorf("%s: cmp_op=%s is not a comparison (np.equal, nl.greater_equal, ...)", what, tracer.Repr(cmpOp)))
 		}
-		if !cmpALU[cmp] {
-			return nil, nkiErrorf("%s: cmp_op=%s is not a comparison (np.equal, nl.greater_equal, ...)", what, tracer.Repr(cmpOp))
-		}
+	}
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	return tracer.None, convert(st.k.AffineSelectPattern(d, a, pat, offset, cm, cmp, fill))
 }
@@ -816,79 +599,55 @@ func curBN(name string) builtinFn {
 	what := "nisa." + name
 	return func(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 		var dst, data, nm tracer.Value
-		if err := isaUnpack(what, args, kwargs, "dst", &dst, "data", &data, "name?", &nm); err != nil {
+		if err := unpack(what, args, kwargs, "dst", &dst, "data", &data, "name?", &nm); err != nil {
 			return nil, err
 		}
-		st, err := kernelState(th, what)
-		if err != nil {
-			return nil, err
+		arg := newArgs(what)
+		st := arg.state(th)
+		d := arg.dst(dst)
+		a := arg.tile(data, "data")
+		if arg.err != nil {
+			return nil, arg.err
 		}
-		d, err := onChipDst(dst, what)
-		if err != nil {
-			return nil, err
-		}
-		a, err := curTile(data, what, "data")
-		if err != nil {
-			return nil, err
-		}
-		var r *lower.Result
+		lowering := st.k.BNAggr
 		if name == "bn_stats" {
-			r, err = st.k.BNStats(a, d.Dtype, lower.Mask{})
-		} else {
-			r, err = st.k.BNAggr(a, d.Dtype, lower.Mask{})
+			lowering = st.k.BNStats
 		}
-		if err != nil {
-			return nil, convert(err)
-		}
-		return write(r, d, what)
+		r, err := lowering(a, d.Dtype, lower.Mask{})
+		return written(r, err, d, what)
 	}
 }
 
 func curReciprocal(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.reciprocal"
 	var dst, data, name tracer.Value
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "data", &data, "name?", &name); err != nil {
+	if err := unpack(what, args, kwargs, "dst", &dst, "data", &data, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	a, err := curTile(data, what, "data")
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	a := arg.tile(data, "data")
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	r, err := st.k.Reciprocal(what, a, bir.EngDVE, d.Dtype, lower.Mask{})
-	if err != nil {
-		return nil, convert(err)
-	}
-	return write(r, d, what)
+	return written(r, err, d, what)
 }
 
 func curDMATranspose(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.dma_transpose"
 	var dst, src, axes, dge, name tracer.Value
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "src", &src, "axes?", &axes, "dge_mode?", &dge, "name?", &name); err != nil {
+	if err := unpack(what, args, kwargs, "dst", &dst, "src", &src, "axes?", &axes, "dge_mode?", &dge, "name?", &name); err != nil {
 		return nil, err
 	}
-	if _, err := enumArg(dge, enumDGEMode, "unknown", what, "dge_mode"); err != nil {
-		return nil, err
-	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := dstOf(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	a, _, err := tileOf(src, what, "src")
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	arg.enum(dge, enumDGEMode, "unknown", "dge_mode")
+	st := arg.state(th)
+	d := arg.anyDst(dst)
+	a, _ := arg.anyTile(src, "src")
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	rank := len(a.Dims)
 	// The permutations (the reference): 2-D [1, 0], 3-D [2, 1, 0], 4-D
@@ -909,10 +668,7 @@ func curDMATranspose(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwa
 	}
 	if rank == 2 {
 		r, err := st.k.DMATranspose(a, lower.Mask{})
-		if err != nil {
-			return nil, convert(err)
-		}
-		return write(r, d, what)
+		return written(r, err, d, what)
 	}
 	shape := a.Shape()
 	want := make([]int64, rank)
@@ -928,11 +684,9 @@ func curDMATranspose(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwa
 	if d.T.Mem != lower.SBUF || a.T.Mem == lower.PSUM {
 		return nil, nkiErrorf("%s reads HBM or SBUF and writes SBUF; have %s -> %s", what, a.T.Describe(), d.T.Describe())
 	}
-	k := st.k
-	return tracer.None, convert(k.Build(what, []lower.Access{a}, []lower.Access{d}, func(b *bir.Builder) error {
+	return built(st, what, []lower.Access{a}, []lower.Access{d}, func(b *bir.Builder, k *lower.Kernel) {
 		b.DMATranspose(k.InstName("dma_transpose"), k.Operand(d), k.Operand(a), rank)
-		return nil
-	}))
+	})
 }
 
 func curGetNCVersion(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {

@@ -29,96 +29,61 @@ func top8(what string, data, eight lower.Access, param string) error {
 func curMax8(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.max8"
 	var dst, src, name tracer.Value
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "src", &src, "name?", &name); err != nil {
+	if err := unpack(what, args, kwargs, "dst", &dst, "src", &src, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	s := arg.tile(src, "src")
+	arg.top8(s, d, "dst")
+	if arg.err != nil {
+		return nil, arg.err
 	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	s, err := curTile(src, what, "src")
-	if err != nil {
-		return nil, err
-	}
-	if err := top8(what, s, d, "dst"); err != nil {
-		return nil, err
-	}
-	k := st.k
-	return tracer.None, convert(k.Build(what, []lower.Access{s}, []lower.Access{d}, func(b *bir.Builder) error {
+	return built(st, what, []lower.Access{s}, []lower.Access{d}, func(b *bir.Builder, k *lower.Kernel) {
 		b.Max8(k.InstName("max8"), k.Operand(d), k.Operand(s))
-		return nil
-	}))
+	})
 }
 
 func curFindIndex8(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.nc_find_index8"
 	var dst, data, vals, name tracer.Value
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "data", &data, "vals", &vals, "name?", &name); err != nil {
+	if err := unpack(what, args, kwargs, "dst", &dst, "data", &data, "vals", &vals, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	a, err := curTile(data, what, "data")
-	if err != nil {
-		return nil, err
-	}
-	v, err := curTile(vals, what, "vals")
-	if err != nil {
-		return nil, err
-	}
-	if err := top8(what, a, v, "vals"); err != nil {
-		return nil, err
-	}
-	if err := top8(what, a, d, "dst"); err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	a := arg.tile(data, "data")
+	v := arg.tile(vals, "vals")
+	arg.top8(a, v, "vals")
+	arg.top8(a, d, "dst")
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	if d.Dtype != bir.Uint16 && d.Dtype != bir.Uint32 {
 		return nil, nkiErrorf("%s: dst holds indices, uint16 or uint32, not %s", what, d.Dtype)
 	}
-	k := st.k
-	return tracer.None, convert(k.Build(what, []lower.Access{a, v}, []lower.Access{d}, func(b *bir.Builder) error {
+	return built(st, what, []lower.Access{a, v}, []lower.Access{d}, func(b *bir.Builder, k *lower.Kernel) {
 		b.FindIndex8(k.InstName("find_index8"), k.Operand(d), k.Operand(a), k.Operand(v))
-		return nil
-	}))
+	})
 }
 
 func curMatchReplace8(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.nc_match_replace8"
 	var dst, data, vals, imm, dstIdx, name tracer.Value
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "data", &data, "vals", &vals, "imm", &imm, "dst_idx?", &dstIdx, "name?", &name); err != nil {
+	if err := unpack(what, args, kwargs, "dst", &dst, "data", &data, "vals", &vals, "imm", &imm, "dst_idx?", &dstIdx, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	a, err := curTile(data, what, "data")
-	if err != nil {
-		return nil, err
-	}
-	v, err := curTile(vals, what, "vals")
-	if err != nil {
-		return nil, err
-	}
-	if err := top8(what, a, v, "vals"); err != nil {
-		return nil, err
-	}
-	if err := checkLockstep(what, d, a, "data"); err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	a := arg.tile(data, "data")
+	v := arg.tile(vals, "vals")
+	arg.top8(a, v, "vals")
+	arg.lockstep(d, a, "data")
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	f, _, ok := number(imm)
 	if !ok {
@@ -137,15 +102,13 @@ func curMatchReplace8(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kw
 		idx = &ia
 		writes = append(writes, ia)
 	}
-	k := st.k
-	return tracer.None, convert(k.Build(what, []lower.Access{a, v}, writes, func(b *bir.Builder) error {
+	return built(st, what, []lower.Access{a, v}, writes, func(b *bir.Builder, k *lower.Kernel) {
 		var io bir.Operand
 		if idx != nil {
 			io = k.Operand(*idx)
 		}
 		b.MatchReplace8(k.InstName("match_replace8"), k.Operand(d), k.Operand(a), k.Operand(v), f, io)
-		return nil
-	}))
+	})
 }
 
 // scalarOpd is an operand documented "a scalar or a [P, 1] tile": an
@@ -253,151 +216,91 @@ func curActivationISA(th *tracer.Thread, what string, dst, op, data, bias, scale
 	if !ok || o.act == "" {
 		return nil, nkiErrorf("%s: op=%s is not an activation function (nl.exp, nl.tanh, nl.gelu, ...)", what, tracer.Repr(op))
 	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	a, err := curTile(data, what, "data")
-	if err != nil {
-		return nil, err
-	}
-	if err := checkLockstep(what, d, a, "data"); err != nil {
-		return nil, err
-	}
-	b, err := scalarOperand(bias, what, "bias")
-	if err != nil {
-		return nil, err
-	}
-	sc, err := scalarOperand(scale, what, "scale")
-	if err != nil {
-		return nil, err
-	}
-	rr, err := reduceRes(reduceResV, what, a.Partitions())
-	if err != nil {
-		return nil, err
-	}
-	cmd, err := reduceCmdOf(reduceCmdV, rr != nil, "idle", what)
-	if err != nil {
-		return nil, err
-	}
+	arg := newArgs(what)
+	d := arg.dst(dst)
+	a := arg.tile(data, "data")
+	arg.lockstep(d, a, "data")
+	b := arg.operand(bias, "bias")
+	sc := arg.operand(scale, "scale")
+	rr := arg.reduceRes(reduceResV, a.Partitions())
+	cmd := arg.reduceCmd(reduceCmdV, rr != nil, "idle")
 	red := "add"
 	if !isNone(reduceOp) {
-		if red, err = opArg(reduceOp, what); err != nil {
-			return nil, err
-		}
+		red = arg.alu(reduceOp)
 	}
-	k := st.k
+	if arg.err != nil {
+		return nil, arg.err
+	}
 	reads := append(append([]lower.Access{a}, b.reads()...), sc.reads()...)
 	writes := appendOpt([]lower.Access{d}, rr)
-	return tracer.None, convert(k.Build(what, reads, writes, func(bb *bir.Builder) error {
+	return built(st, what, reads, writes, func(bb *bir.Builder, k *lower.Kernel) {
 		sco := sc.operand(k)
 		if !sc.set {
 			sco = bir.Imm(1)
 		}
 		bb.ActivationISA(k.InstName("activation"), o.act, k.Operand(d), k.Operand(a), b.operand(k), sco, red, optOperand(k, rr), cmd)
-		return nil
-	}))
+	})
 }
 
 func curTensorScalarReduce(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.tensor_scalar_reduce"
 	var dst, data, op0, operand0, reduceOp, reduceResV, cmdV, initV, negate, name tracer.Value
 	var rev0 bool
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "data", &data, "op0", &op0, "operand0", &operand0, "reduce_op", &reduceOp,
+	if err := unpack(what, args, kwargs, "dst", &dst, "data", &data, "op0", &op0, "operand0", &operand0, "reduce_op", &reduceOp,
 		"reduce_res?", &reduceResV, "reverse0?", &rev0, "reduce_cmd?", &cmdV, "reduce_init?", &initV, "reduce_res_negate?", &negate, "name?", &name); err != nil {
 		return nil, err
 	}
 	if b, ok := negate.(tracer.Bool); ok && bool(b) {
 		return nil, notSupportedf("%s(reduce_res_negate=True): the negated readout is not in narwhal's encoding", what)
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	a := arg.tile(data, "data")
+	arg.lockstep(d, a, "data")
+	if arg.err != nil {
+		return nil, arg.err
 	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	a, err := curTile(data, what, "data")
-	if err != nil {
-		return nil, err
-	}
-	if err := checkLockstep(what, d, a, "data"); err != nil {
-		return nil, err
-	}
-	alu, err := opArg(op0, what)
-	if err != nil {
-		return nil, err
-	}
-	red, err := opArg(reduceOp, what)
-	if err != nil {
-		return nil, err
-	}
-	o0, err := scalarOperand(operand0, what, "operand0")
-	if err != nil {
-		return nil, err
-	}
-	rr, err := reduceRes(reduceResV, what, a.Partitions())
-	if err != nil {
-		return nil, err
-	}
-	cmd, err := reduceCmdOf(cmdV, true, "reset_reduce", what)
-	if err != nil {
-		return nil, err
-	}
-	init, err := scalarOperand(initV, what, "reduce_init")
-	if err != nil {
-		return nil, err
+	alu := arg.alu(op0)
+	red := arg.alu(reduceOp)
+	o0 := arg.operand(operand0, "operand0")
+	rr := arg.reduceRes(reduceResV, a.Partitions())
+	cmd := arg.reduceCmd(cmdV, true, "reset_reduce")
+	init := arg.operand(initV, "reduce_init")
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	if init.set != (cmd == "load_reduce") {
 		return nil, nkiErrorf("%s: reduce_init is given exactly with reduce_cmd=load_reduce", what)
 	}
-	k := st.k
 	reads := append(append([]lower.Access{a}, o0.reads()...), init.reads()...)
-	return tracer.None, convert(k.Build(what, reads, appendOpt([]lower.Access{d}, rr), func(b *bir.Builder) error {
+	return built(st, what, reads, appendOpt([]lower.Access{d}, rr), func(b *bir.Builder, k *lower.Kernel) {
 		b.TensorScalarReduce(k.InstName("tensor_scalar_reduce"), k.Operand(d), k.Operand(a), o0.operand(k), alu, rev0, red, optOperand(k, rr), cmd, init.operand(k))
-		return nil
-	}))
+	})
 }
 
 func curTensorScalarCumulative(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.tensor_scalar_cumulative"
 	var dst, src, op0, op1, imm0, imm1, cmdV, name tracer.Value
 	var rev0 bool
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "src", &src, "op0", &op0, "op1", &op1, "imm0", &imm0, "imm1?", &imm1,
+	if err := unpack(what, args, kwargs, "dst", &dst, "src", &src, "op0", &op0, "op1", &op1, "imm0", &imm0, "imm1?", &imm1,
 		"reduce_cmd?", &cmdV, "reverse0?", &rev0, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	a := arg.tile(src, "src")
+	arg.lockstep(d, a, "src")
+	if arg.err != nil {
+		return nil, arg.err
 	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	a, err := curTile(src, what, "src")
-	if err != nil {
-		return nil, err
-	}
-	if err := checkLockstep(what, d, a, "src"); err != nil {
-		return nil, err
-	}
-	a0, err := opArg(op0, what)
-	if err != nil {
-		return nil, err
-	}
-	a1, err := opArg(op1, what)
-	if err != nil {
-		return nil, err
-	}
-	i0, err := scalarOperand(imm0, what, "imm0")
-	if err != nil {
-		return nil, err
-	}
-	i1, err := scalarOperand(imm1, what, "imm1")
-	if err != nil {
-		return nil, err
+	a0 := arg.alu(op0)
+	a1 := arg.alu(op1)
+	i0 := arg.operand(imm0, "imm0")
+	i1 := arg.operand(imm1, "imm1")
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	// NKI 0.2's default (the 2.27/2.29 stubs: reduce_cmd=reset_reduce).
 	cmd, err := enumArg(cmdV, enumReduceCmd, "reset_reduce", what, "reduce_cmd")
@@ -407,12 +310,10 @@ func curTensorScalarCumulative(th *tracer.Thread, args []tracer.Value, kwargs []
 	if i1.set != (cmd == "load_reduce") {
 		return nil, nkiErrorf("%s: imm1 is given exactly with reduce_cmd=load_reduce (\"load_reduce: Initialize accumulator with imm1 value\")", what)
 	}
-	k := st.k
 	reads := append(append([]lower.Access{a}, i0.reads()...), i1.reads()...)
-	return tracer.None, convert(k.Build(what, reads, []lower.Access{d}, func(b *bir.Builder) error {
+	return built(st, what, reads, []lower.Access{d}, func(b *bir.Builder, k *lower.Kernel) {
 		b.TensorScalarCumulative(k.InstName("tensor_scalar_cumulative"), k.Operand(d), k.Operand(a), a0, i0.operand(k), a1, i1.operand(k), cmd, rev0)
-		return nil
-	}))
+	})
 }
 
 // fp32Min is FP32_MIN, range_select's fill ("Due to HW constraints, this
@@ -422,57 +323,33 @@ const fp32Min = -3.4028234663852886e38
 func curRangeSelect(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.range_select"
 	var dst, onTrue, c0, c1, b0, b1, cmdV, rrV, redV, startV, falseV, name tracer.Value
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "on_true_tile", &onTrue, "comp_op0", &c0, "comp_op1", &c1, "bound0", &b0, "bound1", &b1,
+	if err := unpack(what, args, kwargs, "dst", &dst, "on_true_tile", &onTrue, "comp_op0", &c0, "comp_op1", &c1, "bound0", &b0, "bound1", &b1,
 		"reduce_cmd?", &cmdV, "reduce_res?", &rrV, "reduce_op?", &redV, "range_start?", &startV, "on_false_value?", &falseV, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	a, err := curTile(onTrue, what, "on_true_tile")
-	if err != nil {
-		return nil, err
-	}
-	if err := checkLockstep(what, d, a, "on_true_tile"); err != nil {
-		return nil, err
-	}
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	a := arg.tile(onTrue, "on_true_tile")
+	arg.lockstep(d, a, "on_true_tile")
 	var cmps [2]string
 	for i, c := range []tracer.Value{c0, c1} {
-		alu, err := opArg(c, what)
-		if err != nil {
-			return nil, err
-		}
-		if !cmpALU[alu] || alu == "not_equal" {
-			return nil, nkiErrorf("%s: comp_op%d must be np.equal, np.less, np.less_equal, np.greater or np.greater_equal, not %s", what, i, tracer.Repr(c))
+		alu := arg.alu(c)
+		if arg.ok() && (!cmpALU[alu] || alu == "not_equal") {
+			arg.fail(nkiErrorf("%s: comp_op%d must be np.equal, np.less, np.less_equal, np.greater or np.greater_equal, not %s", what, i, tracer.Repr(c)))
 		}
 		cmps[i] = alu
 	}
-	bd0, err := scalarOperand(b0, what, "bound0")
-	if err != nil {
-		return nil, err
-	}
-	bd1, err := scalarOperand(b1, what, "bound1")
-	if err != nil {
-		return nil, err
-	}
-	rr, err := reduceRes(rrV, what, a.Partitions())
-	if err != nil {
-		return nil, err
-	}
-	cmd, err := reduceCmdOf(cmdV, rr != nil, "idle", what)
-	if err != nil {
-		return nil, err
-	}
+	bd0 := arg.operand(b0, "bound0")
+	bd1 := arg.operand(b1, "bound1")
+	rr := arg.reduceRes(rrV, a.Partitions())
+	cmd := arg.reduceCmd(cmdV, rr != nil, "idle")
 	red := "max"
 	if !isNone(redV) {
-		if red, err = opArg(redV, what); err != nil {
-			return nil, err
-		}
+		red = arg.alu(redV)
+	}
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	var start int64
 	if !isNone(startV) {
@@ -492,105 +369,60 @@ func curRangeSelect(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwar
 			return nil, nkiErrorf("%s: on_false_value must be FP32_MIN (-3.4028235e38: \"Due to HW constraints, this must be FP32_MIN FP32 bit pattern\"), not %s", what, tracer.Repr(falseV))
 		}
 	}
-	k := st.k
 	reads := append(append([]lower.Access{a}, bd0.reads()...), bd1.reads()...)
-	return tracer.None, convert(k.Build(what, reads, appendOpt([]lower.Access{d}, rr), func(b *bir.Builder) error {
+	return built(st, what, reads, appendOpt([]lower.Access{d}, rr), func(b *bir.Builder, k *lower.Kernel) {
 		b.RangeSelect(k.InstName("range_select"), k.Operand(d), k.Operand(a), cmps[0], cmps[1], bd0.operand(k), bd1.operand(k), cmd, optOperand(k, rr), red, start, fill)
-		return nil
-	}))
+	})
 }
 
 func curSelectReduce(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.select_reduce"
 	var dst, pred, onTrue, onFalse, rrV, cmdV, redV, name tracer.Value
 	var rev bool
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "predicate", &pred, "on_true", &onTrue, "on_false", &onFalse, "reduce_res?", &rrV,
+	if err := unpack(what, args, kwargs, "dst", &dst, "predicate", &pred, "on_true", &onTrue, "on_false", &onFalse, "reduce_res?", &rrV,
 		"reduce_cmd?", &cmdV, "reduce_op?", &redV, "reverse_pred?", &rev, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	p, err := curTile(pred, what, "predicate")
-	if err != nil {
-		return nil, err
-	}
-	a, err := curTile(onTrue, what, "on_true")
-	if err != nil {
-		return nil, err
-	}
-	for _, x := range []struct {
-		acc   lower.Access
-		param string
-	}{{p, "predicate"}, {a, "on_true"}} {
-		if err := checkLockstep(what, d, x.acc, x.param); err != nil {
-			return nil, err
-		}
-	}
-	f, err := scalarOperand(onFalse, what, "on_false")
-	if err != nil {
-		return nil, err
-	}
-	rr, err := reduceRes(rrV, what, a.Partitions())
-	if err != nil {
-		return nil, err
-	}
-	cmd, err := reduceCmdOf(cmdV, rr != nil, "idle", what)
-	if err != nil {
-		return nil, err
-	}
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	p := arg.tile(pred, "predicate")
+	a := arg.tile(onTrue, "on_true")
+	arg.lockstep(d, p, "predicate")
+	arg.lockstep(d, a, "on_true")
+	f := arg.operand(onFalse, "on_false")
+	rr := arg.reduceRes(rrV, a.Partitions())
+	cmd := arg.reduceCmd(cmdV, rr != nil, "idle")
 	red := "max"
 	if !isNone(redV) {
-		if red, err = opArg(redV, what); err != nil {
-			return nil, err
-		}
+		red = arg.alu(redV)
 	}
-	k := st.k
+	if arg.err != nil {
+		return nil, arg.err
+	}
 	reads := append([]lower.Access{a, p}, f.reads()...)
-	return tracer.None, convert(k.Build(what, reads, appendOpt([]lower.Access{d}, rr), func(b *bir.Builder) error {
+	return built(st, what, reads, appendOpt([]lower.Access{d}, rr), func(b *bir.Builder, k *lower.Kernel) {
 		b.SelectReduce(k.InstName("select_reduce"), k.Operand(d), k.Operand(p), k.Operand(a), f.operand(k), optOperand(k, rr), cmd, red, rev)
-		return nil
-	}))
+	})
 }
 
 func curExponential(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.exponential"
 	var dst, src, maxV, rrV, cmdV, initV, name tracer.Value
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "src", &src, "max_value?", &maxV, "reduce_res?", &rrV, "reduce_cmd?", &cmdV,
+	if err := unpack(what, args, kwargs, "dst", &dst, "src", &src, "max_value?", &maxV, "reduce_res?", &rrV, "reduce_cmd?", &cmdV,
 		"reduce_init?", &initV, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	a, err := curTile(src, what, "src")
-	if err != nil {
-		return nil, err
-	}
-	if err := checkLockstep(what, d, a, "src"); err != nil {
-		return nil, err
-	}
-	mv, err := scalarOperand(maxV, what, "max_value")
-	if err != nil {
-		return nil, err
-	}
-	rr, err := reduceRes(rrV, what, a.Partitions())
-	if err != nil {
-		return nil, err
-	}
-	cmd, err := reduceCmdOf(cmdV, rr != nil, "idle", what)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	a := arg.tile(src, "src")
+	arg.lockstep(d, a, "src")
+	mv := arg.operand(maxV, "max_value")
+	rr := arg.reduceRes(rrV, a.Partitions())
+	cmd := arg.reduceCmd(cmdV, rr != nil, "idle")
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	init := 0.0
 	if !isNone(initV) {
@@ -600,19 +432,17 @@ func curExponential(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwar
 		}
 		init = f
 	}
-	k := st.k
 	reads := append([]lower.Access{a}, mv.reads()...)
-	return tracer.None, convert(k.Build(what, reads, appendOpt([]lower.Access{d}, rr), func(b *bir.Builder) error {
+	return built(st, what, reads, appendOpt([]lower.Access{d}, rr), func(b *bir.Builder, k *lower.Kernel) {
 		b.Exponential(k.InstName("exponential"), k.Operand(d), k.Operand(a), mv.operand(k), optOperand(k, rr), cmd, init)
-		return nil
-	}))
+	})
 }
 
 func curActivate2(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.activate2"
 	var dst, op, data, op0, imm0, op1, imm1, relu, rrV, cmdV, redV, name tracer.Value
 	var rev0, rev1 bool
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "op", &op, "data", &data, "op0?", &op0, "imm0?", &imm0, "op1?", &op1, "imm1?", &imm1,
+	if err := unpack(what, args, kwargs, "dst", &dst, "op", &op, "data", &data, "op0?", &op0, "imm0?", &imm0, "op1?", &op1, "imm1?", &imm1,
 		"relu_param?", &relu, "reverse0?", &rev0, "reverse1?", &rev1, "reduce_op?", &redV, "reduce_res?", &rrV, "reduce_cmd?", &cmdV, "name?", &name); err != nil {
 		return nil, err
 	}
@@ -624,13 +454,11 @@ func curActivate2(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg)
 	if !ok || o.act == "" {
 		return nil, nkiErrorf("%s: op=%s is not an activation function", what, tracer.Repr(op))
 	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	a, err := curTile(data, what, "data")
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	d := arg.dst(dst)
+	a := arg.tile(data, "data")
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	ops := [2]string{"bypass", "bypass"}
 	for i, x := range []tracer.Value{op0, op1} {
@@ -640,13 +468,10 @@ func curActivate2(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg)
 			}
 		}
 	}
-	i0, err := scalarOperand(imm0, what, "imm0")
-	if err != nil {
-		return nil, err
-	}
-	i1, err := scalarOperand(imm1, what, "imm1")
-	if err != nil {
-		return nil, err
+	i0 := arg.operand(imm0, "imm0")
+	i1 := arg.operand(imm1, "imm1")
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	if !i0.set {
 		i0 = scalarOpd{set: true}
@@ -660,26 +485,19 @@ func curActivate2(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg)
 			return nil, typeErrorf("%s: relu_param must be a number", what)
 		}
 	}
-	rr, err := reduceRes(rrV, what, a.Partitions())
-	if err != nil {
-		return nil, err
-	}
-	cmd, err := reduceCmdOf(cmdV, rr != nil, "idle", what)
-	if err != nil {
-		return nil, err
-	}
+	rr := arg.reduceRes(rrV, a.Partitions())
+	cmd := arg.reduceCmd(cmdV, rr != nil, "idle")
 	red := ""
 	if !isNone(redV) {
-		if red, err = opArg(redV, what); err != nil {
-			return nil, err
-		}
+		red = arg.alu(redV)
 	}
-	k := st.k
+	if arg.err != nil {
+		return nil, arg.err
+	}
 	reads := append(append([]lower.Access{a}, i0.reads()...), i1.reads()...)
-	return tracer.None, convert(k.Build(what, reads, appendOpt([]lower.Access{d}, rr), func(b *bir.Builder) error {
+	return built(st, what, reads, appendOpt([]lower.Access{d}, rr), func(b *bir.Builder, k *lower.Kernel) {
 		b.Activate2(k.InstName("activate2"), o.act, k.Operand(d), k.Operand(a), i0.operand(k), i1.operand(k), ops[0], ops[1], rp, rev0, rev1, red, optOperand(k, rr), cmd)
-		return nil
-	}))
+	})
 }
 
 func curLocalGather(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
@@ -687,31 +505,21 @@ func curLocalGather(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwar
 	var dst, src, index, name tracer.Value
 	var perIdx int64 = 1
 	var validV tracer.Value
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "src_buffer", &src, "index", &index, "num_elem_per_idx?", &perIdx,
+	if err := unpack(what, args, kwargs, "dst", &dst, "src_buffer", &src, "index", &index, "num_elem_per_idx?", &perIdx,
 		"num_valid_indices?", &validV, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	s, err := curTile(src, what, "src_buffer")
-	if err != nil {
-		return nil, err
-	}
-	ix, err := curTile(index, what, "index")
-	if err != nil {
-		return nil, err
-	}
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	s := arg.tile(src, "src_buffer")
+	ix := arg.tile(index, "index")
 	var valid int64
 	if !isNone(validV) {
-		if valid, err = tracer.AsInt64(th, validV); err != nil {
-			return nil, err
-		}
+		valid = arg.int(th, validV)
+	}
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	if s.Partitions() != ix.Partitions() || s.Partitions()%16 != 0 {
 		return nil, nkiErrorf("%s: src_buffer and index must have the same partitions, a multiple of 16 (\"src_buffer.shape[0] == index.shape[0] and src_buffer.shape[0] %% 16 == 0\"), have %d and %d", what, s.Partitions(), ix.Partitions())
@@ -722,60 +530,43 @@ func curLocalGather(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwar
 	if d.Dtype != s.Dtype {
 		return nil, nkiErrorf("%s preserves the source dtype (\"no data type casting is allowed\"): src %s, dst %s", what, s.Dtype, d.Dtype)
 	}
-	k := st.k
-	return tracer.None, convert(k.Build(what, []lower.Access{s, ix}, []lower.Access{d}, func(b *bir.Builder) error {
+	return built(st, what, []lower.Access{s, ix}, []lower.Access{d}, func(b *bir.Builder, k *lower.Kernel) {
 		b.LocalGather(k.InstName("local_gather"), k.Operand(d), k.Operand(s), k.Operand(ix), perIdx, valid)
-		return nil
-	}))
+	})
 }
 
 // simple3 builds an instruction of (dst, a, b) tiles with a Builder call.
 func curNGather(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.nc_n_gather"
 	var dst, data, indices, name tracer.Value
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "data", &data, "indices", &indices, "name?", &name); err != nil {
+	if err := unpack(what, args, kwargs, "dst", &dst, "data", &data, "indices", &indices, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	a := arg.tile(data, "data")
+	ix := arg.tile(indices, "indices")
+	if arg.err != nil {
+		return nil, arg.err
 	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	a, err := curTile(data, what, "data")
-	if err != nil {
-		return nil, err
-	}
-	ix, err := curTile(indices, what, "indices")
-	if err != nil {
-		return nil, err
-	}
-	k := st.k
-	return tracer.None, convert(k.Build(what, []lower.Access{a, ix}, []lower.Access{d}, func(b *bir.Builder) error {
+	return built(st, what, []lower.Access{a, ix}, []lower.Access{d}, func(b *bir.Builder, k *lower.Kernel) {
 		b.NGather(k.InstName("n_gather"), k.Operand(d), k.Operand(a), k.Operand(ix))
-		return nil
-	}))
+	})
 }
 
 func curStreamShuffle(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.nc_stream_shuffle"
 	var dst, src, maskV, name tracer.Value
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "src", &src, "shuffle_mask", &maskV, "name?", &name); err != nil {
+	if err := unpack(what, args, kwargs, "dst", &dst, "src", &src, "shuffle_mask", &maskV, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	s, err := curTile(src, what, "src")
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	s := arg.tile(src, "src")
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	mask, err := tupleInts(th, maskV)
 	if err != nil {
@@ -792,39 +583,30 @@ func curStreamShuffle(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kw
 	if d.Dtype != s.Dtype || d.FreeElems() != s.FreeElems() {
 		return nil, nkiErrorf("%s: dst must have src's dtype and elements per partition (\"dst must have same data type as src\")", what)
 	}
-	k := st.k
-	return tracer.None, convert(k.Build(what, []lower.Access{s}, []lower.Access{d}, func(b *bir.Builder) error {
+	return built(st, what, []lower.Access{s}, []lower.Access{d}, func(b *bir.Builder, k *lower.Kernel) {
 		b.StreamShuffle(k.InstName("stream_shuffle"), k.Operand(d), k.Operand(s), mask)
-		return nil
-	}))
+	})
 }
 
 func curSequenceBounds(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.sequence_bounds"
 	var dst, seg, name tracer.Value
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "segment_ids", &seg, "name?", &name); err != nil {
+	if err := unpack(what, args, kwargs, "dst", &dst, "segment_ids", &seg, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	s, err := curTile(seg, what, "segment_ids")
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	s := arg.tile(seg, "segment_ids")
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	if s.Partitions() != 1 || d.Partitions() != 1 || d.FreeElems() != 2*s.FreeElems() {
 		return nil, nkiErrorf("%s: segment_ids is [1, n] and dst [1, 2, n] (\"The partition dimension must always be 1\"), have %s and %s", what, shapeText(s.Shape()), shapeText(d.Shape()))
 	}
-	k := st.k
-	return tracer.None, convert(k.Build(what, []lower.Access{s}, []lower.Access{d}, func(b *bir.Builder) error {
+	return built(st, what, []lower.Access{s}, []lower.Access{d}, func(b *bir.Builder, k *lower.Kernel) {
 		b.SequenceBounds(k.InstName("sequence_bounds"), k.Operand(d), k.Operand(s))
-		return nil
-	}))
+	})
 }
 
 func curNonzeroWithCount(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
@@ -832,29 +614,22 @@ func curNonzeroWithCount(th *tracer.Thread, args []tracer.Value, kwargs []tracer
 	var dst, src, name tracer.Value
 	var off int64
 	var pad int64 = -1
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "src", &src, "index_offset?", &off, "padding_val?", &pad, "name?", &name); err != nil {
+	if err := unpack(what, args, kwargs, "dst", &dst, "src", &src, "index_offset?", &off, "padding_val?", &pad, "name?", &name); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	d, err := onChipDst(dst, what)
-	if err != nil {
-		return nil, err
-	}
-	s, err := curTile(src, what, "src")
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	d := arg.dst(dst)
+	s := arg.tile(src, "src")
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	if d.Partitions() != s.Partitions() || d.FreeElems() != s.FreeElems()+1 {
 		return nil, nkiErrorf("%s: dst is [P, T + 1] for src [P, T], have %s and %s", what, shapeText(d.Shape()), shapeText(s.Shape()))
 	}
-	k := st.k
-	return tracer.None, convert(k.Build(what, []lower.Access{s}, []lower.Access{d}, func(b *bir.Builder) error {
+	return built(st, what, []lower.Access{s}, []lower.Access{d}, func(b *bir.Builder, k *lower.Kernel) {
 		b.NonzeroWithCount(k.InstName("nonzero_with_count"), k.Operand(d), k.Operand(s), off, pad)
-		return nil
-	}))
+	})
 }
 
 func init() {

@@ -27,7 +27,7 @@ func curNdarray(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (
 	const what = "nl.ndarray"
 	var shapeV, dtypeV, bufV, addrV tracer.Value
 	name := ""
-	if err := isaUnpack(what, args, kwargs, "shape", &shapeV, "dtype", &dtypeV, "buffer?", &bufV, "name?", &name, "address?", &addrV); err != nil {
+	if err := unpack(what, args, kwargs, "shape", &shapeV, "dtype", &dtypeV, "buffer?", &bufV, "name?", &name, "address?", &addrV); err != nil {
 		return nil, err
 	}
 	if _, ok := bufV.(tracer.String); ok {
@@ -36,13 +36,11 @@ func curNdarray(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (
 	if st := current(th); isNone(addrV) || st != nil && st.open {
 		return creation(th, what, shapeV, dtypeV, bufV, name, nil)
 	}
-	shape, _, err := shapeOf(th, shapeV, what)
-	if err != nil {
-		return nil, err
-	}
-	dt, err := dtypeOf(dtypeV)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	shape, _ := arg.shape(th, shapeV)
+	dt := arg.dtype(dtypeV)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	buf, err := bufferArg(bufV, bufSBUF)
 	if err != nil {
@@ -82,7 +80,7 @@ func curNdarray(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (
 func nlSharedConstant(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nl.shared_constant"
 	var c, dtV tracer.Value
-	if err := isaUnpack(what, args, kwargs, "constant", &c, "dtype?", &dtV); err != nil {
+	if err := unpack(what, args, kwargs, "constant", &c, "dtype?", &dtV); err != nil {
 		return nil, err
 	}
 	st, err := kernelState(th, what)
@@ -126,16 +124,14 @@ func nlSharedIdentity(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kw
 	const what = "nl.shared_identity_matrix"
 	var n int64
 	var dtV tracer.Value
-	if err := isaUnpack(what, args, kwargs, "n", &n, "dtype?", &dtV); err != nil {
+	if err := unpack(what, args, kwargs, "n", &n, "dtype?", &dtV); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	dt, err := optDtype(dtV, bir.Uint8)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	dt := arg.optDtype(dtV, bir.Uint8)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	t, err := st.k.Identity("identity", n, dt)
 	if err != nil {

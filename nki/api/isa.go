@@ -57,7 +57,10 @@ func opArg(v tracer.Value, what string) (string, error) {
 	return o.alu, nil
 }
 
-func isaUnpack(what string, args []tracer.Value, kwargs []tracer.Kwarg, pairs ...any) error {
+// unpack is tracer.UnpackArgs for an NKI API function: the arguments
+// into pairs, then an error naming any keyword argument left over
+// (rejectKwargs).
+func unpack(what string, args []tracer.Value, kwargs []tracer.Kwarg, pairs ...any) error {
 	var rest []tracer.Kwarg
 	pairs = append(pairs, "**kwargs", &rest)
 	if err := tracer.UnpackArgs(what, args, kwargs, pairs...); err != nil {
@@ -69,38 +72,27 @@ func isaUnpack(what string, args []tracer.Value, kwargs []tracer.Kwarg, pairs ..
 func isaNcMatmul(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var stat, mov, mask tracer.Value
 	var sOne, mOne, isT bool
-	if err := isaUnpack("nisa.nc_matmul", args, kwargs, "stationary", &stat, "moving", &mov, "is_stationary_onezero?", &sOne,
+	if err := unpack("nisa.nc_matmul", args, kwargs, "stationary", &stat, "moving", &mov, "is_stationary_onezero?", &sOne,
 		"is_moving_onezero?", &mOne, "is_transpose?", &isT, "mask?", &mask); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, "nisa.nc_matmul")
-	if err != nil {
-		return nil, err
-	}
-	a, ma, err := onChipOf(stat, "nisa.nc_matmul", "stationary")
-	if err != nil {
-		return nil, err
-	}
-	b, mb, err := onChipOf(mov, "nisa.nc_matmul", "moving")
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
+	arg := newArgs("nisa.nc_matmul")
+	st := arg.state(th)
+	a, ma := arg.onChip(stat, "stationary")
+	b, mb := arg.onChip(mov, "moving")
+	msk := arg.mask(mask)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	// The one-zero and transpose flags are performance hints: the
 	// product is the same.
 	r, err := st.k.Matmul("nisa.nc_matmul", a, b, mergeMasks(msk, ma, mb))
-	if err != nil {
-		return nil, convert(err)
-	}
-	return newResult(st, r, th.CallPos()), nil
+	return pending(th, st, r, err)
 }
 
 func isaNcTranspose(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var data, mask, dtype, engine tracer.Value
-	if err := isaUnpack("nisa.nc_transpose", args, kwargs, "data", &data, "mask?", &mask, "dtype?", &dtype, "engine?", &engine); err != nil {
+	if err := unpack("nisa.nc_transpose", args, kwargs, "data", &data, "mask?", &mask, "dtype?", &dtype, "engine?", &engine); err != nil {
 		return nil, err
 	}
 	eng, err := engineArg(engine, bir.EngPE, "nisa.nc_transpose", bir.EngPE, bir.EngDVE)
@@ -117,186 +109,110 @@ func isaNcTranspose(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwar
 func isaActivation(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var op, data, bias, mask, dtype tracer.Value
 	var scale tracer.Value = tracer.Float(1)
-	if err := isaUnpack("nisa.activation", args, kwargs, "op", &op, "data", &data, "bias?", &bias, "scale?", &scale, "mask?", &mask, "dtype?", &dtype); err != nil {
+	if err := unpack("nisa.activation", args, kwargs, "op", &op, "data", &data, "bias?", &bias, "scale?", &scale, "mask?", &mask, "dtype?", &dtype); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, "nisa.activation")
-	if err != nil {
-		return nil, err
+	arg := newArgs("nisa.activation")
+	st := arg.state(th)
+	act := arg.act(op, " (nl.exp, np.tanh, nl.gelu, ...)")
+	a, m := arg.onChip(data, "data")
+	b := arg.optOnChip(bias, "bias")
+	sc := arg.scalar(scale, "scale")
+	msk := arg.mask(mask)
+	dt := arg.optDtype(dtype, a.Dtype)
+	if arg.err != nil {
+		return nil, arg.err
 	}
-	o, ok := op.(*Op)
-	if !ok || o.act == "" {
-		return nil, nkiErrorf("nisa.activation: op=%s is not an activation function (nl.exp, np.tanh, nl.gelu, ...)", tracer.Repr(op))
-	}
-	a, m, err := onChipOf(data, "nisa.activation", "data")
-	if err != nil {
-		return nil, err
-	}
-	var b *lower.Access
-	if !isNone(bias) {
-		ba, _, err := onChipOf(bias, "nisa.activation", "bias")
-		if err != nil {
-			return nil, err
-		}
-		b = &ba
-	}
-	sc, err := scalarOf(scale, "nisa.activation", "scale")
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
-	}
-	dt, err := optDtype(dtype, a.Dtype)
-	if err != nil {
-		return nil, err
-	}
-	r, err := st.k.Activation("nisa.activation", o.act, a, b, sc, dt, mergeMasks(msk, m))
-	if err != nil {
-		return nil, convert(err)
-	}
-	return newResult(st, r, th.CallPos()), nil
+	r, err := st.k.Activation("nisa.activation", act, a, b, sc, dt, mergeMasks(msk, m))
+	return pending(th, st, r, err)
 }
 
 func isaTensorTensor(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var d1, d2, op, dtype, mask tracer.Value
-	if err := isaUnpack("nisa.tensor_tensor", args, kwargs, "data1", &d1, "data2", &d2, "op", &op, "dtype?", &dtype, "mask?", &mask); err != nil {
+	if err := unpack("nisa.tensor_tensor", args, kwargs, "data1", &d1, "data2", &d2, "op", &op, "dtype?", &dtype, "mask?", &mask); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, "nisa.tensor_tensor")
-	if err != nil {
-		return nil, err
-	}
-	alu, err := opArg(op, "nisa.tensor_tensor")
-	if err != nil {
-		return nil, err
-	}
-	a, ma, err := onChipOf(d1, "nisa.tensor_tensor", "data1")
-	if err != nil {
-		return nil, err
-	}
-	b, mb, err := onChipOf(d2, "nisa.tensor_tensor", "data2")
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
-	}
-	dt, err := optDtype(dtype, lower.Promote(a.Dtype, b.Dtype))
-	if err != nil {
-		return nil, err
+	arg := newArgs("nisa.tensor_tensor")
+	st := arg.state(th)
+	alu := arg.alu(op)
+	a, ma := arg.onChip(d1, "data1")
+	b, mb := arg.onChip(d2, "data2")
+	msk := arg.mask(mask)
+	dt := arg.optDtype(dtype, lower.Promote(a.Dtype, b.Dtype))
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	eng := bir.EngDVE
 	if alu == "pow" {
 		eng = bir.EngPool
 	}
 	r, err := st.k.TensorTensor("nisa.tensor_tensor", alu, a, b, eng, dt, mergeMasks(msk, ma, mb))
-	if err != nil {
-		return nil, convert(err)
-	}
-	return newResult(st, r, th.CallPos()), nil
+	return pending(th, st, r, err)
 }
 
 func isaTensorScalar(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var data, op0, operand0, op1, operand1, dtype, mask, engine tracer.Value
 	var rev0, rev1 bool
-	if err := isaUnpack("nisa.tensor_scalar", args, kwargs, "data", &data, "op0", &op0, "operand0", &operand0, "reverse0?", &rev0,
+	if err := unpack("nisa.tensor_scalar", args, kwargs, "data", &data, "op0", &op0, "operand0", &operand0, "reverse0?", &rev0,
 		"op1?", &op1, "operand1?", &operand1, "reverse1?", &rev1, "dtype?", &dtype, "mask?", &mask, "engine?", &engine); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, "nisa.tensor_scalar")
-	if err != nil {
-		return nil, err
-	}
-	a, m, err := onChipOf(data, "nisa.tensor_scalar", "data")
-	if err != nil {
-		return nil, err
-	}
-	alu0, err := opArg(op0, "nisa.tensor_scalar")
-	if err != nil {
-		return nil, err
+	arg := newArgs("nisa.tensor_scalar")
+	st := arg.state(th)
+	a, m := arg.onChip(data, "data")
+	alu0 := arg.alu(op0)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	alu1 := ""
 	if !isNone(op1) {
-		if alu1, err = opArg(op1, "nisa.tensor_scalar"); err != nil {
-			return nil, err
-		}
+		alu1 = arg.alu(op1)
 	}
-	s0, err := scalarOf(operand0, "nisa.tensor_scalar", "operand0")
-	if err != nil {
-		return nil, err
-	}
+	s0 := arg.scalar(operand0, "operand0")
 	s1 := lower.NoScalar
 	if alu1 != "" {
-		if s1, err = scalarOf(operand1, "nisa.tensor_scalar", "operand1"); err != nil {
-			return nil, err
-		}
+		s1 = arg.scalar(operand1, "operand1")
 	}
-	eng, err := engineArg(engine, bir.EngDVE, "nisa.tensor_scalar", bir.EngDVE, bir.EngAct)
-	if err != nil {
-		return nil, err
+	eng := arg.engine(engine, bir.EngDVE, bir.EngDVE, bir.EngAct)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	if eng == bir.EngAct && !(alu0 == "mult" && (alu1 == "" || alu1 == "add") || alu0 == "add" && alu1 == "") {
 		return nil, nkiErrorf("nisa.tensor_scalar on the Scalar engine supports op0=multiply with op1=add or None, and op0=add with op1=None; have %s, %s", alu0, alu1)
 	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
-	}
-	dt, err := optDtype(dtype, a.Dtype)
-	if err != nil {
-		return nil, err
+	msk := arg.mask(mask)
+	dt := arg.optDtype(dtype, a.Dtype)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	r, err := st.k.TensorScalar("nisa.tensor_scalar", a, alu0, s0, rev0, alu1, s1, rev1, eng, dt, mergeMasks(msk, m))
-	if err != nil {
-		return nil, convert(err)
-	}
-	return newResult(st, r, th.CallPos()), nil
+	return pending(th, st, r, err)
 }
 
 func isaTensorReduce(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var op, data, axis, mask, dtype tracer.Value
 	var negate, keepdims bool
-	if err := isaUnpack("nisa.tensor_reduce", args, kwargs, "op", &op, "data", &data, "axis", &axis, "mask?", &mask, "dtype?", &dtype,
+	if err := unpack("nisa.tensor_reduce", args, kwargs, "op", &op, "data", &data, "axis", &axis, "mask?", &mask, "dtype?", &dtype,
 		"negate?", &negate, "keepdims?", &keepdims); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, "nisa.tensor_reduce")
-	if err != nil {
-		return nil, err
-	}
-	alu, err := opArg(op, "nisa.tensor_reduce")
-	if err != nil {
-		return nil, err
-	}
-	a, m, err := onChipOf(data, "nisa.tensor_reduce", "data")
-	if err != nil {
-		return nil, err
-	}
-	axes, err := axesOf(th, axis)
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
-	}
-	dt, err := optDtype(dtype, a.Dtype)
-	if err != nil {
-		return nil, err
+	arg := newArgs("nisa.tensor_reduce")
+	st := arg.state(th)
+	alu := arg.alu(op)
+	a, m := arg.onChip(data, "data")
+	axes := arg.axes(th, axis)
+	msk := arg.mask(mask)
+	dt := arg.optDtype(dtype, a.Dtype)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	r, err := st.k.Reduce("nisa.tensor_reduce", alu, a, axes, keepdims, negate, bir.EngDVE, dt, mergeMasks(msk, m))
-	if err != nil {
-		return nil, convert(err)
-	}
-	return newResult(st, r, th.CallPos()), nil
+	return pending(th, st, r, err)
 }
 
 func isaTensorCopy(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var src, mask, dtype, engine tracer.Value
-	if err := isaUnpack("nisa.tensor_copy", args, kwargs, "src", &src, "mask?", &mask, "dtype?", &dtype, "engine?", &engine); err != nil {
+	if err := unpack("nisa.tensor_copy", args, kwargs, "src", &src, "mask?", &mask, "dtype?", &dtype, "engine?", &engine); err != nil {
 		return nil, err
 	}
 	eng, err := engineArg(engine, bir.EngDVE, "nisa.tensor_copy", bir.EngDVE, bir.EngAct, bir.EngPool)
@@ -308,80 +224,50 @@ func isaTensorCopy(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg
 
 func isaMemset(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var shapeV, value, dtype, mask, engine tracer.Value
-	if err := isaUnpack("nisa.memset", args, kwargs, "shape", &shapeV, "value", &value, "dtype", &dtype, "mask?", &mask, "engine?", &engine); err != nil {
+	if err := unpack("nisa.memset", args, kwargs, "shape", &shapeV, "value", &value, "dtype", &dtype, "mask?", &mask, "engine?", &engine); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, "nisa.memset")
-	if err != nil {
-		return nil, err
-	}
-	shape, _, err := shapeOf(th, shapeV, "nisa.memset")
-	if err != nil {
-		return nil, err
-	}
+	arg := newArgs("nisa.memset")
+	st := arg.state(th)
+	shape, _ := arg.shape(th, shapeV)
 	v, _, ok := number(value)
 	if !ok {
-		return nil, typeErrorf("nisa.memset: value must be a number, not %s", value.Type())
+		arg.fail(typeErrorf("nisa.memset: value must be a number, not %s", value.Type()))
 	}
-	dt, err := dtypeOf(dtype)
-	if err != nil {
-		return nil, err
-	}
-	eng, err := engineArg(engine, bir.EngDVE, "nisa.memset", bir.EngDVE, bir.EngPool)
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
+	dt := arg.dtype(dtype)
+	eng := arg.engine(engine, bir.EngDVE, bir.EngDVE, bir.EngPool)
+	msk := arg.mask(mask)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	r, err := st.k.NewMemset(shape, v, dt, eng, msk)
-	if err != nil {
-		return nil, convert(err)
-	}
-	return newResult(st, r, th.CallPos()), nil
+	return pending(th, st, r, err)
 }
 
 func isaIota(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var expr, dtype, mask tracer.Value
-	if err := isaUnpack("nisa.iota", args, kwargs, "expr", &expr, "dtype", &dtype, "mask?", &mask); err != nil {
+	if err := unpack("nisa.iota", args, kwargs, "expr", &expr, "dtype", &dtype, "mask?", &mask); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, "nisa.iota")
-	if err != nil {
-		return nil, err
-	}
-	x, ok, err := toIndex(th, expr)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, typeErrorf("nisa.iota: expr must be an affine expression of nl.arange grids, not %s", expr.Type())
-	}
-	dt, err := dtypeOf(dtype)
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
+	arg := newArgs("nisa.iota")
+	st := arg.state(th)
+	x := arg.index(th, expr, "expr")
+	dt := arg.dtype(dtype)
+	msk := arg.mask(mask)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	r, err := st.k.Iota(x, dt, msk)
-	if err != nil {
-		return nil, convert(err)
-	}
-	return newResult(st, r, th.CallPos()), nil
+	return pending(th, st, r, err)
 }
 
 func isaAffineSelect(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var pred, onTrue, onFalse, mask, dtype tracer.Value
-	if err := isaUnpack("nisa.affine_select", args, kwargs, "pred", &pred, "on_true_tile", &onTrue, "on_false_value", &onFalse, "mask?", &mask, "dtype?", &dtype); err != nil {
+	if err := unpack("nisa.affine_select", args, kwargs, "pred", &pred, "on_true_tile", &onTrue, "on_false_value", &onFalse, "mask?", &mask, "dtype?", &dtype); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, "nisa.affine_select")
-	if err != nil {
-		return nil, err
-	}
+	arg := newArgs("nisa.affine_select")
+	st := arg.state(th)
 	// pred: an affine expression (selected where > 0), or a comparison of
 	// one (i_p >= i_f).
 	var x lower.Index
@@ -389,163 +275,106 @@ func isaAffineSelect(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwa
 	switch p := pred.(type) {
 	case *Mask:
 		if len(p.m.Cons) != 1 {
-			return nil, notSupportedf("nisa.affine_select with the predicate %s: narwhal selects on one affine comparison", p)
+			arg.fail(notSupportedf("nisa.affine_select with the predicate %s: narwhal selects on one affine comparison", p))
+			break
 		}
 		c := p.m.Cons[0]
 		x = c.X
 		cmp = map[affine.CmpKind]string{affine.GE0: "is_ge", affine.EQ0: "is_equal", affine.NE0: "not_equal"}[c.Op]
 	default:
-		var ok bool
-		if x, ok, err = toIndex(th, pred); err != nil {
-			return nil, err
-		} else if !ok {
-			return nil, typeErrorf("nisa.affine_select: pred must be an affine expression of nl.arange grids, not %s", pred.Type())
-		}
+		x = arg.index(th, pred, "pred")
 	}
-	a, _, err := onChipOf(onTrue, "nisa.affine_select", "on_true_tile")
-	if err != nil {
-		return nil, err
-	}
+	a, _ := arg.onChip(onTrue, "on_true_tile")
 	fill, _, ok := number(onFalse)
 	if !ok {
-		return nil, typeErrorf("nisa.affine_select: on_false_value must be a number, not %s", onFalse.Type())
+		arg.fail(typeErrorf("nisa.affine_select: on_false_value must be a number, not %s", onFalse.Type()))
 	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
-	}
-	dt, err := optDtype(dtype, a.Dtype)
-	if err != nil {
-		return nil, err
+	msk := arg.mask(mask)
+	dt := arg.optDtype(dtype, a.Dtype)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	r, err := st.k.AffineSelect(x, cmp, a, fill, dt, msk)
-	if err != nil {
-		return nil, convert(err)
-	}
-	return newResult(st, r, th.CallPos()), nil
+	return pending(th, st, r, err)
 }
 
 func isaBN(name string) func(*tracer.Thread, []tracer.Value, []tracer.Kwarg) (tracer.Value, error) {
 	what := "nisa." + name
 	return func(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 		var data, mask, dtype tracer.Value
-		if err := isaUnpack(what, args, kwargs, "data", &data, "mask?", &mask, "dtype?", &dtype); err != nil {
+		if err := unpack(what, args, kwargs, "data", &data, "mask?", &mask, "dtype?", &dtype); err != nil {
 			return nil, err
 		}
-		st, err := kernelState(th, what)
-		if err != nil {
-			return nil, err
+		arg := newArgs(what)
+		st := arg.state(th)
+		a, m := arg.onChip(data, "data")
+		msk := arg.mask(mask)
+		dt := arg.optDtype(dtype, a.Dtype)
+		if arg.err != nil {
+			return nil, arg.err
 		}
-		a, m, err := onChipOf(data, what, "data")
-		if err != nil {
-			return nil, err
-		}
-		msk, err := maskOf(mask)
-		if err != nil {
-			return nil, err
-		}
-		dt, err := optDtype(dtype, a.Dtype)
-		if err != nil {
-			return nil, err
-		}
-		var r *lower.Result
+		lowering := st.k.BNAggr
 		if name == "bn_stats" {
-			r, err = st.k.BNStats(a, dt, mergeMasks(msk, m))
-		} else {
-			r, err = st.k.BNAggr(a, dt, mergeMasks(msk, m))
+			lowering = st.k.BNStats
 		}
-		if err != nil {
-			return nil, convert(err)
-		}
-		return newResult(st, r, th.CallPos()), nil
+		r, err := lowering(a, dt, mergeMasks(msk, m))
+		return pending(th, st, r, err)
 	}
 }
 
 func isaReciprocal(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var data, dtype, mask, engine tracer.Value
-	if err := isaUnpack("nisa.reciprocal", args, kwargs, "data", &data, "dtype?", &dtype, "mask?", &mask, "engine?", &engine); err != nil {
+	if err := unpack("nisa.reciprocal", args, kwargs, "data", &data, "dtype?", &dtype, "mask?", &mask, "engine?", &engine); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, "nisa.reciprocal")
-	if err != nil {
-		return nil, err
-	}
-	eng, err := engineArg(engine, bir.EngDVE, "nisa.reciprocal", bir.EngDVE, bir.EngAct)
-	if err != nil {
-		return nil, err
-	}
-	a, m, err := onChipOf(data, "nisa.reciprocal", "data")
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
-	}
-	dt, err := optDtype(dtype, a.Dtype)
-	if err != nil {
-		return nil, err
+	arg := newArgs("nisa.reciprocal")
+	st := arg.state(th)
+	eng := arg.engine(engine, bir.EngDVE, bir.EngDVE, bir.EngAct)
+	a, m := arg.onChip(data, "data")
+	msk := arg.mask(mask)
+	dt := arg.optDtype(dtype, a.Dtype)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	r, err := st.k.Reciprocal("nisa.reciprocal", a, eng, dt, mergeMasks(msk, m))
-	if err != nil {
-		return nil, convert(err)
-	}
-	return newResult(st, r, th.CallPos()), nil
+	return pending(th, st, r, err)
 }
 
 func isaDMACopy(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var src, dst, mask tracer.Value
-	if err := isaUnpack("nisa.dma_copy", args, kwargs, "src", &src, "dst", &dst, "mask?", &mask); err != nil {
+	if err := unpack("nisa.dma_copy", args, kwargs, "src", &src, "dst", &dst, "mask?", &mask); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, "nisa.dma_copy")
-	if err != nil {
-		return nil, err
-	}
-	s, ms, err := tileOf(src, "nisa.dma_copy", "src")
-	if err != nil {
-		return nil, err
-	}
-	d, md, err := tileOf(dst, "nisa.dma_copy", "dst")
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
+	arg := newArgs("nisa.dma_copy")
+	st := arg.state(th)
+	s, ms := arg.anyTile(src, "src")
+	d, md := arg.anyTile(dst, "dst")
+	msk := arg.mask(mask)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	return tracer.None, convert(st.k.DMA(d, s, mergeMasks(msk, ms, md)))
 }
 
 func isaDMATranspose(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var src, mask, dtype tracer.Value
-	if err := isaUnpack("nisa.dma_transpose", args, kwargs, "src", &src, "mask?", &mask, "dtype?", &dtype); err != nil {
+	if err := unpack("nisa.dma_transpose", args, kwargs, "src", &src, "mask?", &mask, "dtype?", &dtype); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, "nisa.dma_transpose")
-	if err != nil {
-		return nil, err
-	}
-	a, m, err := tileOf(src, "nisa.dma_transpose", "src")
-	if err != nil {
-		return nil, err
-	}
+	arg := newArgs("nisa.dma_transpose")
+	st := arg.state(th)
+	a, m := arg.anyTile(src, "src")
 	if !isNone(dtype) {
-		if dt, err := dtypeOf(dtype); err != nil {
-			return nil, err
-		} else if dt != a.Dtype {
-			return nil, notSupportedf("nisa.dma_transpose with dtype=%s of a %s tile: the DMA transpose moves elements unchanged", dtypeValue(dt), a.Dtype)
+		if dt := arg.dtype(dtype); arg.ok() && dt != a.Dtype {
+			arg.fail(notSupportedf("nisa.dma_transpose with dtype=%s of a %s tile: the DMA transpose moves elements unchanged", dtypeValue(dt), a.Dtype))
 		}
 	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
+	msk := arg.mask(mask)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	r, err := st.k.DMATranspose(a, mergeMasks(msk, m))
-	if err != nil {
-		return nil, convert(err)
-	}
-	return newResult(st, r, th.CallPos()), nil
+	return pending(th, st, r, err)
 }
 
 func init() {
@@ -600,80 +429,43 @@ func isaTensorTensorScan(th *tracer.Thread, args []tracer.Value, kwargs []tracer
 	const what = "nisa.tensor_tensor_scan"
 	var d0, d1, initial, op0, op1, dtype, mask tracer.Value
 	var rev0, rev1 bool
-	if err := isaUnpack(what, args, kwargs, "data0", &d0, "data1", &d1, "initial", &initial, "op0", &op0, "op1", &op1,
+	if err := unpack(what, args, kwargs, "data0", &d0, "data1", &d1, "initial", &initial, "op0", &op0, "op1", &op1,
 		"reverse0?", &rev0, "reverse1?", &rev1, "dtype?", &dtype, "mask?", &mask); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	a, ma, err := onChipOf(d0, what, "data0")
-	if err != nil {
-		return nil, err
-	}
-	b, mb, err := onChipOf(d1, what, "data1")
-	if err != nil {
-		return nil, err
-	}
-	init, err := scalarOf(initial, what, "initial")
-	if err != nil {
-		return nil, err
-	}
-	alu0, err := opArg(op0, what)
-	if err != nil {
-		return nil, err
-	}
-	alu1, err := opArg(op1, what)
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
-	}
-	dt, err := optDtype(dtype, lower.Promote(a.Dtype, b.Dtype))
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	a, ma := arg.onChip(d0, "data0")
+	b, mb := arg.onChip(d1, "data1")
+	init := arg.scalar(initial, "initial")
+	alu0 := arg.alu(op0)
+	alu1 := arg.alu(op1)
+	msk := arg.mask(mask)
+	dt := arg.optDtype(dtype, lower.Promote(a.Dtype, b.Dtype))
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	r, err := st.k.TensorTensorScan(a, b, init, alu0, alu1, rev0, rev1, dt, mergeMasks(msk, ma, mb))
-	if err != nil {
-		return nil, convert(err)
-	}
-	return newResult(st, r, th.CallPos()), nil
+	return pending(th, st, r, err)
 }
 
 func isaTensorPartitionReduce(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.tensor_partition_reduce"
 	var op, data, mask, dtype tracer.Value
-	if err := isaUnpack(what, args, kwargs, "op", &op, "data", &data, "mask?", &mask, "dtype?", &dtype); err != nil {
+	if err := unpack(what, args, kwargs, "op", &op, "data", &data, "mask?", &mask, "dtype?", &dtype); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	alu, err := opArg(op, what)
-	if err != nil {
-		return nil, err
-	}
-	a, m, err := onChipOf(data, what, "data")
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
-	}
-	dt, err := optDtype(dtype, a.Dtype)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	alu := arg.alu(op)
+	a, m := arg.onChip(data, "data")
+	msk := arg.mask(mask)
+	dt := arg.optDtype(dtype, a.Dtype)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	r, err := st.k.TensorPartitionReduce(alu, a, dt, mergeMasks(msk, m))
-	if err != nil {
-		return nil, convert(err)
-	}
-	return newResult(st, r, th.CallPos()), nil
+	return pending(th, st, r, err)
 }
 
 func isaScalarTensorTensor(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
@@ -681,101 +473,54 @@ func isaScalarTensorTensor(th *tracer.Thread, args []tracer.Value, kwargs []trac
 	var data, op0, operand0, op1, operand1, dtype, mask tracer.Value
 	var rev0, rev1 bool
 	var extra []tracer.Value
-	if err := isaUnpack(what, args, kwargs, "*", &extra, "data", &data, "op0", &op0, "operand0", &operand0, "op1", &op1, "operand1", &operand1,
+	if err := unpack(what, args, kwargs, "*", &extra, "data", &data, "op0", &op0, "operand0", &operand0, "op1", &op1, "operand1", &operand1,
 		"reverse0?", &rev0, "reverse1?", &rev1, "dtype?", &dtype, "mask?", &mask); err != nil {
 		return nil, err
 	}
 	if len(extra) > 0 {
 		return nil, typeErrorf("%s takes keyword arguments only", what)
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	a, ma, err := onChipOf(data, what, "data")
-	if err != nil {
-		return nil, err
-	}
-	s0, err := scalarOf(operand0, what, "operand0")
-	if err != nil {
-		return nil, err
-	}
-	b, mb, err := onChipOf(operand1, what, "operand1")
-	if err != nil {
-		return nil, err
-	}
-	alu0, err := opArg(op0, what)
-	if err != nil {
-		return nil, err
-	}
-	alu1, err := opArg(op1, what)
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
-	}
-	dt, err := optDtype(dtype, a.Dtype)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	a, ma := arg.onChip(data, "data")
+	s0 := arg.scalar(operand0, "operand0")
+	b, mb := arg.onChip(operand1, "operand1")
+	alu0 := arg.alu(op0)
+	alu1 := arg.alu(op1)
+	msk := arg.mask(mask)
+	dt := arg.optDtype(dtype, a.Dtype)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	r, err := st.k.ScalarTensorTensor(a, alu0, s0, rev0, alu1, b, rev1, dt, mergeMasks(msk, ma, mb))
-	if err != nil {
-		return nil, convert(err)
-	}
-	return newResult(st, r, th.CallPos()), nil
+	return pending(th, st, r, err)
 }
 
 func isaActivationReduce(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.activation_reduce"
 	var op, data, reduceOp, reduceRes, bias, mask, dtype tracer.Value
 	var scale tracer.Value = tracer.Float(1)
-	if err := isaUnpack(what, args, kwargs, "op", &op, "data", &data, "reduce_op", &reduceOp, "reduce_res", &reduceRes,
+	if err := unpack(what, args, kwargs, "op", &op, "data", &data, "reduce_op", &reduceOp, "reduce_res", &reduceRes,
 		"bias?", &bias, "scale?", &scale, "mask?", &mask, "dtype?", &dtype); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	o, ok := op.(*Op)
-	if !ok || o.act == "" {
-		return nil, nkiErrorf("%s: op=%s is not an activation function", what, tracer.Repr(op))
-	}
-	red, err := opArg(reduceOp, what)
-	if err != nil {
-		return nil, err
-	}
-	a, m, err := onChipOf(data, what, "data")
-	if err != nil {
-		return nil, err
-	}
-	rr, _, err := onChipOf(reduceRes, what, "reduce_res")
-	if err != nil {
-		return nil, err
-	}
-	var b *lower.Access
-	if !isNone(bias) {
-		ba, _, err := onChipOf(bias, what, "bias")
-		if err != nil {
-			return nil, err
-		}
-		b = &ba
-	}
+	arg := newArgs(what)
+	st := arg.state(th)
+	act := arg.act(op, "")
+	red := arg.alu(reduceOp)
+	a, m := arg.onChip(data, "data")
+	rr, _ := arg.onChip(reduceRes, "reduce_res")
+	b := arg.optOnChip(bias, "bias")
 	sc, _, ok := number(scale)
 	if !ok {
-		return nil, notSupportedf("%s with a tile scale: narwhal takes a constant scale here", what)
+		arg.fail(notSupportedf("%s with a tile scale: narwhal takes a constant scale here", what))
 	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
+	msk := arg.mask(mask)
+	dt := arg.optDtype(dtype, a.Dtype)
+	if arg.err != nil {
+		return nil, arg.err
 	}
-	dt, err := optDtype(dtype, a.Dtype)
-	if err != nil {
-		return nil, err
-	}
-	out, err := st.k.ActivationReduce(o.act, a, b, sc, red, rr, dt, mergeMasks(msk, m), nil)
+	out, err := st.k.ActivationReduce(act, a, b, sc, red, rr, dt, mergeMasks(msk, m), nil)
 	if err != nil {
 		return nil, convert(err)
 	}

@@ -110,11 +110,7 @@ func binaryFn(name string) func(*tracer.Thread, []tracer.Value, []tracer.Kwarg) 
 	what := "nl." + name
 	return func(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 		var x, y, dtype, mask tracer.Value
-		var rest []tracer.Kwarg
-		if err := tracer.UnpackArgs(what, args, kwargs, "x", &x, "y", &y, "dtype?", &dtype, "mask?", &mask, "**kwargs", &rest); err != nil {
-			return nil, err
-		}
-		if err := rejectKwargs(what, rest); err != nil {
+		if err := unpack(what, args, kwargs, "x", &x, "y", &y, "dtype?", &dtype, "mask?", &mask); err != nil {
 			return nil, err
 		}
 		return binaryOp(th, what, aluOf[name], x, y, dtype, mask, boolResult[name])
@@ -132,13 +128,11 @@ func binaryOp(th *tracer.Thread, what, alu string, x, y, dtypeV, maskV tracer.Va
 	if xnum && ynum {
 		return nil, typeErrorf("%s of two numbers: use Python arithmetic", what)
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	mask, err := maskOf(maskV)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	mask := arg.mask(maskV)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	k := st.k
 	pos := th.CallPos()
@@ -168,13 +162,10 @@ func binaryOp(th *tracer.Thread, what, alu string, x, y, dtypeV, maskV tracer.Va
 		}
 		return newResult(st, r, pos), nil
 	}
-	a, ma, err := onChipOf(x, what, "x")
-	if err != nil {
-		return nil, err
-	}
-	b, mb, err := onChipOf(y, what, "y")
-	if err != nil {
-		return nil, err
+	a, ma := arg.onChip(x, "x")
+	b, mb := arg.onChip(y, "y")
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	dt, err := resDtype(a.Dtype, b.Dtype)
 	if err != nil {
@@ -234,36 +225,25 @@ func unaryFn(name string) func(*tracer.Thread, []tracer.Value, []tracer.Kwarg) (
 	what := "nl." + name
 	return func(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 		var x, dtype, mask tracer.Value
-		var rest []tracer.Kwarg
-		if err := tracer.UnpackArgs(what, args, kwargs, "x", &x, "dtype?", &dtype, "mask?", &mask, "**kwargs", &rest); err != nil {
+		if err := unpack(what, args, kwargs, "x", &x, "dtype?", &dtype, "mask?", &mask); err != nil {
 			return nil, err
 		}
-		if err := rejectKwargs(what, rest); err != nil {
-			return nil, err
-		}
-		st, err := kernelState(th, what)
-		if err != nil {
-			return nil, err
-		}
-		a, m, err := onChipOf(x, what, "x")
-		if err != nil {
-			return nil, err
-		}
-		msk, err := maskOf(mask)
-		if err != nil {
-			return nil, err
-		}
-		msk = mergeMasks(msk, m)
+		arg := newArgs(what)
+		st := arg.state(th)
+		a, m := arg.onChip(x, "x")
+		msk := arg.mask(mask)
 		def := a.Dtype
 		if name == "logical_not" {
 			def = bir.Uint8
 		}
-		dt, err := optDtype(dtype, def)
-		if err != nil {
-			return nil, err
+		dt := arg.optDtype(dtype, def)
+		if arg.err != nil {
+			return nil, arg.err
 		}
+		msk = mergeMasks(msk, m)
 		k := st.k
 		var r *lower.Result
+		var err error
 		switch name {
 		case "negative":
 			r, err = k.TensorScalar(what, a, "mult", lower.Const(-1), false, "", lower.NoScalar, false, bir.EngDVE, dt, msk)
@@ -276,10 +256,7 @@ func unaryFn(name string) func(*tracer.Thread, []tracer.Value, []tracer.Kwarg) (
 		default:
 			r, err = k.Activation(what, actOf[name], a, nil, lower.Const(1), dt, msk)
 		}
-		if err != nil {
-			return nil, convert(err)
-		}
-		return newResult(st, r, th.CallPos()), nil
+		return pending(th, st, r, err)
 	}
 }
 
@@ -306,45 +283,27 @@ func reduceFn(name string) func(*tracer.Thread, []tracer.Value, []tracer.Kwarg) 
 	return func(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 		var x, axis, dtype, mask tracer.Value
 		keepdims := false
-		var rest []tracer.Kwarg
-		if err := tracer.UnpackArgs(what, args, kwargs, "x", &x, "axis", &axis, "dtype?", &dtype, "mask?", &mask, "keepdims?", &keepdims, "**kwargs", &rest); err != nil {
+		if err := unpack(what, args, kwargs, "x", &x, "axis", &axis, "dtype?", &dtype, "mask?", &mask, "keepdims?", &keepdims); err != nil {
 			return nil, err
 		}
-		if err := rejectKwargs(what, rest); err != nil {
-			return nil, err
-		}
-		st, err := kernelState(th, what)
-		if err != nil {
-			return nil, err
-		}
-		a, m, err := onChipOf(x, what, "x")
-		if err != nil {
-			return nil, err
-		}
-		axes, err := axesOf(th, axis)
-		if err != nil {
-			return nil, err
-		}
-		msk, err := maskOf(mask)
-		if err != nil {
-			return nil, err
-		}
-		msk = mergeMasks(msk, m)
+		arg := newArgs(what)
+		st := arg.state(th)
+		a, m := arg.onChip(x, "x")
+		axes := arg.axes(th, axis)
+		msk := arg.mask(mask)
 		def := a.Dtype
 		if name == "mean" && !def.IsFloat() {
 			def = bir.Float32 // "float32 intermediate and return values are used for integer inputs"
 		}
-		dt, err := optDtype(dtype, def)
-		if err != nil {
-			return nil, err
+		dt := arg.optDtype(dtype, def)
+		if arg.err != nil {
+			return nil, arg.err
 		}
+		msk = mergeMasks(msk, m)
 		k := st.k
 		if name != "mean" {
 			r, err := k.Reduce(what, reduceALU[name], a, axes, keepdims, false, bir.EngDVE, dt, msk)
-			if err != nil {
-				return nil, convert(err)
-			}
-			return newResult(st, r, th.CallPos()), nil
+			return pending(th, st, r, err)
 		}
 		// mean: a sum in float32, then a scale by 1/n.
 		r, err := k.Reduce(what, "add", a, axes, keepdims, false, bir.EngDVE, bir.Float32, msk)
@@ -357,10 +316,7 @@ func reduceFn(name string) func(*tracer.Thread, []tracer.Value, []tracer.Kwarg) 
 		}
 		n := a.Elems() / max(sum.Elems(), 1)
 		r2, err := k.TensorScalar(what, sum, "mult", lower.Const(1/float64(n)), false, "", lower.NoScalar, false, bir.EngDVE, dt, lower.Mask{})
-		if err != nil {
-			return nil, convert(err)
-		}
-		return newResult(st, r2, th.CallPos()), nil
+		return pending(th, st, r2, err)
 	}
 }
 
@@ -377,130 +333,79 @@ func nlLoadTranspose2D(th *tracer.Thread, args []tracer.Value, kwargs []tracer.K
 
 func loadLike(th *tracer.Thread, what string, args []tracer.Value, kwargs []tracer.Kwarg, transpose bool) (tracer.Value, error) {
 	var src, mask, dtype tracer.Value
-	var rest []tracer.Kwarg
-	if err := tracer.UnpackArgs(what, args, kwargs, "src", &src, "mask?", &mask, "dtype?", &dtype, "**kwargs", &rest); err != nil {
+	if err := unpack(what, args, kwargs, "src", &src, "mask?", &mask, "dtype?", &dtype); err != nil {
 		return nil, err
 	}
-	if err := rejectKwargs(what, rest); err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	a, m := arg.anyTile(src, "src")
+	msk := arg.mask(mask)
+	dt := arg.optDtype(dtype, a.Dtype)
+	if arg.err != nil {
+		return nil, arg.err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	a, m, err := tileOf(src, what, "src")
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
-	}
-	dt, err := optDtype(dtype, a.Dtype)
-	if err != nil {
-		return nil, err
-	}
-	var r *lower.Result
+	lowering := st.k.Load
 	if transpose {
-		r, err = st.k.LoadTranspose2D(a, dt, mergeMasks(msk, m))
-	} else {
-		r, err = st.k.Load(a, dt, mergeMasks(msk, m))
+		lowering = st.k.LoadTranspose2D
 	}
-	if err != nil {
-		return nil, convert(err)
-	}
-	return newResult(st, r, th.CallPos()), nil
+	r, err := lowering(a, dt, mergeMasks(msk, m))
+	return pending(th, st, r, err)
 }
 
 func nlStore(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var dst, value, mask tracer.Value
-	var rest []tracer.Kwarg
-	if err := tracer.UnpackArgs("nl.store", args, kwargs, "dst", &dst, "value", &value, "mask?", &mask, "**kwargs", &rest); err != nil {
+	if err := unpack("nl.store", args, kwargs, "dst", &dst, "value", &value, "mask?", &mask); err != nil {
 		return nil, err
 	}
-	if err := rejectKwargs("nl.store", rest); err != nil {
-		return nil, err
-	}
-	st, err := kernelState(th, "nl.store")
-	if err != nil {
-		return nil, err
-	}
-	d, dm, err := tileOf(dst, "nl.store", "dst")
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
-	}
+	arg := newArgs("nl.store")
+	st := arg.state(th)
+	d, dm := arg.anyTile(dst, "dst")
+	msk := arg.mask(mask)
 	if _, _, ok := number(value); ok {
-		return nil, notSupportedf("nl.store of a number: fill a tile (nl.full) and store it")
+		arg.fail(notSupportedf("nl.store of a number: fill a tile (nl.full) and store it"))
 	}
-	v, vm, err := tileOf(value, "nl.store", "value")
-	if err != nil {
-		return nil, err
+	v, vm := arg.anyTile(value, "value")
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	return tracer.None, convert(st.k.Store(d, v, mergeMasks(msk, dm, vm)))
 }
 
 func nlCopy(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var src, mask, dtype tracer.Value
-	var rest []tracer.Kwarg
-	if err := tracer.UnpackArgs("nl.copy", args, kwargs, "src", &src, "mask?", &mask, "dtype?", &dtype, "**kwargs", &rest); err != nil {
-		return nil, err
-	}
-	if err := rejectKwargs("nl.copy", rest); err != nil {
+	if err := unpack("nl.copy", args, kwargs, "src", &src, "mask?", &mask, "dtype?", &dtype); err != nil {
 		return nil, err
 	}
 	return copyLike(th, "nl.copy", src, mask, dtype, bir.EngDVE)
 }
 
 func copyLike(th *tracer.Thread, what string, src, mask, dtype tracer.Value, eng bir.Engine) (tracer.Value, error) {
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	a, m, err := onChipOf(src, what, "src")
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
-	}
-	dt, err := optDtype(dtype, a.Dtype)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	a, m := arg.onChip(src, "src")
+	msk := arg.mask(mask)
+	dt := arg.optDtype(dtype, a.Dtype)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	r, err := st.k.Copy(a, eng, dt, mergeMasks(msk, m))
-	if err != nil {
-		return nil, convert(err)
-	}
-	return newResult(st, r, th.CallPos()), nil
+	return pending(th, st, r, err)
 }
 
 // broadcastTo is tile.broadcast_to(shape) and nl.broadcast_to.
 func broadcastTo(th *tracer.Thread, src, shapeV tracer.Value) (tracer.Value, error) {
-	st, err := kernelState(th, "broadcast_to")
-	if err != nil {
-		return nil, err
-	}
-	shape, _, err := shapeOf(th, shapeV, "broadcast_to")
-	if err != nil {
-		return nil, err
-	}
-	a, _, err := tileOf(src, "broadcast_to", "src")
-	if err != nil {
-		return nil, err
+	arg := newArgs("broadcast_to")
+	st := arg.state(th)
+	shape, _ := arg.shape(th, shapeV)
+	a, _ := arg.anyTile(src, "src")
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	if sh := a.Shape(); len(sh) == len(shape) && equalShape(sh, shape) {
 		return src, nil
 	}
 	r, err := st.k.Broadcast(a, shape)
-	if err != nil {
-		return nil, convert(err)
-	}
-	return newResult(st, r, th.CallPos()), nil
+	return pending(th, st, r, err)
 }
 
 func equalShape(a, b []int64) bool {
@@ -521,28 +426,16 @@ func equalShape(a, b []int64) bool {
 func nlMatmul(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var x, y, mask tracer.Value
 	transposeX := false
-	var rest []tracer.Kwarg
-	if err := tracer.UnpackArgs("nl.matmul", args, kwargs, "x", &x, "y", &y, "transpose_x?", &transposeX, "mask?", &mask, "**kwargs", &rest); err != nil {
+	if err := unpack("nl.matmul", args, kwargs, "x", &x, "y", &y, "transpose_x?", &transposeX, "mask?", &mask); err != nil {
 		return nil, err
 	}
-	if err := rejectKwargs("nl.matmul", rest); err != nil {
-		return nil, err
-	}
-	st, err := kernelState(th, "nl.matmul")
-	if err != nil {
-		return nil, err
-	}
-	a, ma, err := onChipOf(x, "nl.matmul", "x")
-	if err != nil {
-		return nil, err
-	}
-	b, mb, err := onChipOf(y, "nl.matmul", "y")
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
+	arg := newArgs("nl.matmul")
+	st := arg.state(th)
+	a, ma := arg.onChip(x, "x")
+	b, mb := arg.onChip(y, "y")
+	msk := arg.mask(mask)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	k := st.k
 	if !transposeX {
@@ -571,36 +464,24 @@ func nlMatmul(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tr
 		return nil, nkiErrorf("nl.matmul: contraction sizes differ: x %s has %d partitions, y %s %d", a.T.Describe(), a.Partitions(), b.T.Describe(), b.Partitions())
 	}
 	r, err := k.Matmul("nl.matmul", a, b, mergeMasks(msk, ma, mb))
-	if err != nil {
-		return nil, convert(err)
-	}
-	return newResult(st, r, th.CallPos()), nil
+	return pending(th, st, r, err)
 }
 
 func nlTranspose(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var x, dtype, mask tracer.Value
-	var rest []tracer.Kwarg
-	if err := tracer.UnpackArgs("nl.transpose", args, kwargs, "x", &x, "dtype?", &dtype, "mask?", &mask, "**kwargs", &rest); err != nil {
-		return nil, err
-	}
-	if err := rejectKwargs("nl.transpose", rest); err != nil {
+	if err := unpack("nl.transpose", args, kwargs, "x", &x, "dtype?", &dtype, "mask?", &mask); err != nil {
 		return nil, err
 	}
 	return transposeLike(th, "nl.transpose", x, dtype, mask, nil)
 }
 
 func transposeLike(th *tracer.Thread, what string, x, dtype, mask tracer.Value, engine *Engine) (tracer.Value, error) {
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	a, m, err := onChipOf(x, what, "x")
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	a, m := arg.onChip(x, "x")
+	msk := arg.mask(mask)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	eng := bir.EngPE
 	if engine != nil && engine.set {
@@ -710,24 +591,18 @@ func (st *state) newHBM(th *tracer.Thread, name string, kind lower.HBMKind, dt b
 func nlNdarray(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var shapeV, dtypeV, bufV tracer.Value
 	name := ""
-	var rest []tracer.Kwarg
-	if err := tracer.UnpackArgs("nl.ndarray", args, kwargs, "shape", &shapeV, "dtype", &dtypeV, "buffer?", &bufV, "name?", &name, "**kwargs", &rest); err != nil {
-		return nil, err
-	}
-	if err := rejectKwargs("nl.ndarray", rest); err != nil {
+	if err := unpack("nl.ndarray", args, kwargs, "shape", &shapeV, "dtype", &dtypeV, "buffer?", &bufV, "name?", &name); err != nil {
 		return nil, err
 	}
 	return creation(th, "nl.ndarray", shapeV, dtypeV, bufV, name, nil)
 }
 
 func creation(th *tracer.Thread, what string, shapeV, dtypeV, bufV tracer.Value, name string, fill *float64) (tracer.Value, error) {
-	shape, par, err := shapeOf(th, shapeV, what)
-	if err != nil {
-		return nil, err
-	}
-	dt, err := dtypeOf(dtypeV)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	shape, par := arg.shape(th, shapeV)
+	dt := arg.dtype(dtypeV)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	buf, err := bufferArg(bufV, bufSBUF)
 	if err != nil {
@@ -769,11 +644,7 @@ func likeFn(what string, zero bool) func(*tracer.Thread, []tracer.Value, []trace
 	return func(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 		var a, dtypeV, bufV tracer.Value
 		name := ""
-		var rest []tracer.Kwarg
-		if err := tracer.UnpackArgs(what, args, kwargs, "a", &a, "dtype?", &dtypeV, "buffer?", &bufV, "name?", &name, "**kwargs", &rest); err != nil {
-			return nil, err
-		}
-		if err := rejectKwargs(what, rest); err != nil {
+		if err := unpack(what, args, kwargs, "a", &a, "dtype?", &dtypeV, "buffer?", &bufV, "name?", &name); err != nil {
 			return nil, err
 		}
 		t, ok := a.(*Tensor)
@@ -926,44 +797,26 @@ func nlExpandDims(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg)
 
 func nlWhere(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var cond, x, y, dtype, mask tracer.Value
-	var rest []tracer.Kwarg
-	if err := tracer.UnpackArgs("nl.where", args, kwargs, "condition", &cond, "x", &x, "y", &y, "dtype?", &dtype, "mask?", &mask, "**kwargs", &rest); err != nil {
+	if err := unpack("nl.where", args, kwargs, "condition", &cond, "x", &x, "y", &y, "dtype?", &dtype, "mask?", &mask); err != nil {
 		return nil, err
 	}
-	if err := rejectKwargs("nl.where", rest); err != nil {
-		return nil, err
-	}
-	st, err := kernelState(th, "nl.where")
-	if err != nil {
-		return nil, err
-	}
-	c, _, err := onChipOf(cond, "nl.where", "condition")
-	if err != nil {
-		return nil, err
-	}
-	a, _, err := onChipOf(x, "nl.where", "x")
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
-	}
+	arg := newArgs("nl.where")
+	st := arg.state(th)
+	c, _ := arg.onChip(cond, "condition")
+	a, _ := arg.onChip(x, "x")
+	msk := arg.mask(mask)
 	var yo lower.Opd
 	def := a.Dtype
 	if f, _, ok := number(y); ok {
 		yo = lower.ImmOpd(f)
 	} else {
-		b, _, err := onChipOf(y, "nl.where", "y")
-		if err != nil {
-			return nil, err
-		}
+		b, _ := arg.onChip(y, "y")
 		yo = lower.AccOpd(b)
 		def = lower.Promote(a.Dtype, b.Dtype)
 	}
-	dt, err := optDtype(dtype, def)
-	if err != nil {
-		return nil, err
+	dt := arg.optDtype(dtype, def)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	out, err := st.k.Where(c, a, yo, dt, msk)
 	if err != nil {
@@ -1200,43 +1053,21 @@ var nkiObjectClass = tracer.NewClass("NKIObject", nil, map[string]tracer.Value{}
 // no instructions for it; these are the ones its definition needs.
 func nlSoftmax(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var x, axis, dtype, computeDtype, mask tracer.Value
-	var rest []tracer.Kwarg
-	if err := tracer.UnpackArgs("nl.softmax", args, kwargs, "x", &x, "axis", &axis, "dtype?", &dtype, "compute_dtype?", &computeDtype, "mask?", &mask, "**kwargs", &rest); err != nil {
+	if err := unpack("nl.softmax", args, kwargs, "x", &x, "axis", &axis, "dtype?", &dtype, "compute_dtype?", &computeDtype, "mask?", &mask); err != nil {
 		return nil, err
 	}
-	if err := rejectKwargs("nl.softmax", rest); err != nil {
-		return nil, err
-	}
-	st, err := kernelState(th, "nl.softmax")
-	if err != nil {
-		return nil, err
-	}
-	a, m, err := onChipOf(x, "nl.softmax", "x")
-	if err != nil {
-		return nil, err
-	}
-	axes, err := axesOf(th, axis)
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
+	arg := newArgs("nl.softmax")
+	st := arg.state(th)
+	a, m := arg.onChip(x, "x")
+	axes := arg.axes(th, axis)
+	msk := arg.mask(mask)
+	dt := arg.optDtype(dtype, a.Dtype)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	msk = mergeMasks(msk, m)
-	dt, err := optDtype(dtype, a.Dtype)
-	if err != nil {
-		return nil, err
-	}
 	k := st.k
-	step := func(r *lower.Result, err error) (lower.Access, error) {
-		if err != nil {
-			return lower.Access{}, convert(err)
-		}
-		a, err := r.Access()
-		return a, convert(err)
-	}
-	mx, err := step(k.Reduce("nl.softmax", "max", a, axes, true, true, bir.EngDVE, bir.Float32, msk))
+	mx, err := resultTile(k.Reduce("nl.softmax", "max", a, axes, true, true, bir.EngDVE, bir.Float32, msk))
 	if err != nil {
 		return nil, err
 	}
@@ -1244,19 +1075,16 @@ func nlSoftmax(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (t
 		return nil, notSupportedf("nl.softmax over axis %v of a tile of shape %s: narwhal reduces to one value per partition (the last free axes)", axes, shapeText(a.Shape()))
 	}
 	// negate=True gives -max, the Activation's bias.
-	e, err := step(k.Activation("nl.softmax", "Exp", a, &mx, lower.Const(1), bir.Float32, msk))
+	e, err := resultTile(k.Activation("nl.softmax", "Exp", a, &mx, lower.Const(1), bir.Float32, msk))
 	if err != nil {
 		return nil, err
 	}
-	sum, err := step(k.Reduce("nl.softmax", "add", e, axes, true, false, bir.EngDVE, bir.Float32, msk))
+	sum, err := resultTile(k.Reduce("nl.softmax", "add", e, axes, true, false, bir.EngDVE, bir.Float32, msk))
 	if err != nil {
 		return nil, err
 	}
 	r, err := k.TensorScalar("nl.softmax", e, "divide", lower.Scalar{Tile: &sum}, false, "", lower.NoScalar, false, bir.EngDVE, dt, msk)
-	if err != nil {
-		return nil, convert(err)
-	}
-	return newResult(st, r, th.CallPos()), nil
+	return pending(th, st, r, err)
 }
 
 // nlRMSNorm is nl.rms_norm(x, w, axis, n, epsilon): x / sqrt(sum(x^2)/n +
@@ -1267,71 +1095,43 @@ func nlSoftmax(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (t
 func nlRMSNorm(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var x, w, axis, n, dtype, computeDtype, mask tracer.Value
 	var eps tracer.Value = tracer.Float(1e-6)
-	var rest []tracer.Kwarg
-	if err := tracer.UnpackArgs("nl.rms_norm", args, kwargs, "x", &x, "w", &w, "axis", &axis, "n", &n, "epsilon?", &eps,
-		"dtype?", &dtype, "compute_dtype?", &computeDtype, "mask?", &mask, "**kwargs", &rest); err != nil {
+	if err := unpack("nl.rms_norm", args, kwargs, "x", &x, "w", &w, "axis", &axis, "n", &n, "epsilon?", &eps,
+		"dtype?", &dtype, "compute_dtype?", &computeDtype, "mask?", &mask); err != nil {
 		return nil, err
 	}
-	if err := rejectKwargs("nl.rms_norm", rest); err != nil {
-		return nil, err
-	}
-	st, err := kernelState(th, "nl.rms_norm")
-	if err != nil {
-		return nil, err
-	}
-	a, m, err := onChipOf(x, "nl.rms_norm", "x")
-	if err != nil {
-		return nil, err
-	}
-	axes, err := axesOf(th, axis)
-	if err != nil {
-		return nil, err
-	}
-	count, err := tracer.AsFloat64(th, n)
-	if err != nil {
-		return nil, err
-	}
-	epsilon, err := tracer.AsFloat64(th, eps)
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
+	arg := newArgs("nl.rms_norm")
+	st := arg.state(th)
+	a, m := arg.onChip(x, "x")
+	axes := arg.axes(th, axis)
+	count := arg.float(th, n)
+	epsilon := arg.float(th, eps)
+	msk := arg.mask(mask)
+	dt := arg.optDtype(dtype, a.Dtype)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	msk = mergeMasks(msk, m)
-	dt, err := optDtype(dtype, a.Dtype)
-	if err != nil {
-		return nil, err
-	}
 	k := st.k
-	step := func(r *lower.Result, err error) (lower.Access, error) {
-		if err != nil {
-			return lower.Access{}, convert(err)
-		}
-		a, err := r.Access()
-		return a, convert(err)
-	}
-	sq, err := step(k.Activation("nl.rms_norm", "Square", a, nil, lower.Const(1), bir.Float32, msk))
+	sq, err := resultTile(k.Activation("nl.rms_norm", "Square", a, nil, lower.Const(1), bir.Float32, msk))
 	if err != nil {
 		return nil, err
 	}
-	ss, err := step(k.Reduce("nl.rms_norm", "add", sq, axes, true, false, bir.EngDVE, bir.Float32, msk))
+	ss, err := resultTile(k.Reduce("nl.rms_norm", "add", sq, axes, true, false, bir.EngDVE, bir.Float32, msk))
 	if err != nil {
 		return nil, err
 	}
 	if ss.FreeElems() != 1 {
 		return nil, notSupportedf("nl.rms_norm over axis %v of a tile of shape %s: narwhal reduces to one value per partition (the last free axes)", axes, shapeText(a.Shape()))
 	}
-	ms, err := step(k.TensorScalar("nl.rms_norm", ss, "mult", lower.Const(1/count), false, "add", lower.Const(epsilon), false, bir.EngDVE, bir.Float32, lower.Mask{}))
+	ms, err := resultTile(k.TensorScalar("nl.rms_norm", ss, "mult", lower.Const(1/count), false, "add", lower.Const(epsilon), false, bir.EngDVE, bir.Float32, lower.Mask{}))
 	if err != nil {
 		return nil, err
 	}
-	rs, err := step(k.Activation("nl.rms_norm", "Rsqrt", ms, nil, lower.Const(1), bir.Float32, lower.Mask{}))
+	rs, err := resultTile(k.Activation("nl.rms_norm", "Rsqrt", ms, nil, lower.Const(1), bir.Float32, lower.Mask{}))
 	if err != nil {
 		return nil, err
 	}
-	y, err := step(k.TensorScalar("nl.rms_norm", a, "mult", lower.Scalar{Tile: &rs}, false, "", lower.NoScalar, false, bir.EngDVE, bir.Float32, msk))
+	y, err := resultTile(k.TensorScalar("nl.rms_norm", a, "mult", lower.Scalar{Tile: &rs}, false, "", lower.NoScalar, false, bir.EngDVE, bir.Float32, msk))
 	if err != nil {
 		return nil, err
 	}

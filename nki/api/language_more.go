@@ -31,7 +31,11 @@ type seq struct {
 	mask lower.Mask
 }
 
-func (s *seq) tile(r *lower.Result, err error) (lower.Access, error) {
+func (s *seq) tile(r *lower.Result, err error) (lower.Access, error) { return resultTile(r, err) }
+
+// resultTile is the tile of a lowering's result r (or its error,
+// converted).
+func resultTile(r *lower.Result, err error) (lower.Access, error) {
 	if err != nil {
 		return lower.Access{}, convert(err)
 	}
@@ -64,27 +68,20 @@ func roundingFn(name string) builtinFn {
 	what := "nl." + name
 	return func(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 		var x, dtype, mask tracer.Value
-		if err := isaUnpack(what, args, kwargs, "x", &x, "dtype?", &dtype, "mask?", &mask); err != nil {
+		if err := unpack(what, args, kwargs, "x", &x, "dtype?", &dtype, "mask?", &mask); err != nil {
 			return nil, err
 		}
-		st, err := kernelState(th, what)
-		if err != nil {
-			return nil, err
-		}
-		a, m, err := onChipOf(x, what, "x")
-		if err != nil {
-			return nil, err
-		}
-		msk, err := maskOf(mask)
-		if err != nil {
-			return nil, err
-		}
-		dt, err := optDtype(dtype, a.Dtype)
-		if err != nil {
-			return nil, err
+		arg := newArgs(what)
+		st := arg.state(th)
+		a, m := arg.onChip(x, "x")
+		msk := arg.mask(mask)
+		dt := arg.optDtype(dtype, a.Dtype)
+		if arg.err != nil {
+			return nil, arg.err
 		}
 		s := &seq{k: st.k, what: what, mask: mergeMasks(msk, m)}
 		var r *lower.Result
+		var err error
 		switch {
 		case !a.Dtype.IsFloat():
 			r, err = st.k.Copy(a, bir.EngDVE, dt, s.mask)
@@ -111,34 +108,23 @@ func roundingFn(name string) builtinFn {
 			}
 			r, err = s.tt("mult", fl, sign, dt)
 		}
-		if err != nil {
-			return nil, convert(err)
-		}
-		return newResult(st, r, th.CallPos()), nil
+		return pending(th, st, r, err)
 	}
 }
 
 func nlFmod(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nl.fmod"
 	var x, y, dtype, mask tracer.Value
-	if err := isaUnpack(what, args, kwargs, "x", &x, "y", &y, "dtype?", &dtype, "mask?", &mask); err != nil {
+	if err := unpack(what, args, kwargs, "x", &x, "y", &y, "dtype?", &dtype, "mask?", &mask); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	a, m, err := onChipOf(x, what, "x")
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
-	}
-	dt, err := optDtype(dtype, a.Dtype)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	a, m := arg.onChip(x, "x")
+	msk := arg.mask(mask)
+	dt := arg.optDtype(dtype, a.Dtype)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	s := &seq{k: st.k, what: what, mask: mergeMasks(msk, m)}
 	abs, sign, err := s.absSign(a)
@@ -167,30 +153,22 @@ func nlFmod(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (trac
 		return nil, err
 	}
 	r, err := s.tt("mult", rem, sign, dt)
-	if err != nil {
-		return nil, convert(err)
-	}
-	return newResult(st, r, th.CallPos()), nil
+	return pending(th, st, r, err)
 }
 
 func nlVar(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nl.var"
 	var x, axis, dtype, mask tracer.Value
 	keepdims := false
-	if err := isaUnpack(what, args, kwargs, "x", &x, "axis", &axis, "dtype?", &dtype, "mask?", &mask, "keepdims?", &keepdims); err != nil {
+	if err := unpack(what, args, kwargs, "x", &x, "axis", &axis, "dtype?", &dtype, "mask?", &mask, "keepdims?", &keepdims); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	a, m, err := onChipOf(x, what, "x")
-	if err != nil {
-		return nil, err
-	}
-	axes, err := axesOf(th, axis)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	a, m := arg.onChip(x, "x")
+	axes := arg.axes(th, axis)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	nd := len(a.Dims)
 	seen := map[int]bool{}
@@ -274,38 +252,24 @@ func nlVar(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (trace
 		}
 	}
 	r, err := k.Copy(v, bir.EngDVE, dt, lower.Mask{})
-	if err != nil {
-		return nil, convert(err)
-	}
-	return newResult(st, r, th.CallPos()), nil
+	return pending(th, st, r, err)
 }
 
 func nlAll(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nl.all"
 	var x, axis, dtype, mask tracer.Value
 	keepdims := false
-	if err := isaUnpack(what, args, kwargs, "x", &x, "axis", &axis, "dtype?", &dtype, "mask?", &mask, "keepdims?", &keepdims); err != nil {
+	if err := unpack(what, args, kwargs, "x", &x, "axis", &axis, "dtype?", &dtype, "mask?", &mask, "keepdims?", &keepdims); err != nil {
 		return nil, err
 	}
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	a, m, err := onChipOf(x, what, "x")
-	if err != nil {
-		return nil, err
-	}
-	axes, err := axesOf(th, axis)
-	if err != nil {
-		return nil, err
-	}
-	msk, err := maskOf(mask)
-	if err != nil {
-		return nil, err
-	}
-	dt, err := optDtype(dtype, bir.Uint8)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	a, m := arg.onChip(x, "x")
+	axes := arg.axes(th, axis)
+	msk := arg.mask(mask)
+	dt := arg.optDtype(dtype, bir.Uint8)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	s := &seq{k: st.k, what: what, mask: mergeMasks(msk, m)}
 	nz, err := s.tile(s.ts(a, "not_equal", 0, "", 0, bir.Float32))
@@ -313,10 +277,7 @@ func nlAll(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (trace
 		return nil, err
 	}
 	r, err := st.k.Reduce(what, "min", nz, axes, keepdims, false, bir.EngDVE, dt, lower.Mask{})
-	if err != nil {
-		return nil, convert(err)
-	}
-	return newResult(st, r, th.CallPos()), nil
+	return pending(th, st, r, err)
 }
 
 func init() {
@@ -340,7 +301,7 @@ func legacyTensorScalarReduce(th *tracer.Thread, args []tracer.Value, kwargs []t
 	const what = "nisa.tensor_scalar_reduce"
 	var data, op0, operand0, reduceOp, reduceRes, dtype, mask tracer.Value
 	var rev0 bool
-	if err := isaUnpack(what, args, kwargs, "data", &data, "op0", &op0, "operand0", &operand0, "reduce_op", &reduceOp, "reduce_res", &reduceRes,
+	if err := unpack(what, args, kwargs, "data", &data, "op0", &op0, "operand0", &operand0, "reduce_op", &reduceOp, "reduce_res", &reduceRes,
 		"reverse0?", &rev0, "dtype?", &dtype, "mask?", &mask); err != nil {
 		return nil, err
 	}
@@ -367,7 +328,7 @@ func legacyLocalGather(th *tracer.Thread, args []tracer.Value, kwargs []tracer.K
 	const what = "nisa.local_gather"
 	var src, index, validV, mask tracer.Value
 	var perIdx int64 = 1
-	if err := isaUnpack(what, args, kwargs, "src_buffer", &src, "index", &index, "num_elem_per_idx?", &perIdx, "num_valid_indices?", &validV, "mask?", &mask); err != nil {
+	if err := unpack(what, args, kwargs, "src_buffer", &src, "index", &index, "num_elem_per_idx?", &perIdx, "num_valid_indices?", &validV, "mask?", &mask); err != nil {
 		return nil, err
 	}
 	if !isNone(mask) {
@@ -378,14 +339,13 @@ func legacyLocalGather(th *tracer.Thread, args []tracer.Value, kwargs []tracer.K
 		return nil, err
 	}
 	n := 16 * ix.FreeElems()
+	arg := newArgs(what)
 	if !isNone(validV) {
-		if n, err = tracer.AsInt64(th, validV); err != nil {
-			return nil, err
-		}
+		n = arg.int(th, validV)
 	}
-	s, _, err := onChipOf(src, what, "src_buffer")
-	if err != nil {
-		return nil, err
+	s, _ := arg.onChip(src, "src_buffer")
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	dst, err := legacyDst(th, what, src, nil, []int64{s.Partitions(), n * perIdx})
 	if err != nil {
@@ -405,17 +365,12 @@ func legacyLocalGather(th *tracer.Thread, args []tracer.Value, kwargs []tracer.K
 // legacyDst makes a legacy instruction's result tile: like's shape (or
 // shape) and dtype (or dtype=) in SBUF.
 func legacyDst(th *tracer.Thread, what string, like, dtype tracer.Value, shape []int64) (*Tensor, error) {
-	st, err := kernelState(th, what)
-	if err != nil {
-		return nil, err
-	}
-	a, _, err := onChipOf(like, what, "the input")
-	if err != nil {
-		return nil, err
-	}
-	dt, err := optDtype(dtype, a.Dtype)
-	if err != nil {
-		return nil, err
+	arg := newArgs(what)
+	st := arg.state(th)
+	a, _ := arg.onChip(like, "the input")
+	dt := arg.optDtype(dtype, a.Dtype)
+	if arg.err != nil {
+		return nil, arg.err
 	}
 	if shape == nil {
 		shape = a.Shape()
@@ -430,7 +385,7 @@ func legacyDst(th *tracer.Thread, what string, like, dtype tracer.Value, shape [
 // nlStaticCast is nl.static_cast(x, dtype): a TensorCopy into dtype.
 func nlStaticCast(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var x, dtype, mask tracer.Value
-	if err := isaUnpack("nl.static_cast", args, kwargs, "x", &x, "dtype", &dtype, "mask?", &mask); err != nil {
+	if err := unpack("nl.static_cast", args, kwargs, "x", &x, "dtype", &dtype, "mask?", &mask); err != nil {
 		return nil, err
 	}
 	return copyLike(th, "nl.static_cast", x, mask, dtype, bir.EngDVE)
@@ -440,7 +395,7 @@ func nlStaticCast(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg)
 // numbers (bits, eps, max, min, tiny).
 func nlFinfo(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var dtype tracer.Value
-	if err := isaUnpack("nl.finfo", args, kwargs, "dtype", &dtype); err != nil {
+	if err := unpack("nl.finfo", args, kwargs, "dtype", &dtype); err != nil {
 		return nil, err
 	}
 	dt, err := dtypeOf(dtype)

@@ -149,7 +149,7 @@ func allocatedReg(v tracer.Value, what, param string) (*VirtualRegister, error) 
 func curRegisterAlloc(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.register_alloc"
 	var x, name tracer.Value
-	if err := isaUnpack(what, args, kwargs, "x?", &x, "name?", &name); err != nil {
+	if err := unpack(what, args, kwargs, "x?", &x, "name?", &name); err != nil {
 		return nil, err
 	}
 	st, err := kernelState(th, what)
@@ -175,7 +175,7 @@ func curRegisterMove(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwa
 	const what = "nisa.register_move"
 	// NKI 0.2: (dst, imm); NKI 0.3: (dst, src) with src a register.
 	var dst, src, imm, name tracer.Value
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "src?", &src, "imm?", &imm, "name?", &name); err != nil {
+	if err := unpack(what, args, kwargs, "dst", &dst, "src?", &src, "imm?", &imm, "name?", &name); err != nil {
 		return nil, err
 	}
 	if isNone(src) {
@@ -202,7 +202,7 @@ func curRegisterMove(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwa
 func curRegisterLoad(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.register_load"
 	var dst, src, name tracer.Value
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "src", &src, "name?", &name); err != nil {
+	if err := unpack(what, args, kwargs, "dst", &dst, "src", &src, "name?", &name); err != nil {
 		return nil, err
 	}
 	st, err := kernelState(th, what)
@@ -223,7 +223,7 @@ func curRegisterLoad(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwa
 func curRegisterStore(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nisa.register_store"
 	var dst, src, name tracer.Value
-	if err := isaUnpack(what, args, kwargs, "dst", &dst, "src", &src, "name?", &name); err != nil {
+	if err := unpack(what, args, kwargs, "dst", &dst, "src", &src, "name?", &name); err != nil {
 		return nil, err
 	}
 	st, err := kernelState(th, what)
@@ -254,7 +254,7 @@ func (r *DynRange) Truth() (bool, error) { return true, nil }
 func curDynamicRange(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	const what = "nl.dynamic_range"
 	var start, stop, stepV tracer.Value
-	if err := isaUnpack(what, args, kwargs, "start", &start, "stop?", &stop, "step?", &stepV); err != nil {
+	if err := unpack(what, args, kwargs, "start", &start, "stop?", &stop, "step?", &stepV); err != nil {
 		return nil, err
 	}
 	if isNone(stop) {

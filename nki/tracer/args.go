@@ -237,11 +237,7 @@ func unpackOne(fnName, name string, v Value, ptr any) error {
 		}
 		*p = i
 	case *Tuple:
-		t, ok := v.(Tuple)
-		if !ok {
-			return Errorf("TypeError", "%s() argument '%s' must be tuple, not %s", fnName, name, v.Type())
-		}
-		*p = t
+		return setAs(p, v, fnName, name, "be tuple")
 	case *[]Value:
 		t, ok := v.(Tuple)
 		if !ok {
@@ -253,11 +249,7 @@ func unpackOne(fnName, name string, v Value, ptr any) error {
 		}
 		*p = t
 	case *Callable:
-		c, ok := v.(Callable)
-		if !ok {
-			return Errorf("TypeError", "%s() argument '%s' must be callable, not %s", fnName, name, v.Type())
-		}
-		*p = c
+		return setAs(p, v, fnName, name, "be callable")
 	case *Iterable:
 		c, ok := v.(Iterable)
 		if !ok {
@@ -265,44 +257,31 @@ func unpackOne(fnName, name string, v Value, ptr any) error {
 		}
 		*p = c
 	case *HasAttrs:
-		c, ok := v.(HasAttrs)
-		if !ok {
-			return Errorf("TypeError", "%s() argument '%s' must have attributes, not %s", fnName, name, v.Type())
-		}
-		*p = c
+		return setAs(p, v, fnName, name, "have attributes")
 	case **List:
-		c, ok := v.(*List)
-		if !ok {
-			return Errorf("TypeError", "%s() argument '%s' must be list, not %s", fnName, name, v.Type())
-		}
-		*p = c
+		return setAs(p, v, fnName, name, "be list")
 	case **Dict:
-		c, ok := v.(*Dict)
-		if !ok {
-			return Errorf("TypeError", "%s() argument '%s' must be dict, not %s", fnName, name, v.Type())
-		}
-		*p = c
+		return setAs(p, v, fnName, name, "be dict")
 	case **Function:
-		c, ok := v.(*Function)
-		if !ok {
-			return Errorf("TypeError", "%s() argument '%s' must be function, not %s", fnName, name, v.Type())
-		}
-		*p = c
+		return setAs(p, v, fnName, name, "be function")
 	case **Class:
-		c, ok := v.(*Class)
-		if !ok {
-			return Errorf("TypeError", "%s() argument '%s' must be a class, not %s", fnName, name, v.Type())
-		}
-		*p = c
+		return setAs(p, v, fnName, name, "be a class")
 	case **Module:
-		c, ok := v.(*Module)
-		if !ok {
-			return Errorf("TypeError", "%s() argument '%s' must be module, not %s", fnName, name, v.Type())
-		}
-		*p = c
+		return setAs(p, v, fnName, name, "be module")
 	default:
 		return Errorf("TypeError", "%s(): internal error: cannot unpack argument '%s'", fnName, name)
 	}
+	return nil
+}
+
+// setAs stores v in *p when it is a T, else returns the TypeError naming
+// the argument and what it must be.
+func setAs[T any](p *T, v Value, fnName, name, must string) error {
+	c, ok := v.(T)
+	if !ok {
+		return Errorf("TypeError", "%s() argument '%s' must %s, not %s", fnName, name, must, v.Type())
+	}
+	*p = c
 	return nil
 }
 

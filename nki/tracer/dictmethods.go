@@ -355,68 +355,44 @@ func setSubset(th *Thread, a, b *Set) (bool, error) {
 
 func setBinary(th *Thread, op syntax.Operator, a, b *Set) (Value, error) {
 	out := &Set{d: Dict{serial: nextSerial()}, frozen: a.frozen}
-	add := func(x Value) error { return out.Add(th, x) }
+	// addFrom adds the elements of from that are in other (in) or not in
+	// it (!in); all of them when other is nil.
+	addFrom := func(from, other *Set, in bool) error {
+		for _, x := range from.Elems() {
+			if other != nil {
+				has, err := other.Has(th, x)
+				if err != nil {
+					return err
+				}
+				if has != in {
+					continue
+				}
+			}
+			if err := out.Add(th, x); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var err error
 	switch op {
 	case syntax.BitOr:
-		for _, x := range a.Elems() {
-			if err := add(x); err != nil {
-				return nil, err
-			}
-		}
-		for _, x := range b.Elems() {
-			if err := add(x); err != nil {
-				return nil, err
-			}
+		if err = addFrom(a, nil, true); err == nil {
+			err = addFrom(b, nil, true)
 		}
 	case syntax.BitAnd:
-		for _, x := range a.Elems() {
-			ok, err := b.Has(th, x)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				if err := add(x); err != nil {
-					return nil, err
-				}
-			}
-		}
+		err = addFrom(a, b, true)
 	case syntax.Sub:
-		for _, x := range a.Elems() {
-			ok, err := b.Has(th, x)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				if err := add(x); err != nil {
-					return nil, err
-				}
-			}
-		}
+		err = addFrom(a, b, false)
 	case syntax.BitXor:
-		for _, x := range a.Elems() {
-			ok, err := b.Has(th, x)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				if err := add(x); err != nil {
-					return nil, err
-				}
-			}
-		}
-		for _, x := range b.Elems() {
-			ok, err := a.Has(th, x)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				if err := add(x); err != nil {
-					return nil, err
-				}
-			}
+		if err = addFrom(a, b, false); err == nil {
+			err = addFrom(b, a, false)
 		}
 	default:
 		return nil, nil
+	}
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

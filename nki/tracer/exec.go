@@ -518,40 +518,56 @@ func (th *Thread) execDef(fr *frame, n *syntax.FunctionDef) error {
 	if n.IsAsync {
 		return NotSupportedf("async def is not supported")
 	}
-	decos := make([]Value, len(n.DecoratorList))
-	for i, d := range n.DecoratorList {
-		v, err := th.eval(fr, d)
-		if err != nil {
-			return err
-		}
-		decos[i] = v
+	decos, err := th.evalDecorators(fr, n.DecoratorList)
+	if err != nil {
+		return err
 	}
 	f, err := th.makeFunction(fr, n, n.Name, n.Args, n.Returns)
 	if err != nil {
 		return err
 	}
 	var v Value = f
-	for i := len(decos) - 1; i >= 0; i-- {
-		prev := fr.call
-		fr.call = n.DecoratorList[i]
-		r, err := Call(th, decos[i], []Value{v}, nil)
-		fr.call = prev
-		if err != nil {
-			return th.stamp(fr, err, n.DecoratorList[i])
-		}
-		v = r
+	v, err = th.decorate(fr, n.DecoratorList, decos, v)
+	if err != nil {
+		return err
 	}
 	return th.storeName(fr, n.Name, v)
 }
 
-func (th *Thread) execClass(fr *frame, n *syntax.ClassDef) error {
-	decos := make([]Value, len(n.DecoratorList))
-	for i, d := range n.DecoratorList {
+// evalDecorators evaluates the decorators of a def or class statement,
+// top to bottom, before the statement makes its function or class.
+func (th *Thread) evalDecorators(fr *frame, list []syntax.Expr) ([]Value, error) {
+	decos := make([]Value, len(list))
+	for i, d := range list {
 		v, err := th.eval(fr, d)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		decos[i] = v
+	}
+	return decos, nil
+}
+
+// decorate applies decos, evaluated from list, to v bottom to top, each
+// call positioned at its decorator.
+func (th *Thread) decorate(fr *frame, list []syntax.Expr, decos []Value, v Value) (Value, error) {
+	for i := len(decos) - 1; i >= 0; i-- {
+		prev := fr.call
+		fr.call = list[i]
+		r, err := Call(th, decos[i], []Value{v}, nil)
+		fr.call = prev
+		if err != nil {
+			return nil, th.stamp(fr, err, list[i])
+		}
+		v = r
+	}
+	return v, nil
+}
+
+func (th *Thread) execClass(fr *frame, n *syntax.ClassDef) error {
+	decos, err := th.evalDecorators(fr, n.DecoratorList)
+	if err != nil {
+		return err
 	}
 	var bases []*Class
 	for _, b := range n.Bases {
@@ -627,7 +643,7 @@ func (th *Thread) execClass(fr *frame, n *syntax.ClassDef) error {
 		return Errorf("RecursionError", "maximum recursion depth exceeded")
 	}
 	th.stack = append(th.stack, cf)
-	_, err := th.execBlock(cf, n.Body)
+	_, err = th.execBlock(cf, n.Body)
 	th.stack = th.stack[:len(th.stack)-1]
 	if err != nil {
 		return err
@@ -641,15 +657,9 @@ func (th *Thread) execClass(fr *frame, n *syntax.ClassDef) error {
 		return err
 	}
 	var v Value = cls
-	for i := len(decos) - 1; i >= 0; i-- {
-		prev := fr.call
-		fr.call = n.DecoratorList[i]
-		r, err := Call(th, decos[i], []Value{v}, nil)
-		fr.call = prev
-		if err != nil {
-			return th.stamp(fr, err, n.DecoratorList[i])
-		}
-		v = r
+	v, err = th.decorate(fr, n.DecoratorList, decos, v)
+	if err != nil {
+		return err
 	}
 	return th.storeName(fr, n.Name, v)
 }

@@ -1054,37 +1054,30 @@ func totalOrdering(c *Class) error {
 // operator.
 
 func makeOperatorModule(th *Thread) *Module {
-	bin := func(op syntax.Operator) func(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {
+	type fn = func(th *Thread, args []Value, kwargs []Kwarg) (Value, error)
+	// exactly is f as a function of n positional arguments.
+	exactly := func(n int, f func(th *Thread, a []Value) (Value, error)) fn {
 		return func(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {
-			if len(args) != 2 {
-				return nil, Errorf("TypeError", "expected 2 arguments, got %d", len(args))
+			if len(args) != n {
+				if n == 1 {
+					return nil, Errorf("TypeError", "expected 1 argument, got %d", len(args))
+				}
+				return nil, Errorf("TypeError", "expected %d arguments, got %d", n, len(args))
 			}
-			return Binary(th, op, args[0], args[1])
+			return f(th, args)
 		}
 	}
-	ibin := func(op syntax.Operator) func(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {
-		return func(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {
-			if len(args) != 2 {
-				return nil, Errorf("TypeError", "expected 2 arguments, got %d", len(args))
-			}
-			return Inplace(th, op, args[0], args[1])
-		}
+	bin := func(op syntax.Operator) fn {
+		return exactly(2, func(th *Thread, a []Value) (Value, error) { return Binary(th, op, a[0], a[1]) })
 	}
-	cmp := func(op syntax.CmpOp) func(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {
-		return func(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {
-			if len(args) != 2 {
-				return nil, Errorf("TypeError", "expected 2 arguments, got %d", len(args))
-			}
-			return Compare(th, op, args[0], args[1])
-		}
+	ibin := func(op syntax.Operator) fn {
+		return exactly(2, func(th *Thread, a []Value) (Value, error) { return Inplace(th, op, a[0], a[1]) })
 	}
-	un := func(op syntax.UnaryOpKind) func(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {
-		return func(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {
-			if len(args) != 1 {
-				return nil, Errorf("TypeError", "expected 1 argument, got %d", len(args))
-			}
-			return Unary(th, op, args[0])
-		}
+	cmp := func(op syntax.CmpOp) fn {
+		return exactly(2, func(th *Thread, a []Value) (Value, error) { return Compare(th, op, a[0], a[1]) })
+	}
+	un := func(op syntax.UnaryOpKind) fn {
+		return exactly(1, func(th *Thread, a []Value) (Value, error) { return Unary(th, op, a[0]) })
 	}
 	m := map[string]func(th *Thread, args []Value, kwargs []Kwarg) (Value, error){
 		"add": bin(syntax.Add), "sub": bin(syntax.Sub), "mul": bin(syntax.Mult), "matmul": bin(syntax.MatMult),
@@ -1174,24 +1167,7 @@ func makeOperatorModule(th *Thread) *Module {
 			if len(args) == 0 {
 				return nil, Errorf("TypeError", "itemgetter expected 1 argument, got 0")
 			}
-			items := append([]Value(nil), args...)
-			return NewBuiltin("itemgetter", func(th *Thread, a []Value, kw []Kwarg) (Value, error) {
-				if len(a) != 1 {
-					return nil, Errorf("TypeError", "itemgetter expected 1 argument, got %d", len(a))
-				}
-				if len(items) == 1 {
-					return getIndex(th, a[0], items[0])
-				}
-				out := make(Tuple, len(items))
-				for i, it := range items {
-					v, err := getIndex(th, a[0], it)
-					if err != nil {
-						return nil, err
-					}
-					out[i] = v
-				}
-				return out, nil
-			}), nil
+			return getter("itemgetter", append([]Value(nil), args...), getIndex), nil
 		},
 		"attrgetter": func(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {
 			if len(args) == 0 {
@@ -1215,23 +1191,7 @@ func makeOperatorModule(th *Thread) *Module {
 				}
 				return v, nil
 			}
-			return NewBuiltin("attrgetter", func(th *Thread, a []Value, kw []Kwarg) (Value, error) {
-				if len(a) != 1 {
-					return nil, Errorf("TypeError", "attrgetter expected 1 argument, got %d", len(a))
-				}
-				if len(names) == 1 {
-					return get(th, a[0], names[0])
-				}
-				out := make(Tuple, len(names))
-				for i, n := range names {
-					v, err := get(th, a[0], n)
-					if err != nil {
-						return nil, err
-					}
-					out[i] = v
-				}
-				return out, nil
-			}), nil
+			return getter("attrgetter", names, get), nil
 		},
 		"methodcaller": func(th *Thread, args []Value, kwargs []Kwarg) (Value, error) {
 			if len(args) == 0 {
@@ -2268,4 +2228,27 @@ func init() {
 	goClass(versionInfoClass, "version_info", "sys", tupleClass)
 	setupNamedTuple(versionInfoClass, []string{"major", "minor", "micro", "releaselevel", "serial"}, nil)
 	versionInfoClass.module = "sys"
+}
+
+// getter is operator.itemgetter and operator.attrgetter: a callable of one
+// argument returning get(argument, key) for its one key, or the tuple of
+// them for several keys.
+func getter[K any](name string, keys []K, get func(th *Thread, v Value, key K) (Value, error)) *Builtin {
+	return NewBuiltin(name, func(th *Thread, a []Value, kw []Kwarg) (Value, error) {
+		if len(a) != 1 {
+			return nil, Errorf("TypeError", "%s expected 1 argument, got %d", name, len(a))
+		}
+		if len(keys) == 1 {
+			return get(th, a[0], keys[0])
+		}
+		out := make(Tuple, len(keys))
+		for i, k := range keys {
+			v, err := get(th, a[0], k)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = v
+		}
+		return out, nil
+	})
 }

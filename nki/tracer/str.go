@@ -128,6 +128,21 @@ func strCase(name string, f func(string) string) methodFn {
 	}
 }
 
+// strStrip is str.strip, lstrip and rstrip: the Python white space
+// trimmed with trimSpace, or the characters given trimmed with trim.
+func strStrip(name string, trimSpace func(string, func(rune) bool) string, trim func(string, string) string) func(th *Thread, recv Value, args []Value, kwargs []Kwarg) (Value, error) {
+	return func(th *Thread, recv Value, args []Value, kwargs []Kwarg) (Value, error) {
+		c, ok, err := stripChars(name, args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return String(trimSpace(strRecv(recv), isPySpace)), nil
+		}
+		return String(trim(strRecv(recv), c)), nil
+	}
+}
+
 func stripChars(name string, args []Value, kwargs []Kwarg) (string, bool, error) {
 	if err := argCount(name, args, kwargs, 0, 1); err != nil {
 		return "", false, err
@@ -418,36 +433,9 @@ var strMethods = map[string]methodFn{
 		}
 		return NewList(out), nil
 	},
-	"strip": func(th *Thread, recv Value, args []Value, kwargs []Kwarg) (Value, error) {
-		c, ok, err := stripChars("strip", args, kwargs)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return String(strings.TrimFunc(strRecv(recv), isPySpace)), nil
-		}
-		return String(strings.Trim(strRecv(recv), c)), nil
-	},
-	"lstrip": func(th *Thread, recv Value, args []Value, kwargs []Kwarg) (Value, error) {
-		c, ok, err := stripChars("lstrip", args, kwargs)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return String(strings.TrimLeftFunc(strRecv(recv), isPySpace)), nil
-		}
-		return String(strings.TrimLeft(strRecv(recv), c)), nil
-	},
-	"rstrip": func(th *Thread, recv Value, args []Value, kwargs []Kwarg) (Value, error) {
-		c, ok, err := stripChars("rstrip", args, kwargs)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			return String(strings.TrimRightFunc(strRecv(recv), isPySpace)), nil
-		}
-		return String(strings.TrimRight(strRecv(recv), c)), nil
-	},
+	"strip":      strStrip("strip", strings.TrimFunc, strings.Trim),
+	"lstrip":     strStrip("lstrip", strings.TrimLeftFunc, strings.TrimLeft),
+	"rstrip":     strStrip("rstrip", strings.TrimRightFunc, strings.TrimRight),
 	"startswith": strAffix("startswith", false),
 	"endswith":   strAffix("endswith", true),
 	"replace": func(th *Thread, recv Value, args []Value, kwargs []Kwarg) (Value, error) {

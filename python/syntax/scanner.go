@@ -810,137 +810,48 @@ func (s *scanner) verifyEnd(kind string) bool {
 	return true
 }
 
+// operatorsFrom lists the operator and delimiter tokens by their first
+// byte, longest first: the scanner takes the longest that the source
+// starts with (CPython's tokenizer: "**=" before "**" before "*").
+var operatorsFrom = func() (t [256][]struct {
+	text string
+	kind tokKind
+}) {
+	for _, op := range []struct {
+		text string
+		kind tokKind
+	}{
+		{"**=", tkDStarEq}, {"//=", tkDSlashEq}, {"<<=", tkLshiftEq}, {">>=", tkRshiftEq}, {"...", tkEllipsis},
+		{"**", tkDStar}, {"//", tkDSlash}, {"<<", tkLshift}, {">>", tkRshift}, {":=", tkWalrus}, {"->", tkArrow},
+		{"+=", tkPlusEq}, {"-=", tkMinusEq}, {"*=", tkStarEq}, {"/=", tkSlashEq}, {"|=", tkVbarEq}, {"&=", tkAmperEq},
+		{"^=", tkCircumEq}, {"%=", tkPercentEq}, {"@=", tkAtEq}, {"==", tkEqEq}, {"!=", tkNotEq}, {"<=", tkLessEq},
+		{"<>", tkLtGt}, {">=", tkGreaterEq},
+		{"(", tkLpar}, {")", tkRpar}, {"[", tkLsqb}, {"]", tkRsqb}, {"{", tkLbrace}, {"}", tkRbrace}, {",", tkComma},
+		{";", tkSemi}, {"~", tkTilde}, {":", tkColon}, {".", tkDot}, {"+", tkPlus}, {"-", tkMinus}, {"*", tkStar},
+		{"/", tkSlash}, {"|", tkVbar}, {"&", tkAmper}, {"^", tkCircum}, {"%", tkPercent}, {"@", tkAt}, {"=", tkEqual},
+		{"<", tkLess}, {">", tkGreater},
+	} {
+		t[op.text[0]] = append(t[op.text[0]], op)
+	}
+	return t
+}()
+
 // operator scans an operator or delimiter.
 func (s *scanner) operator() bool {
 	start := s.off
 	c := s.src[s.off]
-	c1, c2 := s.peekByte(1), s.peekByte(2)
-	kind := tkBad
-	n := 1
-	three := func(k tokKind) { kind, n = k, 3 }
-	two := func(k tokKind) { kind, n = k, 2 }
-	switch c {
-	case '(':
-		kind = tkLpar
-	case ')':
-		kind = tkRpar
-	case '[':
-		kind = tkLsqb
-	case ']':
-		kind = tkRsqb
-	case '{':
-		kind = tkLbrace
-	case '}':
-		kind = tkRbrace
-	case ',':
-		kind = tkComma
-	case ';':
-		kind = tkSemi
-	case '~':
-		kind = tkTilde
-	case ':':
-		kind = tkColon
-		if c1 == '=' {
-			two(tkWalrus)
-		}
-	case '.':
-		kind = tkDot
-		if c1 == '.' && c2 == '.' {
-			three(tkEllipsis)
-		}
-	case '+':
-		kind = tkPlus
-		if c1 == '=' {
-			two(tkPlusEq)
-		}
-	case '-':
-		kind = tkMinus
-		if c1 == '=' {
-			two(tkMinusEq)
-		} else if c1 == '>' {
-			two(tkArrow)
-		}
-	case '*':
-		kind = tkStar
-		if c1 == '*' {
-			two(tkDStar)
-			if c2 == '=' {
-				three(tkDStarEq)
-			}
-		} else if c1 == '=' {
-			two(tkStarEq)
-		}
-	case '/':
-		kind = tkSlash
-		if c1 == '/' {
-			two(tkDSlash)
-			if c2 == '=' {
-				three(tkDSlashEq)
-			}
-		} else if c1 == '=' {
-			two(tkSlashEq)
-		}
-	case '|':
-		kind = tkVbar
-		if c1 == '=' {
-			two(tkVbarEq)
-		}
-	case '&':
-		kind = tkAmper
-		if c1 == '=' {
-			two(tkAmperEq)
-		}
-	case '^':
-		kind = tkCircum
-		if c1 == '=' {
-			two(tkCircumEq)
-		}
-	case '%':
-		kind = tkPercent
-		if c1 == '=' {
-			two(tkPercentEq)
-		}
-	case '@':
-		kind = tkAt
-		if c1 == '=' {
-			two(tkAtEq)
-		}
-	case '=':
-		kind = tkEqual
-		if c1 == '=' {
-			two(tkEqEq)
-		}
-	case '!':
-		if c1 == '=' {
-			two(tkNotEq)
-		}
-	case '<':
-		kind = tkLess
-		switch c1 {
-		case '=':
-			two(tkLessEq)
-		case '>':
-			two(tkLtGt)
-		case '<':
-			two(tkLshift)
-			if c2 == '=' {
-				three(tkLshiftEq)
-			}
-		}
-	case '>':
-		kind = tkGreater
-		switch c1 {
-		case '=':
-			two(tkGreaterEq)
-		case '>':
-			two(tkRshift)
-			if c2 == '=' {
-				three(tkRshiftEq)
-			}
-		}
-	case 0:
+	if c == 0 {
 		return s.fail(errRaised, "SyntaxError", s.line, s.charCol(s.lineStart, s.off)+1, "source code cannot contain null bytes")
 	}
+	kind, n := tkBad, 1 // a lone '!'
+	rest := s.src[s.off:]
+	for _, op := range operatorsFrom[c] {
+		if len(rest) >= len(op.text) && string(rest[:len(op.text)]) == op.text {
+			kind, n = op.kind, len(op.text)
+			break
+		}
+	}
+
 	switch c {
 	case '(', '[', '{':
 		if len(s.parens) >= maxParenLvl {

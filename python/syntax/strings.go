@@ -628,38 +628,12 @@ func (p *parser) decodeStr(body []byte) string {
 		switch e {
 		case '\n':
 			i += 2
-		case '\\', '\'', '"':
-			out = append(out, e)
-			i += 2
-		case 'a':
-			out = append(out, 7)
-			i += 2
-		case 'b':
-			out = append(out, 8)
-			i += 2
-		case 'f':
-			out = append(out, 12)
-			i += 2
-		case 'n':
-			out = append(out, '\n')
-			i += 2
-		case 'r':
-			out = append(out, '\r')
-			i += 2
-		case 't':
-			out = append(out, '\t')
-			i += 2
-		case 'v':
-			out = append(out, 11)
+		case '\\', '\'', '"', 'a', 'b', 'f', 'n', 'r', 't', 'v':
+			out = append(out, simpleEscape[e])
 			i += 2
 		case '0', '1', '2', '3', '4', '5', '6', '7':
-			v := rune(0)
-			j := i + 1
-			for j < len(body) && j < i+4 && body[j] >= '0' && body[j] <= '7' {
-				v = v*8 + rune(body[j]-'0')
-				j++
-			}
-			out = appendRune(out, v)
+			v, j := octalEscape(body, i)
+			out = appendRune(out, rune(v))
 			i = j
 		case 'x', 'u', 'U':
 			n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[e]
@@ -688,6 +662,21 @@ func (p *parser) decodeStr(body []byte) string {
 		}
 	}
 	return string(out)
+}
+
+// simpleEscape is the byte each one-character escape (\n, \t, \\, ...)
+// stands for, in string and bytes literals alike.
+var simpleEscape = [256]byte{'\\': '\\', '\'': '\'', '"': '"', 'a': 7, 'b': 8, 'f': 12, 'n': '\n', 'r': '\r', 't': '\t', 'v': 11}
+
+// octalEscape reads the up to three octal digits after the backslash at
+// body[i]: their value and the index after them.
+func octalEscape(body []byte, i int) (v, j int) {
+	j = i + 1
+	for j < len(body) && j < i+4 && body[j] >= '0' && body[j] <= '7' {
+		v = v*8 + int(body[j]-'0')
+		j++
+	}
+	return v, j
 }
 
 func hasBackslash(b []byte) bool {
@@ -725,37 +714,11 @@ func (p *parser) decodeBytes(out, body []byte) []byte {
 		switch e {
 		case '\n':
 			i += 2
-		case '\\', '\'', '"':
-			out = append(out, e)
-			i += 2
-		case 'a':
-			out = append(out, 7)
-			i += 2
-		case 'b':
-			out = append(out, 8)
-			i += 2
-		case 'f':
-			out = append(out, 12)
-			i += 2
-		case 'n':
-			out = append(out, '\n')
-			i += 2
-		case 'r':
-			out = append(out, '\r')
-			i += 2
-		case 't':
-			out = append(out, '\t')
-			i += 2
-		case 'v':
-			out = append(out, 11)
+		case '\\', '\'', '"', 'a', 'b', 'f', 'n', 'r', 't', 'v':
+			out = append(out, simpleEscape[e])
 			i += 2
 		case '0', '1', '2', '3', '4', '5', '6', '7':
-			v := 0
-			j := i + 1
-			for j < len(body) && j < i+4 && body[j] >= '0' && body[j] <= '7' {
-				v = v*8 + int(body[j]-'0')
-				j++
-			}
+			v, j := octalEscape(body, i)
 			out = append(out, byte(v))
 			i = j
 		case 'x':
