@@ -201,7 +201,10 @@ func dump(m *bir.Module, cfg *Config, idx int, name string) error {
 			return fmt.Errorf("--dump-dir: %w", err)
 		}
 		path := filepath.Join(cfg.DumpDir, fmt.Sprintf("%02d-%s.bir", idx, name))
-		if err := WriteFileAtomic(path, buf.Bytes()); err != nil {
+		// A dump reports the run (the one before a failing pass is the
+		// reproducer): it appears at once, not only when the command
+		// succeeds (internal/outfile Session).
+		if err := outfile.WriteBytes(path, outfile.Options{Immediate: true}, buf.Bytes()); err != nil {
 			return fmt.Errorf("--dump-dir: %w", err)
 		}
 	}
@@ -214,7 +217,7 @@ func checkpoint(m *bir.Module, cfg *Config, name string) error {
 		return fmt.Errorf("--dump-dir: %w", err)
 	}
 	path := filepath.Join(cfg.DumpDir, name)
-	if err := outfile.Write(path, outfile.Options{}, func(w io.Writer) error { return cfg.Checkpointer(w, m) }); err != nil {
+	if err := outfile.Write(path, outfile.Options{Immediate: true}, func(w io.Writer) error { return cfg.Checkpointer(w, m) }); err != nil {
 		return fmt.Errorf("--dump-dir: checkpoint %s: %w", name, err)
 	}
 	return nil

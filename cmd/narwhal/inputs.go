@@ -8,11 +8,13 @@ package main
 import (
 	"flag"
 	"fmt"
+	"path/filepath"
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/driver"
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
 
@@ -64,4 +66,32 @@ func emptyFlags(fs *flag.FlagSet, names ...string) error {
 		}
 	})
 	return err
+}
+
+// distinctOutputs refuses two outputs of one command that name the same
+// file (after following links; flag and path pairs, empty paths
+// skipped), before any work is done. The output writer checks it again
+// for every file it writes (internal/outfile Session), including the
+// ones named inside directories (--streams, --dump-dir, run --outputs).
+func distinctOutputs(outs [][2]string) error {
+	seen := map[string]string{}
+	for _, o := range outs {
+		flagName, path := o[0], o[1]
+		if path == "" || outfile.IsStdout(path) {
+			continue
+		}
+		target, st, err := outfile.Resolve(path)
+		if err != nil || (st != nil && !st.Mode().IsRegular()) {
+			continue // the writer reports it; devices may be named twice
+		}
+		abs, err := filepath.Abs(target)
+		if err != nil {
+			abs = target
+		}
+		if prev, dup := seen[abs]; dup {
+			return diag.Errorf(diag.Output, "%s and %s %s name the same file: give each output its own file", prev, flagName, path)
+		}
+		seen[abs] = flagName + " " + path
+	}
+	return nil
 }

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"io"
 	"io/fs"
 	"maps"
@@ -106,6 +107,7 @@ func loadModule(fs *flag.FlagSet, input string, nf *nkiFlags, archName string, l
 		m, err := driver.Load(input)
 		return m, nil, err
 	}
+	outfile.NoteInput(input)
 	src, err := os.ReadFile(input)
 	if err != nil {
 		return nil, nil, diag.Wrap(diag.ReadInput, err)

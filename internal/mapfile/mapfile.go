@@ -18,6 +18,7 @@
 package mapfile
 
 import (
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"io"
 	"os"
 )
@@ -32,6 +33,7 @@ type File struct {
 
 // Open opens path for reading.
 func Open(path string) (*File, error) {
+	outfile.NoteInput(path)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
