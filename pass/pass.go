@@ -41,6 +41,9 @@ type Option struct {
 	Name    string
 	Default string
 	Doc     string
+	// Check is the documented range of the option's values (options.go),
+	// enforced before any pass runs; Table.Check requires one.
+	Check OptionCheck
 }
 
 // Pass is one entry of the pass table.
@@ -126,6 +129,9 @@ func (t *Table) Check() error {
 				return fmt.Errorf("pass table: %q declares option %q twice", p.Name, o.Name)
 			}
 			seen[o.Name] = true
+			if o.Check.check != nil && !o.Check.Accepts(o.Default) {
+				return fmt.Errorf("pass table: option %s.%s: its default %q is outside its range (%s)", p.Name, o.Name, o.Default, o.Check.Range)
+			}
 		}
 	}
 	last, lastName := 0, ""
@@ -529,6 +535,11 @@ func (t *Table) Names() []string {
 }
 
 // checkOptions rejects options for unknown passes or undeclared keys.
+// CheckOptions checks per-pass options (Config.Options) as Run does
+// before any pass: each names a pass and an option it declares, and each
+// value is in the option's documented range.
+func (t *Table) CheckOptions(opts map[string]map[string]string) error { return t.checkOptions(opts) }
+
 func (t *Table) checkOptions(opts map[string]map[string]string) error {
 	names := make([]string, 0, len(opts))
 	for n := range opts {
@@ -540,17 +551,26 @@ func (t *Table) checkOptions(opts map[string]map[string]string) error {
 		if !ok {
 			return diag.Errorf(diag.PassOption, "--option %s.*: unknown pass %q", n, n)
 		}
+		keys := make([]string, 0, len(opts[n]))
 		for k := range opts[n] {
-			if !slices.ContainsFunc(p.Options, func(o Option) bool { return o.Name == k }) {
-				var known []string
-				for _, o := range p.Options {
-					known = append(known, o.Name)
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if i := slices.IndexFunc(p.Options, func(o Option) bool { return o.Name == k }); i >= 0 {
+				if err := p.Options[i].checkValue(n, opts[n][k]); err != nil {
+					return diag.Wrap(diag.PassOption, err)
 				}
-				if len(known) == 0 {
-					return diag.Errorf(diag.PassOption, "--option %s.%s: pass %s takes no options", n, k, n)
-				}
-				return diag.Errorf(diag.PassOption, "--option %s.%s: pass %s has no option %q (known: %s)", n, k, n, k, strings.Join(known, ", "))
+				continue
 			}
+			var known []string
+			for _, o := range p.Options {
+				known = append(known, o.Name)
+			}
+			if len(known) == 0 {
+				return diag.Errorf(diag.PassOption, "--option %s.%s: pass %s takes no options", n, k, n)
+			}
+			return diag.Errorf(diag.PassOption, "--option %s.%s: pass %s has no option %q (known: %s)", n, k, n, k, strings.Join(known, ", "))
 		}
 	}
 	return nil

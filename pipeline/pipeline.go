@@ -125,6 +125,9 @@ func notDefault(p pass.Pass) pass.Pass {
 }
 
 func init() {
+	// A missing range is not fatal here (the option is then unchecked):
+	// TestOptionRanges_EveryOption reports it.
+	_ = applyOptionRanges(&Table)
 	if err := Table.Check(); err != nil {
 		panic(fmt.Sprintf("pipeline: %v", err))
 	}
