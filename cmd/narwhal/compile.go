@@ -441,7 +441,11 @@ func runPasses(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "%-28s %5s %-8v %-16s %s\n", p.Name, order, p.Default, gate, p.Doc)
 		for _, o := range p.Options {
-			fmt.Fprintf(stdout, "    --option %s.%s=%s  %s\n", p.Name, o.Name, o.Default, o.Doc)
+			rng := ""
+			if o.Check.Range != "" {
+				rng = " [" + o.Check.Range + "]"
+			}
+			fmt.Fprintf(stdout, "    --option %s.%s=%s  %s%s\n", p.Name, o.Name, o.Default, o.Doc, rng)
 		}
 	}
 	fmt.Fprintf(stdout, "machine parameters (--option %sNAME=VALUE, or the module option %sNAME; the command line wins):\n", arch.OptionPrefix, arch.OptionPrefix)

@@ -64,6 +64,9 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(sweepChildEnv) == "1" {
+		os.Exit(sweepChild())
+	}
 	if os.Getenv(childEnv) == "1" {
 		if !raceEnabled {
 			lim := syscall.Rlimit{Cur: childASLimit, Max: childASLimit}
