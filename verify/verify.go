@@ -170,6 +170,8 @@
 //	                                   engines that run streams; semaphore ids within the arch's; the wire
 //	                                   limit (<= 2 waits, <= 1 update: "Too many sync wait commands")
 //	synchronized       StageSynchronized  the exact happens-before check (synchronized.go, stream.Check)
+//	core-barrier       StageSynchronized  a CoreBarrier's cores: distinct ids >= 0, this module's core among
+//	                                   them (whether the cores agree: run CORE0 CORE1 --concurrent)
 //
 // The allocation rules (allocated's placement checks, partition-start,
 // psum-bank, tile-position, overlap) also apply before StageAllocated to

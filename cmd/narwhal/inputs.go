@@ -23,11 +23,19 @@ import (
 // verify` rejects (exit 1, the first diagnostic). The flag that skips it
 // is named in the message.
 func verifyInput(m *bir.Module, src, skipFlag string) error {
+	return verifyInputAt(m, src, skipFlag, 0)
+}
+
+// verifyInputAt is verifyInput with the rules of stage (and the stages it
+// implies) too: run --concurrent executes the synchronized streams, so
+// its input is checked at stage synchronized, by the rules the verifier
+// and the compiler apply to the compiler's output.
+func verifyInputAt(m *bir.Module, src, skipFlag string, stage verify.Stage) error {
 	model, err := arch.ForModule(m)
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)
 	}
-	if err := verify.Module(m, verify.Options{Arch: model}); err != nil {
+	if err := verify.Module(m, verify.Options{Arch: model, Stage: stage.WithPrerequisites()}); err != nil {
 		return fmt.Errorf("%s: the input does not verify: %w (%s skips this check)", src, err, skipFlag)
 	}
 	return nil
@@ -94,4 +102,16 @@ func distinctOutputs(outs [][2]string) error {
 		seen[abs] = flagName + " " + path
 	}
 	return nil
+}
+
+// isSynchronized reports whether m carries synchronization (semaphore
+// waits and updates, stream endings): the output of alloc_semaphores,
+// the default pipeline's last pass.
+func isSynchronized(m *bir.Module) bool {
+	for _, f := range m.Funcs {
+		if f.Sync != nil && f.Sync.Len() > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -70,6 +70,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/passes/tiling"
 	"github.com/narwhal-compiler/narwhal/passes/translate"
+	"github.com/narwhal-compiler/narwhal/verify"
 )
 
 var _ = registerRunCommands()
@@ -185,8 +186,11 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if m.Main() == nil {
 		return diag.Errorf(diag.Structure, "%s: the module has no functions", src)
 	}
+	if *concurrent && !isSynchronized(m) && !translate.HasPlaceholders(m) {
+		return diag.Errorf(diag.Stage, "%s: run --concurrent executes a synchronized module (compile's output: it carries the semaphores the engines wait on), and this one has none: compile it first (narwhal compile %s -o OUT.json)", src, src)
+	}
 	if !*noVerify {
-		if err := verifyInput(m, src, "--no-verify"); err != nil {
+		if err := verifyInputAt(m, src, "--no-verify", concurrentStage(*concurrent)); err != nil {
 			return err
 		}
 	}
@@ -225,7 +229,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			return diag.Errorf(diag.Usage, "%s is neuron core %d's program, given as input %d: give the cores' programs in core order, core 0 first", p, mc.NeuronCoreID, c+1)
 		}
 		if !*noVerify {
-			if err := verifyInput(mc, p, "--no-verify"); err != nil {
+			if err := verifyInputAt(mc, p, "--no-verify", concurrentStage(*concurrent)); err != nil {
 				return err
 			}
 		}
@@ -471,4 +475,14 @@ func checkInterleave(interleave string, model *arch.Model) error {
 		return diag.Errorf(diag.Usage, "--interleave %s: the machine (%s) has %d DMA queues, queue0..queue%d", interleave, model.Name, max(model.DMAQueues, 1), max(model.DMAQueues, 1)-1)
 	}
 	return nil
+}
+
+// concurrentStage is the verifier stage of run's input: synchronized for
+// a concurrent run (a module without semaphores cannot run concurrently),
+// none otherwise.
+func concurrentStage(concurrent bool) verify.Stage {
+	if concurrent {
+		return verify.StageSynchronized
+	}
+	return 0
 }
