@@ -69,6 +69,12 @@ type Pass struct {
 	Requires verify.Stage
 	// Produces are the stages the pass establishes.
 	Produces verify.Stage
+	// Needs are passes whose result this pass reads and no verifier stage
+	// shows (the dependencies anti_dependency_analyzer computes): each
+	// must run earlier in the same run, or Run refuses the pass (NW103)
+	// rather than let it work on what is not there (issue 27 item 10: the
+	// scheduler run without the analyzer reordered conflicting accesses).
+	Needs []string
 	// Options the pass accepts, with defaults.
 	Options []Option
 	// Checkpoint, when set, is the file name (the seeds' checkpoint name,
@@ -152,6 +158,13 @@ func (t *Table) Check() error {
 		}
 		if a >= b {
 			return fmt.Errorf("pass table: %s must run before %s (%s)", c.Before, c.After, c.Why)
+		}
+	}
+	for i, p := range t.Passes {
+		for _, n := range p.Needs {
+			if j, ok := pos[n]; !ok || j >= i {
+				return fmt.Errorf("pass table: %q needs %q, which is not an earlier pass of the table", p.Name, n)
+			}
 		}
 	}
 	var produced verify.Stage
@@ -265,6 +278,9 @@ type Report struct {
 	Insts  int64
 	// InputVerify is what verifying the input before the first pass cost.
 	InputVerify Usage
+	// Kept is the stage at which a compiled input was verified and kept
+	// as it is (no pass ran: run.go, keepCompiled); 0 otherwise.
+	Kept verify.Stage
 }
 
 // Context is what a pass's Run receives.
@@ -509,6 +525,9 @@ func (t *Table) Select(m *bir.Module, cfg *Config) (run []*Pass, skipped map[str
 				run = append(run, &t.Passes[i])
 			}
 		}
+		if err := checkNeeds(run); err != nil {
+			return nil, nil, err
+		}
 		return run, skipped, nil
 	}
 	for i := range t.Passes {
@@ -523,6 +542,19 @@ func (t *Table) Select(m *bir.Module, cfg *Config) (run []*Pass, skipped map[str
 		}
 	}
 	return run, skipped, nil
+}
+
+// checkNeeds refuses a selection in which a pass runs without a pass it
+// Needs before it.
+func checkNeeds(run []*Pass) error {
+	for i, p := range run {
+		for _, n := range p.Needs {
+			if !slices.ContainsFunc(run[:i], func(q *Pass) bool { return q.Name == n }) {
+				return diag.Errorf(diag.PassOption, "--passes: pass %s needs %s earlier in the same run (it works on what %s computes, which the module does not record as a stage): add %s to --passes", p.Name, n, n, n)
+			}
+		}
+	}
+	return nil
 }
 
 // Names returns the table's pass names in order.

@@ -244,7 +244,11 @@ func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 				ran++
 			}
 		}
-		fmt.Fprintf(stdout, "%s: compiled (%d passes, %d instructions); nothing written: -o OUT saves the result, --report prints the pass report\n", input, ran, m.NumInsts())
+		if rep.Kept != 0 {
+			fmt.Fprintf(stdout, "%s: a compiled module (%d instructions), verified and kept as it is; nothing written: -o OUT saves it\n", input, m.NumInsts())
+		} else {
+			fmt.Fprintf(stdout, "%s: compiled (%d passes, %d instructions); nothing written: -o OUT saves the result, --report prints the pass report\n", input, ran, m.NumInsts())
+		}
 		io.WriteString(stdout, compileSummary(rep, m.NumInsts()))
 	}
 	return st.write(m)

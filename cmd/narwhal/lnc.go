@@ -65,6 +65,9 @@ func compileCores(fs *flag.FlagSet, uf *userFlags, input string, n int, out stri
 		if err != nil {
 			return err
 		}
+		if isSynchronized(m) {
+			return diag.Errorf(diag.Stage, "%s is a compiled module (it carries its schedule and semaphores: stage synchronized), one core's program: --lnc compiles an LNC kernel's source into its cores' programs; run CORE0 CORE1 --concurrent runs compiled cores together", input)
+		}
 		for _, g := range gates {
 			m.Config.Options[g] = "true"
 		}
