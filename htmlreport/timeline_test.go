@@ -136,4 +136,3 @@ func TestWrite_Pictures(t *testing.T) {
 		t.Error("the page refers to a network resource")
 	}
 }
-
