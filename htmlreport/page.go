@@ -134,13 +134,13 @@ Hover a box for the instruction and its source line.
 <tr><td></td><td><b>total</b></td><td></td><td class="n"><b>{{.Total}}</b></td><td></td><td class="n">{{.TotalInsts}}</td><td></td><td></td></tr>
 </table>
 
-<h2 id="attachments">Allocation map and timeline</h2>
+<h2 id="attachments">Planner map and trace file</h2>
 {{if .Attachments}}{{range .Attachments}}<div class="attach">
 <h3>{{.Title}}</h3>
 {{if eq .Kind "svg"}}{{.SVG}}{{else}}<p><a download="{{.Name}}" href="data:application/json;base64,{{.Data}}">{{.Name}}</a>
 ({{.Size}} bytes): a Chrome trace-event file; open it in Perfetto (ui.perfetto.dev, "Open trace file").</p>{{end}}
-</div>{{end}}{{else}}<p class="muted" id="no-attachments">This compile produced no allocation map or schedule timeline
-(they come from the memory planner's --memmap and the scheduler's --trace when those run).</p>{{end}}
+</div>{{end}}{{else}}<p class="muted" id="no-attachments">No memory planner map or trace file on this page{{if .Timeline.JSON}} (the schedule and memory map above are drawn from the result){{end}}:
+--memmap adds the planner's allocation map, --trace a Chrome trace-event file for Perfetto.</p>{{end}}
 
 <h2 id="details">Each pass</h2>
 <div class="toolbar"><button type="button" id="expand">expand all</button> <button type="button" id="collapse">collapse all</button></div>
