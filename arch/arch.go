@@ -133,13 +133,18 @@ type Model struct {
 	// Engines, indexed by bir.Engine (EngUnassigned is never Present).
 	Engines [bir.NumEngines]EngineInfo
 
-	// DMA.
-	DMAQueues             int64   // DMA engines (queues) per core
+	// DMA (arch/cost.go "The DMA model").
+	DMAQueues             int64   // DMA queue IDs per core (a transfer goes to one queue, across the engines)
+	DMAEngines            int64   // DMA engines per core (each serves Partitions/DMAEngines partitions)
 	HWDGEEngines          int64   // hardware descriptor-generation engines (0 = none)
-	DMABytesPerNs         float64 // bandwidth per DMA engine
-	DMAFixedNs            float64 // fixed cost of one DMA
-	HWDGEFixedNs          float64 // fixed cost of a hardware-DGE DMA (0 = same as DMAFixedNs)
-	DMAFullBandwidthBytes int64   // bytes per partition needed for full bandwidth
+	DMABytesPerNs         float64 // bandwidth of one DMA engine at full efficiency
+	DMAFixedNs            float64 // fixed latency of a DMA with pre-generated descriptors (on its queue, before its bytes move)
+	SWDGEFixedNs          float64 // fixed latency of a DMA whose descriptors the software DGE (GpSimd) generates at run time
+	HWDGEFixedNs          float64 // fixed latency of a hardware-DGE DMA (0 = same as DMAFixedNs)
+	DMAFullBandwidthBytes int64   // contiguous bytes per partition from which an engine runs at full bandwidth
+	DMASmallBytes         int64   // contiguous bytes per partition at and below which the efficiency is DMASmallEfficiency
+	DMASmallEfficiency    float64 // fraction of full bandwidth from DMAMinRunBytes to DMASmallBytes
+	DMAMinRunBytes        int64   // below this many contiguous bytes the efficiency falls in proportion
 	MaxCceDmaSource       int64   // seed 001 board.device.core.MaxCceDmaSource
 
 	// HBM per chip.
@@ -215,16 +220,25 @@ type TileConstants struct {
 	PSUMMaxFreeElems   int64 // free elements of a PSUM tile
 }
 
-// CostConstants are the cost model's constants, in engine cycles.
+// CostConstants are the cost model's constants, in engine cycles unless
+// a field says otherwise (arch/cost.go "The instruction rows").
 type CostConstants struct {
 	MinII               int64 // minimum initiation interval of an engine instruction
 	GpSimdStart         int64 // GpSimd instruction start-up overhead
-	MinIIDynamic        int64 // minimum II of a dynamic instruction
-	StaticOverhead      int64 // static instruction overhead
-	AccessOverhead      int64 // SBUF/PSUM access overhead
+	MinIIDynamic        int64 // minimum II of a dynamic instruction (tensor_copy_dynamic_*)
+	StaticOverhead      int64 // static instruction overhead (a dependent or idle-start instruction)
+	AccessOverhead      int64 // SBUF/PSUM access start overhead (with StaticOverhead: the readiness latency)
 	MatmulStationaryMin int64 // the 64 of max(min(64, N_stationary), N_moving)
 	MatmulFP32Factor    int64 // the x4 for fp32 matmul inputs
 	TransposeFreeMin    int64 // the 64 of max(P, min(64, F))
+	ReadAccumulator     int64 // ActReadAccumulator (activation_reduce's second instruction)
+	BNAggrPer3          int64 // bn_aggr: max(MIN_II, BNAggrPer3 * N/3)
+	ReciprocalDVEFactor int64 // reciprocal on Vector: max(MIN_II, factor * N)
+	StrideBytes         int64 // an innermost stride above this many bytes halves the SBUF/PSUM bandwidth
+	StridePenalty       int64 // the factor such an instruction's row takes
+	VectorPerfMode      bool  // NC-v3+: Vector's 2x/4x performance mode for 16-bit floats
+	VectorPerfModeFP8   bool  // NC-v4: the mode covers fp8 too
+	ScalarPerfMode      bool  // NC-v4: Scalar's 2x mode for tensor_scalar/tensor_copy in 16-bit floats
 }
 
 // Clone returns a deep copy of m.
@@ -235,12 +249,13 @@ func (m *Model) Clone() *Model {
 }
 
 // UsableSBUFBytes returns the SBUF bytes per partition a program may use
-// (physical minus the runtime carve-out), or 0 when not published.
+// (physical minus the runtime carve-out), or 0 when not published or when
+// the carve-out takes it all.
 func (m *Model) UsableSBUFBytes() int64 {
 	if m.SBUFBytesPerPartition <= 0 {
 		return 0
 	}
-	return m.SBUFBytesPerPartition - m.SBUFCarveoutBytes
+	return max(m.SBUFBytesPerPartition-m.SBUFCarveoutBytes, 0)
 }
 
 // TilePartitions is the partition count of the tiles sunda_size_tiling
@@ -270,6 +285,11 @@ func (m *Model) PSUMBytesPerPartition() int64 {
 func (m *Model) SBUFBudget() (int64, error) {
 	if u := m.UsableSBUFBytes(); u > 0 {
 		return u, nil
+	}
+	if m.SBUFBytesPerPartition > 0 {
+		// Set (the model's or an option's), but the runtime carve-out
+		// (seed 002 §4.6) takes every byte of it.
+		return 0, diag.Errorf(diag.PassOption, "arch %s: arch.sbuf-bytes-per-partition=%d is at or below the runtime's SBUF carve-out of %d bytes per partition (arch.sbuf-carveout-bytes): no SBUF is left for the program (want more than %d bytes per partition)", m.Name, m.SBUFBytesPerPartition, m.SBUFCarveoutBytes, m.SBUFCarveoutBytes)
 	}
 	return 0, diag.Errorf(diag.PassOption, "arch %s: the SBUF size per partition is not published; set it with --option arch.sbuf-bytes-per-partition=N (or the module option arch.sbuf-bytes-per-partition)", m.Name)
 }
@@ -630,12 +650,17 @@ var options = append([]option{
 	{name: "tile-psum-max-free-elems", doc: "free elements of a PSUM tile", ptr: func(m *Model) any { return &m.Tile.PSUMMaxFreeElems }, lo: 1 << 12, hi: 1 << 20, why: "the hardware's 4K or more: the tiler sizes PSUM tiles by banks and does not split below 4K elements"},
 	{name: "matmul-max-n-fp32", doc: "largest matmul moving free size with an fp32 destination", ptr: func(m *Model) any { return &m.MatmulMaxNFP32Dst }, lo: 128, hi: 1 << 16, why: "128 to 65536 (every generation supports an fp32 destination)"},
 	{name: "matmul-max-n-bf16", doc: "largest matmul moving free size with a bf16 destination (0: unsupported)", ptr: func(m *Model) any { return &m.MatmulMaxNBF16Dst }, lo: 128, hi: 1 << 16, zeroOK: true, why: "0 (unsupported) or 128 to 65536"},
-	{name: "dma-queues", doc: "DMA queues per core", ptr: func(m *Model) any { return &m.DMAQueues }, lo: 1, hi: 64, why: "1 to 64 queues (NC-v2..v4 have 16): each is a stream of the synchronization and a lane of the scheduler, whose tables are sized by it"},
+	{name: "dma-queues", doc: "DMA queue IDs per core (one transfer runs on one queue, across the DMA engines)", ptr: func(m *Model) any { return &m.DMAQueues }, lo: 1, hi: 64, why: "1 to 64 queues (NC-v2..v4 have 16): each is a stream of the synchronization and a lane of the scheduler, whose tables are sized by it"},
+	{name: "dma-engines", doc: "DMA engines per core (each serves partitions/dma-engines partitions)", ptr: func(m *Model) any { return &m.DMAEngines }, lo: 1, hi: 64, why: "1 to 64 engines (NC-v2..v4 have 16): a transfer's engines are a 64-bit mask"},
 	{name: "hwdge-engines", doc: "hardware descriptor-generation engines", ptr: func(m *Model) any { return &m.HWDGEEngines }, lo: 0, hi: 16, why: "0 (none) to 16"},
-	{name: "dma-bytes-per-ns", doc: "bandwidth of one DMA queue in bytes/ns", ptr: func(m *Model) any { return &m.DMABytesPerNs }, flo: 0.01, fhi: 1e5, why: "0.01 to 10^5 bytes/ns (a cost is a division by it)"},
-	{name: "dma-fixed-ns", doc: "fixed cost of a DMA in ns", ptr: func(m *Model) any { return &m.DMAFixedNs }, flo: 0, fhi: maxCostNs, why: "0 to 10^7 ns per DMA (schedule times stay within int64 picoseconds)"},
-	{name: "hwdge-fixed-ns", doc: "fixed cost of a hardware-DGE DMA in ns", ptr: func(m *Model) any { return &m.HWDGEFixedNs }, flo: 0, fhi: maxCostNs, why: "0 (as dma-fixed-ns) to 10^7 ns per DMA (schedule times stay within int64 picoseconds)"},
-	{name: "dma-full-bandwidth-bytes", doc: "bytes per partition for full DMA bandwidth", ptr: func(m *Model) any { return &m.DMAFullBandwidthBytes }, lo: 1, hi: maxSBUFBytes, why: "1 byte to 64 MiB per partition"},
+	{name: "dma-bytes-per-ns", doc: "bandwidth of one DMA engine in bytes/ns at full efficiency", ptr: func(m *Model) any { return &m.DMABytesPerNs }, flo: 0.01, fhi: 1e5, why: "0.01 to 10^5 bytes/ns (a cost is a division by it)"},
+	{name: "dma-fixed-ns", doc: "fixed latency in ns of a DMA with pre-generated descriptors", ptr: func(m *Model) any { return &m.DMAFixedNs }, flo: 0, fhi: maxCostNs, why: "0 to 10^7 ns per DMA (schedule times stay within int64 picoseconds)"},
+	{name: "swdge-fixed-ns", doc: "fixed latency in ns of a DMA whose descriptors the software DGE generates", ptr: func(m *Model) any { return &m.SWDGEFixedNs }, flo: 0, fhi: maxCostNs, why: "0 to 10^7 ns per DMA (schedule times stay within int64 picoseconds)"},
+	{name: "hwdge-fixed-ns", doc: "fixed latency in ns of a hardware-DGE DMA", ptr: func(m *Model) any { return &m.HWDGEFixedNs }, flo: 0, fhi: maxCostNs, why: "0 (as dma-fixed-ns) to 10^7 ns per DMA (schedule times stay within int64 picoseconds)"},
+	{name: "dma-full-bandwidth-bytes", doc: "contiguous bytes per partition from which a DMA engine runs at full bandwidth", ptr: func(m *Model) any { return &m.DMAFullBandwidthBytes }, lo: 1, hi: maxSBUFBytes, why: "1 byte to 64 MiB per partition"},
+	{name: "dma-small-bytes", doc: "contiguous bytes per partition at and below which a DMA engine runs at dma-small-efficiency", ptr: func(m *Model) any { return &m.DMASmallBytes }, lo: 0, hi: maxSBUFBytes, why: "0 (no small-run step) to 64 MiB per partition"},
+	{name: "dma-small-efficiency", doc: "fraction of full DMA bandwidth at dma-small-bytes and below (down to dma-min-run-bytes)", ptr: func(m *Model) any { return &m.DMASmallEfficiency }, flo: 0.001, fhi: 1, why: "a fraction, 0.001 to 1 (a DMA's time is its bytes divided by the bandwidth times it)"},
+	{name: "dma-min-run-bytes", doc: "contiguous bytes below which the DMA efficiency falls in proportion", ptr: func(m *Model) any { return &m.DMAMinRunBytes }, lo: 0, hi: maxSBUFBytes, why: "0 (no proportional fall) to 64 MiB per partition"},
 	{name: "max-cce-dma-source", doc: "largest source count of one CCE DMACopy (seed 001 MaxCceDmaSource)", ptr: func(m *Model) any { return &m.MaxCceDmaSource }, lo: 2, hi: 1024, why: "2 to 1024: a partial sum chains at least two sources"},
 	{name: "hbm-bytes", doc: "HBM bytes per chip", ptr: func(m *Model) any { return &m.HBMBytes }, lo: 1 << 20, hi: 1 << 44, why: "1 MiB to 16 TiB"},
 	{name: "hbm-bytes-per-sec", doc: "HBM bandwidth in bytes/s", ptr: func(m *Model) any { return &m.HBMBytesPerSec }, flo: 1e6, fhi: 1e16, why: "10^6 to 10^16 bytes/s"},
@@ -648,14 +673,22 @@ var options = append([]option{
 	{name: "matmul-stationary-min", doc: "cost model: the 64 of max(min(64, N_stationary), N_moving)", ptr: func(m *Model) any { return &m.Cost.MatmulStationaryMin }, lo: 1, hi: 128, why: "1 to the PE array's 128 rows"},
 	{name: "matmul-fp32-factor", doc: "cost model: the x4 for fp32 matmul inputs", ptr: func(m *Model) any { return &m.Cost.MatmulFP32Factor }, lo: 1, hi: 64, why: "1 to 64 (a matmul's cycles are multiplied by it)"},
 	{name: "transpose-free-min", doc: "cost model: the 64 of max(P, min(64, F))", ptr: func(m *Model) any { return &m.Cost.TransposeFreeMin }, lo: 1, hi: 128, why: "1 to the PE array's 128 rows"},
+	{name: "read-accumulator", doc: "cost model: ActReadAccumulator cycles (activation_reduce's + MIN_II)", ptr: func(m *Model) any { return &m.Cost.ReadAccumulator }, lo: 0, hi: maxCostCycles, why: "0 to 2^20 cycles per instruction (schedule times stay within int64 picoseconds)"},
+	{name: "bn-aggr-per-3", doc: "cost model: bn_aggr's max(MIN_II, K * N/3), the K", ptr: func(m *Model) any { return &m.Cost.BNAggrPer3 }, lo: 0, hi: 64, why: "0 to 64 cycles per 3 elements (a row of up to 2^16 elements stays within 2^20 cycles)"},
+	{name: "reciprocal-dve-factor", doc: "cost model: reciprocal on Vector costs max(MIN_II, factor * N)", ptr: func(m *Model) any { return &m.Cost.ReciprocalDVEFactor }, lo: 0, hi: 16, why: "0 to 16 cycles per element (the isa says 8; a row of up to 2^16 elements stays within 2^20 cycles)"},
+	{name: "stride-bytes", doc: "cost model: an innermost SBUF/PSUM stride above this many bytes halves the access bandwidth", ptr: func(m *Model) any { return &m.Cost.StrideBytes }, lo: 0, hi: maxSBUFBytes, why: "0 (no stride penalty) to 64 MiB"},
+	{name: "stride-penalty", doc: "cost model: the factor an instruction with such a stride takes", ptr: func(m *Model) any { return &m.Cost.StridePenalty }, lo: 1, hi: 64, why: "1 (none) to 64 (an instruction's cycles are multiplied by it)"},
+	{name: "vector-perf-mode", doc: "cost model: Vector's 2x/4x performance mode for bf16/fp16 (NC-v3+)", ptr: func(m *Model) any { return &m.Cost.VectorPerfMode }},
+	{name: "vector-perf-mode-fp8", doc: "cost model: Vector's performance mode covers fp8 (NC-v4)", ptr: func(m *Model) any { return &m.Cost.VectorPerfModeFP8 }},
+	{name: "scalar-perf-mode", doc: "cost model: Scalar's 2x mode for bf16/fp16 tensor_scalar/tensor_copy (NC-v4)", ptr: func(m *Model) any { return &m.Cost.ScalarPerfMode }},
 	{name: "dve-pool-share-sbuf", doc: "Vector and GpSimd may access SBUF concurrently", ptr: func(m *Model) any { return &m.DVEPoolShareSBUF }},
 	{name: "dve-act-share-psum", doc: "Vector and Scalar may access PSUM concurrently", ptr: func(m *Model) any { return &m.DVEActSharePSUM }},
 	{name: "semaphores", doc: "hardware semaphores per NeuronCore (not published: chosen)", ptr: func(m *Model) any { return &m.Sync.Semaphores }, lo: 1, hi: 1024, why: "1 to 1024 (a program that needs more than it has is refused by alloc_semaphores)"},
 	{name: "semaphore-bits", doc: "width of a semaphore counter in bits (not published: chosen); a counter that would overflow is rotated", ptr: func(m *Model) any { return &m.Sync.SemaphoreBits }, lo: 4, hi: 31, why: "4 to 31 bits: the rotation (AllEngineBarrier + GroupResetSemaphores) needs room for a stream's updates between barriers, and counters are held in int32 on the wire"},
 	{name: "semaphore-ns", doc: "latency from a semaphore update to an engine instruction waiting on it, in ns (not published: chosen)", ptr: func(m *Model) any { return &m.Sync.SemaphoreNs }, flo: 0, fhi: maxCostNs, why: "0 to 10^7 ns"},
 	{name: "dma-semaphore-ns", doc: "latency from a semaphore update to a DMA waiting on it, in ns", ptr: func(m *Model) any { return &m.Sync.DMASemaphoreNs }, flo: 0, fhi: maxCostNs, why: "0 to 10^7 ns"},
-	{name: "semaphore-waits-per-inst", doc: "wait commands one instruction carries (seed 002 §6.5: 2)", ptr: func(m *Model) any { return &m.Sync.WaitsPerInst }, lo: 1, hi: 16, why: "1 to 16 wait commands"},
-	{name: "semaphore-updates-per-inst", doc: "update commands one instruction carries (seed 002 §6.5: 1)", ptr: func(m *Model) any { return &m.Sync.UpdatesPerInst }, lo: 1, hi: 16, why: "1 to 16 update commands"},
+	{name: "semaphore-waits-per-inst", doc: "wait commands one instruction carries (seed 002 §6.5, verifier-pinned: 2; another value is a what-if study, and the verifier's message says so)", ptr: func(m *Model) any { return &m.Sync.WaitsPerInst }, lo: 1, hi: 16, why: "1 to 16 wait commands"},
+	{name: "semaphore-updates-per-inst", doc: "update commands one instruction carries (seed 002 §6.5, verifier-pinned: 1; another value is a what-if study, and the verifier's message says so)", ptr: func(m *Model) any { return &m.Sync.UpdatesPerInst }, lo: 1, hi: 16, why: "1 to 16 update commands"},
 	{name: "act-reduce-max-min", doc: "the Activation accumulator reduces with max/min too (false: add only, NC-v2)", ptr: func(m *Model) any { return &m.ActReduceMaxMin }},
 }, engineOptions()...)
 

@@ -98,7 +98,7 @@ func TestModel_Geometry(t *testing.T) {
 		{"trn1", 128, 192 * KiB, 176 * KiB, 16 * KiB, 8, 2 * KiB, 2.8, 1.12, 1.4, 1.4, 17, true, 512, 0, false, false},
 		{"trn2", 128, 224 * KiB, 208 * KiB, 16 * KiB, 8, 2 * KiB, 2.4, 0.96, 1.2, 1.2, 23, true, 512, 0, true, true},
 		{"trn3", 128, 256 * KiB, 240 * KiB, 16 * KiB, 8, 2 * KiB, 2.4, 1.2, 1.2, 1.2, 33, true, 4096, 8192, true, true},
-		{"inf1", 128, 0, 0, 0, 0, 0, 2.8, 1.12, 1.4, 0, 13.4, false, 512, 0, true, false},
+		{"inf1", 128, 0, 0, 0, 0, 0, 2.8, 1.12, 1.4, 0, 13.4 / 16, false, 512, 0, true, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -126,8 +126,8 @@ func TestModel_Geometry(t *testing.T) {
 			if m.HasEngine(bir.EngUnassigned) {
 				t.Error("Unassigned is an engine")
 			}
-			if m.DMABytesPerNs != tc.dmaBW {
-				t.Errorf("DMA bandwidth %v, want %v", m.DMABytesPerNs, tc.dmaBW)
+			if m.DMABytesPerNs != tc.dmaBW || m.DMAEngines != 16 || m.DMAQueues != 16 || m.DMAPartitionsPerEngine() != 8 {
+				t.Errorf("DMA: %v B/ns per engine, %d engines of %d partitions, %d queues; want %v, 16 of 8, 16", m.DMABytesPerNs, m.DMAEngines, m.DMAPartitionsPerEngine(), m.DMAQueues, tc.dmaBW)
 			}
 			if m.MatmulMaxN(bir.Float32) != tc.matmulFP32 || m.MatmulMaxN(bir.BFloat16) != tc.matmulBF16 || m.MatmulMaxN(bir.Int8) != 0 {
 				t.Errorf("MatmulMaxN fp32 %d bf16 %d", m.MatmulMaxN(bir.Float32), m.MatmulMaxN(bir.BFloat16))
@@ -522,5 +522,30 @@ func TestOptions_EveryRange(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestModel_SBUFBudgetAtTheCarveOut: an SBUF size at or below the runtime
+// carve-out is set, not unpublished: the message says so with both
+// numbers (a value below 4 KiB is refused by the option's range first).
+func TestModel_SBUFBudgetAtTheCarveOut(t *testing.T) {
+	// 4096: the least arch.sbuf-bytes-per-partition accepts.
+	for _, size := range []string{"4096", "16384"} {
+		m, _ := Lookup("trn2")
+		if err := m.Set("sbuf-bytes-per-partition", size); err != nil {
+			t.Fatal(err)
+		}
+		_, err := m.SBUFBudget()
+		want := "arch.sbuf-bytes-per-partition=" + size + " is at or below the runtime's SBUF carve-out of 16384 bytes per partition"
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "not published") {
+			t.Errorf("size %s: err %v, want one containing %q", size, err, want)
+		}
+	}
+	m, _ := Lookup("trn2")
+	if err := m.Set("sbuf-bytes-per-partition", "16385"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := m.SBUFBudget(); err != nil || b != 1 {
+		t.Errorf("one byte above the carve-out: %d, %v", b, err)
 	}
 }

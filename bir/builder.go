@@ -245,6 +245,18 @@ func (b *Builder) Inst(op Opcode, name string, eng Engine, ins, outs []Operand, 
 // Loop appends a static loop over [lb, ub) step stride and builds its body
 // with fn, which receives the axis as an expression.
 func (b *Builder) Loop(axis string, lb, ub, stride int64, fn func(i affine.Expr)) InstID {
+	return b.loop(OpLoop, axis, lb, ub, stride, fn)
+}
+
+// DynamicLoop is Loop as a DynamicForLoop bounded by its axis (no
+// register operands): a loop the hardware iterates at run time, which
+// FullUnroll's default level keeps (NKI's nl.dynamic_range with constant
+// bounds).
+func (b *Builder) DynamicLoop(axis string, lb, ub, stride int64, fn func(i affine.Expr)) InstID {
+	return b.loop(OpDynamicForLoop, axis, lb, ub, stride, fn)
+}
+
+func (b *Builder) loop(op Opcode, axis string, lb, ub, stride int64, fn func(i affine.Expr)) InstID {
 	if b.err != nil {
 		return NoInst
 	}
@@ -252,7 +264,7 @@ func (b *Builder) Loop(axis string, lb, ub, stride int64, fn func(i affine.Expr)
 		b.fail("loop %s: stride %d must be positive", axis, stride)
 		return NoInst
 	}
-	id, ax := b.F.NewLoop(OpLoop, "loop_"+axis, axis, lb, ub, stride)
+	id, ax := b.F.NewLoop(op, "loop_"+axis, axis, lb, ub, stride)
 	b.F.insts[id].Pos = b.pos
 	b.F.Append(b.cur, id)
 	body := b.F.NewBlock("Block_"+axis, id)
@@ -306,10 +318,10 @@ func (b *Builder) TensorScalarPtr(name string, eng Engine, dst, src, s0 Operand,
 }
 
 // Activation is dst = fn(src*scale + bias); bias may be the zero Operand
-// (no bias) or a [P,1] AP.
+// (no bias), a [P,1] AP or an immediate (NC-v3 and newer).
 func (b *Builder) Activation(name, fn string, dst, src Operand, scale float64, bias Operand) InstID {
 	ins := []Operand{src}
-	if bias.Kind.IsAP() && !bias.IsZero() {
+	if !bias.IsZero() {
 		ins = append(ins, bias)
 	}
 	return b.Inst(OpActivation, name, EngAct, ins, []Operand{dst},

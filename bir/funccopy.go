@@ -25,7 +25,8 @@ import (
 )
 
 // CopyFunction copies src (of any module) into dst as a new function named
-// name (src.Name when empty). It fails when the name is taken in dst.
+// name (src.Name when empty), with its schedule and synchronization
+// tables. It fails when the name is taken in dst.
 func CopyFunction(dst *Module, src *Function, name string) (*Function, error) {
 	if name == "" {
 		name = src.Name
@@ -117,6 +118,20 @@ func CopyFunction(dst *Module, src *Function, name string) (*Function, error) {
 		f.blocks[i] = b
 	}
 	f.Top = slices.Clone(src.Top)
+	// The side tables index instructions, which keep their ids; the
+	// iteration terms of waits are expressions, re-interned.
+	if t := src.Sched; t != nil {
+		f.Sched = &Schedule{Start: slices.Clone(t.Start), End: slices.Clone(t.End), Queue: slices.Clone(t.Queue), DGE: slices.Clone(t.DGE), Order: slices.Clone(t.Order)}
+		for i, p := range t.Period {
+			f.Sched.SetPeriod(i, p)
+		}
+	}
+	if s := src.Sync; s != nil {
+		f.Sync = s.Clone()
+		for k, e := range f.Sync.iters {
+			f.Sync.iters[k] = c.expr(e)
+		}
+	}
 	if c.err != nil {
 		dst.RemoveFunction(f)
 		return nil, fmt.Errorf("copying function %s: %w", src.Name, c.err)
@@ -255,4 +270,22 @@ func (c *funcCopier) pat(id PatternID) PatternID {
 	n := c.dst.InternPattern(sm.patterns[id])
 	c.pats[id] = n
 	return n
+}
+
+// CopyModule returns a deep copy of m: its header, configuration and
+// every function (CopyFunction), in order.
+func CopyModule(m *Module) (*Module, error) {
+	c := NewModule(m.Arch)
+	c.Version, c.NeuronCoreID, c.HasCoreID, c.ArtifactDir = m.Version, m.NeuronCoreID, m.HasCoreID, m.ArtifactDir
+	c.Config.MaxInstructionLimit = m.Config.MaxInstructionLimit
+	for k, v := range m.Config.Options {
+		c.Config.Options[k] = v
+	}
+	c.ModuleAttrs, c.Extra = slices.Clone(m.ModuleAttrs), slices.Clone(m.Extra)
+	for _, f := range m.Funcs {
+		if _, err := CopyFunction(c, f, ""); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
 }

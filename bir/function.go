@@ -261,10 +261,16 @@ func (in *Instruction) Dead() bool { return in.flags&instDead != 0 }
 // dependency names the axis and distance: the instruction at iteration v of
 // CarryAxis depends on On at iteration v - CarryDist, only where Pred holds
 // (seed 003: the unroller keeps a carried edge only where its
-// AffinePredicate evaluates true).
+// AffinePredicate evaluates true). On the loops enclosing both that are
+// inside the carry loop, On's instance agrees with the dependent's
+// iteration; with CarryAll it is every iteration of those loops (the
+// dependent depends on every instance of On in that iteration of the carry
+// loop: an inner loop's tile that the next outer iteration rewrites from
+// its first inner iteration on, after the previous one's last).
 type Dep struct {
 	On        InstID
 	Kind      DepKind
+	CarryAll  bool
 	CarryAxis affine.Axis
 	CarryDist int32
 	Pred      PredID

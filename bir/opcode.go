@@ -10,7 +10,11 @@ import (
 // ReadVarAddr 41, GenericIndirectLoad 42, IndirectLoad 43,
 // GenericIndirectSave 44, IndirectSave 45, NKIKernel 55, NKIKLIRKernel 56,
 // MatmultSymbolic 0x5f, Loop 105, DynamicForLoop 106, DoWhile 108. The other
-// opcodes of BIR-JSON's list get numbers from 128 upward (not seed-pinned).
+// opcodes of BIR-JSON's list get numbers from 128 upward (not seed-pinned),
+// followed by four opcodes BIR-JSON's list lacks, named after the
+// compiler's instruction classes that KLR's codegen emits for nki.isa
+// instructions (TensorScalarCache, Exponential, GetSequenceBounds,
+// NonzeroWithCount; docs/isa.md, docs/bir-json.md).
 //
 // Seed 004 also names transpose 0x2b, memset 0x2d and copy 0x2e as
 // "instr-type gates". Those numbers collide with IndirectLoad (43) and
@@ -175,6 +179,13 @@ const (
 	OpTerminator
 	OpReturn
 	OpBreak
+	// Opcodes of the compiler's instruction classes that BIR-JSON's list
+	// (bir-json.md §4.4) does not name, added for nki.isa instructions
+	// (docs/isa.md): the names are the classes' without "Inst".
+	OpTensorScalarCache // nki.isa.tensor_scalar_cumulative (InstTensorScalarCache)
+	OpExponential       // nki.isa.exponential (InstExponential)
+	OpGetSequenceBounds // nki.isa.sequence_bounds (InstGetSequenceBounds)
+	OpNonzeroWithCount  // nki.isa.nonzero_with_count (InstNonzeroWithCount)
 )
 
 var opTable = []OpInfo{
@@ -211,11 +222,11 @@ var opTable = []OpInfo{
 	{Name: "LoadActFuncSet", Op: OpLoadActFuncSet, MinIns: 0, MaxIns: 0, MinOuts: 0, MaxOuts: 0, Engines: engines(EngUnassigned, EngAct), Flags: FlagSync},
 	{Name: "Pool", Op: OpPool, MinIns: 1, MaxIns: 1, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngPool, EngDVE), Flags: FlagComputes | FlagNoSemantics},
 	{Name: "Shuffle", Op: OpShuffle, MinIns: 1, MaxIns: 1, MinOuts: 1, MaxOuts: 1, Engines: anyEngine, Flags: FlagMovesData | FlagNoSemantics},
-	{Name: "StreamShuffle", Op: OpStreamShuffle, MinIns: 1, MaxIns: 1, MinOuts: 1, MaxOuts: 1, Engines: anyEngine, Flags: FlagMovesData | FlagNoSemantics},
+	{Name: "StreamShuffle", Op: OpStreamShuffle, MinIns: 1, MaxIns: 1, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngDVE), Flags: FlagMovesData}, // nc_stream_shuffle (docs/isa.md)
 	{Name: "TensorCopyDynamicSrc", Op: OpTensorCopyDynamicSrc, MinIns: 1, MaxIns: Variadic, MinOuts: 1, MaxOuts: 1, Engines: anyEngine, Flags: FlagMovesData | FlagNoSemantics},
 	{Name: "TensorCopyDynamicDst", Op: OpTensorCopyDynamicDst, MinIns: 1, MaxIns: Variadic, MinOuts: 1, MaxOuts: 1, Engines: anyEngine, Flags: FlagMovesData | FlagNoSemantics},
-	{Name: "IndirectCopy", Op: OpIndirectCopy, MinIns: 1, MaxIns: Variadic, MinOuts: 1, MaxOuts: 1, Engines: anyEngine, Flags: FlagMovesData | FlagNoSemantics},
-	{Name: "CopyPredicated", Op: OpCopyPredicated, MinIns: 2, MaxIns: 2, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngDVE, EngPool), Flags: FlagMovesData},
+	{Name: "IndirectCopy", Op: OpIndirectCopy, MinIns: 2, MaxIns: 2, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngPool), Flags: FlagMovesData},             // local_gather: ins [src_buffer, index]
+	{Name: "CopyPredicated", Op: OpCopyPredicated, MinIns: 2, MaxIns: 3, MinOuts: 1, MaxOuts: 2, Engines: engines(EngUnassigned, EngDVE, EngPool), Flags: FlagMovesData}, // 3 ins, 2 outs: select_reduce (bir/isa.go)
 	{Name: "GenericCopy", Op: OpGenericCopy, MinIns: 1, MaxIns: Variadic, MinOuts: 1, MaxOuts: 1, Engines: anyEngine, Flags: FlagMovesData | FlagNoSemantics},
 	{Name: "BNStats", Op: OpBNStats, MinIns: 1, MaxIns: 1, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngDVE), Flags: FlagComputes},
 	{Name: "BNBackprop", Op: OpBNBackprop, MinIns: 1, MaxIns: Variadic, MinOuts: 1, MaxOuts: Variadic, Engines: engines(EngUnassigned, EngDVE), Flags: FlagComputes | FlagNoSemantics},
@@ -223,7 +234,7 @@ var opTable = []OpInfo{
 	{Name: "CalcVarAddr", Op: OpCalcVarAddr, MinIns: 0, MaxIns: Variadic, MinOuts: 0, MaxOuts: Variadic, Engines: anyEngine, Flags: FlagComputes | FlagNoSemantics},
 	{Name: "MatchReplace", Op: OpMatchReplace, MinIns: 2, MaxIns: 2, MinOuts: 1, MaxOuts: 2, Engines: engines(EngUnassigned, EngDVE), Flags: FlagComputes}, // nc_match_replace8: ins [data, vals], outs [dst, dst_idx?] (docs/isa.md)
 	{Name: "TensorScalarAffineSelect", Op: OpTensorScalarAffineSelect, MinIns: 1, MaxIns: 1, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngPool, EngDVE), Flags: FlagComputes},
-	{Name: "RangeSelect", Op: OpRangeSelect, MinIns: 1, MaxIns: Variadic, MinOuts: 1, MaxOuts: Variadic, Engines: anyEngine, Flags: FlagComputes | FlagNoSemantics},
+	{Name: "RangeSelect", Op: OpRangeSelect, MinIns: 3, MaxIns: 3, MinOuts: 1, MaxOuts: 2, Engines: engines(EngUnassigned, EngDVE), Flags: FlagComputes}, // range_select: ins [on_true, bound0, bound1], outs [dst, reduce_res?]
 	{Name: "Dropout", Op: OpDropout, MinIns: 1, MaxIns: Variadic, MinOuts: 1, MaxOuts: 1, Engines: anyEngine, Flags: FlagComputes | FlagNoSemantics},
 	{Name: "SetRandState", Op: OpSetRandState, MinIns: 0, MaxIns: Variadic, MinOuts: 0, MaxOuts: Variadic, Engines: anyEngine, Flags: FlagNoSemantics},
 	{Name: "Rand", Op: OpRand, MinIns: 0, MaxIns: Variadic, MinOuts: 1, MaxOuts: 1, Engines: anyEngine, Flags: FlagComputes | FlagNoSemantics},
@@ -286,9 +297,13 @@ var opTable = []OpInfo{
 	{Name: "GetRandState", Op: OpGetRandState, MinIns: 0, MaxIns: Variadic, MinOuts: 0, MaxOuts: Variadic, Engines: anyEngine, Flags: FlagNoSemantics},
 	{Name: "TensorLoad", Op: OpTensorLoad, MinIns: 1, MaxIns: 1, MinOuts: 1, MaxOuts: 1, Engines: anyEngine, Flags: FlagMovesData | FlagRegister},
 	{Name: "TensorSave", Op: OpTensorSave, MinIns: 1, MaxIns: 1, MinOuts: 1, MaxOuts: 1, Engines: anyEngine, Flags: FlagMovesData | FlagRegister},
-	{Name: "Max", Op: OpMax, MinIns: 1, MaxIns: 1, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngDVE), Flags: FlagComputes},           // max8 (docs/isa.md)
-	{Name: "MaxIndex", Op: OpMaxIndex, MinIns: 2, MaxIns: 2, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngDVE), Flags: FlagComputes}, // nc_find_index8: ins [data, vals]
-	{Name: "Gather", Op: OpGather, MinIns: 0, MaxIns: Variadic, MinOuts: 0, MaxOuts: Variadic, Engines: anyEngine, Flags: FlagMovesData | FlagNoSemantics},
+	{Name: "Max", Op: OpMax, MinIns: 1, MaxIns: 1, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngDVE), Flags: FlagComputes},                              // max8 (docs/isa.md)
+	{Name: "MaxIndex", Op: OpMaxIndex, MinIns: 2, MaxIns: 2, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngDVE), Flags: FlagComputes},                    // nc_find_index8: ins [data, vals]
+	{Name: "Gather", Op: OpGather, MinIns: 2, MaxIns: 2, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngPool), Flags: FlagMovesData},                      // nc_n_gather: ins [data, indices]
+	{Name: "TensorScalarCache", Op: OpTensorScalarCache, MinIns: 2, MaxIns: 3, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngDVE), Flags: FlagComputes},  // tensor_scalar_cumulative: ins [src, imm0, imm1?]
+	{Name: "Exponential", Op: OpExponential, MinIns: 1, MaxIns: 3, MinOuts: 1, MaxOuts: 2, Engines: engines(EngUnassigned, EngDVE), Flags: FlagComputes},              // exponential: ins [src, max_value?, reduce_init?], outs [dst, reduce_res?]
+	{Name: "GetSequenceBounds", Op: OpGetSequenceBounds, MinIns: 1, MaxIns: 1, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngPool), Flags: FlagComputes}, // sequence_bounds: ins [segment_ids [1,n]], outs [dst [1,2n]]
+	{Name: "NonzeroWithCount", Op: OpNonzeroWithCount, MinIns: 1, MaxIns: 1, MinOuts: 1, MaxOuts: 1, Engines: engines(EngUnassigned, EngPool), Flags: FlagComputes},   // nonzero_with_count: ins [src [P,T]], outs [dst [P,T+1]]
 	{Name: "Generic", Op: OpGeneric, MinIns: 0, MaxIns: Variadic, MinOuts: 0, MaxOuts: Variadic, Engines: anyEngine, Flags: FlagNoSemantics},
 	{Name: "GenericRelu", Op: OpGenericRelu, MinIns: 0, MaxIns: Variadic, MinOuts: 0, MaxOuts: Variadic, Engines: anyEngine, Flags: FlagComputes | FlagNoSemantics},
 	{Name: "AbstractCopy", Op: OpAbstractCopy, MinIns: 0, MaxIns: Variadic, MinOuts: 0, MaxOuts: Variadic, Engines: anyEngine, Flags: FlagMovesData | FlagNoSemantics},

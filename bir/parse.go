@@ -1830,8 +1830,11 @@ func (p *parser) schedEntry(id InstID) {
 		case "order":
 			bad(math.MaxInt32)
 			t.Order[id] = int32(v)
+		case "period":
+			bad(math.MaxInt64)
+			t.SetPeriod(id, v)
 		default:
-			p.failAt(kpos, "sched: unknown field %q (want start, end, queue, dge, order)", key)
+			p.failAt(kpos, "sched: unknown field %q (want start, end, queue, dge, order, period)", key)
 		}
 		if p.accept(')') {
 			break
@@ -1877,10 +1880,13 @@ func (p *parser) syncEntry(id InstID) {
 			p.sp()
 			s.Trigger[id] = p.engine()
 		case "waits", "updates":
-			cmds := p.semCmds(key)
+			cmds, iters := p.semCmds(key)
 			if key == "waits" {
-				s.SetWaits(id, cmds)
+				s.SetWaitsIter(id, cmds, iters)
 			} else {
+				if iters != nil {
+					p.fail("sync: updates: an update adds a constant (want [S, V] with V an integer)")
+				}
 				s.SetUpdates(id, cmds)
 			}
 		default:
@@ -1895,12 +1901,16 @@ func (p *parser) syncEntry(id InstID) {
 	}
 }
 
-// semCmds reads [[S, V], ...], semaphore commands.
-func (p *parser) semCmds(what string) []SemCmd {
+// semCmds reads [[S, V], ...], semaphore commands. V is an integer or,
+// for a wait in a loop body, an affine expression over the enclosing
+// loops' axes: its constant is the command's value and the rest its
+// iteration term (iters is nil when no command has one).
+func (p *parser) semCmds(what string) ([]SemCmd, []ExprID) {
 	p.expect('[')
 	var out []SemCmd
+	var iters []ExprID
 	if p.accept(']') {
-		return out
+		return out, iters
 	}
 	for {
 		if len(out) >= MaxSemCmds {
@@ -1916,14 +1926,24 @@ func (p *parser) semCmds(what string) []SemCmd {
 		p.expect(',')
 		p.sp()
 		vpos := p.pos
-		v := p.integer("a semaphore value")
+		e := p.expr(0)
+		v := e.Const
 		if v < math.MinInt32 || v > math.MaxInt32 {
 			p.failAt(vpos, "sync: %s: value %d: want a 32-bit integer", what, v)
 		}
+		p.sp()
 		p.expect(']')
 		out = append(out, SemCmd{Sem: int32(sem), Value: int32(v)})
+		if !e.IsConst() {
+			if iters == nil {
+				iters = make([]ExprID, len(out)-1, len(out))
+			}
+			iters = append(iters, p.m.InternExpr(affine.AddConst(e, -e.Const)))
+		} else if iters != nil {
+			iters = append(iters, 0)
+		}
 		if p.accept(']') {
-			return out
+			return out, iters
 		}
 		if !p.accept(',') {
 			p.fail("expected ',' or ']' in a list of semaphore commands, found %s", p.found())
@@ -2351,6 +2371,13 @@ func (p *parser) depList(id InstID) {
 				p.failAt(pos, "carry distance %d does not fit in 32 bits", dist)
 			}
 			d.dep.CarryDist = int32(dist)
+			if p.accept(',') {
+				p.sp()
+				if !p.acceptWord("all") {
+					p.fail("expected all after the carry distance, found %s", p.found())
+				}
+				d.dep.CarryAll = true
+			}
 			p.expect(')')
 		}
 		if p.acceptWord("if") {

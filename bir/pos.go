@@ -191,9 +191,63 @@ func (f *Function) firstPos(match func(*Operand) bool) Pos {
 // position, as compilers' diagnostics do:
 //
 //	kernels.py:28:4: function main, instruction add_3 (TensorTensor): ...
+//
+// Subject, when set, is what the error is about as data (Function.Errorf,
+// TensorErrorf, LocErrorf, WrapErr set it): the position is the subject's
+// (known when the error was made, or resolved later from the module by
+// Subject.PosIn), never parsed back from the text.
 type PosError struct {
-	Pos Pos
-	Err error
+	Pos     Pos
+	Err     error
+	Subject *Subject
+}
+
+// Subject is the IR entity an error is about: a function and, in it, an
+// instruction, a tensor or a location (NoInst, NoTensor, NoLoc for none).
+type Subject struct {
+	Func   string
+	Inst   InstID
+	Tensor TensorID
+	Loc    LocID
+}
+
+// PosIn returns the source position of the subject in module m: the
+// instruction's, or that of the first instruction reaching the tensor or
+// location (the zero Pos when m has no such function or entity).
+func (s *Subject) PosIn(m *Module) Pos {
+	if s == nil || m == nil {
+		return Pos{}
+	}
+	f := m.Func(s.Func)
+	if f == nil {
+		return Pos{}
+	}
+	switch {
+	case s.Inst >= 0 && int(s.Inst) < len(f.insts):
+		return f.InstPos(s.Inst)
+	case s.Tensor >= 0 && int(s.Tensor) < len(f.tensors):
+		return f.TensorPos(s.Tensor)
+	case s.Loc >= 0 && int(s.Loc) < len(f.locs):
+		return f.LocPos(s.Loc)
+	}
+	return Pos{}
+}
+
+// SubjectOf returns the subject of the first error in err's chain that
+// has one (nil when none does).
+func SubjectOf(err error) *Subject {
+	for err != nil {
+		if pe, ok := err.(*PosError); ok && pe.Subject != nil {
+			return pe.Subject
+		}
+		if se, ok := err.(ErrorSubjecter); ok {
+			if s := se.ErrorSubject(); s != nil {
+				return s
+			}
+		}
+		err = errors.Unwrap(err)
+	}
+	return nil
 }
 
 func (e *PosError) Error() string {
@@ -204,6 +258,13 @@ func (e *PosError) Error() string {
 }
 
 func (e *PosError) Unwrap() error { return e.Err }
+
+// ErrorSubjecter is implemented by errors of their own type that know the
+// IR entity they are about (the allocator's FitError: its function and
+// the largest location live at the worst instant).
+type ErrorSubjecter interface {
+	ErrorSubject() *Subject
+}
 
 // SourcePositioner is implemented by errors that know the source position
 // they are about (besides *PosError: the verifier's error, which names its
@@ -230,13 +291,14 @@ func ErrorPos(err error) Pos {
 	return Pos{}
 }
 
-// WrapErr attaches instruction i's source position to err (err itself when
-// i has none, err is nil, or err already carries a position).
+// WrapErr attaches instruction i as err's subject, with its source
+// position (err itself when err is nil or already has a subject; a
+// position err already carries is kept).
 func (f *Function) WrapErr(i InstID, err error) error {
 	if err == nil || i < 0 || int(i) >= len(f.insts) {
 		return err
 	}
-	return withPos(f.InstPos(i), err)
+	return f.withSubject(&Subject{Func: f.Name, Inst: i, Tensor: NoTensor, Loc: NoLoc}, f.InstPos(i), err)
 }
 
 // Errorf formats an error about instruction i, prefixed with "function F,
@@ -256,12 +318,34 @@ func (f *Function) TensorErrorf(t TensorID, format string, args ...any) error {
 	if t < 0 || int(t) >= len(f.tensors) {
 		return fmt.Errorf("function %s, tensor #%d: "+format, append([]any{f.Name, t}, args...)...)
 	}
-	return withPos(f.TensorPos(t), fmt.Errorf("function %s, tensor %s: "+format, append([]any{f.Name, f.tensors[t].Name}, args...)...))
+	return f.withSubject(&Subject{Func: f.Name, Inst: NoInst, Tensor: t, Loc: NoLoc}, f.TensorPos(t), fmt.Errorf("function %s, tensor %s: "+format, append([]any{f.Name, f.tensors[t].Name}, args...)...))
 }
 
-func withPos(p Pos, err error) error {
-	if !p.IsKnown() || ErrorPos(err).IsKnown() {
+// LocErrorf formats an error about location l, prefixed with "function F,
+// location NAME: " and carrying the position of the first instruction
+// that reaches it (LocPos); %w wraps as in Errorf.
+func (f *Function) LocErrorf(l LocID, format string, args ...any) error {
+	if l < 0 || int(l) >= len(f.locs) {
+		return fmt.Errorf("function %s, location #%d: "+format, append([]any{f.Name, l}, args...)...)
+	}
+	return f.withSubject(&Subject{Func: f.Name, Inst: NoInst, Tensor: NoTensor, Loc: l}, f.LocPos(l), fmt.Errorf("function %s, location %s: "+format, append([]any{f.Name, f.locs[l].Name}, args...)...))
+}
+
+// withSubject wraps err with subject s at position p, unless err already
+// has a subject (the innermost one is the most precise). A position err
+// already carries wins over p.
+func (f *Function) withSubject(s *Subject, p Pos, err error) error {
+	if SubjectOf(err) != nil {
 		return err
 	}
-	return &PosError{Pos: p, Err: err}
+	if q := ErrorPos(err); q.IsKnown() {
+		if pe, ok := err.(*PosError); ok {
+			// One position prefix: take over the inner error's.
+			return &PosError{Pos: q, Err: pe.Err, Subject: s}
+		}
+		// The inner error prints its position; the subject adds none
+		// (ErrorPos still finds the inner one).
+		p = Pos{}
+	}
+	return &PosError{Pos: p, Err: err, Subject: s}
 }

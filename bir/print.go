@@ -734,6 +734,11 @@ func (p *printer) instAxes(f *Function, i InstID, fn func(affine.Axis)) {
 		}
 	}
 	p.predAxes(in.Pred, fn)
+	for _, e := range f.Sync.WaitIters(i) {
+		for _, a := range p.exprAxesOf(e) {
+			fn(a)
+		}
+	}
 	p.depChain(f, i, func(d *Dep) {
 		if d.CarryAxis != NoAxis {
 			fn(d.CarryAxis)
@@ -1371,7 +1376,7 @@ func (p *printer) inst(f *Function, i InstID, ind int) {
 		p.emptySched = false
 	}
 	if s := f.Sync; s != nil && (p.emptySync || s.Has(i)) {
-		p.buf = appendSyncText(p.buf, s, i)
+		p.buf = appendSyncText(p.buf, s, i, p.exprString)
 		p.emptySync = false
 	}
 	if isLoop {
@@ -1612,6 +1617,9 @@ func (p *printer) depList(f *Function, i InstID) {
 				p.str(", ")
 			}
 			p.int(int64(d.CarryDist))
+			if d.CarryAll {
+				p.str(", all")
+			}
 			p.str(")")
 		}
 		if d.Pred != 0 {

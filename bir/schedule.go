@@ -35,6 +35,32 @@ type Schedule struct {
 	Queue []int16
 	DGE   []int8
 	Order []int32
+
+	// Period holds, for a loop instruction of a function that keeps
+	// loops, its initiation interval in ps: the instances of iteration k
+	// of its body start and end k*Period after iteration 0's, whose times
+	// are their Start and End (an instruction in nested loops adds the
+	// period of each enclosing loop times that loop's iteration). The
+	// loop's own Start and End span all its iterations. nil when the
+	// function has no loop.
+	Period map[InstID]int64
+}
+
+// SetPeriod records loop instruction i's initiation interval.
+func (s *Schedule) SetPeriod(i InstID, ps int64) {
+	if s.Period == nil {
+		s.Period = map[InstID]int64{}
+	}
+	s.Period[i] = ps
+}
+
+// PeriodOf returns loop instruction i's initiation interval (0 when it
+// has none).
+func (s *Schedule) PeriodOf(i InstID) int64 {
+	if s == nil {
+		return 0
+	}
+	return s.Period[i]
 }
 
 // NewSchedule returns a table of n entries, all without a schedule.
@@ -108,6 +134,9 @@ func (s *Schedule) hasField(i InstID) bool {
 	if int(i) < 0 || int(i) >= len(s.Start) || len(s.End) != len(s.Start) || len(s.Queue) != len(s.Start) || len(s.DGE) != len(s.Start) || len(s.Order) != len(s.Start) {
 		return false
 	}
+	if _, ok := s.Period[i]; ok {
+		return true
+	}
 	return s.Start[i] >= 0 || s.Queue[i] >= 0 || s.DGE[i] >= 0 || s.Order[i] >= 0
 }
 
@@ -122,7 +151,7 @@ func (s *Schedule) hasEntry() bool {
 }
 
 // appendSchedText appends the text form of instruction i's entry,
-// " sched(start=S, end=E, queue=Q, dge=D, order=O)" with the fields that
+// " sched(start=S, end=E, queue=Q, dge=D, order=O, period=P)" with the fields that
 // are set (start and end together; " sched()" for none).
 func appendSchedText(b []byte, s *Schedule, i InstID) []byte {
 	b = append(b, " sched("...)
@@ -149,6 +178,9 @@ func appendSchedText(b []byte, s *Schedule, i InstID) []byte {
 		}
 		if s.Order[i] >= 0 {
 			field("order", int64(s.Order[i]))
+		}
+		if v, ok := s.Period[i]; ok {
+			field("period", v)
 		}
 	}
 	return append(b, ')')

@@ -42,6 +42,11 @@ type Sync struct {
 	nWait   []uint16
 	nUpd    []uint16
 	Cmds    []SemCmd
+
+	// iters is parallel to Cmds once some command has an iteration term
+	// (nil before: straight-line functions never pay for it). See
+	// SetWaitsIter.
+	iters []ExprID
 }
 
 // MaxSemCmds bounds the commands of one kind one instruction may carry in
@@ -101,6 +106,7 @@ func (s *Sync) SetWaits(i InstID, cmds []SemCmd) {
 	n := min(len(cmds), MaxSemCmds)
 	s.waitAt[i], s.nWait[i] = int32(len(s.Cmds)), uint16(n)
 	s.Cmds = append(s.Cmds, cmds[:n]...)
+	s.padIters()
 }
 
 // SetUpdates replaces the update commands of instruction i.
@@ -109,6 +115,77 @@ func (s *Sync) SetUpdates(i InstID, cmds []SemCmd) {
 	n := min(len(cmds), MaxSemCmds)
 	s.updAt[i], s.nUpd[i] = int32(len(s.Cmds)), uint16(n)
 	s.Cmds = append(s.Cmds, cmds[:n]...)
+	s.padIters()
+}
+
+// Iteration terms. In a function that keeps loops (passes/semaphores,
+// the stream package's loop model), the semaphores count updates across
+// iterations, so a wait of an instruction in a loop body names a count
+// that advances with the iteration: its value at an iteration is
+// Value + the affine expression Iter over the axes of the enclosing loops
+// (their values at that iteration; ExprID 0 is no term: the value is
+// Value in every iteration). Updates have no terms: an update adds its
+// Value each time its instruction completes.
+
+// SetWaitsIter replaces the wait commands of instruction i, with the
+// iteration term iters[k] of command k (iters may be shorter: missing
+// terms are 0).
+func (s *Sync) SetWaitsIter(i InstID, cmds []SemCmd, iters []ExprID) {
+	has := false
+	for _, e := range iters {
+		has = has || e != 0
+	}
+	if has && s.iters == nil {
+		s.iters = make([]ExprID, len(s.Cmds), cap(s.Cmds))
+	}
+	s.SetWaits(i, cmds)
+	if s.iters == nil {
+		return
+	}
+	a := s.waitAt[i]
+	for k := range int(s.nWait[i]) {
+		var e ExprID
+		if k < len(iters) {
+			e = iters[k]
+		}
+		s.iters[int(a)+k] = e
+	}
+}
+
+// WaitIters returns the iteration terms of instruction i's waits, one per
+// wait (a view, as Waits), or nil when none of the function's commands
+// has one.
+func (s *Sync) WaitIters(i InstID) []ExprID {
+	if s == nil || s.iters == nil || int(i) < 0 || int(i) >= len(s.nWait) || s.nWait[i] == 0 {
+		return nil
+	}
+	a, n := s.waitAt[i], int32(s.nWait[i])
+	if int(a+n) > len(s.iters) {
+		return nil
+	}
+	return s.iters[a : a+n : a+n]
+}
+
+// HasIters reports whether some wait command has an iteration term.
+func (s *Sync) HasIters() bool {
+	if s == nil {
+		return false
+	}
+	for i := range s.nWait {
+		for _, e := range s.WaitIters(InstID(i)) {
+			if e != 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// padIters keeps iters parallel to Cmds after an append.
+func (s *Sync) padIters() {
+	if s.iters != nil && len(s.iters) < len(s.Cmds) {
+		s.iters = append(s.iters, make([]ExprID, len(s.Cmds)-len(s.iters))...)
+	}
 }
 
 // Has reports whether instruction i has any command or a trigger engine.
@@ -134,19 +211,32 @@ func (s *Sync) NumCommands() (waits, updates int64) {
 func (s *Sync) Compact() {
 	w, u := s.NumCommands()
 	pool := make([]SemCmd, 0, w+u)
+	var iters []ExprID
+	if s.iters != nil {
+		iters = make([]ExprID, 0, w+u)
+	}
 	for i := range s.nWait {
 		if n := s.nWait[i]; n > 0 {
 			a := s.waitAt[i]
 			s.waitAt[i] = int32(len(pool))
 			pool = append(pool, s.Cmds[a:a+int32(n)]...)
+			if iters != nil {
+				iters = append(iters, s.iters[a:a+int32(n)]...)
+			}
 		}
 		if n := s.nUpd[i]; n > 0 {
 			a := s.updAt[i]
 			s.updAt[i] = int32(len(pool))
 			pool = append(pool, s.Cmds[a:a+int32(n)]...)
+			if iters != nil {
+				iters = append(iters, make([]ExprID, n)...)
+			}
 		}
 	}
 	s.Cmds = pool
+	if iters != nil {
+		s.iters = iters
+	}
 }
 
 // Clone returns a deep copy of s.
@@ -161,6 +251,9 @@ func (s *Sync) Clone() *Sync {
 		nWait:   append([]uint16(nil), s.nWait...),
 		nUpd:    append([]uint16(nil), s.nUpd...),
 		Cmds:    append([]SemCmd(nil), s.Cmds...),
+	}
+	if s.iters != nil {
+		c.iters = append([]ExprID(nil), s.iters...)
 	}
 	return c
 }
@@ -177,8 +270,9 @@ func (s *Sync) hasEntry() bool {
 
 // appendSyncText appends the text form of instruction i's entry,
 // " sync(trigger=ENGINE, waits=[[S, V], ...], updates=[[S, V]])" with the
-// parts it has (" sync()" for none).
-func appendSyncText(b []byte, s *Sync, i InstID) []byte {
+// parts it has (" sync()" for none). A wait with an iteration term writes
+// it after its value, "[S, V + 4*i]" (iterText formats the term).
+func appendSyncText(b []byte, s *Sync, i InstID, iterText func(ExprID) string) []byte {
 	b = append(b, " sync("...)
 	sep := false
 	if s.Has(i) {
@@ -187,7 +281,7 @@ func appendSyncText(b []byte, s *Sync, i InstID) []byte {
 			b = append(b, t.String()...)
 			sep = true
 		}
-		list := func(key string, cmds []SemCmd) {
+		list := func(key string, cmds []SemCmd, iters []ExprID) {
 			if len(cmds) == 0 {
 				return
 			}
@@ -205,12 +299,24 @@ func appendSyncText(b []byte, s *Sync, i InstID) []byte {
 				b = strconv.AppendInt(b, int64(c.Sem), 10)
 				b = append(b, ", "...)
 				b = strconv.AppendInt(b, int64(c.Value), 10)
+				if k < len(iters) && iters[k] != 0 && iterText != nil {
+					// The iteration term: " + 4*i", " - 2*j" as the
+					// printer writes the affine text after a constant.
+					t := iterText(iters[k])
+					if len(t) > 0 && t[0] == '-' {
+						b = append(b, " - "...)
+						b = append(b, t[1:]...)
+					} else {
+						b = append(b, " + "...)
+						b = append(b, t...)
+					}
+				}
 				b = append(b, ']')
 			}
 			b = append(b, ']')
 		}
-		list("waits", s.Waits(i))
-		list("updates", s.Updates(i))
+		list("waits", s.Waits(i), s.WaitIters(i))
+		list("updates", s.Updates(i), nil)
 	}
 	return append(b, ')')
 }

@@ -32,7 +32,12 @@ import (
 //     make_accumulation_sequence keeps a group's matmuls in order).
 //   - Activation with an accumulating acc mode reads and writes the Scalar
 //     engine's accumulator registers (one pseudo space);
-//     ReadActivationAccumulator reads them.
+//     ReadActivationAccumulator reads them. Every Vector accumulator
+//     instruction (bir.InstAccumulator: tensor_scalar_reduce,
+//     tensor_scalar_cumulative, range_select, select_reduce, exponential,
+//     whatever its reduce command, Idle included: it leaves the state
+//     undefined) reads and writes the Vector engine's (a second pseudo
+//     space), so they stay in program order among themselves.
 //   - A register operand reads (source) or writes (destination) its
 //     register; a register_ap reads its offset register and, its offset
 //     being known only at run time, the whole of its tensor.
@@ -106,14 +111,17 @@ func (a *analyzer) collectData(i bir.InstID) {
 			}
 		}
 		return
-	case op == bir.OpActivation:
-		if a.attrs(i).accAct {
-			a.accs = append(a.accs,
-				access{key: spActAcc, r0: 0, r1: 0, lo: 0, hi: 1, write: false},
-				access{key: spActAcc, r0: 0, r1: 0, lo: 0, hi: 1, write: true})
-		}
-	case op == bir.OpReadActivationAccumulator:
+	}
+	switch a.accumulator(i) {
+	case bir.ActAccumulator:
 		a.accs = append(a.accs, access{key: spActAcc, r0: 0, r1: 0, lo: 0, hi: 1, write: false})
+		if op != bir.OpReadActivationAccumulator {
+			a.accs = append(a.accs, access{key: spActAcc, r0: 0, r1: 0, lo: 0, hi: 1, write: true})
+		}
+	case bir.VectorAccumulator:
+		a.accs = append(a.accs,
+			access{key: spDveAcc, r0: 0, r1: 0, lo: 0, hi: 1, write: false},
+			access{key: spDveAcc, r0: 0, r1: 0, lo: 0, hi: 1, write: true})
 	}
 	for k := range ins {
 		a.operand(&ins[k], false, false)

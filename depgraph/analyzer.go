@@ -228,6 +228,7 @@ type analyzer struct {
 	barStart  int32 // first position after the last barrier
 	logLines  int
 	attrCache map[bir.AttrID]attrFacts
+	accCache  map[opAttr]bir.Accumulator
 }
 
 // Fixed space ids.
@@ -236,6 +237,7 @@ const (
 	spPSUM
 	spPSUMFlags
 	spActAcc
+	spDveAcc // the Vector engine's accumulator registers
 	spDynDRAM
 	spLifeSB   // the allocation's live intervals (see lifetime.go)
 	spLifePSUM // the same in PSUM
@@ -244,7 +246,14 @@ const (
 
 // attrFacts caches what the analysis reads from an attribute set.
 type attrFacts struct {
-	start, accAct bool
+	start bool
+}
+
+// opAttr keys the accumulator an instruction uses (bir.InstAccumulator
+// reads the opcode and the attributes).
+type opAttr struct {
+	op bir.Opcode
+	id bir.AttrID
 }
 
 func newAnalyzer(f *bir.Function, opt Options) *analyzer {
@@ -263,6 +272,7 @@ func newAnalyzer(f *bir.Function, opt Options) *analyzer {
 	}
 	a.lastBar, a.barStart = -1, 0
 	a.attrCache = map[bir.AttrID]attrFacts{}
+	a.accCache = map[opAttr]bir.Accumulator{}
 	return a
 }
 
@@ -305,10 +315,19 @@ func (a *analyzer) attrs(i bir.InstID) attrFacts {
 	}
 	set := a.f.Attrs(i)
 	x := attrFacts{start: set.Bool("start_tensor_calc", false)}
-	if acc := set.Str("acc", "Idle"); acc != "Idle" && acc != "idle" {
-		x.accAct = true
-	}
 	a.attrCache[id] = x
+	return x
+}
+
+// accumulator returns the engine accumulator instruction i uses.
+func (a *analyzer) accumulator(i bir.InstID) bir.Accumulator {
+	in := a.f.Inst(i)
+	k := opAttr{in.Op, in.Attrs}
+	if x, ok := a.accCache[k]; ok {
+		return x
+	}
+	x := bir.InstAccumulator(in.Op, a.f.Attrs(i))
+	a.accCache[k] = x
 	return x
 }
 
@@ -541,7 +560,7 @@ func (a *analyzer) keyClass(k int32) Class {
 		return ClassPSUM
 	case spDynDRAM:
 		return ClassDRAM
-	case spActAcc:
+	case spActAcc, spDveAcc:
 		return ClassState
 	}
 	nl := int32(a.f.NumLocs())

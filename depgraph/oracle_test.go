@@ -214,6 +214,15 @@ func (o *oracle) instruction(p int, i bir.InstID) {
 		o.acc[p] = append(o.acc[p], ival{space: "actacc", hi: 1, write: true})
 	case op == bir.OpReadActivationAccumulator:
 		o.acc[p] = append(o.acc[p], ival{space: "actacc", hi: 1})
+	case op == bir.OpTensorScalarCache, op == bir.OpExponential, op == bir.OpRangeSelect,
+		op == bir.OpTensorScalarPtr && attrs.Str("acc", "Idle") != "Idle":
+		// The Vector accumulator: every instruction of the family reads
+		// and writes it, Idle included (it leaves the state undefined).
+		o.acc[p] = append(o.acc[p], ival{space: "dveacc", hi: 1, write: true})
+	case op == bir.OpCopyPredicated:
+		if _, ok := attrs.Get("acc"); ok {
+			o.acc[p] = append(o.acc[p], ival{space: "dveacc", hi: 1, write: true})
+		}
 	}
 	for k := range ins {
 		o.operand(p, &ins[k], false, false)
@@ -558,7 +567,7 @@ func randomModule(seed uint64, model *arch.Model) *bir.Module {
 	}
 	for k := range 40 {
 		name := fmt.Sprintf("i%d", k)
-		switch rng.IntN(12) {
+		switch rng.IntN(13) {
 		case 0, 1:
 			b.TensorTensor(name, bir.EngDVE, "add", ap(anyOnChip()), ap(anyOnChip()), ap(sbs[rng.IntN(len(sbs))]))
 		case 2:
@@ -584,6 +593,16 @@ func randomModule(seed uint64, model *arch.Model) *bir.Module {
 				b.Inst(bir.OpIndirectLoad, name, bir.EngUnassigned, []bir.Operand{ap(sbs[0]), ap(sbs[1])}, []bir.Operand{ap(sbs[rng.IntN(len(sbs))])}, nil)
 			default:
 				b.Inst(bir.OpRegisterMove, name, bir.EngAct, []bir.Operand{bir.RegOpd(r0, bir.Int32)}, []bir.Operand{bir.RegOpd(r0, bir.Int32)}, nil)
+			}
+		case 11:
+			// Vector accumulator instructions: tensor_scalar_reduce and
+			// tensor_scalar_cumulative.
+			if rng.IntN(2) == 0 {
+				acc := []string{"Accumulate", "ZeroAccumulate"}[rng.IntN(2)]
+				b.Inst(bir.OpTensorScalarPtr, name, bir.EngDVE, []bir.Operand{ap(anyOnChip()), bir.Imm(1)}, []bir.Operand{ap(sbs[rng.IntN(len(sbs))])},
+					bir.Attrs("op0", "add", "reverse0", false, "op1", "bypass", "reverse1", false, "acc", acc, "reduce_op", "add"))
+			} else {
+				b.TensorScalarCumulative(name, ap(sbs[rng.IntN(len(sbs))]), ap(anyOnChip()), "add", bir.Imm(0), "add", bir.Operand{}, "reduce", false)
 			}
 		case 10:
 			b.Inst(bir.OpReadVarAddr, name, bir.EngUnassigned, []bir.Operand{ap(drams[0])}, []bir.Operand{ap(sbs[rng.IntN(len(sbs))])}, nil)

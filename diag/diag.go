@@ -71,10 +71,12 @@ const (
 	TilingRefused  = "NW407" // sunda_size_tiling cannot tile a macro operation
 	Semaphores     = "NW408" // the synchronization needs more semaphores than the machine has
 	LNCCores       = "NW409" // an LNC kernel's cores cannot be compiled together
+	LoopNotHandled = "NW410" // a loop the scheduler or the synchronization cannot handle
 
 	KernelRaised      = "NW420" // tracing an NKI kernel raised a Python exception (NameError, TypeError, a failed assert ...)
 	KernelUnsupported = "NW421" // an NKI kernel uses a Python construct or NKI API narwhal does not support
 	KernelAPI         = "NW422" // an NKI kernel breaks a rule of the NKI API (shapes, dtypes, buffers, partitions)
+	KernelBudget      = "NW423" // tracing an NKI kernel exceeds the tracer's step budget
 
 	RunBudget = "NW501" // a run exceeds the interpreter's instruction or memory budget
 	RunInput  = "NW502" // the inputs of a run: missing, malformed .npy/.npz, wrong shape

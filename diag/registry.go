@@ -304,7 +304,8 @@ var Registry = []Entry{
 		Code: EngineOpcode, Title: "the engine cannot run the opcode",
 		ExplainText: "Each opcode runs on some engines only (the Tensor engine multiplies and transposes; " +
 			"element-wise arithmetic runs on the Vector and GpSimd engines; ...), and an engine must exist " +
-			"on the target generation. Rule engine.",
+			"on the target generation, as must an instruction the NKI reference gives to newer NeuronCores " +
+			"only (range_select and nonzero_with_count NC-v3, exponential NC-v4). Rules engine, act-reduce, nc-version.",
 		Example: compileBir(mod("", ldT+"  add = TensorTensor on PE %t[ap=[[512,128],[1,512]]] f32, %t[ap=[[512,128],[1,512]]] f32 -> %t[ap=[[512,128],[1,512]]] f32 {op=\"add\"}\n")),
 		Fix:     compileBir(mod("", ldT+"  add = TensorTensor on DVE %t[ap=[[512,128],[1,512]]] f32, %t[ap=[[512,128],[1,512]]] f32 -> %t[ap=[[512,128],[1,512]]] f32 {op=\"add\"}\n")),
 		FixText: "Run element-wise arithmetic on the Vector engine (DVE).",
@@ -541,6 +542,22 @@ def kernel(a, b):
 		FixText: "Give the machine's real semaphore count (arch.semaphores), or use fewer DMA queues (arch.dma-queues) so that fewer streams signal.",
 	},
 	{
+		Code: LoopNotHandled, Title: "a loop the scheduler or the synchronization cannot handle",
+		ExplainText: "A function that keeps loops (FullUnroll levels 0 and 1, an NKI dynamic_range loop) is " +
+			"scheduled and synchronized as loops: dependencies carried across iterations, a periodic " +
+			"schedule of each body, semaphore counts that advance per iteration, all checked on the " +
+			"loop's instances (docs/schedule.md, docs/synchronization.md). That needs every trip count " +
+			"known when compiling: a Loop, or a DynamicForLoop bounded by its axis. A DoWhile, or a " +
+			"DynamicForLoop whose bounds are registers (nl.dynamic_range over a VirtualRegister), has no " +
+			"fixed instances; a call inside a loop body, and a loop whose semaphore counts pass the " +
+			"counter's range (a rotation inside a loop), are not handled either. narwhal refuses such a " +
+			"function rather than emit one it has not synchronized. The message names the loop.",
+		Example: Example{Args: []string{"compile", "kernel.bir"}, Files: []File{{Name: "kernel.bir", Lang: "bir", Text: loopKernel("0 i32, $n i32, 1 i32 ")}}},
+		Fix:     Example{Args: []string{"compile", "kernel.bir"}, Files: []File{{Name: "kernel.bir", Lang: "bir", Text: loopKernel("")}}},
+		FixText: "Give the loop constant bounds (its axis's: `DynamicForLoop d in [0, 4)` without register " +
+			"operands), or unroll the function fully (--option full_unroll.unrollLevel=2).",
+	},
+	{
 		Code: LNCCores, Title: "an LNC kernel's cores cannot be compiled together",
 		ExplainText: "`narwhal compile FILE --lnc N` compiles the N logical cores' programs of an LNC kernel " +
 			"together and schedules them jointly (LncAwareScheduler). The cores meet at CoreBarriers, which " +
@@ -585,6 +602,15 @@ def kernel(a):
 		Example: pyKernel(pyCopy(""), "--input", "a=float32[256,512]"),
 		Fix:     pyKernel(pyCopy(""), "--input", "a=float32[128,512]"),
 		FixText: "Tile the kernel so that every tile fits the rule (at most 128 partitions: a loop over 128-row tiles).",
+	}, {
+		Code: KernelBudget, Title: "tracing the NKI kernel exceeds the tracer's budget",
+		ExplainText: "The tracer runs the kernel's Python with a budget of evaluation steps (50,000,000: statements, " +
+			"calls and loop iterations), so a loop that never ends, or one so long that its trace would not finish, stops " +
+			"with this error and the kernel's line instead of hanging. A kernel's loops over tiles are nl.affine_range " +
+			"loops, traced once; a Python loop of millions of iterations at trace time is the usual cause.",
+		Example: pyKernel(pyCopy("    n = 0\n    while True:\n        n += 1\n"), "--input", "a=float32[128,512]"),
+		Fix:     pyKernel(pyCopy(""), "--input", "a=float32[128,512]"),
+		FixText: "End the loop (or make it an nl.affine_range loop over tiles).",
 	},
 
 	{
@@ -634,3 +660,27 @@ def kernel(a):
 
 // ReportURL is where narwhal's bugs are reported.
 const ReportURL = "https://github.com/narwhal-compiler/narwhal/issues"
+
+// loopKernel is a kernel with a DynamicForLoop; ops are its bound
+// operands ("" for none: bounded by its axis).
+func loopKernel(ops string) string {
+	return `module arch=trn2
+
+func @main {
+  tensor %in_set: f32[128, 64] kind=Input
+    loc %in: Input 128x256
+  tensor %out_set: f32[128, 64] kind=Output
+    loc %out: Output 128x256
+  tensor %t_set: f32[128, 64] class=NeuronSBTensor
+    loc %t: SB 128x256
+  reg $n
+
+Block1:
+  tiles = DynamicForLoop d in [0, 4) ` + ops + `{
+  body:
+    ld = Load %in[ap=[[64,128],[1,64]]] f32 -> %t[ap=[[64,128],[1,64]]] f32
+    st = Save %t[ap=[[64,128],[1,64]]] f32 -> %out[ap=[[64,128],[1,64]]] f32
+  }
+}
+`
+}

@@ -195,7 +195,11 @@ func TestBlockLiveness_Unknown(t *testing.T) {
 	if err := b.Err(); err != nil {
 		t.Fatal(err)
 	}
+	// A DynamicForLoop with register bounds: its trip count is known only
+	// at run time.
 	l, ax := b.F.NewLoop(bir.OpDynamicForLoop, "dl", "d", 0, 4, 1)
+	reg := bir.RegOpd(b.F.RegByName("n"), bir.Int32)
+	b.F.SetArgs(l, []bir.Operand{reg, reg, reg}, nil)
 	b.F.Append(b.Block(), l)
 	body := b.F.NewBlock("body", l)
 	bb := bir.BuilderFor(b.F, body)
@@ -204,11 +208,23 @@ func TestBlockLiveness_Unknown(t *testing.T) {
 	if err := bb.Err(); err != nil {
 		t.Fatal(err)
 	}
+	// One bounded by its axis iterates as a Loop does (nl.dynamic_range
+	// with constant bounds): its blocks' liveness is known.
+	stat := b.BlockTensor("stat", bir.MemSB, bir.Float32, 4, 128, 64)
+	b.DynamicLoop("s", 0, 4, 1, func(s affine.Expr) {
+		b.Load("lds", stat.Sym(s, zero, [2]int64{64, 128}, [2]int64{1, 64}), in.All())
+	})
+	if err := b.Err(); err != nil {
+		t.Fatal(err)
+	}
 	res := BlockLiveness(b.F, 0)
 	for _, tn := range []bir.T{tpl, dyn} {
 		if r := res[tn.ID]; r.MaxLive != 0 || r.Why == "" {
 			t.Errorf("%s: %+v, want unknown with a reason", b.F.Tensor(tn.ID).Name, r)
 		}
+	}
+	if r := res[stat.ID]; r.MaxLive != 1 || r.Touched != 4 || r.Why != "" {
+		t.Errorf("stat: %+v, want 1 block live of 4 touched", r)
 	}
 }
 

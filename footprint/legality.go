@@ -256,6 +256,7 @@ type IllegalLocation struct {
 	Tensor   string
 	Loc      string
 	Why      string
+	LocID    bir.LocID // the location in Function (the error's subject)
 }
 
 func (x IllegalLocation) String() string {
@@ -283,7 +284,7 @@ func (g Geometry) IllegalLocations(m *bir.Module) []IllegalLocation {
 				if t := lc.Tensor; int(t) >= 0 && int(t) < f.NumTensors() {
 					tn = f.Tensor(t).Name
 				}
-				out = append(out, IllegalLocation{Function: f.Name, Tensor: tn, Loc: lc.Name, Why: why})
+				out = append(out, IllegalLocation{Function: f.Name, Tensor: tn, Loc: lc.Name, Why: why, LocID: l})
 			}
 		}
 	}

@@ -39,7 +39,9 @@ type BlockLive struct {
 // TensorID.
 //
 // A tensor's result is unknown (MaxLive 0, Why set) when an access sits in
-// a DynamicForLoop or DoWhile (a run-time trip count), goes through a
+// a loop whose trip count is known only at run time (a DoWhile, a
+// DynamicForLoop with register bounds; one bounded by its axis has the
+// same iterations as a Loop: bir.Function.StaticTripCount), goes through a
 // register access pattern, names the single template location of a
 // multi-block tensor physically (which block is meant is not said), or has
 // a block index that does not evaluate inside [0, NBlocks); every result
@@ -140,7 +142,7 @@ func (bl *blockLiveness) mark(b bir.BlockID) bool {
 					inner = true
 				}
 			}
-			if inner && in.Op != bir.OpLoop {
+			if _, static := f.StaticTripCount(i); inner && !static {
 				bl.unknownIn(i, fmt.Sprintf("accessed inside %s %s (a run-time trip count)", f.OpName(i), f.InstName(i)))
 			}
 			bl.hasEvent[i] = inner
@@ -217,14 +219,15 @@ func (bl *blockLiveness) exec(blocks []bir.BlockID) {
 				continue
 			}
 			if in.Op.IsLoop() {
-				if in.Op != bir.OpLoop {
+				trips, static := f.StaticTripCount(i)
+				if !static {
 					continue // its tensors are unknown
 				}
 				lp := f.Loop(i)
 				ax := m.Axis(lp.Axis)
 				// Count iterations: v += stride past ub wraps at 2^63.
 				v := ax.Lb
-				for k, n := int64(0), ax.TripCount(); k < n; k++ {
+				for k, n := int64(0), trips; k < n; k++ {
 					if bl.step() {
 						return
 					}

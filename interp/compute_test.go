@@ -225,3 +225,55 @@ func TestReciprocal(t *testing.T) {
 	out := mustRun(t, m, map[string]*Tensor{"x": f32Tensor("x", []int64{1, 3}, 4, -0.5, 0)}, Options{})
 	wantValues(t, "1/x", values(out["z"]), 0.25, -2, inf)
 }
+
+// TestTensorTensorScan: TensorScalarPtr with is_tensor_tensor_scan (NKI
+// tensor_tensor_scan): per partition acc = (data0 op0 acc) op1 data1 along
+// the free axis, from a per-partition initial value or an immediate, with
+// the reverse flags; values worked by hand.
+func TestTensorTensorScan(t *testing.T) {
+	tests := []struct {
+		name       string
+		op0, op1   string
+		rev0, rev1 bool
+		initAP     bool // initial from a [P,1] AP (2 and 3) or an immediate 1
+		want       []float64
+	}{
+		// x = [[1,2,3],[4,5,6]], y = [[1,1,1],[2,2,2]].
+		// mult/add from 1: p0: 1*1+1=2, 2*2+1=5, 3*5+1=16; p1: 4*1+2=6, 5*6+2=32, 6*32+2=194.
+		{"linear recurrence (Mamba)", "mult", "add", false, false, false, []float64{2, 5, 16, 6, 32, 194}},
+		// from [P,1] = [2,3]: p0: 1*2+1=3, 2*3+1=7, 3*7+1=22; p1: 4*3+2=14, 5*14+2=72, 6*72+2=434.
+		{"initial per partition", "mult", "add", false, false, true, []float64{3, 7, 22, 14, 72, 434}},
+		// subtract, reversed: t = acc - x; r = y - t. From 1: p0: t=0, r=1; t=1-2=-1, r=2; t=2-3=-1, r=2.
+		// p1: t=1-4=-3, r=5; t=5-5=0, r=2; t=2-6=-4, r=6.
+		{"reverse flags", "subtract", "subtract", true, true, false, []float64{1, 2, 2, 5, 2, 6}},
+	}
+	for _, tc := range tests {
+		m, b := newB(t)
+		x := b.Input("x", bir.Float32, 2, 3)
+		y := b.Input("y", bir.Float32, 2, 3)
+		s := b.Input("s", bir.Float32, 2, 1)
+		z := b.Output("z", bir.Float32, 2, 3)
+		a := b.SBUF("a", bir.Float32, 2, 3)
+		c := b.SBUF("c", bir.Float32, 2, 3)
+		sc := b.SBUF("sc", bir.Float32, 2, 1)
+		d := b.SBUF("d", bir.Float32, 2, 3)
+		b.Load("lx", a.All(), x.All())
+		b.Load("ly", c.All(), y.All())
+		b.Load("ls", sc.All(), s.All())
+		init := bir.Imm(1)
+		if tc.initAP {
+			init = sc.All()
+		}
+		b.TensorTensorScan("scan", d.All(), a.All(), c.All(), init, tc.op0, tc.op1, tc.rev0, tc.rev1)
+		b.Save("st", z.All(), d.All())
+		if err := b.Err(); err != nil {
+			t.Fatal(err)
+		}
+		out := mustRun(t, m, map[string]*Tensor{
+			"x": f32Tensor("x", []int64{2, 3}, 1, 2, 3, 4, 5, 6),
+			"y": f32Tensor("y", []int64{2, 3}, 1, 1, 1, 2, 2, 2),
+			"s": f32Tensor("s", []int64{2, 1}, 2, 3),
+		}, Options{})
+		wantValues(t, tc.name, values(out["z"]), tc.want...)
+	}
+}

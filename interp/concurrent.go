@@ -37,11 +37,17 @@ package interp
 // deadlock (no step enabled while some stream has not finished: each
 // blocked stream and what it waits for), and the outputs.
 //
+// A module that keeps loops runs as its instances (bir.Expand: every
+// stream executes its instructions of each loop body iteration after
+// iteration, with the waits' counts of that iteration); races name the
+// instances ("load_x@i=2").
+//
 // What the checker does not see: the DRAM an IndirectLoad reads through
 // an address computed at run time (its address operands are checked; the
-// dependency analysis orders it after every DRAM write), and the Scalar
-// engine's accumulators and the PE's accumulation-group state, which only
-// one engine touches. An IndirectSave's destination is checked as its
+// dependency analysis orders it after every DRAM write), and the PE's
+// accumulation-group state, which only one engine touches. The Scalar and
+// Vector engines' accumulator registers are checked as one shadow byte
+// each (bir.InstAccumulator). An IndirectSave's destination is checked as its
 // whole location (the rows land anywhere in it), as the dependency
 // analysis reads it.
 
@@ -154,6 +160,23 @@ func RunCores(mods []*bir.Module, inputs map[string]*Tensor, opt ConcurrentOptio
 	w := &world{opt: opt, rng: rand.New(rand.NewPCG(opt.Seed, opt.Seed^0x5deece66d))}
 	if w.opt.MaxRaces <= 0 {
 		w.opt.MaxRaces = 20
+	}
+	// A module that keeps loops runs as its streams execute it: each
+	// stream its instances in program order (bir.Expand), so the
+	// interleavings, the semaphores and the race checker see every
+	// iteration.
+	for c, m := range mods {
+		if m == nil || !moduleHasLoops(m) {
+			continue
+		}
+		x, err := bir.Expand(m, bir.ExpandOptions{})
+		if err != nil {
+			return nil, &Error{Kind: ErrInput, Msg: fmt.Sprintf("core %d: %v", c, err)}
+		}
+		if c == 0 {
+			mods = slices.Clone(mods)
+		}
+		mods[c] = x.M
 	}
 	shared := map[string]*storage{}
 	defer func() {
@@ -809,7 +832,16 @@ func (w *world) complete(a *activation, s stream.ID, x bir.InstID, execute bool)
 	if !s.IsQueue() && !execute {
 		a.pc[s]++
 	}
-	if execute {
+	run := execute
+	if run && a.fr.f.Inst(x).Pred != 0 {
+		// A predicated instruction whose predicate is false (an instance
+		// of a loop body, bir.Expand) does nothing; its stream still
+		// makes its updates.
+		if ok, err := co.mc.evalPred(a.fr.f.Inst(x).Pred); err == nil && !ok {
+			run = false
+		}
+	}
+	if run {
 		rec := w.sh.record(accessRec{inst: int32(x), core: int16(co.idx), fn: int32(a.fr.f.Index()), g: g, epoch: vc[g] + 1})
 		if err := w.accesses(a, x, rec, vc); err != nil {
 			return err
@@ -888,7 +920,30 @@ func (w *world) accesses(a *activation, x bir.InstID, rec int32, vc []int32) err
 			w.sh.access(st, "registers", w.runs, rec, write, vc)
 		}
 	}
+	// An engine accumulator is engine state read and written in program
+	// order: one shadow byte per accumulator and core, so two instructions
+	// that touch it on different streams without a happens-before chain
+	// are a race (on one engine's stream they are ordered).
+	if acc := bir.InstAccumulator(op, f.Attrs(x)); acc != bir.NoAccumulator {
+		st, name := mc.accShadow(acc)
+		w.runs = append(w.runs[:0], run{0, 1})
+		w.sh.access(st, name, w.runs, rec, false, vc)
+		if op != bir.OpReadActivationAccumulator {
+			w.sh.access(st, name, w.runs, rec, true, vc)
+		}
+	}
 	return nil
+}
+
+// accShadow is the shadow key of the core's engine accumulator acc.
+func (mc *machine) accShadow(acc bir.Accumulator) (*storage, string) {
+	if mc.accShadows[acc] == nil {
+		mc.accShadows[acc] = &storage{kind: memDRAM, rowBytes: 1}
+	}
+	if acc == bir.ActAccumulator {
+		return mc.accShadows[acc], "the Activation accumulator"
+	}
+	return mc.accShadows[acc], "the Vector accumulator"
 }
 
 // regStore is the shadow key of frame fr's registers.
@@ -1185,4 +1240,13 @@ func checkHalts(a *activation) error {
 		}
 	}
 	return nil
+}
+
+func moduleHasLoops(m *bir.Module) bool {
+	for _, f := range m.Funcs {
+		if bir.HasLoops(f) {
+			return true
+		}
+	}
+	return false
 }

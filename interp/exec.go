@@ -71,6 +71,13 @@ type machine struct {
 	// The Scalar engine's accumulator registers, one per lane.
 	actAcc  []float32
 	actInit []bool
+	// The Vector engine's accumulator registers (ops_vacc.go); dveInit
+	// false: never written or left undefined by an Idle command.
+	dveAcc  []float32
+	dveInit []bool
+	// accShadows: the race checker's keys of the accumulators
+	// (concurrent.go), by bir.Accumulator.
+	accShadows [3]*storage
 
 	stack       []*frame
 	ctxs        []instCtx // by call depth
@@ -101,6 +108,8 @@ func newMachine(m *bir.Module, opt Options, geo geometry) *machine {
 	mc.ctxs = make([]instCtx, maxCallDepth+2)
 	mc.actAcc = make([]float32, geo.partitions)
 	mc.actInit = make([]bool, geo.partitions)
+	mc.dveAcc = make([]float32, geo.partitions)
+	mc.dveInit = make([]bool, geo.partitions)
 	mc.funcBase = make([]int64, len(m.Funcs)+1)
 	for i, f := range m.Funcs {
 		mc.funcBase[i+1] = mc.funcBase[i] + int64(f.NumLocs())
@@ -479,6 +488,9 @@ func (mc *machine) dispatch(x *instCtx, op bir.Opcode) error {
 		if bir.IsScalarTensorTensor(op, x.attrs) {
 			return mc.opScalarTensorTensor(x)
 		}
+		if bir.IsTensorScalarReduce(op, x.attrs) {
+			return mc.opTensorScalarReduce(x)
+		}
 		return mc.opTensorScalar(x, op == bir.OpTensorScalarPtr)
 	case bir.OpActivation:
 		return mc.opActivation(x)
@@ -502,7 +514,29 @@ func (mc *machine) dispatch(x *instCtx, op bir.Opcode) error {
 	case bir.OpTensorReduce:
 		return mc.opTensorReduce(x)
 	case bir.OpCopyPredicated:
+		if bir.IsSelectReduce(op, x.attrs) {
+			return mc.opSelectReduce(x)
+		}
+		if len(x.ins) != 2 || len(x.outs) != 1 {
+			return errf(ErrOperand, "CopyPredicated with %d sources and %d destinations: tensor_copy_predicated takes [src, predicate] -> [dst]; select_reduce's form needs the acc attribute", len(x.ins), len(x.outs))
+		}
 		return mc.opCopyPredicated(x)
+	case bir.OpTensorScalarCache:
+		return mc.opTensorScalarCumulative(x)
+	case bir.OpRangeSelect:
+		return mc.opRangeSelect(x)
+	case bir.OpExponential:
+		return mc.opExponential(x)
+	case bir.OpIndirectCopy:
+		return mc.opLocalGather(x)
+	case bir.OpGather:
+		return mc.opNGather(x)
+	case bir.OpStreamShuffle:
+		return mc.opStreamShuffle(x)
+	case bir.OpGetSequenceBounds:
+		return mc.opSequenceBounds(x)
+	case bir.OpNonzeroWithCount:
+		return mc.opNonzeroWithCount(x)
 	case bir.OpReciprocal:
 		return mc.opReciprocal(x)
 	case bir.OpBNStats:

@@ -137,19 +137,19 @@ func TestDMACopy_Transpose(t *testing.T) {
 	_, err = Run(transposeModule(t, bir.BFloat16, bir.BFloat16, 2, 3, false, func(b *bir.Builder, id bir.InstID) {
 		b.F.SetAttr(id, "transpose_op", bir.String("WXZY"))
 	}), in(bir.BFloat16, 2, 3), Options{})
-	wantErr(t, err, ErrNoSemantics, "dma_t", `transpose_op "WXZY"`, "2-D transpose only")
+	wantErr(t, err, ErrNoSemantics, "dma_t", `transpose_op "WXZY"`, "models None", "XZYW")
 	out = mustRun(t, transposeModule(t, bir.BFloat16, bir.BFloat16, 2, 3, false, func(b *bir.Builder, id bir.InstID) {
 		b.F.SetAttr(id, "transpose_op", bir.String("None"))
 	}), in(bir.BFloat16, 2, 3), Options{})
 	wantValues(t, "transpose_op None", values(out["z"]), 0, 3, 1, 4, 2, 5)
-	// A 3-D source (permutation (2,1,0)) is not modelled.
+	// A 3-D source needs transpose_op XZYW (TestDMACopy_Transpose3D4D).
 	m3, b3 := newB(t)
 	x3 := b3.Input("x", bir.BFloat16, 2, 2, 2)
 	t3 := b3.SBUF("t", bir.BFloat16, 2, 4)
 	id := b3.DMACopy("dma_t", t3.All(), x3.AP(0, [2]int64{4, 2}, [2]int64{2, 2}, [2]int64{1, 2}))
 	b3.F.SetAttr(id, "mode", bir.String("Transpose"))
 	_, err = Run(m3, RandomInputs(m3, 1), Options{})
-	wantErr(t, err, ErrNoSemantics, "dma_t", "3 dims", "2-D DMA transpose")
+	wantErr(t, err, ErrNoSemantics, "dma_t", "3 dims", "transposes two dims")
 	// The destination must be [B, A] and in SBUF.
 	mb, bb := newB(t)
 	xb := bb.Input("x", bir.BFloat16, 2, 3)
@@ -476,4 +476,67 @@ func TestSpecsAndRandomInputs(t *testing.T) {
 			t.Errorf("RandomTensor(%+v) equals RandomTensor of x int32 [2 3]: the spec does not enter the draw", s)
 		}
 	}
+}
+
+// TestDMACopy_Transpose3D4D: transpose_op XZYW is nki.isa.dma_transpose's
+// 3-D permutation (2, 1, 0) and 4-D permutation (3, 1, 2, 0), from DRAM,
+// bit-exact; a destination of the wrong shape and a 2-D source are
+// errors.
+func TestDMACopy_Transpose3D4D(t *testing.T) {
+	build := func(t *testing.T, src, dst []int64) *bir.Module {
+		m, b := newB(t)
+		x := b.Input("x", bir.BFloat16, src...)
+		z := b.Output("z", bir.BFloat16, dst...)
+		tt := b.SBUF("t", bir.BFloat16, dst...)
+		b.DMATranspose("dma_t", tt.All(), x.All(), len(src))
+		b.Save("st", z.All(), tt.All())
+		if err := b.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	n := func(shape ...int64) int {
+		k := int64(1)
+		for _, s := range shape {
+			k *= s
+		}
+		return int(k)
+	}
+	// 3-D [2, 3, 4] -> [4, 3, 2]: dst[c, b, a] = src[a, b, c] = 12a + 4b + c.
+	m := build(t, shp(2, 3, 4), shp(4, 3, 2))
+	out := mustRun(t, m, map[string]*Tensor{"x": tensorOf("x", bir.BFloat16, shp(2, 3, 4), seq(24, func(i int) float64 { return float64(i) })...)}, Options{})
+	var want []float64
+	for c := 0; c < 4; c++ {
+		for bb := 0; bb < 3; bb++ {
+			for a := 0; a < 2; a++ {
+				want = append(want, float64(12*a+4*bb+c))
+			}
+		}
+	}
+	wantValues(t, "3-D (2,1,0)", values(out["z"]), want...)
+	// 4-D [2, 3, 2, 2] -> [2, 3, 2, 2] (D, B, C, A): dst[d, b, c, a] = src[a, b, c, d] = 12a + 4b + 2c + d.
+	m = build(t, shp(2, 3, 2, 2), shp(2, 3, 2, 2))
+	out = mustRun(t, m, map[string]*Tensor{"x": tensorOf("x", bir.BFloat16, shp(2, 3, 2, 2), seq(n(2, 3, 2, 2), func(i int) float64 { return float64(i) })...)}, Options{})
+	want = want[:0]
+	for d := 0; d < 2; d++ {
+		for bb := 0; bb < 3; bb++ {
+			for c := 0; c < 2; c++ {
+				for a := 0; a < 2; a++ {
+					want = append(want, float64(12*a+4*bb+2*c+d))
+				}
+			}
+		}
+	}
+	wantValues(t, "4-D (3,1,2,0)", values(out["z"]), want...)
+	// Wrong destination shape.
+	m = build(t, shp(2, 3, 4), shp(2, 3, 4))
+	_, err := Run(m, RandomInputs(m, 1), Options{})
+	wantErr(t, err, ErrCountMismatch, "dma_t", "axes [2 1 0] is [4 3 2]")
+	// XZYW of a 2-D source.
+	m2, b2 := newB(t)
+	x2 := b2.Input("x", bir.BFloat16, 2, 3)
+	t2 := b2.SBUF("t", bir.BFloat16, 3, 2)
+	b2.DMATranspose("dma_t", t2.All(), x2.All(), 3)
+	_, err = Run(m2, RandomInputs(m2, 1), Options{})
+	wantErr(t, err, ErrNoSemantics, "dma_t", "three or four dims")
 }

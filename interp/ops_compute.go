@@ -459,6 +459,9 @@ func (mc *machine) opActivation(x *instCtx) error {
 		}
 	}
 	alpha := float32(x.attrs.Float("alpha", 0))
+	if bir.IsActivate2(bir.OpActivation, x.attrs) {
+		return mc.opActivate2(x, fn, mode, redOp, alpha)
+	}
 	src, d, err := mc.elementwise(x)
 	if err != nil {
 		return err
@@ -487,31 +490,43 @@ func (mc *machine) opActivation(x *instCtx) error {
 		t := float32(v * sc[k])
 		y[k] = actEval(fn, float32(t+bi[k]), alpha)
 	}
-	if mode != accIdle && n > 0 {
-		for p := int64(0); p < P; p++ {
-			lane := src.physPartition(src.offs[p*F]) % mc.geo.partitions
-			row := y[p*F : (p+1)*F]
-			red := row[0]
-			for _, v := range row[1:] {
-				red = accCombine(redOp, red, v)
-			}
-			switch mode {
-			case accZero:
-				mc.actAcc[lane] = reduceIdentity(redOp)
-			case accZeroAccumulate:
-				mc.actAcc[lane] = red
-			case accAccumulate:
-				if !mc.actInit[lane] && !mc.allowUninit {
-					return errf(ErrUninitRead, "acc=Accumulate reads the never-written activation accumulator of lane %d (partition of source row %d); start the accumulation with Zero or ZeroAccumulate", lane, p)
-				}
-				mc.actAcc[lane] = accCombine(redOp, mc.actAcc[lane], red)
-			case accLoadAccumulate:
-				mc.actAcc[lane] = accCombine(redOp, alpha, red)
-			}
-			mc.actInit[lane] = true
-		}
+	if err := mc.actAccumulate(mode, redOp, alpha, src, y); err != nil {
+		return err
 	}
 	return mc.scatterF32(d, y)
+}
+
+// actAccumulate applies Activation's acc mode to the Scalar engine's
+// accumulator lanes of src's rows with the rows' fp32 results y
+// (semantics.md §4.6; alpha is LoadAccumulate's value).
+func (mc *machine) actAccumulate(mode accMode, redOp aluOp, alpha float32, src *view, y []float32) error {
+	P, F := src.P, max(src.F, 1)
+	if mode == accIdle || src.n == 0 {
+		return nil
+	}
+	for p := int64(0); p < P; p++ {
+		lane := src.physPartition(src.offs[p*F]) % mc.geo.partitions
+		row := y[p*F : (p+1)*F]
+		red := row[0]
+		for _, v := range row[1:] {
+			red = accCombine(redOp, red, v)
+		}
+		switch mode {
+		case accZero:
+			mc.actAcc[lane] = reduceIdentity(redOp)
+		case accZeroAccumulate:
+			mc.actAcc[lane] = red
+		case accAccumulate:
+			if !mc.actInit[lane] && !mc.allowUninit {
+				return errf(ErrUninitRead, "acc=Accumulate reads the never-written activation accumulator of lane %d (partition of source row %d); start the accumulation with Zero or ZeroAccumulate", lane, p)
+			}
+			mc.actAcc[lane] = accCombine(redOp, mc.actAcc[lane], red)
+		case accLoadAccumulate:
+			mc.actAcc[lane] = accCombine(redOp, alpha, red)
+		}
+		mc.actInit[lane] = true
+	}
+	return nil
 }
 
 // opReadActAcc: dst[p, *] = R[lane of dst row p], fp32 then cast

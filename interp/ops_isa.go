@@ -513,3 +513,73 @@ func (mc *machine) opMatchReplace8(x *instCtx) error {
 	}
 	return nil
 }
+
+// activate2Ops are activate2's (op0, op1) combinations (the reference:
+// "The tensor-scalar stage supports six (op0, op1) combinations").
+var activate2Ops = map[[2]aluOp]bool{
+	{aluMult, aluAdd}: true, {aluMult, aluSubtract}: true, {aluMult, aluBypass}: true,
+	{aluAdd, aluBypass}: true, {aluSubtract, aluBypass}: true, {aluBypass, aluBypass}: true,
+}
+
+// opActivate2 (Activation with is_activate2): val = data op0 imm0[p]
+// (imm0 op0 data with reverse0; bypass skips the stage), val = val op1
+// imm1[p] likewise, dst = fn(val, alpha) with alpha = relu_param; the
+// accumulator as Activation's (semantics.md §4.6) with reduce_op add, max
+// or min.
+//
+// CHOICE: each stage rounds to fp32; reduce_op abs_max and abs_min (the
+// reference names them but gives no formula) and LoadAccumulate (not in
+// activate2's list) are errors.
+func (mc *machine) opActivate2(x *instCtx, fn actFunc, mode accMode, redOp aluOp, alpha float32) error {
+	op0, err := mc.aluAttr(x.attrs, "op0", false)
+	if err != nil {
+		return err
+	}
+	op1, err := mc.aluAttr(x.attrs, "op1", false)
+	if err != nil {
+		return err
+	}
+	if !activate2Ops[[2]aluOp{op0, op1}] {
+		return errf(ErrOperand, "activate2 (op0, op1) = (%s, %s): want one of the reference's six combinations (mult add, mult subtract, mult bypass, add bypass, subtract bypass, bypass bypass)", op0, op1)
+	}
+	if mode == accLoadAccumulate {
+		return errf(ErrNoSemantics, "activate2 with acc LoadAccumulate: the reference defines idle, reset, reduce and reset_reduce")
+	}
+	if len(x.ins) != 3 {
+		return errf(ErrOperand, "%d source operands: activate2 reads [data, imm0, imm1]", len(x.ins))
+	}
+	src, d, err := mc.elementwise(x)
+	if err != nil {
+		return err
+	}
+	n, P, F := d.n, src.P, max(src.F, 1)
+	imm0, err := mc.loadScalar(x, 1, P, 0, false)
+	if err != nil {
+		return err
+	}
+	imm1, err := mc.loadScalar(x, 2, P, 1, false)
+	if err != nil {
+		return err
+	}
+	y := mc.f32buf(0, n)
+	if err := mc.gatherF32(src, y); err != nil {
+		return err
+	}
+	s0, s1 := mc.f32buf(1, n), mc.f32buf(2, n)
+	imm0.broadcastF32(s0, F)
+	imm1.broadcastF32(s1, F)
+	rev0, rev1 := x.attrs.Bool("reverse0", false), x.attrs.Bool("reverse1", false)
+	for k, v := range y {
+		if op0 != aluBypass {
+			v = aluF32Rev(op0, v, s0[k], rev0)
+		}
+		if op1 != aluBypass {
+			v = aluF32Rev(op1, v, s1[k], rev1)
+		}
+		y[k] = actEval(fn, v, alpha)
+	}
+	if err := mc.actAccumulate(mode, redOp, alpha, src, y); err != nil {
+		return err
+	}
+	return mc.scatterF32(d, y)
+}

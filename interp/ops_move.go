@@ -137,26 +137,34 @@ func (mc *machine) opDMACopyMode(x *instCtx) error {
 	return errf(ErrNoSemantics, "narwhal has no semantics for DMACopy mode %q (it models Copy, CCE and Transpose)", mode)
 }
 
-// opDMATranspose is DMACopy mode Transpose, the 2-D case of semantics.md
-// §4.8 ("DMA: dst = permute(src) with axes (1,0), (2,1,0), (3,1,2,0);
-// 2-byte dtype, same dtype, dst SBUF"):
+// opDMATranspose is DMACopy mode Transpose, semantics.md §4.8 ("DMA: dst
+// = permute(src) with axes (1,0), (2,1,0), (3,1,2,0); 2-byte dtype, same
+// dtype, dst SBUF"), nki.isa.dma_transpose's three permutations:
 //
-//	ins [src: pattern of two pairs, shape [A, B]]  outs [dst: two pairs, shape [B, A]]
-//	dst[j, i] = src[i, j], bit-exact
+//	transpose_op None (or absent)  src [A, B]        dst [B, A]        dst[j, i] = src[i, j]
+//	transpose_op XZYW              src [A, B, C]     dst [C, B, A]     axes (2, 1, 0)
+//	                               src [A, B, C, D]  dst [D, B, C, A]  axes (3, 1, 2, 0)
 //
-// The source is HBM or SBUF (a DMA reads no PSUM), the destination SBUF;
-// both have the same 2-byte dtype. What semantics.md does not define is
-// refused (CHOICE): the 3-D and 4-D permutations (their BIR encoding,
-// transpose_op's WXZY, ... letters, names no documented axis order), so
-// transpose_op must be absent or None and each operand exactly two
-// [step, num] pairs; other dtypes, a dtype change and a non-SBUF
-// destination are errors. As any instruction, all of the source is read
-// before the destination is written.
+// bit-exact, the shapes being the [step, num] pairs of the operands'
+// patterns. The source is HBM or SBUF (a DMA reads no PSUM), the
+// destination SBUF; both have the same 2-byte dtype. As any instruction,
+// all of the source is read before the destination is written.
+//
+// CHOICE: transpose_op XZYW names the destination's axes by the source's
+// letters W, Z, Y, X (outermost first, as NKI's [[step_w, num_w], ...,
+// [step_x, num_x]] patterns): dst = (X, Z, Y, W) is axes (3, 1, 2, 0), and
+// a 3-D source read as (W, Z, X) with Y of size 1 gives (X, Z, W), axes
+// (2, 1, 0); the compiler's KLR codegen stamps XZYW on every DmaTranspose
+// (a public reverse-engineering of neuronx-cc), which only this reading
+// makes agree with both of the reference's permutations. The other
+// TransposeOps letters are errors (no NKI instruction names them).
 func (mc *machine) opDMATranspose(x *instCtx) error {
+	op := "None"
 	if v, ok := x.attrs.Get("transpose_op"); ok && v.Kind != bir.ValNull {
-		if s, _ := v.AsString(); s != "None" {
-			return errf(ErrNoSemantics, "DMACopy mode Transpose with transpose_op %s: narwhal models the 2-D transpose only (transpose_op None; the axis order of the 3-D and 4-D permutations is not documented)", v.JSON())
-		}
+		op, _ = v.AsString()
+	}
+	if op != "None" && op != "XZYW" {
+		return errf(ErrNoSemantics, "DMACopy mode Transpose with transpose_op %q: narwhal models None (the 2-D transpose) and XZYW (nki.isa.dma_transpose's 3-D and 4-D permutations)", op)
 	}
 	if len(x.ins) != 1 {
 		return errf(ErrOperand, "DMACopy mode Transpose has %d source operands; want 1", len(x.ins))
@@ -177,12 +185,23 @@ func (mc *machine) opDMATranspose(x *instCtx) error {
 	if src.ds != 2 || numeric.Packed(src.dt) {
 		return errf(ErrOperand, "the DMA transpose moves 2-byte dtypes (semantics.md §4.8); %s is %s", src.what, src.dt)
 	}
-	if len(src.pat) != 2 {
-		return errf(ErrNoSemantics, "%s has pattern %v (%d dims): narwhal models the 2-D DMA transpose, a source of two [step, num] pairs", src.what, src.pat.Shape(), len(src.pat))
+	perm, ok := transposeAxes(op, len(src.pat))
+	if !ok {
+		return errf(ErrNoSemantics, "%s has pattern %v (%d dims): transpose_op %s transposes %s", src.what, src.pat.Shape(), len(src.pat), op,
+			map[string]string{"None": "two dims", "XZYW": "three or four dims"}[op])
 	}
-	A, B := src.pat[0].Num, src.pat[1].Num
-	if len(dst.pat) != 2 || dst.pat[0].Num != B || dst.pat[1].Num != A {
-		return errf(ErrCountMismatch, "%s has pattern %v; the transpose of %s %v is [%d %d]", dst.what, dst.pat.Shape(), src.what, src.pat.Shape(), B, A)
+	d := len(perm)
+	sdim := make([]int64, d)
+	for k := range sdim {
+		sdim[k] = src.pat[k].Num
+	}
+	if len(dst.pat) != d {
+		return errf(ErrCountMismatch, "%s has pattern %v; the transpose of %s %v by axes %v has %d dims", dst.what, dst.pat.Shape(), src.what, src.pat.Shape(), perm, d)
+	}
+	for k := range d {
+		if dst.pat[k].Num != sdim[perm[k]] {
+			return errf(ErrCountMismatch, "%s has pattern %v; the transpose of %s %v by axes %v is %v", dst.what, dst.pat.Shape(), src.what, src.pat.Shape(), perm, permuted(sdim, perm))
+		}
 	}
 	in := mc.u64buf(0, src.n)
 	if err := mc.gatherBits(src, in); err != nil {
@@ -197,13 +216,31 @@ func (mc *machine) opDMATranspose(x *instCtx) error {
 			srcInit[k] = src.reg.st.isInit(o, src.ds)
 		}
 	}
+	// Source strides in elements (row-major over its dims), read along the
+	// destination's dims.
+	stride := make([]int64, d)
+	acc := int64(1)
+	for k := d - 1; k >= 0; k-- {
+		stride[k] = acc
+		acc *= sdim[k]
+	}
+	ddim := permuted(sdim, perm)
+	idx := make([]int64, d)
 	out := mc.u64buf(1, dst.n)
-	for j := range B {
-		for i := range A {
-			out[j*A+i] = in[i*B+j]
-			if written != nil {
-				written[j*A+i] = srcInit[i*B+j]
+	for j := int64(0); j < dst.n; j++ {
+		var i int64
+		for k := range d {
+			i += idx[k] * stride[perm[k]]
+		}
+		out[j] = in[i]
+		if written != nil {
+			written[j] = srcInit[i]
+		}
+		for k := d - 1; k >= 0; k-- {
+			if idx[k]++; idx[k] < ddim[k] {
+				break
 			}
+			idx[k] = 0
 		}
 	}
 	scatterBits(dst, out)
@@ -213,6 +250,28 @@ func (mc *machine) opDMATranspose(x *instCtx) error {
 		}
 	}
 	return nil
+}
+
+// transposeAxes returns the permutation of a DMA transpose: the
+// destination's axis k is the source's axis perm[k].
+func transposeAxes(op string, dims int) ([]int, bool) {
+	switch {
+	case op == "None" && dims == 2:
+		return []int{1, 0}, true
+	case op == "XZYW" && dims == 3:
+		return []int{2, 1, 0}, true
+	case op == "XZYW" && dims == 4:
+		return []int{3, 1, 2, 0}, true
+	}
+	return nil, false
+}
+
+func permuted(dims []int64, perm []int) []int64 {
+	out := make([]int64, len(perm))
+	for k, p := range perm {
+		out[k] = dims[p]
+	}
+	return out
 }
 
 // opCCE: dst[k] = cast(sum_i scale_i * fp32(src_i[k])), the scales from the

@@ -46,6 +46,7 @@ func init() {
 			{Name: "n", Default: "512", Doc: "columns of the result (multiple of tile_n)"},
 			{Name: "tile_n", Default: "512", Doc: "N tile, 1..512 (one PSUM bank of fp32)"},
 			{Name: "dtype", Default: "float32", Doc: "input and output element type (float32, bfloat16, float16)"},
+			{Name: "dynamic", Default: "0", Doc: "1: the M loop is a DynamicForLoop (NKI's dynamic_range), which FullUnroll's default level keeps"},
 			archParam,
 		},
 		Build:     buildMatmul,
@@ -109,7 +110,16 @@ func buildMatmul(p Params) (*bir.Module, error) {
 	zero := affine.Const(0)
 	sqTile := [][2]int64{{P, P}, {1, P}}
 	nTile := [][2]int64{{TN, P}, {1, TN}}
-	b.Loop("m", 0, MT, 1, func(mi affine.Expr) {
+	outer := b.Loop
+	switch dyn, err := p.Int("dynamic"); {
+	case err != nil:
+		return nil, err
+	case dyn == 1:
+		outer = b.DynamicLoop
+	case dyn != 0:
+		return nil, fmt.Errorf("dynamic=%d: want 0 or 1", dyn)
+	}
+	outer("m", 0, MT, 1, func(mi affine.Expr) {
 		b.Loop("n", 0, NT, 1, func(ni affine.Expr) {
 			mn := affine.Add(affine.Scale(mi, NT), ni) // block of the (m, n) tiles
 			b.Loop("k", 0, KT, 1, func(ki affine.Expr) {

@@ -9,10 +9,20 @@ import (
 	"github.com/narwhal-compiler/narwhal/bir"
 )
 
-// TestRun_ErrorPos: a failing pass's error leads with the NKI source line,
-// whether the pass attached it (bir.Function.Errorf) or only named the
-// instruction, tensor or location in the project's standard form; a
-// position is not repeated; a name the function lacks gives none.
+// TestRun_ErrorPos: a failing pass's error leads with the NKI source line
+// its data names - the position it carries, or its subject's (the
+// instruction, tensor or location bir.Function.Errorf, TensorErrorf,
+// LocErrorf and WrapErr attach) - never a name parsed back from the
+// message: a message that only names an instruction gets no position, a
+// subject whose name has a comma gets its own; a position is not
+// repeated.
+// subjectErr is an error type of its own that knows its subject (as the
+// allocator's FitError does).
+type subjectErr struct{ s *bir.Subject }
+
+func (e subjectErr) Error() string              { return "no room" }
+func (e subjectErr) ErrorSubject() *bir.Subject { return e.s }
+
 func TestRun_ErrorPos(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -27,21 +37,34 @@ func TestRun_ErrorPos(t *testing.T) {
 			i, _ := f.InstByName("st")
 			return fmt.Errorf("context: %w", f.Errorf(i, "deep"))
 		}, "k.py:9:2: pass failing, function main: context: function main, instruction st (Save): deep"},
-		{"named instruction", func(f *bir.Function) error {
-			return errors.New("function main, instruction ld (Load): want X, have Y")
-		}, "k.py:8:2: pass failing, function main: function main, instruction ld (Load): want X, have Y"},
-		{"named tensor", func(f *bir.Function) error {
-			return errors.New("tensor z_set does not fit: want 1, have 2")
-		}, "k.py:9:2: pass failing, function main: tensor z_set does not fit"},
-		{"named location", func(f *bir.Function) error {
-			return errors.New("location s is too big")
-		}, "k.py:8:2: pass failing, function main: location s is too big"},
-		{"first subject wins", func(f *bir.Function) error {
-			return errors.New("function main, tensor z_set: written by instruction ld")
+		{"wrapped subject", func(f *bir.Function) error {
+			i, _ := f.InstByName("ld")
+			return fmt.Errorf("context: %w", f.WrapErr(i, errors.New("bare")))
+		}, "k.py:8:2: pass failing, function main: context: bare"},
+		{"tensor subject", func(f *bir.Function) error {
+			tz, _ := f.TensorByName("z_set")
+			return f.TensorErrorf(tz, "does not fit: want 1, have 2")
+		}, "k.py:9:2: pass failing, function main: function main, tensor z_set: does not fit"},
+		{"location subject", func(f *bir.Function) error {
+			l, _ := f.LocByName("s")
+			return f.LocErrorf(l, "is too big")
+		}, "k.py:8:2: pass failing, function main: function main, location s: is too big"},
+		{"the subject, not the first name in the text", func(f *bir.Function) error {
+			i, _ := f.InstByName("st")
+			return f.Errorf(i, "after instruction ld")
 		}, "k.py:9:2: pass failing"},
-		{"unknown name", func(f *bir.Function) error {
-			return errors.New("function main, instruction ghost: gone")
-		}, "pass failing, function main: function main, instruction ghost: gone"},
+		{"a name with a comma", func(f *bir.Function) error {
+			i, _ := f.InstByName("st")
+			f.Rename(i, "st,0")
+			return f.WrapErr(i, fmt.Errorf("function main, instruction st,0: want X"))
+		}, "k.py:9:2: pass failing"},
+		{"an error type of its own with a subject", func(f *bir.Function) error {
+			l, _ := f.LocByName("s")
+			return fmt.Errorf("wrapped: %w", subjectErr{&bir.Subject{Func: "main", Inst: bir.NoInst, Tensor: bir.NoTensor, Loc: l}})
+		}, "k.py:8:2: pass failing, function main: wrapped: no room"},
+		{"a name in the text only", func(f *bir.Function) error {
+			return errors.New("function main, instruction ld (Load): want X, have Y")
+		}, "pass failing, function main: function main, instruction ld (Load): want X, have Y"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := smallModule(t)

@@ -244,10 +244,7 @@ func runProtected(ctx *Context) (err error) {
 			perr = &Error{Pass: ctx.Pass.Name, Function: ctx.curFunc, Err: e}
 		}
 		if !perr.Pos.IsKnown() && !perr.Panic {
-			perr.Pos = bir.ErrorPos(perr.Err)
-			if !perr.Pos.IsKnown() {
-				perr.Pos = subjectPos(ctx.Module, perr.Function, perr.Err.Error())
-			}
+			perr.Pos = errorPos(ctx.Module, perr.Err)
 		}
 		return perr
 	}

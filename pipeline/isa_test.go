@@ -26,6 +26,7 @@ import (
 // reference computes its outputs from its inputs in Go.
 type isaCase struct {
 	name      string
+	arch      string // "" is trn2
 	build     func(b *bir.Builder)
 	inputs    func(m *bir.Module) map[string]*interp.Tensor // nil: interp.RandomInputs(m, 7)
 	reference func(in map[string]*interp.Tensor) map[string]*interp.Tensor
@@ -36,7 +37,11 @@ type isaCase struct {
 // reference sequentially and concurrently.
 func checkISAPipeline(t *testing.T, c isaCase) {
 	t.Helper()
-	m := bir.NewModule("trn2")
+	arch := c.arch
+	if arch == "" {
+		arch = "trn2"
+	}
+	m := bir.NewModule(arch)
 	b := bir.NewBuilder(m, "main")
 	c.build(b)
 	if err := b.Err(); err != nil {

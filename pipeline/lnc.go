@@ -29,8 +29,10 @@ import (
 // The cores must be the kernel's: after the passes up to the scheduler,
 // every module's logical core count (bir.OptionLNC, which the translator
 // and the LNC kernels record) must be len(mods). When the selection has no
-// time_aware_scheduler, or a core's entry function keeps loops (it is not
-// scheduled), the cores are compiled alone and the joint report is nil.
+// time_aware_scheduler, or a core's entry function keeps loops (which
+// insert_core_barrier refuses in a multi-core kernel: NW410, unless the
+// selection skips it), the cores are compiled alone and the joint report
+// is nil.
 //
 // The reports are per core (the passes of both halves of the run, in table
 // order); the result is verified after the last pass at every stage the

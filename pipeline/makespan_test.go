@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/kernels"
 	"github.com/narwhal-compiler/narwhal/pass"
 )
@@ -90,4 +91,75 @@ func TestMakespan_PerformanceTiling(t *testing.T) {
 		t.Errorf("performance tiling lowered %d kernels' makespans, want at least 3", lowered)
 	}
 	t.Log("\n" + sb.String())
+}
+
+// TestPerfTiling_JudgesWithTheRunsOptions: performance tiling judges a
+// candidate by the schedule the pipeline will make of it, with the run's
+// options of the passes that schedule: the makespan it reports for the
+// program it keeps is the scheduler's, whatever the dependency mode, the
+// queue policy, the reorder window or the orders.
+func TestPerfTiling_JudgesWithTheRunsOptions(t *testing.T) {
+	for _, tc := range []struct {
+		spec string
+		opts map[string]map[string]string
+	}{
+		{"tensor_add", nil},
+		{"tensor_add", map[string]map[string]string{"time_aware_scheduler": {"orders": "ddg"}}},
+		{"transpose2d", map[string]map[string]string{"time_aware_scheduler": {"orders": "ddg", "reorder-window": "0"}}},
+		{"matmul:m=512,k=512,n=1024", map[string]map[string]string{"time_aware_scheduler": {"orders": "ddg"}}},
+		{"softmax", map[string]map[string]string{"alloc_queues": {"policy": "balanced"}}},
+		{"tensor_add", map[string]map[string]string{"anti_dependency_analyzer": {"mode": "logical"}}},
+	} {
+		t.Run(fmt.Sprintf("%s %v", tc.spec, tc.opts), func(t *testing.T) {
+			m, err := kernels.Build(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Table.Run(m, pass.Config{Options: tc.opts})
+			if err != nil {
+				t.Fatal(err)
+			}
+			judged := rep.Result("sunda_size_tiling_perf").Counter("sunda_size_tiling_perf.makespan_after_ns")
+			got := rep.Result("time_aware_scheduler").Counter("makespan_ns")
+			if judged != got {
+				t.Errorf("performance tiling judged the program it kept at %d ns, the scheduler makes %d ns of it", judged, got)
+			}
+		})
+	}
+}
+
+// TestAntiDependencyAnalyzer_LogicalAfterReuse: mode=logical is refused
+// (NW103, naming two locations that share bytes) on a program whose
+// allocation reuses bytes, where a logical schedule could overlap them
+// (the verifier's overlap rule rejected it as an internal error before),
+// and kept, with the physical mode's makespan, where nothing is reused.
+func TestAntiDependencyAnalyzer_LogicalAfterReuse(t *testing.T) {
+	logical := map[string]map[string]string{"anti_dependency_analyzer": {"mode": "logical"}}
+	for _, tc := range []struct {
+		spec    string
+		refused bool
+	}{
+		{"residual:rows=256,cols=16384", true},
+		{"tensor_add", false},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			m, err := kernels.Build(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Table.Run(m, pass.Config{Options: logical, VerifyEach: true})
+			if !tc.refused {
+				if err != nil {
+					t.Fatalf("mode=logical on a program without reuse: %v", err)
+				}
+				return
+			}
+			if got := diag.CodeOf(err); got != diag.PassOption {
+				t.Fatalf("mode=logical with reuse: want %s, have %q: %v", diag.PassOption, got, err)
+			}
+			if !strings.Contains(err.Error(), "on shared bytes") {
+				t.Errorf("the refusal does not name the shared placement: %v", err)
+			}
+		})
+	}
 }

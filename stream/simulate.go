@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"math/bits"
 	"sort"
 
 	"github.com/narwhal-compiler/narwhal/bir"
@@ -18,6 +19,11 @@ type SimOptions struct {
 	// on it (hardware.md: "cross-engine DMA semaphore-to-start about
 	// 1300 ns").
 	EngineLatency, DMALatency int64
+	// DMA, when set, prices a DMA by the DMA engines it moves its bytes on
+	// (arch/cost.go "The DMA model"): its fixed latency on its queue, its
+	// transfer time, and the engines (bit e: DMA engine e), which it holds
+	// one transfer at a time; nil: a DMA holds its queue for Dur.
+	DMA func(i bir.InstID) (fixed, transfer int64, engines uint64)
 }
 
 // SimResult is the outcome of Simulate.
@@ -42,6 +48,7 @@ func Simulate(L *Layout, opt SimOptions) SimResult {
 	ns := L.NumStreams
 	free := make([]int64, ns)
 	dmaDone := make([]int64, ns)
+	var engFree [64]int64 // the DMA engines (opt.DMA)
 	type hist struct{ vals, times []int64 }
 	// A semaphore's history, by its id: a slice for the ids a function
 	// uses (small numbers), a map for any other.
@@ -166,6 +173,18 @@ func Simulate(L *Layout, opt SimOptions) SimResult {
 			}
 			start := max(free[q], fired)
 			end = start + opt.Dur(x)
+			if opt.DMA != nil {
+				if fix, xfer, eng := opt.DMA(x); eng != 0 {
+					t := start + fix
+					for m := eng; m != 0; m &= m - 1 {
+						t = max(t, engFree[bits.TrailingZeros64(m)])
+					}
+					end = t + xfer
+					for m := eng; m != 0; m &= m - 1 {
+						engFree[bits.TrailingZeros64(m)] = end
+					}
+				}
+			}
 			free[q] = end
 			if w != None {
 				dmaDone[w] = max(dmaDone[w], end)

@@ -229,12 +229,12 @@ func Build(f *bir.Function, opt Options) (*Layout, error) {
 	f.Walk(func(i bir.InstID) bool {
 		in := f.Inst(i)
 		if in.Op.IsLoop() {
-			err = fmt.Errorf("function %s, instruction %s: a %s remains; streams need straight-line code", f.Name, f.InstName(i), f.OpName(i))
+			err = f.Errorf(i, "a loop remains; streams need straight-line code (bir.Expand gives a loop function's instances)")
 			return false
 		}
 		if in.Op.Info().Has(bir.FlagDMA) {
 			if tab == nil || int(i) >= tab.Len() || tab.Queue[i] < 0 {
-				err = fmt.Errorf("function %s, instruction %s: DMA without a queue (want a scheduled function)", f.Name, f.InstName(i))
+				err = f.Errorf(i, "DMA without a queue (want a scheduled function)")
 				return false
 			}
 			if opt.Queues <= 0 {
@@ -278,7 +278,7 @@ func Build(f *bir.Function, opt Options) (*Layout, error) {
 		case info.Has(bir.FlagDMA):
 			q := int(tab.Queue[i])
 			if q >= nq {
-				return nil, fmt.Errorf("function %s, instruction %s: DMA queue %d: want 0..%d", f.Name, f.InstName(i), q, nq-1)
+				return nil, f.Errorf(i, "DMA queue %d: want 0..%d", q, nq-1)
 			}
 			s := QueueStream(q)
 			L.Present[s] = true
@@ -292,7 +292,7 @@ func Build(f *bir.Function, opt Options) (*Layout, error) {
 				t = sy.Trigger[i]
 			}
 			if t == bir.EngUnassigned || t == bir.EngDMA || t >= bir.NumEngines || !L.Present[EngineStream(t)] {
-				return nil, fmt.Errorf("function %s, instruction %s: DMA without a trigger engine of the generation (have %s; want one of the engines that run streams)", f.Name, f.InstName(i), t)
+				return nil, f.Errorf(i, "DMA without a trigger engine of the generation (have %s; want one of the engines that run streams)", t)
 			}
 			es := EngineStream(t)
 			L.Eng[i], L.EPos[i] = es, L.Len[es]
@@ -314,7 +314,7 @@ func Build(f *bir.Function, opt Options) (*Layout, error) {
 		case in.Engine != bir.EngUnassigned && in.Engine != bir.EngDMA && in.Engine < bir.NumEngines:
 			s := EngineStream(in.Engine)
 			if !L.Present[s] {
-				return nil, fmt.Errorf("function %s, instruction %s: engine %s is not on the generation", f.Name, f.InstName(i), in.Engine)
+				return nil, f.Errorf(i, "engine %s is not on the generation", in.Engine)
 			}
 			L.Eng[i], L.EPos[i] = s, L.Len[s]
 			L.Len[s]++

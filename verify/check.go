@@ -46,6 +46,9 @@ type checker struct {
 	nInsts, nLocs, nTensors, nBlocks, nRegs, nLoops, nOpnds int
 	nDeps                                                   int
 	emptyLoops                                              int
+	// instances: the function is the straight-line expansion of one that
+	// keeps loops (loops.go), checked for its stage rules.
+	instances bool
 
 	scratch
 
@@ -125,7 +128,7 @@ func (c *checker) opInfo(op bir.Opcode) (*bir.OpInfo, bool) {
 func newChecker(m *bir.Module, opt Options) *checker {
 	c := checkerPool.Get().(*checker)
 	c.m, c.opt, c.stage, c.arch, c.errs = m, opt, opt.Stage, nil, Error{}
-	c.f, c.fname, c.posFor = nil, "", nil
+	c.f, c.fname, c.posFor, c.instances = nil, "", nil, false
 	c.nPats, c.nExprs, c.nPreds = m.NumPatterns(), m.NumExprs(), m.NumPreds()
 	c.nAttrs, c.nSyms, c.nAxes = m.NumAttrSets(), m.NumSyms(), m.NumAxes()
 	c.nUnknownOps = m.NumUnknownOpcodes()
@@ -919,6 +922,9 @@ func (c *checker) deps(i bir.InstID) {
 			c.predBound(i, d.Pred, "dependency predicate")
 		}
 		if d.CarryAxis == bir.NoAxis {
+			if d.CarryAll {
+				c.instDiag(i, "dep", "dependency on %s spans every inner iteration (carry all) without a carry axis: want carry(AXIS, DIST, all)", c.instName(d.On))
+			}
 			if d.On == i || !bitSet(c.visited, int(d.On)) {
 				c.instDiag(i, "dep", "depends on %s, which does not precede it in program order: want an earlier instruction or a loop-carried dependency", c.instName(d.On))
 			}

@@ -13,7 +13,7 @@ var ruleCodes = map[string]string{
 	"tensor":      diag.Declaration, "loc": diag.Declaration, "dtype": diag.Declaration,
 	"arity": diag.OperandShape, "elem-count": diag.OperandShape, "cce-shape": diag.OperandShape, "operand-dtype": diag.OperandShape,
 	"ap-shape": diag.OutOfBounds, "ap-bounds": diag.OutOfBounds,
-	"engine": diag.EngineOpcode, "act-reduce": diag.EngineOpcode,
+	"engine": diag.EngineOpcode, "act-reduce": diag.EngineOpcode, "nc-version": diag.EngineOpcode,
 	"onchip-operand": diag.WrongMemory, "gpsimd-psum": diag.WrongMemory, "customop-memory": diag.WrongMemory,
 	"pe-memory": diag.WrongMemory, "dma-psum": diag.WrongMemory, "tt-psum": diag.WrongMemory,
 	"engine-ap": diag.EngineAP, "partition-stride": diag.EngineAP, "free-size": diag.EngineAP,

@@ -124,17 +124,38 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 		switch attrs.Str("mode", "Copy") {
 		case "CCE":
 			c.cce(i, attrs, ins, outs)
-		case "Copy", "Transpose":
+		case "Copy":
 			c.equalTotals(i, ins, outs)
+		case "Transpose":
+			c.equalTotals(i, ins, outs)
+			if attrsOK {
+				c.dmaTranspose(i, attrs, ins, outs)
+			}
 		}
-	case bir.OpTensorTensor, bir.OpCopyPredicated:
+	case bir.OpCopyPredicated:
+		if attrsOK && bir.IsSelectReduce(op, attrs) {
+			c.selectReduce(i, attrs, ins, outs)
+			break
+		}
+		if len(ins) != 2 || len(outs) != 1 {
+			c.instDiag(i, "arity", "%d sources and %d destinations: want [src, predicate] and one destination (tensor_copy_predicated; select_reduce's three sources need the acc attribute)", len(ins), len(outs))
+			break
+		}
 		c.lockstep(i, ins, outs, 2)
-		if op == bir.OpCopyPredicated {
-			c.copyPredicated(i, ins, outs)
-		}
+		c.copyPredicated(i, ins, outs)
+	case bir.OpTensorTensor:
+		c.lockstep(i, ins, outs, 2)
 	case bir.OpTensorScalar, bir.OpTensorCopy, bir.OpReciprocal, bir.OpTensorScalarAffineSelect:
 		c.lockstep(i, ins, outs, 1)
 	case bir.OpActivation, bir.OpTensorScalarPtr:
+		if attrsOK && bir.IsTensorScalarReduce(op, attrs) {
+			c.tensorScalarReduce(i, attrs, ins, outs)
+			break
+		}
+		if attrsOK && bir.IsActivate2(op, attrs) {
+			c.activate2(i, attrs, ins, outs)
+			break
+		}
 		if v := bir.Variant(op, attrs); v != "" {
 			c.tensorScalarPtrVariant(i, v, attrs, ins, outs)
 			break
@@ -144,10 +165,30 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 		if op == bir.OpActivation && attrsOK {
 			c.actReduce(i, attrs)
 		}
+		if op == bir.OpActivation && len(ins) >= 2 && !ins[1].isAP {
+			// "In NeuronCore-v2, the bias must be a [N, 1] vector".
+			c.ncVersion(i, arch.LevelTrn2, "an immediate Activation bias", "NeuronCore-v3")
+		}
 	case bir.OpTranspose:
 		c.transpose(i, in.Engine, ins, outs)
 	case bir.OpMax, bir.OpMaxIndex, bir.OpMatchReplace:
 		c.max8Family(i, op, attrs, attrsOK, ins, outs)
+	case bir.OpTensorScalarCache:
+		c.tensorScalarCumulative(i, attrs, ins, outs)
+	case bir.OpRangeSelect:
+		c.rangeSelect(i, attrs, ins, outs)
+	case bir.OpExponential:
+		c.exponential(i, attrs, ins, outs)
+	case bir.OpIndirectCopy:
+		c.localGather(i, attrs, ins, outs)
+	case bir.OpGather:
+		c.nGather(i, ins, outs)
+	case bir.OpStreamShuffle:
+		c.streamShuffle(i, attrs, attrsOK, ins, outs)
+	case bir.OpGetSequenceBounds:
+		c.sequenceBounds(i, ins, outs)
+	case bir.OpNonzeroWithCount:
+		c.nonzeroWithCount(i, ins, outs)
 	case bir.OpMatmult, bir.OpMatmultBase, bir.OpMatmultSymbolic:
 		c.matmul(i, attrs, attrsOK, ins, outs)
 	case bir.OpTensorReduce:

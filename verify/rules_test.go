@@ -1144,7 +1144,7 @@ var allRules = []string{
 	"tensor-indirection", "cce-shape", "unrolled", "indirect-lowered", "cce-sources", "sb-fit",
 	"allocated", "partition-start", "psum-bank", "tile-position", "engine-assigned",
 	"matmul-dtype", "free-size", "act-reduce", "strided-load", "tile-partitions", "psum-tile",
-	"schedule", "scheduled",
+	"schedule", "scheduled", "operand-dtype", "nc-version",
 }
 
 // TestCheckCCEDMALegality_CountsArguments: seed 001's checkCCEDMALegality

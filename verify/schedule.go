@@ -1,6 +1,9 @@
 package verify
 
 import (
+	"cmp"
+	"math/bits"
+	"slices"
 	"strconv"
 
 	"github.com/narwhal-compiler/narwhal/bir"
@@ -30,7 +33,11 @@ import (
 //     GpSimd instructions that touch SBUF, Vector and Scalar instructions
 //     that touch PSUM;
 //   - Order numbers each engine's or queue's instructions 0, 1, 2, ... in
-//     start order.
+//     start order;
+//   - with an arch, no two DMA transfers overlap on one DMA engine: a
+//     DMA's transfer is the end of its interval less the cost model's
+//     transfer time, on the DMA engines of its partitions (arch/cost.go
+//     "The DMA model"; the scheduler holds them one transfer at a time).
 //
 // Starts being non-decreasing in program order, the overlap checks are
 // one pass with the last end per resource: linear, no sorting. The rule
@@ -78,6 +85,10 @@ func (c *checker) schedule() {
 	if c.stage&StageScheduled == 0 || bad > 0 || c.errs.total > 0 {
 		return
 	}
+	if !c.instances && c.loopFunc() {
+		c.scheduledLoops(tab)
+		return
+	}
 	c.scheduled(tab)
 }
 
@@ -103,6 +114,12 @@ func (c *checker) scheduled(tab *bir.Schedule) {
 		lastInst[r] = bir.NoInst
 	}
 	prevStart, prev := int64(-1), bir.NoInst
+	type transfer struct {
+		start, end int64
+		mask       uint64
+		i          bir.InstID
+	}
+	var transfers []transfer
 	errs := 0
 	diag := func(i bir.InstID, format string, args ...any) {
 		if errs++; errs <= 20 {
@@ -134,7 +151,7 @@ func (c *checker) scheduled(tab *bir.Schedule) {
 		if e < s {
 			diag(i, "ends at %d ps before it starts at %d ps: want end >= start", e, s)
 		}
-		if s < prevStart {
+		if s < prevStart && !c.instances {
 			diag(i, "starts at %d ps, before %s (earlier in program order) at %d ps: want each block in start order", s, c.instName(prev), prevStart)
 		}
 		prevStart, prev = s, i
@@ -161,6 +178,11 @@ func (c *checker) scheduled(tab *bir.Schedule) {
 			}
 			occupy(i, schedFirstQueue+int(q), "")
 			c.schedOrder(i, tab, order, schedFirstQueue+int(q))
+			if a := c.arch; a != nil {
+				if est, err := a.InstructionCost(f, i, bir.EngDMA, tab.DGE[i] >= 0); err == nil && est.Engines != 0 {
+					transfers = append(transfers, transfer{e - min(est.XferPs(), e-s), e, est.Engines, i})
+				}
+			}
 		case q >= 0:
 			diag(i, "queue %d on a non-DMA instruction: want -1", q)
 		case info.Has(bir.FlagCall):
@@ -184,6 +206,23 @@ func (c *checker) scheduled(tab *bir.Schedule) {
 		}
 		return true
 	})
+	// The DMA engines: each engine's transfers in start order.
+	if len(transfers) > 0 {
+		slices.SortStableFunc(transfers, func(x, y transfer) int { return cmp.Compare(x.start, y.start) })
+		var last [64]int64
+		var lastInst [64]bir.InstID
+		for _, x := range transfers {
+			for m := x.mask; m != 0; m &= m - 1 {
+				e := bits.TrailingZeros64(m)
+				if lastInst[e] != 0 && x.start < last[e] {
+					diag(x.i, "moves its bytes [%d, %d) ps on DMA engine %d, overlapping %s's transfer until %d ps: want one transfer at a time on a DMA engine", x.start, x.end, e, c.instName(lastInst[e]-1), last[e])
+				}
+				if x.end >= last[e] {
+					last[e], lastInst[e] = x.end, x.i+1
+				}
+			}
+		}
+	}
 	if errs > 20 {
 		c.moduleDiag("scheduled", "function %s: %d schedule violations in all (the first 20 are listed): want none", c.fname, errs)
 	}

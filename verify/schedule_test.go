@@ -102,6 +102,18 @@ func scheduleRuleCases() []ruleCase {
 			f.Sched.Order[inst(t, f, "add2")] = 0
 			return m
 		}},
+		{name: "DMA transfers overlap on a DMA engine", rule: "scheduled", msg: "moves its bytes [5, 12) ps on DMA engine 0, overlapping ld's transfer until 10 ps: want one transfer at a time on a DMA engine", stage: st, also: []string{"scheduled"}, build: func(t *testing.T) *bir.Module {
+			m, f := scheduled(t, "trn2")
+			// Two queues, one set of engines (both 128-partition transfers).
+			at(f, t, "ld", 0, 10)
+			at(f, t, "add1", 1, 2)
+			at(f, t, "add2", 2, 3)
+			at(f, t, "fill", 3, 4)
+			at(f, t, "st", 5, 12)
+			f.Sched.Queue[inst(t, f, "st")] = 1
+			f.ClearAllDeps()
+			return m
+		}},
 		{name: "NC-v2 SBUF port", rule: "scheduled", msg: "on the SBUF port Vector and GpSimd share (NC-v2)", stage: st, arch: func() *arch.Model { a, _ := arch.Lookup("trn1"); return a }, build: func(t *testing.T) *bir.Module {
 			m, f := scheduled(t, "trn1")
 			at(f, t, "add2", 3, 6)

@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"fmt"
+
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/stream"
 	"slices"
@@ -80,16 +82,20 @@ func (c *checker) sync() {
 			}
 		}
 		if int64(len(w)) > waits {
-			c.instDiag(i, "semaphore", "%s (%s): want <= %d, have %d", msgTooManyWaits, msgSemaphoreLimit, waits, len(w))
+			c.instDiag(i, "semaphore", "%s (%s): want <= %d, have %d", msgTooManyWaits, wireLimit(waits, updates), waits, len(w))
 		}
 		if int64(len(u)) > updates {
-			c.instDiag(i, "semaphore", "%s (%s): want <= %d, have %d", msgTooManyUpdates, msgSemaphoreLimit, updates, len(u))
+			c.instDiag(i, "semaphore", "%s (%s): want <= %d, have %d", msgTooManyUpdates, wireLimit(waits, updates), updates, len(u))
 		}
 	}
 	if bad > 20 {
 		c.funcDiag("sync", "%d synchronization table problems in all (the first 20 are listed)", bad)
 	}
 	if c.stage&StageSynchronized == 0 || bad > 0 || c.errs.total > 0 {
+		return
+	}
+	if !c.instances && c.loopFunc() {
+		c.synchronizedLoops()
 		return
 	}
 	c.synchronized()
@@ -149,4 +155,17 @@ func (c *checker) coreBarrierLists() {
 		}
 		return true
 	})
+}
+
+// wireLimit is the limit a "Too many sync ... commands" diagnostic names:
+// the seed's, verifier-pinned ("EventSemaphore must have <= 2 wait
+// commands, and <= 1 update command"), which the machine models keep as
+// their default; when a model's arch.semaphore-waits-per-inst or
+// -updates-per-inst moves it (a what-if study), the message says so and
+// names both.
+func wireLimit(waits, updates int64) string {
+	if waits == maxSemaphoreWaits && updates == maxSemaphoreUpdates {
+		return msgSemaphoreLimit
+	}
+	return fmt.Sprintf("a what-if limit of the machine model: arch.semaphore-waits-per-inst=%d, arch.semaphore-updates-per-inst=%d; the seed's verifier pins %q", waits, updates, msgSemaphoreLimit)
 }

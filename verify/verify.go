@@ -97,8 +97,9 @@
 //	opcode             always         the opcode is narwhal's or registered in the module
 //	arity              always         source/destination counts within the opcode table's bounds
 //	engine             always         engine in the opcode's engine set, narrowed for the variants of
-//	                                  bir/isa.go (bir.InstEngines: tensor_tensor_scan DVE,
-//	                                  tensor_partition_reduce Pool); present on the generation
+//	                                  bir/isa.go (bir.InstEngines: tensor_tensor_scan, tensor_scalar_reduce,
+//	                                  select_reduce DVE, tensor_partition_reduce Pool); present on the
+//	                                  generation
 //	dtype              always         every operand and tensor dtype <= 0x13; the location's bytes per
 //	                                  partition are a multiple of the operand's dtype size
 //	ap-shape           always         at most 5 [step, num] pairs, num >= 1, sizes representable
@@ -113,14 +114,23 @@
 //	                                  transpose [P,F] -> [F,P]; tensor_reduce kept axes; iota pattern;
 //	                                  tensor_tensor_scan [data0, initial [P,1], data1]; partition
 //	                                  reduce [P,F] -> [1,F]; max8 family: 8..16384 searched, [P,8] values
-//	                                  and indices (verify/isa.go)
+//	                                  and indices; Vector accumulator readouts [P,1]; local_gather 16k
+//	                                  partitions, num_elem_per_idx in 1..32; nc_n_gather one element per
+//	                                  index; stream shuffle equal rows; sequence_bounds [1,n] -> [1,2n];
+//	                                  nonzero_with_count [P,T] -> [P,T+1]; DMA transpose the permuted
+//	                                  shape (verify/isa.go)
 //	operand-dtype      always         the operand dtypes an instruction's NKI reference states
 //	                                  (verify/isa.go): tensor_copy_predicated's uint8/16/32 predicate
 //	                                  and src of dst's dtype; integer operands of bitwise partition
 //	                                  reductions; uint16/uint32 indices of nc_find_index8 and
-//	                                  nc_match_replace8
+//	                                  nc_match_replace8; local_gather uint16 and nc_n_gather uint32
+//	                                  indices; select_reduce's int8/16 predicate; no int32 data in
+//	                                  tensor_scalar_cumulative; float readouts; range_select fp32 bounds
 //	attr               always         opcode attributes the verifier reads are well formed; the AluOps a
-//	                                  variant allows (verify/isa.go)
+//	                                  variant allows, the reduce commands and reduce ops of the Vector
+//	                                  accumulator instructions (no readout after Idle), range_select's
+//	                                  FP32_MIN fill, stream shuffle masks, transpose_op None/XZYW
+//	                                  (verify/isa.go)
 //	onchip-operand     always         compute-engine operands are in SBUF or PSUM
 //	gpsimd-psum        always         GpSimd never reads or writes PSUM (seed 002 §4.4 strings)
 //	customop-memory    always         custom-op operands in SBUF or HBM (seed 002 §4.4 strings)
@@ -143,6 +153,8 @@
 //	                                  matmul destination row may span banks where N exceeds a bank)
 //	act-reduce         always         Activation accumulating with reduce_op other than add needs a
 //	                                  generation with max/min (NC-v2: add only, semantics.md §4.6)
+//	nc-version         always         range_select and nonzero_with_count need NC-v3+, exponential
+//	                                  NC-v4 (the NKI reference's "Available only on")
 //	tile-size          always         matmul tile_position/tile_size: isValidTileSize (seed 000), operands
 //	                                  fit the tile
 //	semaphore          always         EventSemaphore: <= 2 waits, <= 1 update (seed 002 §6.5)
@@ -154,7 +166,8 @@
 //	cce-sources        StageCCELegal or the function attribute stage_legalize_cce_dma_completed
 //	sb-fit             StageSBLegal
 //	allocated          StageAllocated
-//	partition-start    StageAllocated  locations and compute-engine APs (seed 002 §3)
+//	partition-start    StageAllocated  locations and compute-engine APs (seed 002 §3); a stream shuffle's
+//	                                  operands by its active partitions ceil(max(src, dst)/32)*32
 //	psum-bank          StageAllocated
 //	tile-position      StageAllocated  getLegalTilePosition (seed 000)
 //	overlap            StageAllocated  no two simultaneously live allocations share a partition and a

@@ -569,7 +569,7 @@ func (d *decoder) parseDeps(id bir.InstID, instStart, instIdx int) error {
 		}
 		p := pendingDep{inst: id, instStart: instStart, instIdx: instIdx, depIdx: k, pos: start}
 		p.dep.CarryAxis = bir.NoAxis
-		var seenOn, seenKind, seenAxis, seenDist, seenPred bool
+		var seenOn, seenKind, seenAxis, seenDist, seenAll, seenPred bool
 		for more2 {
 			key, kpos, err := d.key()
 			if err != nil {
@@ -617,13 +617,18 @@ func (d *decoder) parseDeps(id bir.InstID, instStart, instIdx int) error {
 					}
 					p.dep.CarryDist = int32(v)
 				}
+			case "carry_all":
+				dup, seenAll = seenAll, true
+				if !dup {
+					p.dep.CarryAll, err = d.bool()
+				}
 			case "predicate":
 				dup, seenPred = seenPred, true
 				if !dup {
 					p.dep.Pred, err = d.predicate("predicate")
 				}
 			default:
-				return d.errf(kpos, "unknown key %q in a dependency (want on, kind, carry_axis, carry_distance, predicate)", key)
+				return d.errf(kpos, "unknown key %q in a dependency (want on, kind, carry_axis, carry_distance, carry_all, predicate)", key)
 			}
 			if dup {
 				return d.dupKey(kpos, key)
@@ -642,6 +647,8 @@ func (d *decoder) parseDeps(id bir.InstID, instStart, instIdx int) error {
 			return d.errf(start, `missing "kind"`)
 		case seenAxis != seenDist:
 			return d.errf(start, "carry_axis and carry_distance go together: give both or neither")
+		case p.dep.CarryAll && !seenAxis:
+			return d.errf(start, "carry_all without carry_axis: only a carried dependency spans the inner loops")
 		}
 		d.pending = append(d.pending, p)
 		more, err = d.nextElem()

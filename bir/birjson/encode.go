@@ -638,7 +638,11 @@ func (e *encoder) inst(i bir.InstID, depth int) error {
 		e.b = appendSchedule(e.b, tab, i)
 	}
 	if sy := f.Sync; sy != nil && int(i) < sy.Len() {
-		e.b = appendSync(e.b, sy, i)
+		var err error
+		if e.b, err = appendSync(e.b, sy, i, e.expr); err != nil {
+			e.setWhere(i)
+			return err
+		}
 	}
 	if e.emptySync {
 		e.b = append(e.b, `,"sync":{}`...)
@@ -935,6 +939,9 @@ func (e *encoder) deps(i bir.InstID) error {
 			e.b = append(e.b, `,"carry_axis":`...)
 			e.b = appendStr(e.b, m.Axis(dp.CarryAxis).Name)
 			e.b = strconv.AppendInt(append(e.b, `,"carry_distance":`...), int64(dp.CarryDist), 10)
+			if dp.CarryAll {
+				e.b = append(e.b, `,"carry_all":true`...)
+			}
 		}
 		if dp.Pred != 0 {
 			t, err := e.predJSON(dp.Pred)

@@ -7,7 +7,9 @@
 // start_ps and end_ps (the simulated interval in picoseconds) come
 // together; queue (a DMA's queue), dge (its hardware DGE engine) and order
 // (the position in its engine's or queue's stream) are written when set
-// (>= 0) and default to -1 (none; a software DGE). The writer writes
+// (>= 0) and default to -1 (none; a software DGE); period_ps, on a loop
+// instruction of a function that keeps loops, is its initiation interval
+// (bir.Schedule.Period). The writer writes
 // "schedule" after "pos" for every instruction of a function that has a
 // table and an entry with any field set; the reader gives a function a
 // table as soon as one of its instructions has "schedule", covering every
@@ -26,6 +28,7 @@ type schedEntry struct {
 	start, end int64
 	queue, dge int64
 	order      int64
+	period     int64 // -1: none
 }
 
 // appendSchedule appends `,"schedule":{...}` for instruction i of table t
@@ -35,7 +38,8 @@ func appendSchedule(b []byte, t *bir.Schedule, i bir.InstID) []byte {
 		return b // a malformed table: the verifier's schedule rule reports it
 	}
 	has := t.Start[i] >= 0
-	if !has && t.Queue[i] < 0 && t.DGE[i] < 0 && t.Order[i] < 0 {
+	period, hasPeriod := t.Period[i]
+	if !has && t.Queue[i] < 0 && t.DGE[i] < 0 && t.Order[i] < 0 && !hasPeriod {
 		return b
 	}
 	b = append(b, `,"schedule":{`...)
@@ -63,12 +67,15 @@ func appendSchedule(b []byte, t *bir.Schedule, i bir.InstID) []byte {
 	if t.Order[i] >= 0 {
 		field("order", int64(t.Order[i]))
 	}
+	if hasPeriod {
+		field("period_ps", period)
+	}
 	return append(b, '}')
 }
 
 // schedEntry reads a "schedule" object at the cursor.
 func (d *decoder) schedEntry() (schedEntry, error) {
-	x := schedEntry{start: -1, end: -1, queue: -1, dge: -1, order: -1}
+	x := schedEntry{start: -1, end: -1, queue: -1, dge: -1, order: -1, period: -1}
 	start := d.pos
 	more, err := d.beginObject("schedule")
 	if err != nil {
@@ -94,8 +101,10 @@ func (d *decoder) schedEntry() (schedEntry, error) {
 			dst, bit, limit = &x.dge, 8, math.MaxInt8
 		case "order":
 			dst, bit, limit = &x.order, 16, math.MaxInt32
+		case "period_ps":
+			dst, bit = &x.period, 32
 		default:
-			return x, d.errf(kpos, "schedule: unknown key %q (want start_ps, end_ps, queue, dge, order)", key)
+			return x, d.errf(kpos, "schedule: unknown key %q (want start_ps, end_ps, queue, dge, order, period_ps)", key)
 		}
 		if seen&bit != 0 {
 			return x, d.errf(kpos, "schedule: duplicate key %q", key)
@@ -132,4 +141,7 @@ func (d *decoder) setSched(id bir.InstID, x schedEntry) {
 	t := f.Sched
 	t.Start[id], t.End[id] = x.start, x.end
 	t.Queue[id], t.DGE[id], t.Order[id] = int16(x.queue), int8(x.dge), int32(x.order)
+	if x.period >= 0 {
+		t.SetPeriod(id, x.period)
+	}
 }

@@ -2,6 +2,10 @@
 //
 //	narwhal bench [--sizes 1M,5M,25M] [--dir DIR] [--keep] [--no-phases]
 //	              [--runs tensor_add:full-unroll.bir,...,matmul:compile]
+//	narwhal bench --anchors
+//
+// --anchors prints the cost model's calibration table instead (package
+// anchors, docs/cost-model.md): every anchor compiled in this process.
 //
 // For each size it sizes built-in kernels to unroll to about that many
 // instructions and runs, as child processes of this same binary, exactly
@@ -51,6 +55,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/narwhal-compiler/narwhal/anchors"
 	"github.com/narwhal-compiler/narwhal/passes/unroll"
 	"github.com/narwhal-compiler/narwhal/pipeline"
 )
@@ -58,7 +63,7 @@ import (
 func init() {
 	extraCommands = append(extraCommands, command{
 		"bench",
-		"bench [--sizes 1M,5M,25M] [--runs KERNEL:CMD,...] [--dir DIR] [--keep] [--no-phases]: the whole-pipeline scale benchmark (opt-in, needs ~10 GiB at 25M)",
+		"bench [--sizes 1M,5M,25M] [--runs KERNEL:CMD,...] [--dir DIR] [--keep] [--no-phases]: the whole-pipeline scale benchmark (opt-in, needs ~10 GiB at 25M); bench --anchors: the cost model's calibration table",
 		runBench,
 	})
 }
@@ -139,9 +144,18 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	force := fs.Bool("force", false, "run every size even when its projected peak memory exceeds what the machine has available")
 	var compileArgs multiFlag
 	fs.Var(&compileArgs, "compile-arg", "pass `ARG` to every compile run (repeatable), e.g. --compile-arg=--passes=... to measure part of the pipeline")
+	anchorsFlag := fs.Bool("anchors", false, "instead: the cost model's calibration table (package anchors; docs/cost-model.md): every anchor compiled at its published shape, predicted vs measured")
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
 		return err
+	}
+	if *anchorsFlag {
+		rows, err := anchors.Table()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "narwhal bench --anchors: %s\n\n%s", versionString(), anchors.Markdown(rows))
+		return nil
 	}
 	if len(pos) > 0 {
 		return diag.Errorf(diag.Usage, "unexpected argument %q (usage: narwhal bench [--sizes 1M,5M,25M] [--runs KERNEL:CMD,...] [--dir DIR] [--keep] [--no-phases])", pos[0])

@@ -54,14 +54,16 @@ var codeText = map[string]string{
 	diag.DMALegalize:       "3 arguments exceed MaxCceDmaSource = 1",
 	diag.ParallelInputs:    "",
 	diag.TilingRefused:     "pass sunda_size_tiling: instruction x2 (TensorScalar): an explicit dependency (on ld)",
-	diag.Semaphores:        "needs 17 semaphores (one per engine or DMA queue that signals another), the arch has 3",
+	diag.Semaphores:        "needs 9 semaphores (one per engine or DMA queue that signals another), the arch has 3",
 	diag.LNCCores:          "k.py:13:4: function lnc, instruction core_barrier2 (CoreBarrier): core 0 meets the other cores at CoreBarriers [1 2 3], core 1 at [1]",
+	diag.LoopNotHandled:    "instruction tiles (DynamicForLoop): a DynamicForLoop whose trip count is known only at run time",
 	diag.Internal:          "boom in a test pass",
 	diag.KernelBind:        "kernel kernel has no parameter --input x (parameters: a)",
 	diag.BadPython:         "kernel.py:7:21: '(' was never closed",
 	diag.KernelRaised:      "kernel.py:9:5: AssertionError: columns must be a multiple of 1024, have 512",
 	diag.KernelUnsupported: "kernel.py:9:5: NotSupported: nisa.builtin_custom_op",
 	diag.KernelAPI:         "kernel.py:8:9: NKIError: partition dimension 256",
+	diag.KernelBudget:      "LimitExceeded: the trace exceeded its budget of 50000000 evaluation steps",
 }
 
 // TestErrorCodes runs every registry entry's example (it must fail with
@@ -436,7 +438,7 @@ func TestErrorCodes_AnyPassNamesTheNKILine(t *testing.T) {
 		{"assign_engines: no engine of the machine runs it", "anyengine.klr", encodeKLR(t, anyEngineKernel(), nil),
 			[]string{"--option", "arch.dve-present=false", "--option", "arch.pool-present=false", "--option", "arch.act-present=false", "--option", "sunda_size_tiling_perf.enable=false"}, diag.EngineOpcode, "k.py:12:4: "},
 		{"alloc: a staging tile that does not fit", "strided.klr", encodeKLR(t, stridedKernel(), nil), []string{"--gen-stride-dma"}, diag.DoesNotFit, "k.py:"},
-		{"alloc_semaphores: more streams than semaphores", "add.klr", encodeKLR(t, addKernel(), nil), []string{"--option", "arch.semaphores=2"}, diag.Semaphores, "k.py:10:4: "},
+		{"alloc_semaphores: more streams than semaphores", "add.klr", encodeKLR(t, addKernel(), nil), []string{"--option", "arch.semaphores=2"}, diag.Semaphores, "k.py:11:4: "},
 		{"compile --lnc: cores whose barriers differ", "lnc.klr", encodeKLR(t, lncTwoCores(false), nil), []string{"--lnc", "2"}, diag.LNCCores, "k.py:13:4: "},
 	}
 	for _, c := range cases {

@@ -14,6 +14,8 @@ package main
 //	--grid A[,B...]             the SPMD launch grid kernel[A, B](...)
 //	--path DIR                  where imported helper modules are found, after the
 //	                            kernel file's directory (repeatable)
+//	--open-placements           the kernel's direct allocations ignored, every tile
+//	                            placed by the memory planner
 //
 // run's outputs are then named as the contract says: a returned tensor is
 // `return`, the items of a returned tuple `return0`, `return1`, ..., and
@@ -50,6 +52,7 @@ type nkiFlags struct {
 	args   multiFlag
 	grid   *string
 	path   multiFlag
+	open   *bool
 	// inputs is the --inputs flag: run's own (which also supplies data),
 	// or one added for compile, print and verify.
 	inputs *string
@@ -67,6 +70,7 @@ func addNKIFlags(fs *flag.FlagSet, inputs *string) *nkiFlags {
 	fs.Var(&nf.args, "arg", "a kernel file's other parameter `NAME=EXPR`: a Python literal or a dotted name of the file's namespace (repeatable)")
 	nf.grid = fs.String("grid", "", "a kernel file's SPMD launch grid `A[,B...]` (kernel[A, B](...))")
 	fs.Var(&nf.path, "path", "a `DIR` searched for modules a kernel file imports, after the file's own directory (repeatable)")
+	nf.open = fs.Bool("open-placements", false, "a kernel file's direct allocations (address=, ncc.sbuf/psum.mod_alloc) ignored: every tile placed by the memory planner (compile both ways to compare)")
 	if inputs == nil {
 		inputs = fs.String("inputs", "", "a kernel file's tensor parameters' dtypes and shapes from `FILE.npz` (keys = parameter names) or a directory of NAME.npy")
 	}
@@ -85,7 +89,7 @@ func (nf *nkiFlags) used(fs *flag.FlagSet) string {
 	name := ""
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "kernel", "input", "arg", "grid", "path":
+		case "kernel", "input", "arg", "grid", "path", "open-placements":
 			if name == "" {
 				name = f.Name
 			}
@@ -121,7 +125,7 @@ func loadModule(fs *flag.FlagSet, input string, nf *nkiFlags, archName string, l
 
 // options turns the flags into the frontend's options.
 func (nf *nkiFlags) options(archName string, log io.Writer) (frontend.Options, error) {
-	opts := frontend.Options{Kernel: *nf.kernel, Arch: archName, Path: nf.path, Log: log}
+	opts := frontend.Options{Kernel: *nf.kernel, Arch: archName, Path: nf.path, Log: log, OpenPlacements: *nf.open}
 	seen := map[string]string{}
 	for _, s := range nf.input {
 		spec, err := parseTensorSpec(s)
@@ -164,7 +168,7 @@ func (nf *nkiFlags) options(archName string, log io.Writer) (frontend.Options, e
 			return opts, diag.Errorf(diag.KernelBind, "--arg %s: parameter %s is already given by %s", a, name, prev)
 		}
 		seen[name] = "--arg " + a
-		opts.Args = append(opts.Args, frontend.Arg{Name: name, Expr: expr})
+		opts.Args = append(opts.Args, frontend.Arg{Name: name, Expr: strings.TrimSpace(expr)})
 	}
 	if *nf.grid != "" {
 		g, err := parseGrid(*nf.grid)

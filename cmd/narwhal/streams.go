@@ -3,7 +3,8 @@ package main
 // compile --streams DIR: one listing per engine and DMA queue of every
 // synchronized function (stream.WriteListing), DIR/FUNC.STREAM.txt
 // ("main.vector.txt", "main.queue3.txt"); DIR is created when missing and
-// each file is written atomically.
+// each file is written atomically. A function that keeps loops lists its
+// instances ("load_x@i=2"), as its streams execute them.
 
 import (
 	"fmt"
@@ -20,6 +21,14 @@ import (
 func writeStreams(dir string, stdout io.Writer, m *bir.Module, model *arch.Model) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("--streams: %w", err)
+	}
+	// A function that keeps loops is listed as its streams execute it:
+	// each loop body's instances, iteration after iteration, with the
+	// waits' counts of that iteration (bir.Expand).
+	if x, err := bir.Expand(m, bir.ExpandOptions{}); err != nil {
+		return fmt.Errorf("--streams: %w", err)
+	} else {
+		m = x.M
 	}
 	n := 0
 	for _, f := range m.Funcs {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/passes/alloc"
 )
 
 // compileSummary is what a compile did, in the few lines a user reads
@@ -40,8 +41,15 @@ func compileSummary(rep *pass.Report, insts int64) string {
 		if n := a.Counter("MaxLiveSpiller.spills") + a.Counter("SpillPSum.spills"); n > 0 {
 			spills = fmt.Sprintf("%d spills (%d bytes to HBM, %d from PSUM)", n, a.Counter("MaxLiveSpiller.bytes"), a.Counter("SpillPSum.bytes"))
 		}
-		fmt.Fprintf(&sb, "  SBUF: placed up to %d of %d bytes per partition (max-live %d, packed peak %d); %s\n",
-			a.Counter("sbuf_peak"), a.Counter("sbuf_budget"), a.Counter("sbuf_max_live"), a.Counter("sbuf_packed_peak"), spills)
+		packed := fmt.Sprintf("packed peak %d", a.Counter("sbuf_packed_peak"))
+		if n := a.Counter("sbuf_packed_peak_not_computed"); n > 0 {
+			// The compact placement that measures packing quality runs up
+			// to alloc.PackModelLimit locations; past it the spread sweep
+			// alone places them.
+			packed = fmt.Sprintf("packed peak not computed: %d locations, more than the compact placement's %d", n, alloc.PackModelLimit)
+		}
+		fmt.Fprintf(&sb, "  SBUF: placed up to %d of %d bytes per partition (max-live %d, %s); %s\n",
+			a.Counter("sbuf_peak"), a.Counter("sbuf_budget"), a.Counter("sbuf_max_live"), packed, spills)
 		fmt.Fprintf(&sb, "  PSUM: %d banks used, up to %d of %d bytes per partition (max-live %d)\n",
 			a.Counter("psum_banks_used"), a.Counter("psum_peak"), a.Counter("psum_budget"), a.Counter("psum_max_live"))
 	}
@@ -53,6 +61,11 @@ func compileSummary(rep *pass.Report, insts int64) string {
 		}
 		if po := s.Counter("program_order_ns"); po > 0 {
 			fmt.Fprintf(&sb, ", program order %s", us(po))
+		}
+		if ex := s.Counter("makespan_executed_ns"); ex > 0 && s.Counter("functions_with_loops") > 0 {
+			// A loop function's makespan is its periodic schedule's; the
+			// streams run that order as soon as they can.
+			fmt.Fprintf(&sb, ", the streams in %s", us(ex))
 		}
 		if y := ranResult(rep, "alloc_semaphores"); y != nil && y.Counter("makespan_sync_ns") > 0 {
 			fmt.Fprintf(&sb, "; %s with semaphore latency (waits %d, carriers %d)", us(y.Counter("makespan_sync_ns")), y.Counter("wait_commands"), y.Counter("carriers"))

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/narwhal-compiler/narwhal/pass"
 )
 
 // TestCompileSummary: the summary's figures are the owning passes'
@@ -18,7 +20,7 @@ func TestCompileSummary(t *testing.T) {
 		notWant []string
 	}{
 		{[]string{"compile"}, []string{
-			`summary: 71 instructions \(4 in the input\), 21 passes in `,
+			`summary: 23 instructions \(4 in the input\), 21 passes in `,
 			`SBUF: placed up to 98304 of 212992 bytes per partition \(max-live 24576, packed peak 24576\); no spills`,
 			`time: makespan [0-9.]+ us, lower bound [0-9.]+ us \(gap [0-9.]+%\), program order [0-9.]+ us; [0-9.]+ us with semaphore latency \(waits [0-9]+, carriers [0-9]+\)`,
 		}, nil},
@@ -26,7 +28,7 @@ func TestCompileSummary(t *testing.T) {
 			`SBUF: placed up to 196608 of 212992 bytes per partition \(max-live 196608, packed peak 196608\); 2 spills \(131072 bytes to HBM, 0 from PSUM\)`,
 		}, nil},
 		{[]string{"compile", "builtin:attention", "--report"}, []string{
-			`(?s)narwhal pass report.*\nsummary: 50 instructions \(15 in the input\)`,
+			`(?s)narwhal pass report.*\nsummary: 40 instructions \(15 in the input\)`,
 			`PSUM: 8 banks used, up to 14848 of 16384 bytes per partition \(max-live 2564\)`,
 		}, nil},
 		{[]string{"compile", "--passes", "translate_nki_ast_to_bir,full_unroll"}, []string{
@@ -87,5 +89,20 @@ func TestCompileSummary_FiguresAreTheCounters(t *testing.T) {
 	}
 	if want := "; " + counter("alloc_semaphores", "makespan_sync_ns") + " with semaphore latency"; !strings.Contains(text, want) {
 		t.Errorf("the summary lacks %q:\n%s", want, tail(text, 5))
+	}
+}
+
+// TestCompileSummary_PackedPeakNotComputed: past the compact placement's
+// location limit the packed peak is not computed, and the summary says so
+// (and how many locations), instead of "packed peak 0" below max-live.
+func TestCompileSummary_PackedPeakNotComputed(t *testing.T) {
+	rep := &pass.Report{Passes: []pass.PassResult{{Name: "alloc", Counters: []pass.Counter{
+		{Name: "sbuf_peak", Value: 180224}, {Name: "sbuf_budget", Value: 180224}, {Name: "sbuf_max_live", Value: 1280},
+		{Name: "sbuf_packed_peak_not_computed", Value: 33000},
+	}}}}
+	got := compileSummary(rep, 99334)
+	want := "(max-live 1280, packed peak not computed: 33000 locations, more than the compact placement's 20000)"
+	if !strings.Contains(got, want) || strings.Contains(got, "packed peak 0") {
+		t.Errorf("summary:\n%s\nwant %q", got, want)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/kernels"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/pipeline"
 )
@@ -246,4 +247,53 @@ func (s *slotSet) take(span [2]int) int64 {
 	}
 	s.lastEnd[best] = span[1]
 	return int64(best)
+}
+
+// LoopProgram is a program that keeps loops through the default pipeline
+// (FullUnroll level 0 or 1, or a DynamicForLoop at the default level):
+// the loop tests of depgraph, passes/sched and passes/semaphores share
+// them.
+type LoopProgram struct {
+	Name string
+	// Spec is the built-in kernel's spec ("" for LoopPipeline).
+	Spec string
+	// Trips: LoopPipeline's trip count (Spec == "").
+	Trips int64
+	// Options are the pipeline's options (full_unroll.unrollLevel,
+	// alloc.psum_interleave).
+	Options map[string]map[string]string
+}
+
+// LoopPrograms are the loop programs the issue names (a level-0 compile
+// of tensor_add and matmul, oversized with its DynamicForLoop, a kernel
+// with a dynamic loop and ModuloAllocation's multi-buffering) and a few
+// more: matmul with a dynamic M loop, attention at level 1 (rotating PSUM
+// tiles), LoopPipeline with one PSUM slot.
+func LoopPrograms() []LoopProgram {
+	level := func(l string) map[string]map[string]string {
+		return map[string]map[string]string{"full_unroll": {"unrollLevel": l}}
+	}
+	return []LoopProgram{
+		{Name: "tensor_add level 0", Spec: "tensor_add", Options: level("0")},
+		{Name: "matmul level 0", Spec: "matmul", Options: level("0")},
+		{Name: "oversized dynamic", Spec: "oversized:case=force,dynamic=1"},
+		{Name: "matmul dynamic M", Spec: "matmul:n=1024,dynamic=1"},
+		{Name: "attention level 1", Spec: "attention:seq=256,d=32", Options: level("1")},
+		{Name: "loop pipeline (2 PSUM slots)", Trips: 4},
+		{Name: "loop pipeline (1 PSUM slot)", Trips: 4, Options: map[string]map[string]string{"alloc": {"psum_interleave": "1"}}},
+	}
+}
+
+// Build returns the program's module (before any pass) and its kernel
+// (nil for LoopPipeline).
+func (p LoopProgram) Build() (*bir.Module, *kernels.Kernel, error) {
+	if p.Spec == "" {
+		m, err := kernels.LoopPipeline(p.Trips, "")
+		return m, nil, err
+	}
+	inst, err := kernels.Instantiate(p.Spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	return inst.Module, inst.Kernel, nil
 }

@@ -403,7 +403,7 @@ def k(a, b):
 		line                         int
 	}{
 		{"partitions", "    t = nl.ndarray((256, 64), dtype=nl.float32, buffer=nl.sbuf)\n", "NKIError", "NW422", "partition dimension 256 of tile", 7},
-		{"unsupported isa", "    x = nl.load(a)\n    y = nisa.local_gather(x, x)\n", "NotSupported", "NW421", "nisa.local_gather is not supported by narwhal", 8},
+		{"unsupported isa", "    x = nl.load(a)\n    y = nisa.dropout(x, 0.5)\n", "NotSupported", "NW421", "nisa.dropout is not supported by narwhal", 8},
 		{"contraction", "    x = nl.load(a)\n    y = nl.load(b[0:64, :])\n    z = nl.matmul(x, y, transpose_x=True)\n", "NKIError", "NW422", "contraction sizes differ", 9},
 		{"buffer", "    x = nl.load(a)\n    p = nl.matmul(x, x, transpose_x=True)\n    q = nl.matmul(p, x, transpose_x=True)\n", "NKIError", "NW422", "reads its inputs from SBUF", 9},
 		{"load from sbuf", "    x = nl.load(a)\n    y = nl.load(x)\n", "NKIError", "NW422", "nl.load reads HBM", 8},
@@ -431,13 +431,19 @@ def k(a, b):
 	}
 }
 
-// TestTraceKernel_LoopRule: Python state that changes with the iteration
-// unrolls an affine_range loop (Python's semantics hold); rebinding fresh
-// values keeps it.
+// TestTraceKernel_LoopRule: the loop rule of each API, the same kernel
+// source under either import. The legacy neuronxcc.nki rule traces an
+// nl.affine_range body once and keeps its Python effects (the NKI 0.2
+// migration guide: "loops were only executed once by the Python
+// evaluator"): a Python counter advances once, a list grows once, a tile
+// carried through a Python variable is the body's tile after the loop (an
+// error when used). The current nki rule computes what Python computes:
+// such a body unrolls. Both unroll a body that needs the iterator's value
+// or leaves by break, and both keep a body that rebinds fresh values.
 func TestTraceKernel_LoopRule(t *testing.T) {
 	const tmpl = `
-import neuronxcc.nki as nki
-import neuronxcc.nki.language as nl
+import IMPORT as nki
+import IMPORT.language as nl
 
 @nki.jit
 def k(a):
@@ -445,47 +451,71 @@ def k(a):
     acc = nl.zeros((128, 64), dtype=nl.float32, buffer=nl.sbuf)
     off = 0
     tiles = []
-    i_p = nl.arange(128)[:, None]
     for i in nl.affine_range(4):
         BODY
+    AFTER
     nl.store(out, value=acc)
     return out
 `
+	sum4 := func(r [4][]float32, i int) float32 { return r[0][i] + r[1][i] + r[2][i] + r[3][i] }
+	type want struct {
+		loops int
+		value func(rows [4][]float32, i int) float32
+		err   string // an error containing this, instead
+	}
 	for _, c := range []struct {
-		name, body string
-		loops      int
-		want       func(rows [4][]float32, i int) float32
+		name, body, after string
+		legacy, current   want
 	}{
-		{"fresh values kept", "i_p = nl.arange(128)[:, None]\n        acc += nl.load(a[i * 128 + i_p, nl.arange(64)[None, :]])", 1,
-			func(r [4][]float32, i int) float32 { return r[0][i] + r[1][i] + r[2][i] + r[3][i] }},
-		{"python counter unrolls", "acc += nl.load(a[off:off + 128, :])\n        off += 128", 0,
-			func(r [4][]float32, i int) float32 { return r[0][i] + r[1][i] + r[2][i] + r[3][i] }},
-		{"carried tile unrolls", "acc = nl.add(acc, nl.load(a[i * 128:(i + 1) * 128, :]))", 0,
-			func(r [4][]float32, i int) float32 { return r[0][i] + r[1][i] + r[2][i] + r[3][i] }},
-		{"list append unrolls", "tiles.append(i)\n        acc += nl.load(a[i * 128:(i + 1) * 128, :])", 0,
-			func(r [4][]float32, i int) float32 { return r[0][i] + r[1][i] + r[2][i] + r[3][i] }},
-		{"break unrolls", "acc += nl.load(a[i * 128:(i + 1) * 128, :])\n        if i == 1:\n            break", 0,
-			func(r [4][]float32, i int) float32 { return r[0][i] + r[1][i] }},
+		{"fresh values", "t = nl.load(a[i * 128:(i + 1) * 128, :])\n        acc += t", "pass",
+			want{1, sum4, ""}, want{1, sum4, ""}},
+		{"python counter", "acc += nl.load(a[off:off + 128, :])\n        off += 128", "assert off == OFF",
+			want{1, func(r [4][]float32, i int) float32 { return 4 * r[0][i] }, ""}, want{0, sum4, ""}},
+		{"carried tile", "acc = nl.add(acc, nl.load(a[i * 128:(i + 1) * 128, :]))", "pass",
+			want{err: "is used outside the loop that made it"}, want{0, sum4, ""}},
+		{"list append", "tiles.append(i)\n        acc += nl.load(a[i * 128:(i + 1) * 128, :])", "assert len(tiles) == LEN",
+			want{1, sum4, ""}, want{0, sum4, ""}},
+		{"if on the iterator", "acc += nl.load(a[i * 128:(i + 1) * 128, :])\n        if i == 0:\n            acc += nl.load(a[0:128, :])", "pass",
+			want{0, func(r [4][]float32, i int) float32 { return sum4(r, i) + r[0][i] }, ""}, want{0, func(r [4][]float32, i int) float32 { return sum4(r, i) + r[0][i] }, ""}},
+		{"break", "acc += nl.load(a[i * 128:(i + 1) * 128, :])\n        if i == 1:\n            break", "pass",
+			want{0, func(r [4][]float32, i int) float32 { return r[0][i] + r[1][i] }, ""}, want{0, func(r [4][]float32, i int) float32 { return r[0][i] + r[1][i] }, ""}},
 	} {
-		t.Run(c.name, func(t *testing.T) {
-			src := strings.Replace(tmpl, "BODY", c.body, 1)
-			m, _ := mustTrace(t, src, "k", []Binding{tensorArg("a", bir.Float32, 512, 64)}, nil)
-			ops := countOps(kernelFunc(m))
-			if ops["Loop"] != c.loops {
-				t.Errorf("%d loops, want %d (%v)", ops["Loop"], c.loops, ops)
-			}
-			in := map[string]*interp.Tensor{"a": f32Tensor("a", []int64{512, 64}, func(i int64) float32 { return float32(i%19) - 9 })}
-			av := floats(in["a"])
-			var rows [4][]float32
-			for r := range rows {
-				rows[r] = av[r*128*64 : (r+1)*128*64]
-			}
-			want := make([]float32, 128*64)
-			for i := range want {
-				want[i] = c.want(rows, i)
-			}
-			closeTo(t, "out", floats(run(t, m, in)["out"]), want, 0)
-		})
+		for _, api := range []struct {
+			name, pkg, off, n string
+			w                 want
+		}{{"legacy", "neuronxcc.nki", "128", "1", c.legacy}, {"current", "nki", "512", "4", c.current}} {
+			t.Run(c.name+"/"+api.name, func(t *testing.T) {
+				src := strings.ReplaceAll(tmpl, "IMPORT", api.pkg)
+				src = strings.Replace(src, "BODY", c.body, 1)
+				after := strings.NewReplacer("OFF", api.off, "LEN", api.n).Replace(c.after)
+				src = strings.Replace(src, "AFTER", after, 1)
+				m, _, err := traceSrc(t, src, "k", []Binding{tensorArg("a", bir.Float32, 512, 64)}, nil)
+				if api.w.err != "" {
+					if err == nil || !strings.Contains(err.Error(), api.w.err) {
+						t.Fatalf("error %v, want one containing %q", err, api.w.err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatalf("trace: %v", err)
+				}
+				ops := countOps(kernelFunc(m))
+				if ops["Loop"] != api.w.loops {
+					t.Errorf("%d loops, want %d (%v)", ops["Loop"], api.w.loops, ops)
+				}
+				in := map[string]*interp.Tensor{"a": f32Tensor("a", []int64{512, 64}, func(i int64) float32 { return float32(i%19) - 9 })}
+				av := floats(in["a"])
+				var rows [4][]float32
+				for r := range rows {
+					rows[r] = av[r*128*64 : (r+1)*128*64]
+				}
+				w := make([]float32, 128*64)
+				for i := range w {
+					w[i] = api.w.value(rows, i)
+				}
+				closeTo(t, "out", floats(run(t, m, in)["out"]), w, 0)
+			})
+		}
 	}
 }
 

@@ -256,6 +256,9 @@ func tileOf(v tracer.Value, what, param string) (lower.Access, *lower.Mask, erro
 	if !ok {
 		return lower.Access{}, nil, typeErrorf("%s: %s must be a tile, not %s", what, param, v.Type())
 	}
+	if t.ind != nil {
+		return lower.Access{}, nil, notSupportedf("%s: %s is a vector_offset access pattern, which nisa.dma_copy reads and writes (a gather or a scatter); other instructions take static or scalar_offset views", what, param)
+	}
 	a, err := t.access()
 	return a, t.mask, err
 }

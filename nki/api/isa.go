@@ -21,6 +21,9 @@ var (
 
 // engineArg converts engine= (None, 0 or unknown_engine: def).
 func engineArg(v tracer.Value, def bir.Engine, what string, allowed ...bir.Engine) (bir.Engine, error) {
+	if m, ok := v.(*EnumMember); ok && m.eng != nil {
+		v = m.eng
+	}
 	switch e := v.(type) {
 	case nil, tracer.NoneType:
 		return def, nil
@@ -565,6 +568,9 @@ func init() {
 		if err := tracer.UnpackArgs("nisa.get_nc_version", args, kwargs); err != nil {
 			return nil, err
 		}
+		if st := current(th); st != nil {
+			return tracer.MakeInt(int64(st.k.NCVersion())), nil
+		}
 		return tracer.MakeInt(3), nil
 	}})
 	register(&Op{name: "nisa.tensor_tensor_scan", fn: isaTensorTensorScan})
@@ -572,10 +578,8 @@ func init() {
 	register(&Op{name: "nisa.scalar_tensor_tensor", fn: isaScalarTensorTensor})
 	register(&Op{name: "nisa.activation_reduce", fn: isaActivationReduce})
 	unsupported := map[string]string{
-		"tensor_scalar_reduce":    "TensorScalar's second output has no interpreter semantics",
-		"local_gather":            "GpSimd local gather has no interpreter semantics",
 		"dropout":                 "random numbers are not modelled by the compile pipeline",
-		"tensor_copy_dynamic_src": "it needs dynamic (register) offsets",
+		"tensor_copy_dynamic_src": "its source is indexed with a tile (a subscript that is only known when the kernel runs), which the legacy binding does not trace; the current API's nisa.tensor_copy with .ap(scalar_offset=...) does",
 		"builtin_custom_op":       "custom GpSimd operators cannot be run",
 	}
 	for name, why := range unsupported {
@@ -588,7 +592,7 @@ func isaModule(name string) *tracer.Module {
 	m := members("nisa.")
 	m["tensor_engine"], m["vector_engine"], m["scalar_engine"] = engTensor, engVector, engScalar
 	m["gpsimd_engine"], m["dma_engine"], m["unknown_engine"] = engGpSimd, engDMA, engUnknown
-	m["nc_version"] = &attrObject{name: "nc_version", attrs: map[string]tracer.Value{"gen2": tracer.MakeInt(2), "gen3": tracer.MakeInt(3)}}
+	m["nc_version"] = &attrObject{name: "nc_version", attrs: map[string]tracer.Value{"gen2": tracer.MakeInt(2), "gen3": tracer.MakeInt(3), "gen4": tracer.MakeInt(4)}}
 	return tracer.NewModule(name, m)
 }
 
@@ -771,7 +775,7 @@ func isaActivationReduce(th *tracer.Thread, args []tracer.Value, kwargs []tracer
 	if err != nil {
 		return nil, err
 	}
-	out, err := st.k.ActivationReduce(o.act, a, b, sc, red, rr, dt, mergeMasks(msk, m))
+	out, err := st.k.ActivationReduce(o.act, a, b, sc, red, rr, dt, mergeMasks(msk, m), nil)
 	if err != nil {
 		return nil, convert(err)
 	}

@@ -668,7 +668,7 @@ func makeTensor(th *tracer.Thread, what string, shape []int64, par int, dt bir.D
 		return newWhole(st, t, th.CallPos()), nil
 	}
 	var places []lower.Place
-	if buf.alloc != nil {
+	if buf.alloc != nil && !st.open {
 		if places, err = buf.alloc.places(th, buf, shape, par, dt); err != nil {
 			return nil, err
 		}
@@ -1144,30 +1144,20 @@ func init() {
 	// The rest of the nl page: no instruction narwhal can run, or a
 	// feature of NKI's runtime or simulator.
 	unsupported := map[string]string{
-		"cos":                    "the Scalar engine has no cosine (\"Support coming soon\" in NKI's activation table) and the interpreter none",
-		"tan":                    "no activation function or ALU operation computes it",
-		"trunc":                  "no activation function or ALU operation computes it",
-		"floor":                  "no activation function or ALU operation computes it",
-		"ceil":                   "no activation function or ALU operation computes it",
-		"fmod":                   "the ALU's mod is floored (nl.mod); a C-style remainder has no instruction",
-		"var":                    "write it with nisa.bn_stats and nisa.bn_aggr",
-		"all":                    "write it with nl.min over a 0/1 tile",
-		"dropout":                "random numbers are not modelled by the compile pipeline",
-		"rand":                   "random numbers are not modelled by the compile pipeline",
-		"random_seed":            "random numbers are not modelled by the compile pipeline",
-		"shared_constant":        "constant tensors from host data are not supported in kernels traced from Python",
-		"shared_identity_matrix": "constant tensors from host data are not supported in kernels traced from Python (build one with nisa.iota and nl.equal)",
-		"atomic_rmw":             "it needs indirect (dynamic) addressing of HBM",
-		"gather_flattened":       "it needs indirect (dynamic) addressing",
-		"all_reduce":             "collectives across SPMD programs are not supported",
-		"device_print":           "it prints in NKI's simulator; narwhal run --outputs writes tensors",
-		"loop_reduce":            "write the reduction with += (nl.add) in the loop",
-		"spmd_dim":               "the launch grid is given with --grid",
-		"nc":                     "the launch grid is given with --grid",
-		"static_cast":            "cast with dtype= on the operation",
-		"finfo":                  "not modelled",
-		"gemm_grid":              "not modelled",
-		"gemm_stationary_grid":   "not modelled",
+		"cos":                  "the Scalar engine has no cosine (\"Support coming soon\" in NKI's activation table) and the interpreter none",
+		"tan":                  "no activation function or ALU operation computes it",
+		"dropout":              "random numbers are not modelled by the compile pipeline",
+		"rand":                 "random numbers are not modelled by the compile pipeline",
+		"random_seed":          "random numbers are not modelled by the compile pipeline",
+		"atomic_rmw":           "it needs indirect (dynamic) addressing of HBM",
+		"gather_flattened":     "it needs indirect (dynamic) addressing",
+		"all_reduce":           "collectives across SPMD programs are not supported",
+		"device_print":         "it prints in NKI's simulator; narwhal run --outputs writes tensors",
+		"loop_reduce":          "write the reduction with += (nl.add) in the loop",
+		"spmd_dim":             "the launch grid is given with --grid",
+		"nc":                   "the launch grid is given with --grid",
+		"gemm_grid":            "not modelled",
+		"gemm_stationary_grid": "not modelled",
 	}
 	for name, why := range unsupported {
 		register(&Op{name: "nl." + name, why: why})
@@ -1176,6 +1166,11 @@ func init() {
 
 // languageModule builds neuronxcc.nki.language.
 func languageModule(name string) *tracer.Module {
+	return tracer.NewModule(name, languageMembers())
+}
+
+// languageMembers are neuronxcc.nki.language's names.
+func languageMembers() map[string]tracer.Value {
 	m := members("nl.")
 	for dt, n := range dtypeNames {
 		if dt == bir.Int64 || dt == bir.Uint64 || dt == bir.Float8E4M3FN {
@@ -1190,7 +1185,7 @@ func languageModule(name string) *tracer.Module {
 	m["fp32"] = &attrObject{name: "fp32", attrs: map[string]tracer.Value{"min": tracer.Float(-3.4028234663852886e38)}}
 	m["bfp16"] = &attrObject{name: "bfp16", attrs: map[string]tracer.Value{"min": tracer.Float(-3.3895313892515355e38)}}
 	m["NKIObject"] = nkiObjectClass
-	return tracer.NewModule(name, m)
+	return m
 }
 
 // nkiObjectClass is nl.NKIObject, a Go-defined class kernels subclass for

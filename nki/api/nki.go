@@ -154,16 +154,24 @@ func modules() map[string]*tracer.Module {
 	return out
 }
 
-// Import returns the NKI or numpy module of the dotted name
-// ("neuronxcc", "neuronxcc.nki", "neuronxcc.nki.language",
+// Import returns the NKI or numpy module of the dotted name: the legacy
+// API ("neuronxcc", "neuronxcc.nki", "neuronxcc.nki.language",
 // "neuronxcc.nki.isa", "neuronxcc.nki.compiler",
-// "neuronxcc.nki.compiler.sbuf", "neuronxcc.nki.typing", "numpy"), and
-// whether there is one. Each call builds a fresh module tree, so that
-// threads tracing concurrently share no mutable module; a package's
-// submodules are its attributes (neuronxcc.nki.language is
-// Import("neuronxcc") .nki.language). The current API's "nki" modules
-// come with issue 25.
+// "neuronxcc.nki.compiler.sbuf", "neuronxcc.nki.typing"), the current API
+// ("nki", "nki.language", "nki.isa", "nki.typing", "nki.collectives";
+// current.go) and "numpy", and whether there is one. Each call builds a
+// fresh module tree, so that threads tracing concurrently share no
+// mutable module (the values in it are immutable, or per trace); a
+// package's submodules are its attributes (neuronxcc.nki.language is
+// Import("neuronxcc") .nki.language).
 func Import(name string) (tracer.Value, bool) {
+	if name == "nki" || strings.HasPrefix(name, "nki.") {
+		m, ok := currentModules()[name]
+		if !ok {
+			return nil, false
+		}
+		return m, true
+	}
 	if !strings.HasPrefix(name, "neuronxcc") && name != "numpy" {
 		return nil, false
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/nki/tracer"
+	"github.com/narwhal-compiler/narwhal/numeric"
 )
 
 // The numpy ufuncs and the nl functions they stand for.
@@ -64,8 +65,14 @@ func numpyFunc(name, nl string) *Op {
 	return o
 }
 
+// numpyExtra are numpy's array constructors (hostarray.go).
+var numpyExtra = map[string]tracer.Value{}
+
 func numpyModule(name string) *tracer.Module {
 	m := map[string]tracer.Value{}
+	for n, v := range numpyExtra {
+		m[n] = v
+	}
 	for np, nl := range numpyUfuncs {
 		m[np] = numpyFunc(np, nl)
 	}
@@ -107,4 +114,17 @@ func numpyModule(name string) *tracer.Module {
 		return dtypeValue(dt), nil
 	})
 	return tracer.NewModule(name, m)
+}
+
+// roundVia rounds v to dt's values through fp32 (numeric's conversions).
+func roundVia(dt bir.Dtype, v float64) float64 {
+	bits, ok := numeric.FromFloat32(dt, float32(v))
+	if !ok {
+		return math.NaN()
+	}
+	f, ok := numeric.ToFloat32(dt, bits)
+	if !ok {
+		return math.NaN()
+	}
+	return float64(f)
 }

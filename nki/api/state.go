@@ -29,6 +29,11 @@ type state struct {
 	// same call in every program makes one tensor.
 	shared      map[sharedKey]*lower.Tensor
 	sharedCount map[tracer.Pos]int
+
+	// whiles are the `while reg:` loops being traced (register.go).
+	whiles []openWhile
+	// open: direct allocations are ignored (KernelCall.OpenPlacements).
+	open bool
 }
 
 type sharedKey struct {

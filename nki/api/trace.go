@@ -10,27 +10,29 @@ package api
 // iterator inside a new kept BIR loop. The loop is unrolled instead (the
 // run rolled back: its Python effects by the tracer, its instructions,
 // tiles and loops by lower.Kernel.AbortLoop; then the body runs once per
-// iteration with a concrete int) when
+// iteration with a concrete int) by the rule of the package that made the
+// range (Range.rule; docs/nki.md "The loop rule"):
 //
-//   - the run needed the iterator's value (a NeedConcrete involving the
-//     loop: `if i == 0:`, range(i), a list index, a mask the predicate
-//     split cannot express);
-//   - the body left by break or return;
-//   - the body's Python effects depend on the iteration: it mutated a
-//     container that existed before the loop (list.append), rebound a
-//     variable of a Python value (int, float, str, tuple ...) to a
-//     different value (`off += 128`, `first = False`), or rebound a
-//     variable whose previous tile or index it read (`acc = acc + x`: a
-//     value carried from one iteration to the next through Python).
+//   - both rules: when the run needed the iterator's value (a NeedConcrete
+//     involving the loop: `if i == 0:`, range(i), a list index, a mask the
+//     predicate split cannot express), or left by break or return;
+//   - the current API's Python-consistent rule also when the body's Python
+//     effects depend on the iteration: it mutated a container that existed
+//     before the loop (list.append), rebound a variable of a Python value
+//     (int, float, str, tuple ...) to a different value (`off += 128`,
+//     `first = False`), or rebound a variable whose previous tile or index
+//     it read (`acc = acc + x`: a value carried from one iteration to the
+//     next through Python).
 //
+// The legacy rule is neuronxcc.nki's "traced once": the Python effects of
+// the one run stand (a counter advanced in the body advances once).
 // Rebinding a variable to a fresh tile or index without reading its old
 // value (i_p = nl.mgrid[...] in every loop, x = nl.load(...)) keeps the
-// loop. This is the legacy NKI tracer's behaviour (it traced affine_range
-// bodies once), made safe where Python semantics would differ. A known
-// cost: a Python `for j in range(n)` inside a kept body that reuses a loop
-// variable name from before the loop (j bound to another int before)
-// counts as a rebinding to a different value and unrolls the outer loop;
-// the tracer reports no reads of variables (docs/nki.md).
+// loop under both. A known cost of the current rule: a Python
+// `for j in range(n)` inside a kept body that reuses a loop variable name
+// from before the loop (j bound to another int before) counts as a
+// rebinding to a different value and unrolls the outer loop; the tracer
+// reports no reads of variables (docs/nki.md).
 //
 // nl.static_range and Python's range always unroll (Python iterates).
 //
@@ -64,9 +66,32 @@ import (
 type Range struct {
 	kind              string
 	start, stop, step int64
+	rule              loopRule
 }
 
+// loopRule is the rule a kept-loop candidate follows (docs/nki.md, "The
+// loop rule"): the package that made the range decides it.
+type loopRule uint8
+
+const (
+	// ruleLegacy is neuronxcc.nki's: the body is traced once with the
+	// symbolic iterator and its Python effects are those of that one run
+	// (the NKI 0.2 migration guide: "loops were only executed once by the
+	// Python evaluator"); the loop unrolls only when the trace cannot go
+	// on without the iterator's value, or leaves by break or return.
+	ruleLegacy loopRule = iota
+	// rulePython is the current nki package's: the loop is kept only when
+	// keeping it computes what Python computes ("The behavior of loops and
+	// branching is consistent with regular Python"): also when the body's
+	// Python effects depend on the iteration, it unrolls.
+	rulePython
+)
+
 func newRange(th *tracer.Thread, kind string, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
+	return newRangeRule(th, kind, ruleLegacy, args, kwargs)
+}
+
+func newRangeRule(th *tracer.Thread, kind string, rule loopRule, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
 	var n []int64
 	for _, a := range args {
 		v, err := tracer.AsInt64(th, a)
@@ -82,7 +107,7 @@ func newRange(th *tracer.Thread, kind string, args []tracer.Value, kwargs []trac
 		// NKI's loop options (multi_buffer=, ...) do not change values.
 		_ = kw
 	}
-	r := &Range{kind: kind, step: 1}
+	r := &Range{kind: kind, step: 1, rule: rule}
 	switch len(n) {
 	case 1:
 		r.stop = n[0]
@@ -136,11 +161,15 @@ func (r *Range) TraceLoop(th *tracer.Thread, body tracer.LoopBody) error {
 	st.k.SetPos(birPos(body.Pos()))
 	cp := body.Checkpoint()
 	c0 := st.tick()
+	nw := len(st.whiles)
 	l, err := st.k.BeginLoop(body.Target(), r.start, r.stop, r.step)
 	if err != nil {
 		return convert(err)
 	}
 	exit, err := body.Run(&Index{x: l.Iter(), st: st})
+	if err == nil && len(st.whiles) > nw {
+		err = st.checkWhiles()
+	}
 	if err == nil {
 		err = convert(st.k.EndLoop(l))
 	}
@@ -149,10 +178,11 @@ func (r *Range) TraceLoop(th *tracer.Thread, body tracer.LoopBody) error {
 		unroll = true
 	} else if err == nil && exit != tracer.LoopNormal {
 		unroll = true
-	} else if err == nil && st.pythonDependent(th, body.Effects(cp), c0) {
+	} else if err == nil && r.rule == rulePython && st.pythonDependent(th, body.Effects(cp), c0) {
 		unroll = true
 	}
 	if unroll {
+		st.whiles = st.whiles[:nw]
 		body.Rollback(cp)
 		st.k.AbortLoop(l)
 		return r.unroll(body)
@@ -200,11 +230,12 @@ func (st *state) pythonDependent(th *tracer.Thread, eff tracer.Effects, c0 uint6
 			if b.used > c0 {
 				return true
 			}
-		case *Grid, *Range, *Op, *Dtype, *Buffer, *Engine, *DS, *tracer.Function, *tracer.Builtin, *tracer.Module, *JitKernel:
+		case *Grid, *Range, *Op, *Dtype, *Buffer, *Engine, *DS, *tracer.Function, *tracer.Builtin, *tracer.Module, *JitKernel, *DynRange, *Directive:
 			// Values that are not iteration state.
 		default:
 			switch rb.After.(type) {
-			case *Tensor, *Index, *Mask, *Grid:
+			case *Tensor, *Index, *Mask, *Grid, *VirtualRegister:
+				// A fresh NKI value bound in every iteration.
 				continue
 			}
 			eq, err := tracer.Equal(th, rb.Before, rb.After)
@@ -245,6 +276,13 @@ type KernelCall struct {
 	Grid []int64
 	// Arch is the target machine ("" for the default).
 	Arch string
+	// OpenPlacements traces the kernel with its direct allocations
+	// ignored (nl.ndarray's address=, ncc.sbuf/psum.mod_alloc and alloc):
+	// every tile left to the memory planner. Compiling a kernel both ways
+	// compares the kernel's placements with the planner's (makespan,
+	// peak); the planner's own report (passes/alloc, "Fixed placements")
+	// gives the per-tile comparison in one compile.
+	OpenPlacements bool
 }
 
 // IO names one output of the module: Key is the output key ("return",
@@ -322,7 +360,7 @@ func traceOnce(th *tracer.Thread, call KernelCall, name string, unrolled map[int
 	if p, ok := call.Fn.(*tracer.Function); ok {
 		k.SetPos(birPos(p.Pos()))
 	}
-	st := &state{k: k, grid: slices.Clone(call.Grid), readAt: map[*lower.Tensor]uint64{}}
+	st := &state{k: k, grid: slices.Clone(call.Grid), readAt: map[*lower.Tensor]uint64{}, open: call.OpenPlacements}
 	if len(unrolled) > 0 {
 		st.shared, st.sharedCount = map[sharedKey]*lower.Tensor{}, map[tracer.Pos]int{}
 	}
@@ -349,6 +387,9 @@ func traceOnce(th *tracer.Thread, call KernelCall, name string, unrolled map[int
 	if err := st.launch(th, call.Fn, args, 0, unrolled, &rets); err != nil {
 		return nil, nil, err
 	}
+	if err := st.checkWhiles(); err != nil {
+		return nil, nil, err
+	}
 	returns, err := st.returns(th, rets)
 	if err != nil {
 		return nil, nil, err
@@ -358,6 +399,9 @@ func traceOnce(th *tracer.Thread, call KernelCall, name string, unrolled map[int
 		return nil, nil, convert(err)
 	}
 	if err := verify.Module(m, verify.Options{}); err != nil {
+		if fe := fixedOverlap(k, err); fe != nil {
+			return nil, nil, fe
+		}
 		return nil, nil, fmt.Errorf("the traced kernel %s does not verify: %w", name, err)
 	}
 	res := &TraceResult{}
@@ -369,6 +413,33 @@ func traceOnce(th *tracer.Thread, call KernelCall, name string, unrolled map[int
 		res.Written = append(res.Written, IO(io))
 	}
 	return m, res, nil
+}
+
+// fixedOverlap turns the verifier's overlap diagnostic about a tile the
+// kernel placed (address=, mod_alloc) into the kernel's error: an
+// NKIError at the instruction where both tiles are live, naming the line
+// that placed the tile.
+func fixedOverlap(k *lower.Kernel, err error) error {
+	var ve *verify.Error
+	if !errors.As(err, &ve) || len(ve.Diags()) == 0 {
+		return nil
+	}
+	d := ve.Diags()[0]
+	if d.Rule != "overlap" {
+		return nil
+	}
+	t := k.FixedTensorOfLoc(d.Loc)
+	if t == nil {
+		return nil
+	}
+	e := &tracer.Error{Kind: lower.KindNKI, Code: diag.KernelAPI,
+		Msg: fmt.Sprintf("the tile %s placed at %s overlaps a tile live at the same time: %s", t.Name, t.MadeAt, d.Msg)}
+	if d.Pos.IsKnown() {
+		e.Pos = tracerPos(d.Pos)
+	} else {
+		e.Pos = tracerPos(t.MadeAt)
+	}
+	return e
 }
 
 // launch calls fn for every program of grid dimensions d.. (kept loops,

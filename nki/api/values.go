@@ -27,6 +27,7 @@ type Tensor struct {
 	res  *lower.Result
 	view *lower.Access
 	mask *lower.Mask // an operand mask (tile[i_f < 64]) for the matmul APIs
+	ind  *indirect   // a vector_offset view (ap.go): nisa.dma_copy's only
 	made tracer.Pos
 }
 
@@ -345,6 +346,10 @@ func (v *Tensor) Attr(th *tracer.Thread, name string) (tracer.Value, error) {
 			}
 			return v.viewAs(th, dt)
 		}), nil
+	case "ap":
+		return tracer.NewBuiltin("ap", func(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {
+			return v.apView(th, args, kwargs)
+		}), nil
 	case "buffer":
 		if v.res != nil && !v.res.Done() {
 			return &Buffer{name: v.res.Mem.String(), mem: v.res.Mem}, nil
@@ -356,7 +361,7 @@ func (v *Tensor) Attr(th *tracer.Thread, name string) (tracer.Value, error) {
 
 // AttrNames lists the attributes.
 func (v *Tensor) AttrNames() []string {
-	return []string{"broadcast_to", "buffer", "dtype", "itemsize", "ndim", "reshape", "shape", "size", "view"}
+	return []string{"ap", "broadcast_to", "buffer", "dtype", "itemsize", "ndim", "reshape", "shape", "size", "view"}
 }
 
 func (v *Tensor) reshape(th *tracer.Thread, args []tracer.Value, kwargs []tracer.Kwarg) (tracer.Value, error) {

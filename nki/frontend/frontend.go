@@ -37,6 +37,11 @@ type Options struct {
 	Path []string
 	// Log receives the kernel's print() output (nil drops it).
 	Log io.Writer
+	// OpenPlacements traces the kernel with its direct allocations
+	// (address=, ncc.sbuf/psum.mod_alloc) ignored, every tile left to the
+	// memory planner (--open-placements): compiling a kernel both ways
+	// compares its placements with the planner's.
+	OpenPlacements bool
 }
 
 // TensorSpec is one tensor parameter's dtype and shape.

@@ -247,3 +247,38 @@ func BenchmarkLoad_Suite(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*lines)*1000, "ns/1000lines")
 	b.ReportMetric(float64(len(jobs)), "kernels")
 }
+
+// TestLoad_OpenPlacements: --open-placements traces a kernel's direct
+// allocations as placement-open tiles.
+func TestLoad_OpenPlacements(t *testing.T) {
+	src := `import nki
+import nki.language as nl
+import nki.isa as nisa
+
+@nki.jit
+def k(a):
+    out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf, address=(0, 1024))
+    nisa.dma_copy(dst=t, src=a)
+    nisa.dma_copy(dst=out, src=t)
+    return out
+`
+	dir := writeTree(t, map[string]string{"k.py": src})
+	for _, open := range []bool{false, true} {
+		m, _, err := load(t, filepath.Join(dir, "k.py"), Options{Tensors: a128, OpenPlacements: open})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fixed := 0
+		for _, f := range m.Funcs {
+			for l := range f.NumLocs() {
+				if lc := f.Loc(bir.LocID(l)); lc.Allocated && (lc.Type == bir.MemSB || lc.Type == bir.MemPSUM) {
+					fixed++
+				}
+			}
+		}
+		if (fixed > 0) == open {
+			t.Errorf("OpenPlacements %v: %d fixed on-chip locations", open, fixed)
+		}
+	}
+}

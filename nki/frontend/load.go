@@ -150,7 +150,7 @@ func listOr(names []string) string {
 
 // bind matches the options to the kernel's parameters.
 func bind(th *tracer.Thread, path string, mod *tracer.Module, name string, fn tracer.Value, opts Options) (api.KernelCall, *Kernel, error) {
-	call := api.KernelCall{File: path, Name: name, Fn: fn, Grid: opts.Grid, Arch: opts.Arch}
+	call := api.KernelCall{File: path, Name: name, Fn: fn, Grid: opts.Grid, Arch: opts.Arch, OpenPlacements: opts.OpenPlacements}
 	desc := &Kernel{Name: name, File: path}
 	pf, ok := fn.(*tracer.Function)
 	if !ok {

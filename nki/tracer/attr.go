@@ -209,7 +209,17 @@ func setAttr(th *Thread, v Value, name string, x Value) error {
 func delAttr(th *Thread, v Value, name string) error {
 	switch o := v.(type) {
 	case *Instance:
+		if da := o.class.userLookup("__delattr__"); da != nil {
+			_, err := callMethod(th, o, da, []Value{String(name)}, nil)
+			return err
+		}
 		if cv, _ := o.class.lookup(name); cv != nil {
+			if d, ok := cv.(*Instance); ok {
+				if del := d.class.userLookup("__delete__"); del != nil {
+					_, err := callMethod(th, d, del, []Value{o}, nil)
+					return err
+				}
+			}
 			if p, ok := cv.(*Property); ok {
 				if p.Del == nil {
 					return Errorf("AttributeError", "property '%s' of '%s' object has no deleter", name, o.class.name)

@@ -483,6 +483,9 @@ func makeClass(th *Thread, name, qualname, module string, bases []*Class, ns *st
 	if len(bases) == 0 {
 		bases = []*Class{objectClass}
 	}
+	if _, ok := ns.m["__getattribute__"]; ok {
+		return nil, NotSupportedf("classes defining __getattribute__ are not supported (class %s; __getattr__ is)", name)
+	}
 	c := &Class{name: name, qualname: qualname, module: module, bases: bases, dict: ns, serial: nextSerial(), th: th}
 	for _, b := range bases {
 		if b.immutable && b.newFn == nil && !b.isExc && b != objectClass {

@@ -47,6 +47,14 @@ func TestError_KindMessagePosition(t *testing.T) {
 		{"os attr", "import os\nos.listdir('.')\n", "NotSupported", "os.listdir is not supported in a kernel", "bad.py:2:1", "NW421"},
 		{"await", "async def f():\n    await g()\n", "NotSupported", "async def is not supported", "bad.py:1:1", "NW421"},
 		{"module", "import torch\n", "ModuleNotFoundError", "No module named 'torch'", "bad.py:1:8", "NW420"},
+		// What CPython's compiler (not its parser) refuses: a syntax error,
+		// NW206, reported before any of the module runs.
+		{"return outside", "print('ran')\nreturn 3\n", "SyntaxError", "'return' outside function", "bad.py:2:1", "NW206"},
+		{"return in class", "class C:\n    return 1\n", "SyntaxError", "'return' outside function", "bad.py:2:5", "NW206"},
+		{"break outside", "x = 1\nbreak\n", "SyntaxError", "'break' outside loop", "bad.py:2:1", "NW206"},
+		{"continue in else", "for i in []:\n    pass\nelse:\n    continue\n", "SyntaxError", "'continue' not properly in loop", "bad.py:4:5", "NW206"},
+		{"break in a function in a loop", "for i in [1]:\n    def f():\n        break\n", "SyntaxError", "'break' outside loop", "bad.py:3:9", "NW206"},
+		{"nonlocal", "nonlocal x\n", "SyntaxError", "nonlocal declaration not allowed at module level", "bad.py:1:1", "NW206"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -84,7 +84,10 @@ func (th *Thread) eval1(fr *frame, e syntax.Expr) (Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		return Binary(th, n.Op, x, y)
+		prev := fr.dispatchAt(n)
+		v, err := Binary(th, n.Op, x, y)
+		fr.call = prev
+		return v, err
 	case *syntax.Compare:
 		return th.evalCompare(fr, n)
 	case *syntax.Subscript:
@@ -96,7 +99,10 @@ func (th *Thread) eval1(fr *frame, e syntax.Expr) (Value, error) {
 		if err != nil {
 			return nil, err
 		}
-		return getIndex(th, x, k)
+		prev := fr.dispatchAt(n)
+		v, err := getIndex(th, x, k)
+		fr.call = prev
+		return v, err
 	case *syntax.UnaryOp:
 		x, err := th.eval(fr, n.Operand)
 		if err != nil {
@@ -109,7 +115,10 @@ func (th *Thread) eval1(fr *frame, e syntax.Expr) (Value, error) {
 			}
 			return Bool(!t), nil
 		}
-		return Unary(th, n.Op, x)
+		prev := fr.dispatchAt(n)
+		v, err := Unary(th, n.Op, x)
+		fr.call = prev
+		return v, err
 	case *syntax.BoolOp:
 		var v Value
 		for i, x := range n.Values {
@@ -467,7 +476,9 @@ func (th *Thread) evalCompare(fr *frame, n *syntax.Compare) (Value, error) {
 			}
 			r = Bool(ok == (op == syntax.In))
 		default:
+			prev := fr.dispatchAt(n)
 			r, err = Compare(th, op, x, y)
+			fr.call = prev
 			if err != nil {
 				return nil, th.stamp(fr, err, n.Comparators[i])
 			}

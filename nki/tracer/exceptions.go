@@ -18,15 +18,25 @@ import (
 // Error codes (registered by package diag).
 const (
 	CodePythonError  = "NW420" // a Python exception escaped the kernel
-	CodeNotSupported = "NW421" // a construct narwhal does not support (or a trace limit)
+	CodeNotSupported = "NW421" // a construct narwhal does not support
 	CodeNKIError     = "NW422" // the kernel breaks an NKI API rule
+	CodeLimit        = "NW423" // the trace exceeds its budget (steps)
+	CodeSyntax       = "NW206" // the file is not valid Python (what CPython's compiler refuses)
 )
 
 // codeForKind returns the diag code of an error kind.
 func codeForKind(kind string) string {
 	switch kind {
-	case "NotSupported", "LimitExceeded":
+	case "NotSupported":
 		return CodeNotSupported
+	case "LimitExceeded":
+		return CodeLimit
+	case "SyntaxError", "IndentationError", "TabError":
+		// What CPython's compiler refuses beyond the parser ('return'
+		// outside function, duplicate arguments, a module-level nonlocal)
+		// is the same mistake as a parse error: the file is not valid
+		// Python.
+		return CodeSyntax
 	case "NKIError":
 		return CodeNKIError
 	}

@@ -191,7 +191,10 @@ func (th *Thread) assign(fr *frame, t syntax.Expr, v Value) error {
 		if err != nil {
 			return err
 		}
-		if err := setIndex(th, obj, k, v); err != nil {
+		prev := fr.dispatchAt(n)
+		err = setIndex(th, obj, k, v)
+		fr.call = prev
+		if err != nil {
 			return th.stamp(fr, err, n)
 		}
 		return nil
@@ -268,6 +271,10 @@ func (th *Thread) augAssign(fr *frame, n *syntax.AugAssign) error {
 	if err != nil {
 		return err
 	}
+	// The operator's dispatch (and the store it makes) happens at the
+	// statement: an NKI value it reaches stamps what it emits with it.
+	prev := fr.dispatchAt(n)
+	defer func() { fr.call = prev }()
 	switch t := n.Target.(type) {
 	case *syntax.Name:
 		b := fr.nodeBinding(t)

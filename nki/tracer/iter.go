@@ -24,7 +24,7 @@ func (th *Thread) tick() error {
 			th.defaults()
 			return nil
 		}
-		return &Error{Kind: "LimitExceeded", Code: "NW421",
+		return &Error{Kind: "LimitExceeded", Code: CodeLimit,
 			Msg: "the trace exceeded its budget of " + itoa(th.maxSteps) + " evaluation steps (ThreadOptions.MaxSteps): a loop that does not end, or a program too long to trace"}
 	}
 	return nil

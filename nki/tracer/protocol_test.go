@@ -150,6 +150,7 @@ func (e *protoEnv) module() *Module {
 			e.calls = append(e.calls, th.CallPos())
 			return None, nil
 		}),
+		"posrec": &posRec{e: e},
 	})
 }
 
@@ -429,6 +430,62 @@ x = [where(), where()]
 	for i, w := range want {
 		if env.calls[i].String() != w {
 			t.Errorf("call %d at %s, want %s", i, env.calls[i], w)
+		}
+	}
+}
+
+// posRec records CallPos in every operator protocol it implements.
+type posRec struct{ e *protoEnv }
+
+func (p *posRec) Type() string         { return "posrec" }
+func (p *posRec) String() string       { return "posrec" }
+func (p *posRec) Truth() (bool, error) { return true, nil }
+func (p *posRec) rec(th *Thread) (Value, error) {
+	p.e.calls = append(p.e.calls, th.CallPos())
+	return p, nil
+}
+func (p *posRec) Binary(th *Thread, op syntax.Operator, other Value, right bool) (Value, error) {
+	return p.rec(th)
+}
+func (p *posRec) Unary(th *Thread, op syntax.UnaryOpKind) (Value, error) { return p.rec(th) }
+func (p *posRec) Compare(th *Thread, op syntax.CmpOp, other Value, right bool) (Value, error) {
+	return p.rec(th)
+}
+func (p *posRec) Index(th *Thread, key Value) (Value, error) { return p.rec(th) }
+func (p *posRec) SetIndex(th *Thread, key, v Value) error {
+	_, err := p.rec(th)
+	return err
+}
+func (p *posRec) Inplace(th *Thread, op syntax.Operator, other Value) (Value, error) {
+	return p.rec(th)
+}
+
+// TestThread_CallPosOperators: while a value's operator protocol runs,
+// CallPos names the operator's expression (or the statement of an
+// augmented assignment or an item store), not the last call.
+func TestThread_CallPosOperators(t *testing.T) {
+	src := `from fake import posrec as p, where
+where()
+a = p + 1
+b = 2 * p
+c = -p
+d = p < 3
+e = p[1:2]
+p[0] = 5
+q = p
+q += 4
+`
+	var env protoEnv
+	if _, err := env.run(t, src); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"k.py:2:1", "k.py:3:5", "k.py:4:5", "k.py:5:5", "k.py:6:5", "k.py:7:5", "k.py:8:1", "k.py:10:1"}
+	if len(env.calls) != len(want) {
+		t.Fatalf("calls %v, want %v", env.calls, want)
+	}
+	for i, w := range want {
+		if env.calls[i].String() != w {
+			t.Errorf("dispatch %d at %s, want %s", i, env.calls[i], w)
 		}
 	}
 }

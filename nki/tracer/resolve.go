@@ -57,6 +57,7 @@ type scope struct {
 	name   string
 	node   syntax.Node
 
+	loops     int             // for/while bodies the walk is inside (break and continue need one)
 	bound     map[string]bool // names assigned in this scope
 	globals   map[string]bool
 	nonlocals map[string]bool
@@ -205,8 +206,19 @@ func (r *resolved) stmt(s *scope, st syntax.Stmt) {
 		r.scopes[n] = cs
 		r.stmts(cs, n.Body)
 	case *syntax.Return:
+		if s.kind != scopeFunction {
+			r.fail(n, "SyntaxError", "'return' outside function")
+		}
 		if n.Value != nil {
 			r.expr(s, n.Value)
+		}
+	case *syntax.Break:
+		if s.loops == 0 {
+			r.fail(n, "SyntaxError", "'break' outside loop")
+		}
+	case *syntax.Continue:
+		if s.loops == 0 {
+			r.fail(n, "SyntaxError", "'continue' not properly in loop")
 		}
 	case *syntax.Delete:
 		for _, t := range n.Targets {
@@ -234,11 +246,15 @@ func (r *resolved) stmt(s *scope, st syntax.Stmt) {
 	case *syntax.For:
 		r.expr(s, n.Iter)
 		r.target(s, n.Target)
+		s.loops++
 		r.stmts(s, n.Body)
+		s.loops--
 		r.stmts(s, n.OrElse)
 	case *syntax.While:
 		r.expr(s, n.Test)
+		s.loops++
 		r.stmts(s, n.Body)
+		s.loops--
 		r.stmts(s, n.OrElse)
 	case *syntax.If:
 		r.expr(s, n.Test)

@@ -142,6 +142,18 @@ func (th *Thread) CallPos() Pos {
 	return Pos{}
 }
 
+// dispatchAt marks n as the expression whose operator (a binary or unary
+// operator, a comparison, a subscript, an augmented assignment, an item
+// store) the frame is dispatching, so that CallPos names it while a value's
+// protocol method runs (an NKI tile's `a + b` stamps its instruction with
+// the operator's position, not the last call's). It returns the previous
+// mark, which the caller restores (fr.call = prev).
+func (fr *frame) dispatchAt(n syntax.Node) syntax.Node {
+	prev := fr.call
+	fr.call = n
+	return prev
+}
+
 // Pos returns the position of the statement the innermost frame is
 // executing.
 func (th *Thread) Pos() Pos {

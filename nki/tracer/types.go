@@ -161,6 +161,22 @@ var objectMethods = map[string]methodFn{
 		}
 		return None, setAttr(th, recv, name, args[1])
 	},
+	"__delattr__": func(th *Thread, recv Value, args []Value, kwargs []Kwarg) (Value, error) {
+		if len(args) != 1 {
+			return nil, Errorf("TypeError", "expected 1 argument, got %d", len(args))
+		}
+		name, ok := AsString(args[0])
+		if !ok {
+			return nil, Errorf("TypeError", "attribute name must be string, not '%s'", args[0].Type())
+		}
+		if o, ok := recv.(*Instance); ok {
+			if !delNS(th, o.serial, o.dict, name) {
+				return nil, Errorf("AttributeError", "'%s' object has no attribute '%s'", o.class.name, name)
+			}
+			return None, nil
+		}
+		return None, delAttr(th, recv, name)
+	},
 	"__getattribute__": func(th *Thread, recv Value, args []Value, kwargs []Kwarg) (Value, error) {
 		if len(args) != 1 {
 			return nil, Errorf("TypeError", "expected 1 argument, got %d", len(args))

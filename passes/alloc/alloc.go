@@ -97,6 +97,9 @@ type Stats struct {
 	Blocks    blockStats
 	Spills    SpillStats
 	Modulo    ModuloStats
+	// Fixed compares the placements kernels chose with the planner's
+	// (fixed.go), per function with pinned locations.
+	Fixed []FixedStats
 }
 
 // Allocate places every on-chip location of m.
@@ -155,7 +158,7 @@ func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline 
 	for l := 0; l < f.NumLocs(); l++ {
 		if lc := f.Loc(bir.LocID(l)); !lc.Dead && lc.Type == bir.MemOnChip {
 			// The input's, under --passes without infer_psum_tensor.
-			return diag.Wrap(diag.Stage, &bir.PosError{Pos: f.LocPos(bir.LocID(l)), Err: fmt.Errorf("function %s, location %s: memory type OnChip (placement open): run infer_psum_tensor first", f.Name, lc.Name)})
+			return diag.Wrap(diag.Stage, f.LocErrorf(bir.LocID(l), "memory type OnChip (placement open): run infer_psum_tensor first"))
 		}
 	}
 	if hasLoops(f) {
@@ -212,6 +215,9 @@ func allocateFunction(f *bir.Function, g [numMems]geometry, allocator, baseline 
 				mm.addFunction(md, items, res)
 			}
 			record(f, items, res, g, allocator, baseline, opt, st)
+			if fs := compareFixed(f, md, items, res, g, allocator, opt); fs != nil {
+				st.Fixed = append(st.Fixed, *fs)
+			}
 			return nil
 		}
 		if !straight {
@@ -377,6 +383,17 @@ type FitError struct {
 // ErrorCode is diag.DoesNotFit.
 func (e *FitError) ErrorCode() string { return diag.DoesNotFit }
 
+// ErrorSubject is what the error is about as data: the function and the
+// largest location live at the worst instant (its first access is the
+// position the pass manager reports).
+func (e *FitError) ErrorSubject() *bir.Subject {
+	s := &bir.Subject{Func: e.Func, Inst: bir.NoInst, Tensor: bir.NoTensor, Loc: bir.NoLoc}
+	if len(e.Live) > 0 {
+		s.Loc = e.Live[0].Loc
+	}
+	return s
+}
+
 // LiveLoc is one location of a live set.
 type LiveLoc struct {
 	Name        string // location
@@ -385,6 +402,7 @@ type LiveLoc struct {
 	Bytes       int64  // bytes per partition as placed
 	First, Last string // instructions of the live interval's ends
 	Pos         string // source position of the first access (file:line:col), "" when unknown
+	Loc         bir.LocID
 }
 
 func (e *FitError) Error() string {
@@ -446,7 +464,7 @@ func liveSet(md *model, items []item) []LiveLoc {
 	for _, it := range items {
 		if it.lo <= at && at <= it.hi {
 			lc := f.Loc(it.loc)
-			ll := LiveLoc{Name: lc.Name, Tensor: f.Tensor(lc.Tensor).Name, Partitions: int64(it.parts), Bytes: it.size}
+			ll := LiveLoc{Loc: it.loc, Name: lc.Name, Tensor: f.Tensor(lc.Tensor).Name, Partitions: int64(it.parts), Bytes: it.size}
 			if md.flags[it.loc]&lfUsed != 0 {
 				first := md.firstInst[it.loc]
 				ll.First, ll.Last = f.InstName(first), f.InstName(md.lastInst[it.loc])
@@ -601,7 +619,14 @@ func runAlloc(ctx *pass.Context) error {
 		name := strings.ToLower(memNames[mem])
 		ctx.Count(name+"_locations", int64(ms.Locations))
 		ctx.Count(name+"_peak", ms.Peak)
-		ctx.Count(name+"_packed_peak", ms.PackPeak)
+		if ms.PackUnknown {
+			// Not computed (more than PackModelLimit locations: the spread
+			// sweep alone places them): the counter says how many, the
+			// packed peak is absent rather than 0.
+			ctx.Count(name+"_packed_peak_not_computed", int64(ms.Locations))
+		} else {
+			ctx.Count(name+"_packed_peak", ms.PackPeak)
+		}
 		ctx.Count(name+"_max_live", ms.MaxLive)
 		ctx.Count(name+"_budget", ms.Budget)
 		if mem == memPSUM {
@@ -627,6 +652,9 @@ func runAlloc(ctx *pass.Context) error {
 		ctx.Count("createLocalTensors.split", int64(b.Split))
 	}
 	ctx.AddReport("Allocation:", reportText(st))
+	if len(st.Fixed) > 0 {
+		ctx.AddReport("Fixed placements (the kernel's, beside the planner's):", fixedText(st.Fixed))
+	}
 	return nil
 }
 
@@ -641,7 +669,7 @@ func reportText(st Stats) string {
 			return fmt.Sprintf("%.3f", float64(x)/float64(ms.MaxLive))
 		}
 		if ms.PackUnknown {
-			fmt.Fprintf(&b, " %-4s %s: max-live %d, packed peak not computed (more than %d locations placed by the spread sweep alone)", memNames[mem], st.Allocator, ms.MaxLive, packModelLimit)
+			fmt.Fprintf(&b, " %-4s %s: max-live %d, packed peak not computed (more than %d locations placed by the spread sweep alone)", memNames[mem], st.Allocator, ms.MaxLive, PackModelLimit)
 		} else {
 			fmt.Fprintf(&b, " %-4s %s: max-live %d, packed peak %d (peak/max-live %s)", memNames[mem], st.Allocator, ms.MaxLive, ms.PackPeak, ratio(ms.PackPeak))
 		}

@@ -38,7 +38,7 @@
 //     (time-ordered, O(n log n), near linear on unrolled kernels) with the
 //     reuse policy oldest-freed below the current peak; where its peak is
 //     more than slack (2%) above max-live and the problem has at most
-//     packModelLimit locations, pack.Solve2D (greedy-by-size, then the
+//     PackModelLimit locations, pack.Solve2D (greedy-by-size, then the
 //     exact search under the node budget exact_nodes) minimizes the peak
 //     by bisection; where it exceeds the capacity, Solve2D fits it. Then,
 //     under the default reuse policy spread, the placement used is
@@ -65,13 +65,14 @@
 //     grows only when nothing fits): the compact placement's policy.
 //   - best-fit: the smallest region that fits (a classic free list).
 //
-// Measured with issue 13's scheduler (makespan in ns, default sizes,
-// trn2): tensor_add 110113 spread / 248684 oldest-freed / 248684 best-fit
-// / 248684 linear-scan; matmul 51170 / 145450 / 145450 / 145450; softmax
-// 50990 / 75878 / 99273 / 74618; rmsnorm 53083 / 100807 / 100807 / 83397;
-// attention 28295 / 39286 / 41806 / 54456; residual 123580 / 167470 /
-// 213661 / 169770. Spread costs address space (its peak grows toward the
-// capacity), never fit: a spread placement that does not fit is not used.
+// Measured with the default pipeline (makespan in ns, default sizes,
+// trn2; docs/memplan.md has every built-in): tensor_add 44859 spread /
+// 77721 oldest-freed / 77721 best-fit / 77721 linear-scan; matmul 21436 /
+// 42872 / 42872 / 42872; softmax 16797 / 24589 / 30888 / 23329; rmsnorm
+// 19590 / 32935 / 32935 / 32108; attention 16373 / 16490 / 22169 / 25963;
+// residual 55195 / 64892 / 76890 / 67192. Spread costs address space (its
+// peak grows toward the capacity), never fit: a spread placement that
+// does not fit is not used.
 package alloc
 
 import (
@@ -221,10 +222,10 @@ func toPack(items []item) []pack.Tensor {
 	return ts
 }
 
-// packModelLimit bounds the locations of a memory for which pack's
+// PackModelLimit bounds the locations of a memory for which pack's
 // model-based solver (greedy-by-size, the exact search) is tried when the
 // sweep's peak is not within the slack of max-live.
-const packModelLimit = 20_000
+const PackModelLimit = 20_000
 
 // solvePack places items with package pack, in two steps:
 //
@@ -237,14 +238,14 @@ const packModelLimit = 20_000
 //     the node budget).
 //  2. Under ReuseSpread (the default), Sweep2D again with reuse put off
 //     until the capacity: its placement is used when it fits, else the
-//     compact one. Past packModelLimit locations the spread sweep runs
+//     compact one. Past PackModelLimit locations the spread sweep runs
 //     first and, when it fits, alone (the packed peak is then not
 //     reported): one sweep instead of two on the largest modules.
 //
 // The result's peak is the placement's, packPeak the compact one's.
 func solvePack(items []item, g geometry, nodes int64, policy pack.ReusePolicy, slack float64) (solveResult, error) {
 	p := toProblem(items, g)
-	if policy == pack.ReuseSpread && len(items) > packModelLimit {
+	if policy == pack.ReuseSpread && len(items) > PackModelLimit {
 		// Large problems: the spread placement alone when it fits (the
 		// compact one is then not computed: packPeak 0).
 		sp, err := pack.Sweep2D(p, pack.ReuseSpread)
@@ -269,7 +270,7 @@ func solvePack(items []item, g geometry, nodes int64, policy pack.ReusePolicy, s
 	res := solveResult{maxLive: sw.MaxLive, peak: sw.Peak, method: "sweep(" + compact.String() + ")"}
 	best := sw.Placements
 	tight := float64(sw.Peak) <= float64(sw.MaxLive)*(1+slack)
-	if !tight && len(items) <= packModelLimit || sw.Peak > g.capacity {
+	if !tight && len(items) <= PackModelLimit || sw.Peak > g.capacity {
 		if pl, peak, method, ok := minimizePeak(p, min(sw.Peak, g.capacity), sw.MaxLive, nodes); ok && peak < res.peak {
 			best, res.peak, res.method = pl, peak, method
 		}

@@ -92,7 +92,7 @@ func createLocalTensors(f *bir.Function, st *blockStats) error {
 				nl.RawDims = append([]int64(nil), tmpl.RawDims...)
 				if _, err := f.AddLoc(tid, nl); err != nil {
 					// The name is unique (UniqueTensorLocName).
-					return diag.Wrap(diag.Internal, fmt.Errorf("function %s, tensor %s, block %d: %v", f.Name, ts.Name, b, err))
+					return diag.Wrap(diag.Internal, f.TensorErrorf(tid, "block %d: %v", b, err))
 				}
 				ts = f.Tensor(tid)
 				st.NewLocs++

@@ -36,7 +36,6 @@
 package alloc
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 
@@ -164,7 +163,7 @@ func rotate(f *bir.Function, l bir.LocID, L bir.InstID, factor int64) error {
 		nl.RawDims = append([]int64(nil), lc.RawDims...)
 		if _, err := f.AddLoc(t, nl); err != nil {
 			// The name is unique (UniqueTensorLocName).
-			return diag.Wrap(diag.Internal, fmt.Errorf("function %s, tensor %s: %v", f.Name, f.Tensor(t).Name, err))
+			return diag.Wrap(diag.Internal, f.TensorErrorf(t, "%v", err))
 		}
 	}
 	ts := f.Tensor(t)

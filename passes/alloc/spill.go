@@ -34,6 +34,14 @@
 //     serve (the Save and the PSUM copy that of the last access before the
 //     spill point, the Load that of the next access): bir's rule for
 //     instructions a pass creates.
+//   - The victim's tensor, its reload's and its DRAM copy's get the
+//     attribute too_many_spills (seed 002 §6.3: "Spilled tensors keep
+//     conservative deps: Avoided Dependency Reduction due to
+//     too_many_spills attribute"): the dependency analysis keeps every
+//     candidate edge of an instruction that touches one (depgraph). The
+//     seed does not say when a tensor has "too many" spills; narwhal marks
+//     every spilled tensor, one spill being what the planner could not
+//     avoid.
 //
 // Reported: the spills, their bytes per partition (each victim's bytes x
 // its quadrants / 4, the unit of max-live) against the lower bound
@@ -279,6 +287,11 @@ func applySpills(f *bir.Function, insts []bir.InstID, spills []spill, useRange f
 	var redirects []redirect
 	for _, s := range spills {
 		lc := *f.Loc(s.loc)
+		// The seed's mark of a spilled tensor (too_many_spills): the
+		// dependency analysis keeps its conservative edges ("Avoided
+		// Dependency Reduction due to too_many_spills attribute", seed
+		// 002 §6.3) on the victim and on the copies the spill makes.
+		markSpilled(f, lc.Tensor)
 		ts := *f.Tensor(lc.Tensor)
 		dt := ts.Dtype
 		if dt.Size() <= 0 || lc.Bytes%dt.Size() != 0 {
@@ -299,6 +312,7 @@ func applySpills(f *bir.Function, insts []bir.InstID, spills []spill, useRange f
 		if err != nil {
 			return err
 		}
+		markSpilled(f, nt)
 		u1i, u2i := insts[s.u1], insts[s.u2]
 		if s.mem == memPSUM {
 			cp := f.NewInst(bir.OpTensorCopy, uniqueInstName(f, "spill_psum."+lc.Name), bir.EngDVE,
@@ -319,6 +333,7 @@ func applySpills(f *bir.Function, insts []bir.InstID, spills []spill, useRange f
 		if err != nil {
 			return err
 		}
+		markSpilled(f, dram)
 		save := f.NewInst(bir.OpSave, uniqueInstName(f, "spill_save."+lc.Name), bir.EngUnassigned,
 			[]bir.Operand{bir.PhysAP(s.loc, dt, 0, pat)}, []bir.Operand{bir.PhysAP(dl, dt, 0, pat)}, nil)
 		load := f.NewInst(bir.OpLoad, uniqueInstName(f, "spill_load."+lc.Name), bir.EngUnassigned,
@@ -354,6 +369,16 @@ func applySpills(f *bir.Function, insts []bir.InstID, spills []spill, useRange f
 	}
 	f.ReplaceBlockInsts(f.Top[0], order)
 	return nil
+}
+
+// SpilledAttr is the tensor attribute that marks a spilled tensor (seed
+// 002 §6.3's too_many_spills).
+const SpilledAttr = "too_many_spills"
+
+// markSpilled gives tensor t the too_many_spills attribute.
+func markSpilled(f *bir.Function, t bir.TensorID) {
+	ts := f.Tensor(t)
+	ts.Extra = ts.Extra.With(SpilledAttr, bir.Bool(true))
 }
 
 // uniqueInstName returns base, or base with a counter, unused in f.

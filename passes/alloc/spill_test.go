@@ -2,13 +2,17 @@ package alloc_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/internal/schedtest"
 	"github.com/narwhal-compiler/narwhal/kernels"
+	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/passes/alloc"
 	"github.com/narwhal-compiler/narwhal/passtest"
+	"github.com/narwhal-compiler/narwhal/pipeline"
 )
 
 // spillSpec needs four 64 KiB tiles live at once per row tile in every
@@ -169,5 +173,40 @@ func TestModuloAllocation(t *testing.T) {
 	_, err := alloc.Allocate(m, trn2(t), alloc.Options{Interleave: 8})
 	if err == nil || !strings.Contains(err.Error(), ") exceeded PSUM bank limit 8") {
 		t.Fatalf("interleave 8: error %v, want the seed's \") exceeded PSUM bank limit \"", err)
+	}
+}
+
+// TestMaxLiveSpiller_TooManySpills: a spilled tensor (the victim, its
+// reload and its DRAM copy) carries too_many_spills, and the dependency
+// analysis after the planner keeps its conservative edges: it logs the
+// seed's "Avoided Dependency Reduction due to too_many_spills attribute".
+func TestMaxLiveSpiller_TooManySpills(t *testing.T) {
+	m := buildSpec(t, spillSpec)
+	rep, err := pipeline.Table.Run(m, pass.Config{Passes: append(schedtest.Before("anti_dependency_analyzer"), "anti_dependency_analyzer")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.Main()
+	marked := map[string]bool{}
+	for t := 0; t < f.NumTensors(); t++ {
+		ts := f.Tensor(bir.TensorID(t))
+		if v, ok := ts.Extra.Get(alloc.SpilledAttr); ok && !ts.Dead {
+			if b, _ := v.AsBool(); b {
+				marked[ts.Name] = true
+			}
+		}
+	}
+	for _, name := range []string{"x_tile_set"} {
+		if !marked[name] {
+			t.Errorf("the victim %s lacks %s (marked: %v)", name, alloc.SpilledAttr, marked)
+		}
+	}
+	if len(marked) < 3 {
+		t.Errorf("marked %v: want the victim, its reload and its DRAM copy", marked)
+	}
+	if !slices.ContainsFunc(rep.Result("anti_dependency_analyzer").Log, func(l string) bool {
+		return strings.HasPrefix(l, "Avoided Dependency Reduction due to too_many_spills attribute")
+	}) {
+		t.Errorf("the analyzer did not log the seed's line: %q", rep.Result("anti_dependency_analyzer").Log)
 	}
 }

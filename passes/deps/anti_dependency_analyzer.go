@@ -13,23 +13,27 @@
 // ("Added ordered dependency from ", "Avoided Dependency Reduction due to
 // too_many_spills attribute").
 //
-// Pre-conditions: none beyond the verifier's; a function that still has
-// loops (FullUnroll level 0 or 1 keeps dynamic loops) is left as it is,
-// with the log line "function F keeps loops: dependencies not analyzed"
-// (the analysis is for straight-line code; the seed's loop machinery,
-// carried dependencies, is the unrollers'). Post-conditions: in every
-// straight-line function, every pair of instructions whose byte footprints
-// conflict is ordered by the transitive closure of the dependencies, which
-// all point backwards in program order (depgraph's oracle test checks it
-// on every built-in kernel and on random modules); instructions, operands
-// and order are unchanged.
+// A function that still has loops (FullUnroll level 0 or 1 keeps them,
+// and an NKI kernel's dynamic_range loop) gets loop-carried dependencies
+// (depgraph.AnalyzeLoops: the analysis on the function's instances, each
+// instance edge folded into a dependency with a carry axis and distance);
+// a loop whose trip count is known only at run time is an error
+// (NW410): the expansion the analysis needs has no fixed size.
+//
+// Pre-conditions: none beyond the verifier's. Post-conditions: every
+// pair of instructions (of instances, in a function with loops) whose byte
+// footprints conflict is ordered by the transitive closure of the
+// dependencies, which all point backwards in program order or are carried
+// (depgraph's oracle test checks it on every built-in kernel and on
+// random modules); instructions, operands and order are unchanged.
 //
 // Options: mode (physical, the default: allocated locations at their
 // placement, so reused bytes give WAR/WAW edges; logical: every location
 // its own space), keep-existing (false, the default: the dependencies are
 // recomputed from the accesses, replacing what the instructions had, so
 // the pass is idempotent; true: the input's dependencies stay as
-// constraints) and max-reduce-visits (the transitive reduction's search
+// constraints; mode=logical is refused on a function whose allocation
+// reuses bytes, reuse.go) and max-reduce-visits (the transitive reduction's search
 // bound).
 package deps
 
@@ -83,9 +87,23 @@ func runPass(ctx *pass.Context) error {
 	}
 	var total depgraph.Stats
 	err = ctx.ForEachFunction(func(f *bir.Function) error {
+		if opt.Mode == depgraph.Logical {
+			if err := refuseLogicalReuse(f, ctx.Arch.PSUMBankBytes); err != nil {
+				return err
+			}
+		}
 		if depgraph.HasLoops(f) {
-			ctx.Logf("function %s keeps loops: dependencies not analyzed", f.Name)
+			lg, err := depgraph.AnalyzeLoops(f, opt)
+			if err != nil {
+				return err
+			}
+			lg.Write(f)
 			ctx.Count("functions_with_loops", 1)
+			ctx.Count("loop_instances", int64(lg.Instances))
+			ctx.Count("edges.carried", int64(lg.Carried))
+			ctx.Count("edges.carry_all", int64(lg.CarryAll))
+			ctx.Logf("function %s keeps loops: dependencies of its %d instances folded into %d carried edges", f.Name, lg.Instances, lg.Carried)
+			add(&total, &lg.Stats)
 			return nil
 		}
 		g, err := depgraph.Analyze(f, opt)

@@ -257,7 +257,12 @@ func (e *UnfittableError) ErrorCode() string { return diag.DoesNotFit }
 // UnfittableError reports the tensors no transformation can make fit.
 type UnfittableError struct {
 	Tensors []string
+	Subject *bir.Subject // the first tensor (its function and ID)
 }
+
+// ErrorSubject is the first unfittable tensor: the position the pass
+// manager reports.
+func (e *UnfittableError) ErrorSubject() *bir.Subject { return e.Subject }
 
 func (e *UnfittableError) Error() string {
 	return fmt.Sprintf("%d tensor(s) cannot fit the on-chip memory: %s", len(e.Tensors), strings.Join(e.Tensors, "; "))
@@ -321,7 +326,7 @@ func SBSizeLegalization(m *bir.Module, model *arch.Model, opt Options) (Stats, e
 	lz.enter("")
 	lz.profile()
 	if len(st.Unfittable) > 0 {
-		return st, &UnfittableError{Tensors: st.Unfittable}
+		return st, &UnfittableError{Tensors: st.Unfittable, Subject: lz.firstUnfittable}
 	}
 	return st, nil
 }
@@ -334,6 +339,9 @@ type legalizer struct {
 	st    *Stats
 	funcs []*funcState
 	round int
+	// firstUnfittable is the first tensor nothing legalizes (the error's
+	// subject).
+	firstUnfittable *bir.Subject
 }
 
 // enter reports the function the pass is working on ("" : none) to

@@ -388,6 +388,9 @@ func TestSBSizeLegalization_ProgramOrder(t *testing.T) {
 			t.Errorf("the error lacks %q: %v", want, err)
 		}
 	}
+	if sub := bir.SubjectOf(err); sub == nil || sub.Tensor == bir.NoTensor || m.Func(sub.Func) == nil {
+		t.Errorf("subject %+v, want the unfittable tensor", sub)
+	}
 	if strings.Contains(err.Error(), "phys_second") {
 		t.Errorf("the error names the later access: %v", err)
 	}

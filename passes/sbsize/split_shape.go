@@ -273,6 +273,9 @@ func (fs *funcState) unfittable(t bir.TensorID) {
 	ti := &fs.info[t]
 	msg := fmt.Sprintf("function %s, tensor %s: %s; %s", fs.f.Name, fs.f.Tensor(t).Name, ti.why, ti.note)
 	fs.lz.st.Unfittable = append(fs.lz.st.Unfittable, msg)
+	if fs.lz.firstUnfittable == nil {
+		fs.lz.firstUnfittable = &bir.Subject{Func: fs.f.Name, Inst: bir.NoInst, Tensor: t, Loc: bir.NoLoc}
+	}
 	fs.lz.logf("%s", msg)
 }
 

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"math/bits"
 	"slices"
 
 	"github.com/narwhal-compiler/narwhal/bir"
@@ -46,6 +47,13 @@ import (
 // smallest after') and need the same queue time, then the smallest tail
 // of an owned DMA. feedBound takes the largest over j and i of both.
 //
+// The DMA engines add a third way to count the owned DMAs' time: their
+// transfers (each at least its fixed latency after its head, so after
+// h + the smallest fixed latency) keep the E DMA engines busy for their
+// engine time (transfer time x engines used), which E engines take at
+// least ceil(sum / E) to do; the queue time above is replaced by the
+// larger of the two (feedQueueTime). The mirror image is the same.
+//
 // Every step only forgets constraints (other DMAs on the queues, which
 // instructions are the first j, the order within R), so the bound is
 // valid whatever the ownership. The ownership is chosen greedily and
@@ -69,9 +77,10 @@ const feedVisits = 16
 // instruction the DMAs it owns, per engine the smallest edge (head or
 // tail), duration and delay of its owned DMAs.
 type feedSide struct {
-	cnt  []int32
-	work []int64
-	eng  [bir.NumEngines]feedGroup
+	cnt   []int32
+	work  []int64
+	ework []int64 // the owned DMAs' engine time (transfer x engines)
+	eng   [bir.NumEngines]feedGroup
 }
 
 // feedGroup is what the owned DMAs of one engine give: the smallest head
@@ -79,6 +88,7 @@ type feedSide struct {
 // when the engine owns a DMA.
 type feedGroup struct {
 	head, dmin, after int64
+	fmin              int64 // the smallest fixed latency of an owned DMA
 	ok                bool
 }
 
@@ -89,10 +99,11 @@ type feedGroup struct {
 func (p *problem) feedOwners(pool []int32, forward bool, edge func(int32) int64, side *feedSide) {
 	n := len(p.insts)
 	if side.cnt == nil {
-		side.cnt, side.work = make([]int32, n), make([]int64, n)
+		side.cnt, side.work, side.ework = make([]int32, n), make([]int64, n), make([]int64, n)
 	} else {
 		clear(side.cnt)
 		clear(side.work)
+		clear(side.ework)
 	}
 	side.eng = [bir.NumEngines]feedGroup{}
 	next := p.succs
@@ -124,22 +135,24 @@ func (p *problem) feedOwners(pool []int32, forward bool, edge func(int32) int64,
 				if visits++; visits > feedVisits {
 					break
 				}
-				note(s2, p.dur[s])
+				note(s2, p.chainDur(s))
 			}
 		}
 		e := edge(dk)
+		ew := p.xferOf(dk) * int64(bits.OnesCount64(p.maskOf(dk)))
 		for r, o := range own {
 			if o < 0 {
 				continue
 			}
 			side.cnt[o]++
 			side.work[o] += p.dur[dk]
+			side.ework[o] += ew
 			g := &side.eng[r]
 			if !g.ok {
-				*g = feedGroup{head: e, dmin: p.dur[dk], after: delay[r], ok: true}
+				*g = feedGroup{head: e, dmin: p.dur[dk], after: delay[r], fmin: p.preOf(dk), ok: true}
 				continue
 			}
-			g.head, g.dmin, g.after = min(g.head, e), min(g.dmin, p.dur[dk]), min(g.after, delay[r])
+			g.head, g.dmin, g.after, g.fmin = min(g.head, e), min(g.dmin, p.dur[dk]), min(g.after, delay[r]), min(g.fmin, p.preOf(dk))
 		}
 	}
 }
@@ -166,21 +179,30 @@ func (p *problem) feedBound(eng int32, items []int32, head, tail *feedSide, top 
 	}
 	cnts := make([]int32, nR)
 	works := make([]int64, nR)
-	// sweep returns the largest f(j, q) over j = 1..nR, q the queue time
-	// of the DMAs owned by j instructions of R (C_j and W_j: the j
-	// smallest counts and works of the side).
+	eworks := make([]int64, nR)
+	ne := int64(max(p.nDMAEngines, 1))
+	// sweep returns the largest f(j, q) over j = 1..nR, q the queue or
+	// engine time of the DMAs owned by j instructions of R (C_j, W_j and
+	// the engine work: the j smallest counts, works and engine works of
+	// the side).
 	sweep := func(side *feedSide, g feedGroup, f func(j int, q int64) int64) int64 {
 		for x, k := range items {
-			cnts[x], works[x] = side.cnt[k], side.work[k]
+			cnts[x], works[x], eworks[x] = side.cnt[k], side.work[k], side.ework[k]
 		}
 		slices.Sort(cnts)
 		slices.Sort(works)
-		var c, w, b int64
+		slices.Sort(eworks)
+		var c, w, ew, b int64
 		for j := 1; j <= nR; j++ {
 			c += int64(cnts[j-1])
 			w += works[j-1]
+			ew += eworks[j-1]
 			if c > 0 {
-				b = max(b, f(j, max(ceilDiv(w, m), ceilDiv(c, m)*g.dmin)))
+				q := max(ceilDiv(w, m), ceilDiv(c, m)*g.dmin)
+				if ew > 0 {
+					q = max(q, g.fmin+ceilDiv(ew, ne))
+				}
+				b = max(b, f(j, q))
 			}
 		}
 		return b
@@ -199,3 +221,13 @@ func (p *problem) feedBound(eng int32, items []int32, head, tail *feedSide, top 
 }
 
 func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// chainDur is position k's least contribution to a dependency chain: its
+// duration and its readiness latency (a DMA's fixed latency is inside its
+// duration).
+func (p *problem) chainDur(k int32) int64 {
+	if p.isDMA(k) {
+		return p.dur[k]
+	}
+	return p.dur[k] + p.preOf(k)
+}

@@ -1,9 +1,5 @@
 package sched
 
-import (
-	"github.com/narwhal-compiler/narwhal/bir"
-)
-
 // The DDG list scheduler (seed 002 §6.1: the Python Scheduler of
 // targets/tonga/passes/Scheduler.so, "a classic ready-list scheduler over a
 // data-dependence graph"). It orders a function's instructions without
@@ -22,12 +18,23 @@ import (
 //  2. num_ready_succs: how many successors become ready when it is
 //     ordered (its successors whose last unordered predecessor it is),
 //     counted when it enters the ready list;
-//  3. kill_bytes - def_bytes: the on-chip bytes it frees (locations whose
-//     last access, in program order, it is) minus the bytes it makes live
-//     (locations it writes first), so a tie goes to the instruction that
-//     relieves SBUF/PSUM pressure (seed: "a GPSIMD op that frees a large
-//     SBUF intermediate is scheduled to relieve pressure");
-//  4. program order (the memory planner's pre-schedule order).
+//  3. program order (the memory planner's pre-schedule order).
+//
+// Departure from the seed: no kill_bytes - def_bytes term. The seed's
+// reason for it is register pressure ("a GPSIMD op that frees a large
+// SBUF intermediate is scheduled to relieve pressure"), but this
+// scheduler runs after the memory planner: every address is fixed, and
+// the order can relieve no pressure (the planner's own pre-schedule,
+// passes/alloc/pre_schedule.go, is where order meets memory). Narwhal had
+// the term, with a location's whole bytes charged to its first access,
+// and on a tiled kernel that made every tile's first load piece lose its
+// ties to the other pieces: under the cost model of main at 8574241 (each
+// DMA on one queue), the DDG list order alone was 1.20x the optimum on the
+// default tensor_add (53.726 us against 44.859 us) and 1.32x on
+// transpose2d (25.915 us against 19.616 us). Without it, under today's
+// cost model, the DDG list order alone reaches the lower bound on 7 of
+// the 20 built-in kernels on trn2 and is within 1.13x of the kept
+// schedule on all (docs/schedule.md's table, scripts/schedule-table.sh).
 //
 // The ASAP list order (time_aware_scheduler's third order) uses the same
 // scheduler with another priority: the earliest possible start first
@@ -45,11 +52,10 @@ import (
 
 // priority holds the static priority terms of each position.
 type priority struct {
-	order   string  // the order the schedule came from ("DDG list", "incoming" or "ASAP list")
-	lead    []int64 // nil, or the first term in place of bl (the ASAP order: minus the top level)
-	bl      []int64 // bottom level (ps)
-	netFree []int64 // kill_bytes - def_bytes
-	nrs     []int32 // num_ready_succs when the instruction became ready
+	order string  // the order the schedule came from ("DDG list", "incoming" or "ASAP list")
+	lead  []int64 // nil, or the first term in place of bl (the ASAP order: minus the top level)
+	bl    []int64 // bottom level (ps)
+	nrs   []int32 // num_ready_succs when the instruction became ready
 }
 
 // bottomLevels returns the critical-path length from each position to the
@@ -80,48 +86,6 @@ func (p *problem) topLevels() []int64 {
 		tl[k] = m
 	}
 	return tl
-}
-
-// pressure returns kill_bytes - def_bytes of each position: the on-chip
-// bytes (partitions x bytes) of the locations whose first access is a
-// write by it (def) and of those whose last access it is (kill), in
-// program order.
-func (p *problem) pressure() []int64 {
-	f := p.f
-	nl := f.NumLocs()
-	first := make([]int32, nl)
-	last := make([]int32, nl)
-	for l := range first {
-		first[l], last[l] = -1, -1
-	}
-	firstWrite := make([]bool, nl)
-	for k, i := range p.insts {
-		nin := int(f.Inst(i).NIns)
-		for j, o := range f.Operands(i) {
-			if o.Kind != bir.OpdPhysAP || int(o.Loc()) >= nl {
-				continue
-			}
-			l := o.Loc()
-			if first[l] < 0 {
-				first[l] = int32(k)
-				firstWrite[l] = j >= nin
-			}
-			last[l] = int32(k)
-		}
-	}
-	net := make([]int64, len(p.insts))
-	for l := range nl {
-		lc := f.Loc(bir.LocID(l))
-		if first[l] < 0 || !lc.Type.IsOnChip() {
-			continue
-		}
-		b := lc.Partitions * lc.Bytes
-		if firstWrite[l] {
-			net[first[l]] -= b
-		}
-		net[last[l]] += b
-	}
-	return net
 }
 
 // listSchedule returns the DDG list scheduler's order of the positions.
@@ -192,9 +156,6 @@ func (h *readyHeap) before(x, y int32) bool {
 	}
 	if pr.nrs[x] != pr.nrs[y] {
 		return pr.nrs[x] > pr.nrs[y]
-	}
-	if pr.netFree != nil && pr.netFree[x] != pr.netFree[y] {
-		return pr.netFree[x] > pr.netFree[y]
 	}
 	return x < y
 }

@@ -347,7 +347,8 @@ func lncSyncCandidates(fs []*bir.Function, ps []*problem, ep []coreEpochs) ([]Ln
 // of different barrier structure) is an error.
 func joinProblems(ps []*problem, ep []coreEpochs, cross []LncEdge) (*problem, [][]int32, error) {
 	stride := ps[0].stride
-	j := &problem{model: ps[0].model, portR: ps[0].portR, stride: stride, nRes: stride * int32(len(ps))}
+	j := &problem{model: ps[0].model, portR: ps[0].portR, stride: stride, nRes: stride * int32(len(ps)),
+		firstDMAEngine: ps[0].firstDMAEngine, nDMAEngines: ps[0].nDMAEngines}
 	type slot struct{ epoch, core, k int32 }
 	var order []slot
 	for c, p := range ps {
@@ -395,21 +396,30 @@ func joinProblems(ps []*problem, ep []coreEpochs, cross []LncEdge) (*problem, []
 		}
 	}
 	j.dur = make([]int64, 0, n)
+	j.pre = make([]int32, 0, n)
+	j.dmaM = make([]uint16, 0, n)
+	// The cores' DMA engine sets, one table (core c's index x is
+	// maskBase[c] + x).
+	maskBase := make([]uint16, len(ps))
+	for c, p := range ps {
+		maskBase[c] = uint16(len(j.masks))
+		j.masks = append(j.masks, p.masks...)
+	}
 	j.res = make([]int32, 0, n)
 	j.ports = make([]uint8, 0, n)
 	j.block = make([]int32, n) // one block: the cores' blocks run side by side
 	j.core = make([]uint8, 0, n)
 	j.predStart = make([]int32, 1, n+1)
-	j.net = make([]int64, 0, n)
-	nets := make([][]int64, len(ps))
-	for c, p := range ps {
-		nets[c] = p.pressure()
-	}
 	for x, s := range order {
 		c, k := int(s.core), s.k
 		p := ps[c]
 		j.dur = append(j.dur, p.dur[k])
-		j.net = append(j.net, nets[c][k])
+		j.pre = append(j.pre, int32(p.preOf(k)))
+		var mi uint16
+		if p.dmaM != nil && p.dmaM[k] != 0 {
+			mi = maskBase[c] + p.dmaM[k]
+		}
+		j.dmaM = append(j.dmaM, mi)
 		r := p.res[k]
 		if r >= 0 {
 			r += int32(c) * stride

@@ -11,6 +11,10 @@ import (
 
 // Resources. An instruction occupies one resource for its duration: its
 // engine (index = bir.Engine), or its DMA queue (firstQueue + queue). A
+// DMA also occupies, for its transfer, the DMA engines that serve its
+// partitions (firstDMAEngine + engine; arch/cost.go "The DMA model"): it
+// holds its queue from its start, pays its fixed latency there, and
+// moves its bytes once those engines are free, all of them at once. A
 // call occupies every resource (its callee runs on all of them). On NC-v2
 // two shared ports model the engine-sharing restrictions (hardware.md:
 // "Vector and GpSimd cannot use SBUF at the same time; Vector and Scalar
@@ -45,12 +49,29 @@ type problem struct {
 	nRes  int32 // engines + queues + ports (all cores' for a joint problem)
 	portR [2]int32
 
+	// pre is, per position, a compute instruction's readiness latency (its
+	// work starts no earlier than this long after its inputs are ready)
+	// or a DMA's fixed latency on its queue (its transfer starts no
+	// earlier than this long after it starts), in ps; nil: none.
+	pre []int32
+	// dmaM is, per position, 1 + the index in masks of a DMA's engines
+	// (0: not a DMA, or no engines); nil: none. firstDMAEngine is the
+	// first DMA engine's resource (core 0), nDMAEngines their count.
+	dmaM           []uint16
+	masks          []uint64
+	firstDMAEngine int32
+	nDMAEngines    int32
+
+	// callLB is, per call position, the lower bound of its callee
+	// (callee_bound.go); the bound uses it in place of the call's
+	// duration.
+	callLB map[int32]int64
+
 	// A joint problem of several cores (LncAwareSchedule): core[k] is
 	// position k's core, whose resources are stride*core + the
 	// single-core resource; nil for one core.
 	core   []uint8
 	stride int32
-	net    []int64 // the cores' kill_bytes - def_bytes (pressure() needs one function)
 
 	predStart, pred []int32
 	succStart, succ []int32
@@ -86,6 +107,9 @@ func newProblem(f *bir.Function, model *arch.Model, calleeSpan func(name string)
 	n := len(p.insts)
 	nq := int32(max(model.DMAQueues, 1))
 	p.nRes = firstQueue + nq
+	p.firstDMAEngine = p.nRes
+	p.nDMAEngines = int32(min(max(model.DMAEngines, 1), 64))
+	p.nRes += p.nDMAEngines
 	p.portR = [2]int32{-1, -1}
 	if !model.DVEPoolShareSBUF {
 		p.portR[0] = p.nRes
@@ -99,6 +123,8 @@ func newProblem(f *bir.Function, model *arch.Model, calleeSpan func(name string)
 	p.dur = make([]int64, n)
 	p.res = make([]int32, n)
 	p.ports = make([]uint8, n)
+	p.pre = make([]int32, n)
+	maskIdx := map[uint64]uint16{}
 	tab := f.Sched
 	for k, i := range p.insts {
 		in := f.Inst(i)
@@ -124,6 +150,10 @@ func newProblem(f *bir.Function, model *arch.Model, calleeSpan func(name string)
 				return nil, f.Errorf(i, "%w", err)
 			}
 			p.dur[k] = est.Ps()
+			p.pre[k] = clampPs(est.FixedPs())
+			if err := p.setMask(k, est.Engines, maskIdx); err != nil {
+				return nil, f.Errorf(i, "%w", err)
+			}
 		case info.Has(bir.FlagCall):
 			p.res[k] = resAll
 			if calleeSpan != nil {
@@ -140,10 +170,78 @@ func newProblem(f *bir.Function, model *arch.Model, calleeSpan func(name string)
 				return nil, f.Errorf(i, "%w", err)
 			}
 			p.dur[k] = est.Ps()
+			p.pre[k] = clampPs(est.LatencyPs())
 			p.ports[k] = p.portsOf(i, eng)
 		}
 	}
 	return p, nil
+}
+
+// clampPs fits a latency in ps into pre's int32 (2.1 ms; the published
+// latencies are at most a few microseconds).
+func clampPs(ps int64) int32 { return int32(min(max(ps, 0), 1<<31-1)) }
+
+// setMask records the DMA engines of position k (mask 0: none).
+func (p *problem) setMask(k int, mask uint64, idx map[uint64]uint16) error {
+	if mask == 0 {
+		return nil
+	}
+	if p.dmaM == nil {
+		p.dmaM = make([]uint16, len(p.insts))
+	}
+	x, ok := idx[mask]
+	if !ok {
+		if len(p.masks) >= 1<<16-1 {
+			return diag.Errorf(diag.Internal, "more than %d distinct DMA engine sets", 1<<16-1)
+		}
+		p.masks = append(p.masks, mask)
+		x = uint16(len(p.masks))
+		idx[mask] = x
+	}
+	p.dmaM[k] = x
+	return nil
+}
+
+// preOf returns position k's readiness or fixed latency (ps).
+func (p *problem) preOf(k int32) int64 {
+	if p.pre == nil {
+		return 0
+	}
+	return int64(p.pre[k])
+}
+
+// maskOf returns the DMA engines position k occupies for its transfer (0:
+// none).
+func (p *problem) maskOf(k int32) uint64 {
+	if p.dmaM == nil || p.dmaM[k] == 0 {
+		return 0
+	}
+	return p.masks[p.dmaM[k]-1]
+}
+
+// isDMA reports whether position k is a DMA (it runs on a queue; its
+// pre is its fixed latency, inside its duration).
+func (p *problem) isDMA(k int32) bool {
+	r := p.res[k]
+	switch {
+	case r == resQueue:
+		return true
+	case r < 0:
+		return false
+	}
+	if p.stride > 0 {
+		r %= p.stride
+	}
+	return r >= firstQueue && r < firstQueue+int32(max(p.model.DMAQueues, 1))
+}
+
+// dmaEngineRes returns the resource of DMA engine e of position k's core.
+func (p *problem) dmaEngineRes(k int32, e int) int32 {
+	r := p.firstDMAEngine + int32(e)
+	if p.core != nil {
+		r += int32(p.core[k]) * p.stride
+	}
+	return r
 }
 
 // portsOf returns the shared ports instruction i holds on engine eng.
@@ -264,6 +362,9 @@ func resName(r int32) string {
 	}
 	return fmt.Sprintf("DMA queue %d", r-firstQueue)
 }
+
+// DMAEngineName is the name of DMA engine e's track and resource.
+func DMAEngineName(e int) string { return fmt.Sprintf("DMA engine %d", e) }
 
 // EngineName is the Neuron profiler's name of an engine
 // (bir.Engine.ProfilerName, shared with the stream listings).

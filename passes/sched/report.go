@@ -2,6 +2,7 @@ package sched
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -54,18 +55,23 @@ type Report struct {
 	Busiest      string
 	EngineTerm   int64 // max over resources of head + busy + tail
 	EngineName   string
-	DMATerm      int64  // DMA head + DMA time / queues + DMA tail
-	DMABusy      int64  // DMA time / queues
-	FeedTerm     int64  // the largest feed term of an engine or port (feedBound)
-	FeedName     string // the engine and the side that gives it
-	ProgramOrder int64
-	Unlimited    int64
-	PEClockGHz   float64
-	Queues       int
-	Reordered    int    // instructions whose position in their block changed
-	Order        string // the order kept: "DDG list", "incoming" or "ASAP list"
-	Util         []Util
-	Stalls       []Stall
+	DMATerm      int64 // DMA head + DMA time / queues + DMA tail
+	DMABusy      int64 // DMA time / queues
+	// DMAEngineTerm is the busiest DMA engine's head + transfer time +
+	// tail (the DMA engines as machines: bound_dma.go), DMAEngineName that
+	// engine.
+	DMAEngineTerm int64
+	DMAEngineName string
+	FeedTerm      int64  // the largest feed term of an engine or port (feedBound)
+	FeedName      string // the engine and the side that gives it
+	ProgramOrder  int64
+	Unlimited     int64
+	PEClockGHz    float64
+	Queues        int
+	Reordered     int    // instructions whose position in their block changed
+	Order         string // the order kept: "DDG list", "incoming" or "ASAP list"
+	Util          []Util
+	Stalls        []Stall
 }
 
 // Util is one resource's busy time.
@@ -109,6 +115,9 @@ func (r *Report) String() string {
 	fmt.Fprintf(&b, "  lower bound %s, bound by the %s\n", us(r.LowerBound), r.Binding)
 	fmt.Fprintf(&b, "    critical path %s; %s with head and tail %s (busiest: %s busy %s); DMA queues with head and tail %s (DMA time / %d queues %s)\n",
 		us(r.CriticalPath), r.EngineName, us(r.EngineTerm), r.Busiest, us(r.BusiestBusy), us(r.DMATerm), r.Queues, us(r.DMABusy))
+	if r.DMAEngineTerm > 0 {
+		fmt.Fprintf(&b, "    %s with head and tail %s\n", r.DMAEngineName, us(r.DMAEngineTerm))
+	}
 	if r.FeedTerm > 0 {
 		fmt.Fprintf(&b, "    %s %s\n", r.FeedName, us(r.FeedTerm))
 	}
@@ -163,8 +172,18 @@ func (p *problem) resName(r int32) string {
 		return "SBUF port (Vector+GpSimd)"
 	case r == p.portR[1] && r >= 0:
 		return "PSUM port (Vector+Scalar)"
+	case r >= p.firstDMAEngine && r < p.firstDMAEngine+p.nDMAEngines && p.nDMAEngines > 0:
+		return DMAEngineName(int(r - p.firstDMAEngine))
 	}
 	return resName(r)
+}
+
+// isDMAEngine reports whether resource r (of any core) is a DMA engine.
+func (p *problem) isDMAEngine(r int32) bool {
+	if p.stride > 0 {
+		r %= p.stride
+	}
+	return p.nDMAEngines > 0 && r >= p.firstDMAEngine && r < p.firstDMAEngine+p.nDMAEngines
 }
 
 // MaxBoundSweep bounds the instructions of one resource for which
@@ -184,52 +203,7 @@ const MaxBoundSweep = 2_000_000
 // the whole set and of the subsets {head >= h} and {tail >= q} for every
 // h and q (two sorted sweeps).
 func (p *problem) machineBound(items []int32, top []int64, tail func(int32) int64, m int64) int64 {
-	if len(items) == 0 {
-		return 0
-	}
-	// busy is the time the machines need for c instructions of total
-	// work w, the shortest dmin long.
-	busy := func(w, c, dmin int64) int64 { return max(ceilDiv(w, m), ceilDiv(c, m)*dmin) }
-	var work int64
-	minH, minT, minD := top[items[0]], tail(items[0]), p.dur[items[0]]
-	for _, k := range items {
-		work += p.dur[k]
-		minH, minT, minD = min(minH, top[k]), min(minT, tail(k)), min(minD, p.dur[k])
-	}
-	best := minH + busy(work, int64(len(items)), minD) + minT
-	if len(items) > MaxBoundSweep {
-		return best
-	}
-	sorted := slices.Clone(items)
-	// Subsets {head >= h}: sweep by head, largest first.
-	slices.SortFunc(sorted, func(a, b int32) int { return cmpDesc(top[a], top[b]) })
-	var w int64
-	mt, md := int64(-1), int64(-1)
-	for c, k := range sorted {
-		w += p.dur[k]
-		if tk := tail(k); mt < 0 || tk < mt {
-			mt = tk
-		}
-		if md < 0 || p.dur[k] < md {
-			md = p.dur[k]
-		}
-		best = max(best, top[k]+busy(w, int64(c+1), md)+mt)
-	}
-	// Subsets {tail >= q}: sweep by tail, largest first.
-	slices.SortFunc(sorted, func(a, b int32) int { return cmpDesc(tail(a), tail(b)) })
-	w = 0
-	mh, md := int64(-1), int64(-1)
-	for c, k := range sorted {
-		w += p.dur[k]
-		if mh < 0 || top[k] < mh {
-			mh = top[k]
-		}
-		if md < 0 || p.dur[k] < md {
-			md = p.dur[k]
-		}
-		best = max(best, mh+busy(w, int64(c+1), md)+tail(k))
-	}
-	return best
+	return machineBoundFn(items, func(k int32) int64 { return top[k] }, func(k int32) int64 { return p.dur[k] }, tail, m)
 }
 
 func cmpDesc(a, b int64) int {
@@ -243,14 +217,20 @@ func cmpDesc(a, b int64) int {
 }
 
 // bound fills r's lower bound and its terms (CriticalPath, BusiestBusy,
-// EngineTerm, DMATerm, DMABusy, FeedTerm, LowerBound, Binding); bl are the
-// bottom levels. r.Queues must be set.
-func (p *problem) bound(r *Report, bl []int64) {
+// EngineTerm, DMATerm, DMABusy, DMAEngineTerm, FeedTerm, LowerBound,
+// Binding), over the chain levels with the readiness latencies
+// (bound_dma.go). r.Queues must be set.
+func (p *problem) bound(r *Report) {
 	busy := make([]int64, p.nRes) // per resource: work bound to it before scheduling (the bound's terms)
 	members := make([][]int32, p.nRes)
 	var pool []int32 // DMAs (the queue pool)
-	top := p.topLevels()
-	tails := func(k int32) int64 { return bl[k] - p.dur[k] }
+	top, bl := p.chainLevels()
+	tails := func(k int32) int64 {
+		if p.isDMA(k) {
+			return bl[k] - p.dur[k]
+		}
+		return bl[k] - p.dur[k] - p.preOf(k)
+	}
 	note := func(x int32, k int) {
 		busy[x] += p.dur[k]
 		members[x] = append(members[x], int32(k))
@@ -297,6 +277,10 @@ func (p *problem) bound(r *Report, bl []int64) {
 		p.feedOwners(pool, true, func(k int32) int64 { return top[k] }, head)
 		p.feedOwners(pool, false, tails, tail)
 	}
+	r.DMAEngineTerm = 0
+	if t, at := p.dmaEngineBound(top, tails); at >= 0 {
+		r.DMAEngineTerm, r.DMAEngineName = t, p.resName(at)
+	}
 	for x, b := range busy {
 		if !p.realRes(int32(x)) {
 			continue
@@ -328,6 +312,9 @@ func (p *problem) bound(r *Report, bl []int64) {
 	if r.DMATerm > r.LowerBound {
 		r.LowerBound, r.Binding = r.DMATerm, "DMA queues (head + DMA time / queues + tail)"
 	}
+	if r.DMAEngineTerm > r.LowerBound {
+		r.LowerBound, r.Binding = r.DMAEngineTerm, r.DMAEngineName+" (head + transfer time + tail)"
+	}
 	if r.FeedTerm > r.LowerBound {
 		r.LowerBound, r.Binding = r.FeedTerm, r.FeedName+feedHow
 	}
@@ -337,21 +324,35 @@ func (p *problem) bound(r *Report, bl []int64) {
 func (p *problem) report(t *timeline, pr *priority, lin []int32) *Report {
 	r := &Report{Function: p.f.Name, Insts: len(p.insts), Makespan: t.makespan, Unlimited: -1,
 		PEClockGHz: p.model.Clock(bir.EngPE), Queues: int(max(p.model.DMAQueues, 1))}
-	p.bound(r, pr.bl)
+	// The bound computes its own chain levels (with the readiness
+	// latencies): the priority's bottom levels can go first.
+	pr.bl = nil
+	p.withCallBounds(func() { p.bound(r) })
 	used := make([]int64, p.nRes) // per resource: work that ran on it (utilization)
 	for k := range p.insts {
 		if x := t.res[k]; x >= 0 {
-			used[x] += p.dur[k]
+			used[x] += t.end[k] - t.start[k]
+		}
+		for m := p.maskOf(int32(k)); m != 0; m &= m - 1 {
+			used[p.dmaEngineRes(int32(k), bits.TrailingZeros64(m))] += p.xferOf(int32(k))
 		}
 	}
-	var qBusy, qMax int64
+	var qBusy, qMax, eBusy, eMax int64
+	eMaxName := ""
 	for x := int32(0); x < p.nRes; x++ {
 		if used[x] == 0 || !p.realRes(x) {
 			continue
 		}
-		if x >= firstQueue && x < firstQueue+int32(r.Queues) {
+		switch {
+		case x >= firstQueue && x < firstQueue+int32(r.Queues):
 			qBusy += used[x]
 			qMax = max(qMax, used[x])
+			continue
+		case p.isDMAEngine(x):
+			eBusy += used[x]
+			if used[x] > eMax {
+				eMax, eMaxName = used[x], p.resName(x)
+			}
 			continue
 		}
 		r.Util = append(r.Util, Util{Resource: p.resName(x), Busy: used[x]})
@@ -359,6 +360,10 @@ func (p *problem) report(t *timeline, pr *priority, lin []int32) *Report {
 	if qBusy > 0 {
 		r.Util = append(r.Util, Util{Resource: fmt.Sprintf("DMA queues (mean of %d)", r.Queues), Busy: qBusy / int64(r.Queues)},
 			Util{Resource: "busiest DMA queue", Busy: qMax})
+	}
+	if eBusy > 0 {
+		r.Util = append(r.Util, Util{Resource: fmt.Sprintf("DMA engines (mean of %d)", p.nDMAEngines), Busy: eBusy / int64(p.nDMAEngines)},
+			Util{Resource: "busiest DMA engine (" + eMaxName + ")", Busy: eMax})
 	}
 	r.Stalls = p.stalls(t, lin)
 	return r

@@ -182,14 +182,17 @@ func randomTopo(g *depgraph.Graph, rng *rand.Rand) []int32 {
 }
 
 // TestTimeAwareScheduler_WindowOff: reorder-window=0 logs the seed's
-// line and issues in list order.
+// line and issues in list order. The two schedules are of one program:
+// performance tiling is off (it judges with the run's window, so it could
+// keep different splits).
 func TestTimeAwareScheduler_WindowOff(t *testing.T) {
 	inst, err := kernels.Instantiate("attention")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := inst.Module
-	rep, err := pipeline.Table.Run(m, pass.Config{Options: map[string]map[string]string{"time_aware_scheduler": {"reorder-window": "0"}}})
+	noPerf := map[string]string{"enable": "false"}
+	rep, err := pipeline.Table.Run(m, pass.Config{Options: map[string]map[string]string{"time_aware_scheduler": {"reorder-window": "0"}, "sunda_size_tiling_perf": noPerf}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +203,7 @@ func TestTimeAwareScheduler_WindowOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep2, err := pipeline.Table.Run(on.Module, pass.Config{})
+	rep2, err := pipeline.Table.Run(on.Module, pass.Config{Options: map[string]map[string]string{"sunda_size_tiling_perf": noPerf}})
 	if err != nil {
 		t.Fatal(err)
 	}

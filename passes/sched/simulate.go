@@ -114,7 +114,7 @@ func (p *problem) simulate(list []int32, window int) *timeline {
 		if int(c.j) == head && len(win) > 0 {
 			head = nextMark(inWin, head, span)
 		}
-		e := s + p.dur[k]
+		e := p.endOf(k, s, readyAt[k], free)
 		t.start[k], t.end[k] = s, e
 		t.rank[k] = int32(issued)
 		t.makespan = max(t.makespan, e)
@@ -327,6 +327,28 @@ func (p *problem) portsFree(k int32, m uint8, s int64, free []int64) int64 {
 	return s
 }
 
+// endOf returns when position k, started at s with its inputs ready at
+// ready, ends: a compute instruction's work starts at s, or at ready plus
+// its readiness latency if that is later (the latency of a dependent or
+// idle-start instruction; arch/cost.go); a DMA's transfer starts after
+// its fixed latency, once every DMA engine it needs is free, and lasts
+// its duration less the fixed latency. Monotone in s, ready and the free
+// times, as the exhaustive search's left-shift argument needs.
+func (p *problem) endOf(k int32, s, ready int64, free []int64) int64 {
+	pre := p.preOf(k)
+	if p.isDMA(k) {
+		t := s + pre
+		for m := p.maskOf(k); m != 0; m &= m - 1 {
+			t = max(t, free[p.dmaEngineRes(k, bits.TrailingZeros64(m))])
+		}
+		return t + p.dur[k] - pre
+	}
+	if pre > 0 {
+		s = max(s, ready+pre)
+	}
+	return s + p.dur[k]
+}
+
 // occupy marks position k's resources busy from s until e and returns the
 // resource it ran on: a DMA without a queue takes, among the queues free
 // by s, the one that became free last (the others stay free longer for
@@ -351,6 +373,9 @@ func (p *problem) occupy(k int32, s, e int64, free []int64) int32 {
 		}
 		free[best] = e
 		r = best
+	}
+	for m := p.maskOf(k); m != 0; m &= m - 1 {
+		free[p.dmaEngineRes(k, bits.TrailingZeros64(m))] = e
 	}
 	if m := p.ports[k]; m != 0 {
 		if m&portSBUF != 0 {
@@ -406,7 +431,7 @@ func (p *problem) programOrderMakespan() int64 {
 			curBlock = hb
 		}
 		s := p.earliest(k, max(readyAt[k], floor), free)
-		e := s + p.dur[k]
+		e := p.endOf(k, s, readyAt[k], free)
 		blockMax = max(blockMax, s)
 		makespan = max(makespan, e)
 		p.occupy(k, s, e, free)

@@ -20,26 +20,27 @@ import (
 // schedule):
 //
 //  1. the DDG list scheduler (list_scheduler.go) orders the instructions
-//     by priority (critical path, num_ready_succs, kill_bytes - def_bytes);
+//     by priority (critical path, num_ready_succs, program order);
 //  2. the TimeAwareScheduler (simulate.go: linearize_insts_by_simulation,
 //     pick_candidate) walks that order simulating every engine's and DMA
 //     queue's timeline, issuing at each step the candidate of the reorder
 //     window that can start earliest. It walks two more orders the same
 //     way and keeps the shortest schedule (ties: the DDG list order, then
 //     the incoming order; option orders):
-//     - the block's incoming order (the memory planner's pre-schedule):
-//     the list scheduler's critical-path priority sends every tile's load
-//     ahead of the first tile's store, and on tiled, DMA-bound kernels
-//     that costs up to 1.4x the makespan the incoming tile order reaches
-//     with the same window (softmax 4096x512 at unlimited memory: 142.1 us
-//     against 103.6 us); the default tensor_add: 53.726 us in the DDG list
-//     order, 44.859 us (optimal) in the incoming order;
+//     - the block's incoming order (the memory planner's pre-schedule),
+//     which keeps the program's tile interleaving where the list's
+//     critical-path priority sends every tile's loads ahead of the first
+//     tile's stores (softmax 1024x512 at unlimited memory: 19.725 us in
+//     the DDG list order, 17.423 us in the incoming order;
+//     TestSchedule_Orders);
 //     - the ASAP list order (list_scheduler.go: the same list scheduler,
 //     the earliest possible start first, then num_ready_succs, then
-//     program order): matmul 512x512x1024, 110.558 us in the other two
-//     orders, 107.939 us (its lower bound) in this one; tried on functions
-//     up to MaxASAPInsts instructions ("auto"), so that larger ones pay
-//     two simulations, not three.
+//     program order), tried on functions up to MaxASAPInsts instructions
+//     ("auto"), so that larger ones pay two simulations, not three. It
+//     is the shortest of the three on the default macro_matmul (28.746
+//     us; the DDG list order 29.494 us) and on the bf16 matmul
+//     512x512x1024 on trn3 (31.957 us against 32.024 incoming and 32.987
+//     DDG list; TestSchedule_Orders).
 //     Departure from the seed: §6.1 and §6.4 describe one ready-list
 //     order ("a classic ready-list scheduler over a data-dependence
 //     graph", whose priority terms are "OBSERVED, the combination is
@@ -70,8 +71,8 @@ import (
 // Pre: every DMA has a queue (alloc_queues); dependencies as the
 // anti_dependency_analyzer leaves them (any backward dependencies are
 // respected). A function that still has loops (FullUnroll level 0 or 1
-// keeps dynamic loops) is not scheduled ("function F keeps loops: not
-// scheduled"), and then the module does not reach StageScheduled. Post:
+// keeps them, an NKI dynamic_range loop) is scheduled region by region,
+// its loops' iterations overlapped (ScheduleLoops, loops.go). Post:
 // StageScheduled (the
 // verifier's rules: every instruction scheduled, every dependency
 // respected, no two instructions overlap on one engine or queue, blocks in
@@ -123,6 +124,10 @@ type Options struct {
 	// ReuseCost also schedules the function with unlimited memory (the
 	// logical dependencies) for the report.
 	ReuseCost bool
+	// CalleeBound returns the lower bound of a scheduled callee (the pass
+	// records each function's); nil or false: Schedule computes it from
+	// the callee (callee_bound.go).
+	CalleeBound func(name string) (int64, bool)
 }
 
 func runScheduler(ctx *pass.Context) error {
@@ -141,23 +146,36 @@ func runScheduler(ctx *pass.Context) error {
 		return diag.Errorf(diag.PassOption, "option reuse-cost=%q: want true, false or auto", reuse)
 	}
 	var total int64
+	bounds := map[string]int64{}
 	for _, f := range calleesFirst(ctx.Module) {
 		if depgraph.HasLoops(f) {
-			// The seed's machinery for loops (modulo schedules, carried
-			// dependencies) is not narwhal's: a function FullUnroll left
-			// loops in stays unscheduled, and the module does not reach
-			// StageScheduled.
-			ctx.Logf("function %s keeps loops: not scheduled", f.Name)
+			// Loops stay loops: each body a region whose iterations
+			// overlap (loops.go).
+			ctx.Function(f.Name)
+			rep, loops, err := ScheduleLoops(f, ctx.Arch, Options{Window: int(w), Orders: ctx.Option("orders")})
+			if err != nil {
+				return err
+			}
+			ctx.Function("")
 			ctx.Count("functions_with_loops", 1)
-			ctx.SetProduced(0)
+			ctx.Count("loops_scheduled", int64(len(loops.Loops)))
+			total += int64(rep.Insts)
+			ctx.AddReport(fmt.Sprintf("Schedule of function %s:", f.Name), rep.String()+loops.String())
+			if f == ctx.Module.Main() || len(ctx.Module.Funcs) == 1 {
+				ctx.Count("makespan_ns", rep.Makespan/1000)
+				ctx.Count("lower_bound_ns", rep.LowerBound/1000)
+				ctx.Count("makespan_executed_ns", loops.Executed/1000)
+			}
 			continue
 		}
 		ctx.Function(f.Name)
-		opt := Options{Window: int(w), Orders: ctx.Option("orders"), ReuseCost: reuse == "true" || reuse == "auto" && f.NumInsts() <= 1_000_000}
+		opt := Options{Window: int(w), Orders: ctx.Option("orders"), ReuseCost: reuse == "true" || reuse == "auto" && f.NumInsts() <= 1_000_000,
+			CalleeBound: func(name string) (int64, bool) { v, ok := bounds[name]; return v, ok }}
 		rep, err := Schedule(f, ctx.Arch, opt)
 		if err != nil {
 			return err
 		}
+		bounds[f.Name] = rep.LowerBound
 		ctx.Function("")
 		if rep.Insts == 0 {
 			continue
@@ -213,6 +231,9 @@ func Schedule(f *bir.Function, model *arch.Model, opt Options) (*Report, error) 
 		return nil, err
 	}
 	if err := p.graphFromIR(); err != nil {
+		return nil, err
+	}
+	if err := p.setCallBounds(m, model, opt); err != nil {
 		return nil, err
 	}
 	// One function: nothing after the graph needs the map from
@@ -300,11 +321,7 @@ func (p *problem) schedule(window int, orders Orders) (*timeline, *priority) {
 	if orders == 0 {
 		orders = OrderDDG
 	}
-	net := p.net
-	if net == nil {
-		net = p.pressure()
-	}
-	pr := &priority{bl: p.bottomLevels(), netFree: net}
+	pr := &priority{bl: p.bottomLevels()}
 	type cand struct {
 		name string
 		list []int32
@@ -334,7 +351,7 @@ func (p *problem) schedule(window int, orders Orders) (*timeline, *priority) {
 	}
 	// Only the bottom levels are used after the list orders (the report's
 	// critical path and tails): let the rest go before simulating.
-	pr.netFree, pr.nrs, p.net = nil, nil, nil
+	pr.nrs = nil
 	best, bestSpan := 0, int64(-1)
 	var t *timeline
 	for x := len(cands) - 1; x >= 0; x-- {

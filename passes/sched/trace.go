@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math/bits"
 	"slices"
 	"strconv"
 
@@ -20,8 +21,11 @@ import (
 //   - one process per scheduled function ("main (trn2)"), with one track
 //     (thread) per engine, named as the Neuron profiler names its rows
 //     (hardware.md "Profiler conventions": Tensor, Vector, Scalar, GpSimd,
-//     Sync), one per DMA queue that is used ("DMA queue 3"), one for calls
-//     and one for instructions without an engine;
+//     Sync), one per DMA queue that is used ("DMA queue 3"), one per DMA
+//     engine that moves bytes ("DMA engine 5": each DMA's transfer, the
+//     end of its interval less the cost model's transfer time, on every
+//     engine of its partitions; arch/cost.go "The DMA model"), one for
+//     calls and one for instructions without an engine;
 //   - one complete event (ph "X") per instruction: name = the
 //     instruction's name, cat = its opcode, ts/dur in microseconds (the
 //     schedule's picoseconds, exact to 1e-6 us), args = opcode, operands,
@@ -35,11 +39,24 @@ import (
 //     use" (the banks those PSUM locations occupy; allocated locations
 //     sharing a bank count it once).
 //
-// Functions without a schedule table are skipped. The events of one track
+// Functions without a schedule table are skipped; a function that keeps
+// loops is traced by its instances ("load_x@i=2"). The events of one track
 // never overlap and every dependency's consumer starts no earlier than its
 // producer ends, as the verifier's StageScheduled rules guarantee (the
 // tests check the file itself).
 func WriteTrace(w io.Writer, m *bir.Module, model *arch.Model) error {
+	// A function that keeps loops is traced as it runs: its instances
+	// (bir.Expand: iteration k of a body k periods after iteration 0).
+	for _, f := range m.Funcs {
+		if bir.HasLoops(f) {
+			x, err := bir.Expand(m, bir.ExpandOptions{})
+			if err != nil {
+				return err
+			}
+			m = x.M
+			break
+		}
+	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	tw := &traceWriter{w: bw, model: model}
 	tw.raw(`{"displayTimeUnit":"ns","traceEvents":[`)
@@ -90,11 +107,13 @@ func usJSON(b []byte, ps int64) []byte {
 	return strconv.AppendFloat(b, float64(ps)/1e6, 'f', -1, 64)
 }
 
-// Track ids: engines in profiler order, then calls, no-engine, queues.
+// Track ids: engines in profiler order, then calls, no-engine, queues,
+// DMA engines.
 const (
-	tidCalls  = 100
-	tidNone   = 101
-	tidQueue0 = 1000
+	tidCalls      = 100
+	tidNone       = 101
+	tidQueue0     = 1000
+	tidDMAEngine0 = 2000
 )
 
 var engineTracks = []bir.Engine{bir.EngPE, bir.EngDVE, bir.EngAct, bir.EngPool, bir.EngSP, bir.EngDMA}
@@ -145,6 +164,9 @@ func (tw *traceWriter) function(f *bir.Function, pid int) {
 	f.Walk(func(i bir.InstID) bool {
 		if tab.Has(i) {
 			used[trackOf(f, i)] = true
+			for m, _ := tw.transfer(f, i); m != 0; m &= m - 1 {
+				used[tidDMAEngine0+bits.TrailingZeros64(m)] = true
+			}
 		}
 		return true
 	})
@@ -156,6 +178,8 @@ func (tw *traceWriter) function(f *bir.Function, pid int) {
 	for _, t := range tracks {
 		name := ""
 		switch {
+		case t >= tidDMAEngine0:
+			name = DMAEngineName(t - tidDMAEngine0)
 		case t >= tidQueue0:
 			name = fmt.Sprintf("DMA queue %d", t-tidQueue0)
 		case t == tidCalls:
@@ -229,6 +253,30 @@ func (tw *traceWriter) function(f *bir.Function, pid int) {
 		b = append(b, "}"...)
 		tw.buf = b
 		tw.event(b)
+		// The DMA's transfer on each of its engines.
+		mask, xfer := tw.transfer(f, i)
+		for m := mask; m != 0; m &= m - 1 {
+			b := tw.buf[:0]
+			b = append(b, `"ph":"X","pid":`...)
+			b = strconv.AppendInt(b, int64(pid), 10)
+			b = append(b, `,"tid":`...)
+			b = strconv.AppendInt(b, int64(tidDMAEngine0+bits.TrailingZeros64(m)), 10)
+			b = append(b, `,"ts":`...)
+			b = usJSON(b, tab.End[i]-xfer)
+			b = append(b, `,"dur":`...)
+			b = usJSON(b, xfer)
+			b = append(b, `,"name":`...)
+			b = bir.AppendQuoted(b, f.InstName(i))
+			b = append(b, `,"cat":"dma-transfer","args":{"queue":`...)
+			b = strconv.AppendInt(b, int64(tab.Queue[i]), 10)
+			b = append(b, `,"start_ps":`...)
+			b = strconv.AppendInt(b, tab.End[i]-xfer, 10)
+			b = append(b, `,"end_ps":`...)
+			b = strconv.AppendInt(b, tab.End[i], 10)
+			b = append(b, "}"...)
+			tw.buf = b
+			tw.event(b)
+		}
 		return true
 	})
 	// Dependencies as flows.
@@ -273,6 +321,21 @@ func (tw *traceWriter) function(f *bir.Function, pid int) {
 		return true
 	})
 	tw.counters(f, pid)
+}
+
+// transfer returns the DMA engines scheduled instruction i's transfer
+// occupies and its transfer time in ps (the cost model's; 0, 0 for an
+// instruction that is not a DMA or that the model cannot price).
+func (tw *traceWriter) transfer(f *bir.Function, i bir.InstID) (uint64, int64) {
+	tab := f.Sched
+	if !f.Inst(i).Op.Info().Has(bir.FlagDMA) || tab.Queue[i] < 0 {
+		return 0, 0
+	}
+	est, err := tw.model.InstructionCost(f, i, bir.EngDMA, tab.DGE[i] >= 0)
+	if err != nil || est.Engines == 0 {
+		return 0, 0
+	}
+	return est.Engines, min(est.XferPs(), tab.End[i]-tab.Start[i])
 }
 
 // operandText renders an instruction's operands compactly: sources ->

@@ -40,11 +40,13 @@ type sliceArgs struct {
 }
 
 // checkTrace parses a trace and checks what the issue asks of it: it
-// parses; events on one track never overlap; every dependency (a flow
-// from the producer's slice to the consumer's) has the consumer start
+// parses; events on one track never overlap (a DMA engine's transfers
+// included: the DMA model's engines are exclusive); every dependency (a
+// flow from the producer's slice to the consumer's) has the consumer start
 // after the producer ends; there is one flow per dependency of m and one
-// slice per instruction; the tracks carry the profiler's names; the
-// counter tracks are there.
+// slice per instruction, and every DMA's transfer lies within its
+// instruction's slice; the tracks carry the profiler's names; the counter
+// tracks are there.
 func checkTrace(t *testing.T, data []byte, m *bir.Module) (slices_ int, withSource int) {
 	t.Helper()
 	var doc struct {
@@ -62,6 +64,17 @@ func checkTrace(t *testing.T, data []byte, m *bir.Module) (slices_ int, withSour
 	names := map[key]string{}
 	flows := map[int64][2]*traceEvent{}
 	counters := map[string]int{}
+	type key2 struct {
+		pid  int
+		name string
+	}
+	type xfer struct {
+		pid        int
+		name       string
+		start, end int64
+	}
+	byName := map[key2]sl{}
+	var transfers []xfer
 	for k := range doc.TraceEvents {
 		e := &doc.TraceEvents[k]
 		switch e.Ph {
@@ -78,6 +91,12 @@ func checkTrace(t *testing.T, data []byte, m *bir.Module) (slices_ int, withSour
 			if err := json.Unmarshal(e.Args, &a); err != nil {
 				t.Fatal(err)
 			}
+			if e.Cat == "dma-transfer" {
+				tracks[key{e.Pid, e.Tid}] = append(tracks[key{e.Pid, e.Tid}], sl{a.StartPs, a.EndPs, e.Name})
+				transfers = append(transfers, xfer{e.Pid, e.Name, a.StartPs, a.EndPs})
+				continue
+			}
+			byName[key2{e.Pid, e.Name}] = sl{a.StartPs, a.EndPs, e.Name}
 			if a.Opcode == "" || a.Operands == "" && a.Opcode != "NoOp" && !syncOpcode(a.Opcode) {
 				t.Errorf("slice %s: args %s lack the opcode or operands", e.Name, e.Args)
 			}
@@ -133,6 +152,12 @@ func checkTrace(t *testing.T, data []byte, m *bir.Module) (slices_ int, withSour
 			t.Errorf("dependency %s -> %s: the consumer starts at %d ps, before the producer ends at %d ps", p.name, c.name, c.start, p.end)
 		}
 	}
+	for _, x := range transfers {
+		in, ok := byName[key2{x.pid, x.name}]
+		if !ok || x.start < in.start || x.end != in.end || x.start > x.end {
+			t.Errorf("transfer of %s [%d, %d): want within its instruction's slice [%d, %d), ending with it", x.name, x.start, x.end, in.start, in.end)
+		}
+	}
 	deps, insts := 0, 0
 	for _, f := range m.Funcs {
 		if f.Sched == nil {
@@ -153,7 +178,7 @@ func checkTrace(t *testing.T, data []byte, m *bir.Module) (slices_ int, withSour
 		}
 	}
 	for _, n := range names {
-		if n == "Tensor" || n == "Vector" || n == "Scalar" || n == "GpSimd" || n == "Sync" || len(n) > 10 && n[:10] == "DMA queue " || n == "calls (every engine)" || n == "no engine" {
+		if n == "Tensor" || n == "Vector" || n == "Scalar" || n == "GpSimd" || n == "Sync" || len(n) > 10 && (n[:10] == "DMA queue " || n[:11] == "DMA engine ") || n == "calls (every engine)" || n == "no engine" {
 			continue
 		}
 		t.Errorf("track name %q is not the profiler's", n)

@@ -94,11 +94,12 @@ import (
 // the barrier's time), and Order is renumbered, so StageScheduled still
 // holds. A second run first removes what the first added.
 //
-// Pre: StageScheduled (straight-line, every instruction scheduled, every
-// DMA on a queue); not declared as a requirement, because a function
-// FullUnroll left loops in has no schedule: such a function is left alone
-// (log "function F keeps loops: not synchronized") and the module does
-// not reach StageSynchronized. Post: StageSynchronized (the
+// A function that keeps loops is synchronized by AllocSemaphoresLoops
+// (loops.go): counts that advance per iteration, waits minimized on the
+// function's instances.
+//
+// Pre: StageScheduled (every instruction scheduled, every DMA on a
+// queue). Post: StageSynchronized (the
 // verifier's exact happens-before check: every dependency ordered by
 // stream order, triggers, waits and updates; ids in range; wire limits;
 // counters within their width; stream endings).
@@ -142,16 +143,15 @@ func runAllocSemaphores(ctx *pass.Context) error {
 	var total Stats
 	main := ctx.Module.Main()
 	for _, f := range ctx.Module.FuncsMainFirst() {
-		if hasLoops(f) {
-			ctx.Logf("function %s keeps loops: not synchronized", f.Name)
-			ctx.SetProduced(0)
-			continue
-		}
 		if f.Sched == nil && f.NumInsts() == 0 && f != main {
 			continue
 		}
 		ctx.Function(f.Name)
-		st, err := AllocSemaphores(f, ctx.Arch, f == main)
+		alloc := AllocSemaphores
+		if hasLoops(f) {
+			alloc = AllocSemaphoresLoops // loops.go
+		}
+		st, err := alloc(f, ctx.Arch, f == main)
 		if err != nil {
 			return err
 		}
@@ -195,6 +195,9 @@ type Stats struct {
 	Waits      int64 // wait commands
 	Updates    int64 // update commands
 	Redundant  int64 // candidate waits dropped because another wait implies them
+	// Unminimized counts the candidate waits of a function with loops
+	// kept without the minimization (its work bound, MaxMinimizeWork).
+	Unminimized int64
 	// EdgeWaits is what the seed's sketch would emit: one wait per
 	// dependency edge between two streams ("for (Edge e : edges) ...
 	// setupSync(e.consumer, ...)"), the baseline beside Waits.
@@ -221,6 +224,7 @@ func (s *Stats) add(o *Stats) {
 	s.Waits += o.Waits
 	s.Updates += o.Updates
 	s.Redundant += o.Redundant
+	s.Unminimized += o.Unminimized
 	s.EdgeWaits += o.EdgeWaits
 	s.Carriers += o.Carriers
 	s.Rotations += o.Rotations
@@ -236,6 +240,9 @@ func (s *Stats) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "  semaphores: %d (one per signalling stream)\n", s.Semaphores)
 	fmt.Fprintf(&b, "  semaphore commands: %d waits ($S[k]>=v), %d updates ($S[j]++@complete); the seed's one wait per cross-stream edge: %d; %d redundant waits removed\n", s.Waits, s.Updates, s.EdgeWaits, s.Redundant)
+	if s.Unminimized > 0 {
+		fmt.Fprintf(&b, "  %d candidate waits kept without minimization (above MaxMinimizeWork)\n", s.Unminimized)
+	}
 	fmt.Fprintf(&b, "  carrier EventSemaphores: %d; rotations (AllEngineBarrier + GroupResetSemaphores): %d; Drain: %d; Halt: %d\n", s.Carriers, s.Rotations, s.Drains, s.Halts)
 	if s.CoreBarriers+s.PTCOMs > 0 {
 		fmt.Fprintf(&b, "  core barriers: %d; PTCOMs: %d\n", s.CoreBarriers, s.PTCOMs)
@@ -940,6 +947,29 @@ func renumberOrder(f *bir.Function) {
 	})
 }
 
+// dmaCosts returns stream.SimOptions.DMA for f: each DMA's fixed latency,
+// transfer time and DMA engines from the cost model, priced once.
+func dmaCosts(f *bir.Function, model *arch.Model) func(bir.InstID) (int64, int64, uint64) {
+	type cost struct {
+		fixed, xfer int64
+		engines     uint64
+	}
+	tab := f.Sched
+	costs := map[bir.InstID]cost{}
+	f.Walk(func(i bir.InstID) bool {
+		if f.Inst(i).Op.Info().Has(bir.FlagDMA) {
+			if est, err := model.InstructionCost(f, i, bir.EngDMA, tab.Has(i) && tab.DGE[i] >= 0); err == nil {
+				costs[i] = cost{est.FixedPs(), est.XferPs(), est.Engines}
+			}
+		}
+		return true
+	})
+	return func(i bir.InstID) (int64, int64, uint64) {
+		c := costs[i]
+		return c.fixed, c.xfer, c.engines
+	}
+}
+
 // SimOptions prices stream.Simulate with the schedule's durations and the
 // cost model: an instruction the schedule times keeps its duration, a
 // synchronization instruction the pass added costs what the cost model
@@ -969,5 +999,6 @@ func SimOptions(f *bir.Function, model *arch.Model) stream.SimOptions {
 		TriggerCost:   func(e bir.Engine) int64 { return cycles(e, model.Cost.StaticOverhead) },
 		EngineLatency: int64(model.Sync.SemaphoreNs * 1000),
 		DMALatency:    int64(model.Sync.DMASemaphoreNs * 1000),
+		DMA:           dmaCosts(f, model),
 	}
 }

@@ -284,3 +284,21 @@ func TestAllocSemaphores_StreamEndings(t *testing.T) {
 		t.Error("no Drain: the output DMAs' completion is known by no engine")
 	}
 }
+
+// TestAllocSemaphores_ErrorSubject: the error of a DMA without a queue
+// names the NKI line of the DMA from its subject (the instruction, as
+// data), whatever its name holds: "ld,x" has a comma, which a message
+// parsed back for "instruction NAME" would cut.
+func TestAllocSemaphores_ErrorSubject(t *testing.T) {
+	src := "module arch=trn2\n\nfunc @main {\n  tensor %a_set: f32[128, 64] kind=Input\n    loc %a: Input 128x256\n  tensor %t_set: f32[128, 64] class=NeuronSBTensor\n    loc %t: SB 128x256 allocated\n\nBlock1:\n" +
+		"  \"ld,x\" = Load %a[ap=[[64,128],[1,64]]] f32 -> %t[ap=[[64,128],[1,64]]] f32 loc(\"k.py\":7:4) sched(start=0, end=10)\n}\n"
+	m, err := bir.Parse("q.bir", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := pass.Table{Passes: []pass.Pass{semaphores.AllocSemaphoresPass}}
+	_, err = tab.Run(m, pass.Config{})
+	if err == nil || !strings.HasPrefix(err.Error(), "k.py:7:4: ") || !strings.Contains(err.Error(), "DMA without a queue") {
+		t.Fatalf("err %v: want the DMA's line k.py:7:4 and its cause", err)
+	}
+}

@@ -355,8 +355,13 @@ func mutate(t *testing.T, tc mutationCase) (waits, byRace, byRule, never int) {
 			for i := 0; i < sy.Len(); i++ {
 				id := bir.InstID(i)
 				ws := append([]bir.SemCmd(nil), sy.Waits(id)...)
+				its := append([]bir.ExprID(nil), sy.WaitIters(id)...)
+				for len(its) < len(ws) {
+					its = append(its, 0)
+				}
 				for k := range ws {
-					sy.SetWaits(id, append(append([]bir.SemCmd(nil), ws[:k]...), ws[k+1:]...))
+					// A wait in a loop body keeps its iteration term.
+					sy.SetWaitsIter(id, append(append([]bir.SemCmd(nil), ws[:k]...), ws[k+1:]...), append(append([]bir.ExprID(nil), its[:k]...), its[k+1:]...))
 					res, err := interp.RunCores(tc.mods, tc.in, interp.ConcurrentOptions{Seed: 1})
 					if err != nil {
 						t.Fatalf("%s: %s without $S[%d]>=%d: %v", tc.name, f.InstName(id), ws[k].Sem, ws[k].Value, err)
@@ -390,7 +395,7 @@ func mutate(t *testing.T, tc mutationCase) (waits, byRace, byRule, never int) {
 						never++
 						t.Errorf("%s: removing %s's wait $S[%d]>=%d is caught by nothing", tc.name, f.InstName(id), ws[k].Sem, ws[k].Value)
 					}
-					sy.SetWaits(id, ws)
+					sy.SetWaitsIter(id, ws, its)
 				}
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/stream"
 )
@@ -43,7 +44,8 @@ import (
 //
 // Decisions where the seed is silent. The seed's loop nests do not survive
 // FullUnroll level 2 (the default pipeline's), so "cross loopnests"
-// becomes "since the last barrier". The other cores' accesses are not in
+// becomes "since the last barrier"; a multi-core kernel that keeps loops
+// is refused (NW410). The other cores' accesses are not in
 // this core's program, so RAW and WAR are decided per tensor (any bytes:
 // another core may touch any part), and WAW only where this core rewrites
 // its own bytes: in an LNC kernel each core writes its own part of a
@@ -68,8 +70,9 @@ var InsertCoreBarrierPass = pass.Pass{
 		id := int64(0)
 		for _, f := range ctx.Module.FuncsMainFirst() {
 			if hasLoops(f) {
-				ctx.Logf("function %s keeps loops: no core barriers inserted", f.Name)
-				continue
+				// The CoreBarriers of a multi-core kernel are placed on
+				// straight-line code; a loop's would be per iteration.
+				return diag.Errorf(diag.LoopNotHandled, "function %s keeps loops in a %d-core kernel: narwhal places CoreBarriers on straight-line code only (unroll it: --option full_unroll.unrollLevel=2)", f.Name, n)
 			}
 			k, err := InsertCoreBarrier(f, n, &id)
 			if err != nil {

@@ -54,7 +54,11 @@ var AssignTriggerEnginePass = pass.Pass{
 	Run: func(ctx *pass.Context) error {
 		var by [bir.NumEngines]int64
 		for _, f := range ctx.Module.FuncsMainFirst() {
-			if f.Sched == nil || hasLoops(f) {
+			if f.Sched == nil {
+				continue
+			}
+			if hasLoops(f) {
+				ctx.Logf("function %s keeps loops: its DMAs keep the default trigger engines", f.Name)
 				continue
 			}
 			ctx.Function(f.Name)

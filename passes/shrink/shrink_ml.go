@@ -70,6 +70,16 @@ type IllegalError struct {
 	Locations []footprint.IllegalLocation
 }
 
+// ErrorSubject is the first illegal location (its function and ID): the
+// position the pass manager reports.
+func (e *IllegalError) ErrorSubject() *bir.Subject {
+	if len(e.Locations) == 0 {
+		return nil
+	}
+	l := e.Locations[0]
+	return &bir.Subject{Func: l.Function, Inst: bir.NoInst, Tensor: bir.NoTensor, Loc: l.LocID}
+}
+
 func (e *IllegalError) Error() string {
 	parts := make([]string, len(e.Locations))
 	for i, l := range e.Locations {

@@ -138,6 +138,11 @@ func TestShrinkML_IllegalError(t *testing.T) {
 	if !strings.Contains(err.Error(), "16416 bytes per partition (4104 elements rounded up to 4104, x 4 bytes), want <= 16384, the PSUM bytes per partition of trn2") {
 		t.Errorf("message: %v", err)
 	}
+	// The subject is data: the location, so the pass manager reports the
+	// position of the instruction writing it.
+	if sub := bir.SubjectOf(err); sub == nil || sub.Func != "main" || m.Main().Loc(sub.Loc).Name != "ps2" {
+		t.Errorf("subject %+v, want main's location ps2", sub)
+	}
 }
 
 // TestShrinkML_OnFunction: the hook sees every function as the pass starts

@@ -606,11 +606,12 @@ func (e *emitter) group(gi int, g *group) error {
 	if len(g.ops) > 1 {
 		e.stats.RateMatched++
 	}
-	if g.simd {
+	// Count what acts: the path changes a group only by re-viewing it.
+	switch {
+	case g.reviewed:
 		e.stats.SIMDMacros++
-	}
-	if g.reviewed {
-		e.stats.Reviewed++
+	case g.simd:
+		e.stats.SIMDSame++
 	}
 	e.stats.Tiled += int64(len(a.members(g)))
 	if err := e.replicate(gi, g); err != nil {
@@ -631,11 +632,11 @@ func (e *emitter) group(gi int, g *group) error {
 	e.stats.Tiles += tiles
 	if a.opt.Logf != nil {
 		path := ""
-		if g.simd {
-			path = ", SIMD macro (8 GpSimd cores x 16 partitions)"
-			if g.reviewed {
-				path += ", re-viewed as [128, R*C/128]"
-			}
+		switch {
+		case g.reviewed:
+			path = ", SIMD macro (8 GpSimd cores x 16 partitions), re-viewed as [128, R*C/128]"
+		case g.simd:
+			path = ", GpSimd elementwise: its rows fill the 8 cores x 16 partitions, the SIMD-macro path changes nothing"
 		}
 		bound := "whole rows"
 		if g.ft < g.cols {

@@ -28,7 +28,7 @@ var update = flag.Bool("update", false, "rewrite testdata/golden/*.golden")
 
 // Every mechanism acts in some golden case (its counter is non-zero),
 // under the translation validation above (checked by execution).
-var mechanisms = []string{"rate_matched", "boundary_tensors", "psum_splits", "replicated", "reloaded", "simd_macros", "simd_reviewed"}
+var mechanisms = []string{"rate_matched", "boundary_tensors", "psum_splits", "replicated", "reloaded", "simd_macros", "simd_unchanged"}
 
 func TestSundaSizeTiling_Golden(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.bir"))
@@ -108,6 +108,49 @@ func TestSundaSizeTiling_Golden(t *testing.T) {
 			}
 			if string(want) != got {
 				t.Errorf("%s differs (run with -update to accept):\n%s", gfile, passtest.LineDiff(string(want), got))
+			}
+		})
+	}
+}
+
+// TestSundaSizeTiling_SIMDCountsWhatActs: simd_macros counts the groups
+// the SIMD-macro path changes. On [200 x 64] it re-views the group (the
+// tiled module differs from the one the path off gives: simd_macros = 1);
+// on [256 x 64] the rows fill the cores already and the module is
+// byte-identical with the path off (simd_macros = 0, simd_unchanged = 1).
+func TestSundaSizeTiling_SIMDCountsWhatActs(t *testing.T) {
+	for _, tc := range []struct {
+		file         string
+		macros, same int64
+	}{
+		{"simd.bir", 1, 0},
+		{"simd_full.bir", 0, 1},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			src, err := os.ReadFile(filepath.Join("testdata", "golden", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text [2]string
+			var res [2]*pass.PassResult
+			for k, on := range []string{"true", "false"} {
+				m, err := bir.Parse(tc.file, src)
+				if err != nil {
+					t.Fatal(err)
+				}
+				tbl := pass.Table{Passes: []pass.Pass{tiling.Pass}}
+				rep, err := tbl.Run(m, pass.Config{Options: map[string]map[string]string{"sunda_size_tiling": {"simd_macro": on}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				text[k], res[k] = bir.Format(m), rep.Result("sunda_size_tiling")
+			}
+			macros, same := res[0].Counter("sunda_size_tiling.simd_macros"), res[0].Counter("sunda_size_tiling.simd_unchanged")
+			if macros != tc.macros || same != tc.same {
+				t.Errorf("simd_macros = %d, simd_unchanged = %d; want %d and %d", macros, same, tc.macros, tc.same)
+			}
+			if changed := text[0] != text[1]; changed != (macros > 0) {
+				t.Errorf("the path changed the module: %v; simd_macros = %d", changed, macros)
 			}
 		})
 	}

@@ -15,11 +15,14 @@ package tiling
 //     the scheduler prices instructions with):
 //     - dma-partitions: a DMA split along its partition axis into k
 //     pieces, each its own DMA on its own queue. The cost model decides
-//     k: pieces of at least a quadrant (32 partitions: the SDMA rounds a
-//     partition count up to a multiple of 32, seed 002 §3, so a smaller
-//     piece costs as much), at most the DMA queues, and each piece must
-//     move at least its fixed cost's worth of bytes (the DMA fixed cost
-//     against the transfer time gained).
+//     k: pieces of at least a quadrant (32 partitions), at most the DMA
+//     queues, a piece faster than the whole by at least its fixed cost,
+//     and each piece moving at least its fixed cost's worth of bytes.
+//     Under the DMA model of arch/cost.go (one transfer already spreads
+//     its partitions over the 16 DMA engines, each engine moving its own
+//     8) a piece of P/k partitions takes as long as the whole on fewer
+//     engines, so the cost model proposes no such split; the candidate
+//     stays for a model (an option) where it pays.
 //     - pipeline-free: a consumer and the producers of its inputs (an
 //     engine instruction and the DMAs that load its inputs, a DMA that
 //     stores an engine instruction's output, or engine instructions)
@@ -28,7 +31,8 @@ package tiling
 //     The cost model decides k: an engine piece must keep at least MIN_II
 //     elements (GPSIMD_START on GpSimd, whose start-up cost a small piece
 //     would pay again), a DMA piece at least the bytes per partition of
-//     full bandwidth and its fixed cost's worth of transfer.
+//     full bandwidth (a shorter row lowers the DMA engines' efficiency)
+//     and a transfer of at least its fixed latency.
 //     Candidates are ranked by the time the cost model says they save
 //     (the split instruction's time minus a piece's).
 //  2. Judgement: each candidate, best first, is applied to a copy of the
@@ -103,14 +107,27 @@ type Schedule struct {
 	LowerBound int64
 }
 
-// MakespanFunc schedules a copy of f as the pipeline would and returns the
-// result; f must not be modified. The pipeline supplies it (passes do not
-// import each other).
-type MakespanFunc func(f *bir.Function, model *arch.Model) (Schedule, error)
+// MakespanFunc schedules a copy of f as the pipeline would, configured by
+// judge, and returns the result; f must not be modified. The pipeline
+// supplies it (passes do not import each other).
+type MakespanFunc func(f *bir.Function, model *arch.Model, judge Judge) (Schedule, error)
+
+// Judge is how the passes that schedule after performance tiling are
+// configured in the run, so that a candidate is judged by the schedule the
+// pipeline will make of it (the options of anti_dependency_analyzer,
+// alloc_queues and time_aware_scheduler; "" or 0 is the pass's default).
+type Judge struct {
+	DepsMode        string // anti_dependency_analyzer mode
+	MaxReduceVisits int    // anti_dependency_analyzer max-reduce-visits
+	QueuePolicy     string // alloc_queues policy
+	Window          int    // time_aware_scheduler reorder-window (0: the default; 1 is off, as 0 and 1 are for the option)
+	Orders          string // time_aware_scheduler orders
+}
 
 // PerfOptions configure PerformanceTiling.
 type PerfOptions struct {
 	Makespan       MakespanFunc
+	Judge          Judge
 	MaxEvaluations int   // schedules per function (0: DefaultMaxEvaluations)
 	MaxWork        int64 // instructions scheduled per function, over all judgements (0: DefaultMaxWork)
 	Logf           func(format string, args ...any)
@@ -209,7 +226,7 @@ func PerformanceTiling(m *bir.Module, model *arch.Model, opt PerfOptions) (PerfS
 
 // perfFunction judges the candidates of one function.
 func perfFunction(f *bir.Function, model *arch.Model, maxEvals int, opt *PerfOptions, st *PerfStats) error {
-	base, err := opt.Makespan(f, model)
+	base, err := opt.Makespan(f, model, opt.Judge)
 	if err != nil {
 		return err
 	}
@@ -232,7 +249,7 @@ func perfFunction(f *bir.Function, model *arch.Model, maxEvals int, opt *PerfOpt
 		if _, err := applySplit(trial, &c); err != nil {
 			continue // not splittable after all
 		}
-		s, err := opt.Makespan(trial, model)
+		s, err := opt.Makespan(trial, model, opt.Judge)
 		evals++
 		st.Evaluations++
 		if err != nil {
@@ -305,6 +322,9 @@ func splitKind(f *bir.Function, i bir.InstID) (partitions, free bool) {
 			return true, true
 		}
 	case bir.OpTensorTensor, bir.OpTensorScalar, bir.OpTensorScalarPtr, bir.OpTensorCopy, bir.OpMemset, bir.OpReciprocal:
+		if attrs.Bool("is_tensor_tensor_scan", false) {
+			return true, false // a scan runs along the free axis
+		}
 		if acc := attrs.Str("acc", "Idle"); acc == "Idle" || acc == "idle" || acc == "" {
 			// tensor_tensor_scan carries its state along the free axis:
 			// its partitions are independent, its free elements are not.
@@ -531,9 +551,11 @@ func pipelineK(f *bir.Function, model *arch.Model, insts []bir.InstID, F int64) 
 			in := f.Inst(i)
 			if in.Op.Info().Has(bir.FlagDMA) {
 				w, _ := arch.InstructionWork(f, i, bir.EngDMA, false)
-				bpp := w.BytesPerPartition / k
-				transfer := float64(w.Bytes/k) / max(model.DMABytesPerNs, 1e-9)
-				if bpp < model.DMAFullBandwidthBytes || transfer < model.DMAFixedNs {
+				w.Bytes /= k
+				w.BytesPerPartition /= k
+				w.RunBytes = min(w.RunBytes, w.BytesPerPartition)
+				e, err := model.Estimate(w)
+				if err != nil || w.BytesPerPartition < model.DMAFullBandwidthBytes || e.XferNs < e.FixedNs {
 					ok = false
 				}
 				continue
@@ -766,7 +788,11 @@ func PerfPass(makespan MakespanFunc) pass.Pass {
 			if me < 1 || mw < 1 {
 				return diag.Errorf(diag.PassOption, "max_evaluations = %d, max_work = %d: want both >= 1", me, mw)
 			}
-			st, err := PerformanceTiling(ctx.Module, ctx.Arch, PerfOptions{Makespan: makespan, MaxEvaluations: int(me), MaxWork: mw, Logf: ctx.Logf, OnFunction: ctx.Function})
+			judge, err := judgeOf(ctx)
+			if err != nil {
+				return err
+			}
+			st, err := PerformanceTiling(ctx.Module, ctx.Arch, PerfOptions{Makespan: makespan, Judge: judge, MaxEvaluations: int(me), MaxWork: mw, Logf: ctx.Logf, OnFunction: ctx.Function})
 			ctx.Function("")
 			if err != nil {
 				return err
@@ -789,4 +815,36 @@ func countInsts(c *candidate) int {
 		seen[x.inst] = true
 	}
 	return len(seen)
+}
+
+// judgeOf reads the run's configuration of the passes that schedule after
+// performance tiling (pass.Context.PeerOption), so that the judge
+// schedules as they will: a candidate kept under the default orders could
+// lose under orders=ddg, the program the user asked for.
+func judgeOf(ctx *pass.Context) (Judge, error) {
+	var j Judge
+	if v, ok := ctx.PeerOption("anti_dependency_analyzer", "mode"); ok {
+		j.DepsMode = v
+	}
+	if v, ok := ctx.PeerOption("anti_dependency_analyzer", "max-reduce-visits"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return j, diag.Errorf(diag.PassOption, "option anti_dependency_analyzer.max-reduce-visits=%q: want a number", v)
+		}
+		j.MaxReduceVisits = n
+	}
+	if v, ok := ctx.PeerOption("alloc_queues", "policy"); ok {
+		j.QueuePolicy = v
+	}
+	if v, ok := ctx.PeerOption("time_aware_scheduler", "reorder-window"); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return j, diag.Errorf(diag.PassOption, "option time_aware_scheduler.reorder-window=%q: want a number", v)
+		}
+		j.Window = max(n, 1)
+	}
+	if v, ok := ctx.PeerOption("time_aware_scheduler", "orders"); ok {
+		j.Orders = v
+	}
+	return j, nil
 }

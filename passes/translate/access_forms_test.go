@@ -26,8 +26,12 @@ func sl(l, u uint64, step int64) klr.Index {
 
 func coord(c uint64) klr.Index { return klr.Index{Kind: klr.IndexCoord, Coord: c} }
 
-// noFixedAxis is AccessPattern.fixedAxis = Option.none.
-var noFixedAxis = klr.Raw{Kind: klr.RawCtor, Type: 0xff}
+// noFixedAxis is AccessPattern.fixedAxis = Option.none; fixedAxis1
+// Option.some 1.
+var (
+	noFixedAxis = klr.Raw{Kind: klr.RawCtor, Type: 0xff}
+	fixedAxis1  = klr.Raw{Kind: klr.RawCtor, Type: 0xff, Ctor: 1, Items: []klr.Raw{{Kind: klr.RawUint, Uint: 1}}}
+)
 
 // TestTranslate_AccessFormFiles: KLR files whose operands use each Access
 // form - simple, basic (Index.coord and Index.slice, negative and
@@ -131,6 +135,22 @@ func accessFormCases() []accessFormCase {
 				{"even", []int64{64, 32}, func(k int) float32 { return a2v[(32+k/32)*64+1+2*(k%32)] }},
 				{"pairs", []int64{32, 32}, func(k int) float32 { return a2v[(64+k/32)*64+2+k%32] }},
 			},
+		},
+		{
+			// The same even selection with fixedAxis = some 1: KLR's
+			// fromAccessPattern does not read it, and neither does the
+			// lowering (the same elements).
+			name: "pattern with a fixedAxis",
+			kernel: func() *klr.LncKernel {
+				even := hbmT("even", "float32", 64, 32)
+				ta := chipT("ta", "float32", klr.MemSBUF, 128, 64, 0, 0)
+				return lncKernel("pattern_fixed", []klr.TensorName{a2}, []klr.TensorName{even},
+					dma(simpleRef(ta), simpleRef(a2)),
+					dma(simpleRef(even), ref(&klr.Access{Kind: klr.AccessKindPattern, Pattern: &klr.AccessPattern{Tensor: ta, ParNum: 64,
+						Pattern: []klr.APPair{{Step: 2, Num: 32}}, ParOffset: 32, FreeOffset: 1, FixedAxis: fixedAxis1}})))
+			}(),
+			inputs: []*interp.Tensor{f32Tensor("a", []int64{128, 64}, a2v)},
+			outs:   []formOutput{{"even", []int64{64, 32}, func(k int) float32 { return a2v[(32+k/32)*64+1+2*(k%32)] }}},
 		},
 		{
 			// out = 2 * a[32:96, 8:40] with birPattern tiles.

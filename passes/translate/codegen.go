@@ -511,10 +511,15 @@ func (cg *codegen) ap(field string, r *klr.TensorRef) (bir.Operand, *cgTensor, e
 // (the row-major layout every KLR access assumes). The pairs' own offset
 // fields are per-dimension starts: either all zero, or already folded into
 // freeOffset (sum offset*step = freeOffset, as in birPattern); anything
-// else is ambiguous and refused. fixedAxis must be Option.none.
+// else is ambiguous and refused. fixedAxis, an Option, is accepted either
+// way and changes nothing: fromAccessPattern builds the BirAccessPattern
+// from the tensor, parNum, the pattern, parOffset and freeOffset alone
+// ("offset := free * ap.parOffset + ap.freeOffset, pattern := ⟨ free,
+// ap.parNum ⟩ :: ap.freePattern"), so a fixed axis selects no other
+// element; anything but an Option there is a malformed file.
 func (cg *codegen) pattern(field string, ct *cgTensor, p *klr.AccessPattern) (int64, bir.Pattern, error) {
-	if fa := p.FixedAxis; !(fa.Kind == klr.RawCtor && fa.Type == 0xff && fa.Ctor == 0) {
-		return 0, nil, cg.errf("%s: Access.pattern of %s has a fixedAxis (CBOR item at byte %d): narwhal lowers patterns without one (Option.none)", field, ct.tn.Name, fa.Offset)
+	if fa := p.FixedAxis; !(fa.Kind == klr.RawCtor && fa.Type == 0xff && (fa.Ctor == 0 && len(fa.Items) == 0 || fa.Ctor == 1 && len(fa.Items) == 1)) {
+		return 0, nil, cg.errf("%s: Access.pattern of %s: fixedAxis (CBOR item at byte %d) is not an Option (want none or some)", field, ct.tn.Name, fa.Offset)
 	}
 	if p.ParNum > uint64(maxElems) || p.ParOffset > uint64(maxElems) || p.FreeOffset > uint64(maxElems) {
 		return 0, nil, cg.errf("%s: Access.pattern of %s: parNum %d, parOffset %d, freeOffset %d out of range", field, ct.tn.Name, p.ParNum, p.ParOffset, p.FreeOffset)

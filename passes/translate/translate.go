@@ -294,7 +294,7 @@ func (tr *translator) scanBlock(f *bir.Function, b bir.BlockID) error {
 		tr.ctx.Logf("Found InstKLIRKernel: %s", f.InstName(i))
 		expanded, err := tr.lowerKernelInst(f, i)
 		if err != nil {
-			return fmt.Errorf("instruction %s (NKIKLIRKernel): %w", f.InstName(i), err)
+			return f.WrapErr(i, fmt.Errorf("instruction %s (NKIKLIRKernel): %w", f.InstName(i), err))
 		}
 		if expanded {
 			collected = append(collected, i)
@@ -737,15 +737,15 @@ func (tr *translator) copyConstFileToArtifact(fn *bir.Function, kernelPath strin
 			}
 		}
 		if found == "" {
-			return fmt.Errorf("function %s: const tensor %s: file %s does not exist (looked in: %s)", fn.Name, ts.Name, ts.File, strings.Join(cands, ", "))
+			return fn.TensorErrorf(bir.TensorID(t), "const file %s does not exist (looked in: %s)", ts.File, strings.Join(cands, ", "))
 		}
 		var err error
 		if dir != "" {
 			if ts.File, err = copyIntoDir(dir, found); err != nil {
-				return fmt.Errorf("function %s: const tensor %s: %w", fn.Name, ts.Name, err)
+				return fn.TensorErrorf(bir.TensorID(t), "const file: %w", err)
 			}
 		} else if ts.File, err = filepath.Abs(found); err != nil {
-			return fmt.Errorf("function %s: const tensor %s: %w", fn.Name, ts.Name, err)
+			return fn.TensorErrorf(bir.TensorID(t), "const file: %w", err)
 		}
 		tr.ctx.Count("const files staged", 1)
 	}

@@ -166,7 +166,7 @@ func (c *cloner) errAt(i bir.InstID, format string, args ...any) error {
 	if it := c.iterText(); it != "" {
 		where += " at " + it
 	}
-	return fmt.Errorf("%s: %s", where, fmt.Sprintf(format, args...))
+	return c.f.WrapErr(i, fmt.Errorf("%s: %s", where, fmt.Sprintf(format, args...)))
 }
 
 // wrapAt is errAt for an error that callers may inspect (errors.As).
@@ -175,7 +175,7 @@ func (c *cloner) wrapAt(i bir.InstID, err error) error {
 	if it := c.iterText(); it != "" {
 		where += " at " + it
 	}
-	return fmt.Errorf("%s: %w", where, err)
+	return c.f.WrapErr(i, fmt.Errorf("%s: %w", where, err))
 }
 
 // iterText renders the current iteration ("i=3, j=0").
@@ -236,7 +236,7 @@ func (c *cloner) analyze() error {
 				rec := loopRec{id: i, axis: lp.Axis, lb: ax.Lb, ub: ax.Ub, stride: ax.Stride, trips: ax.TripCount(), parent: loop, body: lp.Body}
 				if in.Op == bir.OpLoop && c.cfg.expand(f, i) {
 					if ax.Stride <= 0 {
-						return fmt.Errorf("function %s, loop %s: stride %d, want > 0", f.Name, f.InstName(i), ax.Stride)
+						return f.Errorf(i, "stride %d, want > 0", ax.Stride)
 					}
 					rec.expanded = true
 				}
@@ -369,7 +369,7 @@ func (c *cloner) checkAxes(i bir.InstID, loop int32, axes []affine.Axis, what st
 			if int(a) >= 0 && int(a) < c.m.NumAxes() {
 				name = c.m.AxisName(a)
 			}
-			return fmt.Errorf("function %s, instruction %s (%s): %s uses axis %s, which no enclosing loop binds", c.f.Name, c.f.InstName(i), c.f.OpName(i), what, name)
+			return c.f.Errorf(i, "%s uses axis %s, which no enclosing loop binds", what, name)
 		}
 		if !c.boundAxis(loop, a) {
 			*fast = false
@@ -385,7 +385,7 @@ func (c *cloner) plan(i bir.InstID) error {
 	p.fast = true
 	if in.Pred != 0 {
 		if int(in.Pred) >= c.m.NumPreds() {
-			return fmt.Errorf("function %s, instruction %s: predicate #%d out of range", f.Name, f.InstName(i), in.Pred)
+			return f.Errorf(i, "predicate #%d out of range", in.Pred)
 		}
 		p.pred = c.comp.pred(in.Pred)
 		if err := c.checkAxes(i, p.loop, p.pred.axes, "the predicate", &p.fast); err != nil {
@@ -399,10 +399,10 @@ func (c *cloner) plan(i bir.InstID) error {
 		switch o.Kind {
 		case bir.OpdSymAP:
 			if int(o.Expr) >= c.m.NumExprs() || int(o.OffsetExpr()) >= c.m.NumExprs() || o.OffsetExpr() < 0 || o.Expr < 0 {
-				return fmt.Errorf("function %s, instruction %s: operand %d: expression id out of range", f.Name, f.InstName(i), k)
+				return f.Errorf(i, "operand %d: expression id out of range", k)
 			}
 			if o.Ref < 0 || int(o.Ref) >= f.NumTensors() || f.Tensor(o.TensorRef()).Dead {
-				return fmt.Errorf("function %s, instruction %s: operand %d: symbolic access pattern names no live tensor (#%d)", f.Name, f.InstName(i), k, o.Ref)
+				return f.Errorf(i, "operand %d: symbolic access pattern names no live tensor (#%d)", k, o.Ref)
 			}
 			so := symOp{k: k, block: c.comp.expr(o.Expr), off: c.comp.expr(o.OffsetExpr())}
 			what := fmt.Sprintf("operand %d (symbolic access pattern on %s)", k, f.Tensor(o.TensorRef()).Name)
@@ -415,7 +415,7 @@ func (c *cloner) plan(i bir.InstID) error {
 			p.sym = append(p.sym, so)
 		case bir.OpdSymImm:
 			if int(o.Expr) >= c.m.NumExprs() || o.Expr < 0 {
-				return fmt.Errorf("function %s, instruction %s: operand %d: expression id out of range", f.Name, f.InstName(i), k)
+				return f.Errorf(i, "operand %d: expression id out of range", k)
 			}
 			so := symOp{k: k, expr: c.comp.expr(o.Expr)}
 			if err := c.checkAxes(i, p.loop, so.expr.axes, fmt.Sprintf("operand %d (symbolic immediate)", k), &p.fast); err != nil {

@@ -8,8 +8,9 @@
 //	  - pure: a loop-free, known opcode that moves or computes data
 //	    (OpInfo flags MovesData or Computes) and is not a control, sync,
 //	    call, collective, register, descriptor or symbolic opcode, nor one
-//	    whose semantics narwhal keeps verbatim; its "acc" attribute, if any,
-//	    is "Idle" (an accumulating Activation also updates engine state);
+//	    whose semantics narwhal keeps verbatim; it uses no engine
+//	    accumulator (bir.InstAccumulator: an accumulating Activation and
+//	    every Vector accumulator instruction also update engine state);
 //	  - it has at least one destination, and every destination is an access
 //	    pattern (physical, symbolic or register) on a tensor that is not
 //	    observable: internal kind, not volatile, no location of memory type
@@ -43,11 +44,11 @@ type dceInfo struct {
 	f          *bir.Function
 	opClass    map[bir.Opcode]int8
 	observable []bool
-	idleAttrs  map[bir.AttrID]bool
+	idleAttrs  map[opAttr]bool
 }
 
 func newDCEInfo(f *bir.Function) *dceInfo {
-	d := &dceInfo{f: f, opClass: map[bir.Opcode]int8{}, idleAttrs: map[bir.AttrID]bool{}}
+	d := &dceInfo{f: f, opClass: map[bir.Opcode]int8{}, idleAttrs: map[opAttr]bool{}}
 	n := f.NumTensors()
 	d.observable = make([]bool, n)
 	for t := 0; t < n; t++ {
@@ -84,12 +85,23 @@ func (d *dceInfo) pureOp(op bir.Opcode) bool {
 	return c == opPure
 }
 
-func (d *dceInfo) idle(a bir.AttrID) bool {
-	v, ok := d.idleAttrs[a]
+// opAttr keys idle's cache: whether an instruction uses an engine
+// accumulator depends on its opcode and its attributes.
+type opAttr struct {
+	op bir.Opcode
+	id bir.AttrID
+}
+
+// idle reports whether an instruction of opcode op with attributes a
+// leaves every engine accumulator alone (bir.InstAccumulator): an
+// accumulating Activation, and every Vector accumulator instruction even
+// with reduce command Idle, updates engine state and is never dead.
+func (d *dceInfo) idle(op bir.Opcode, a bir.AttrID) bool {
+	k := opAttr{op, a}
+	v, ok := d.idleAttrs[k]
 	if !ok {
-		acc := d.f.Module().Attrs(a).Str("acc", "Idle")
-		v = acc == "Idle"
-		d.idleAttrs[a] = v
+		v = bir.InstAccumulator(op, d.f.Module().Attrs(a)) == bir.NoAccumulator
+		d.idleAttrs[k] = v
 	}
 	return v
 }
@@ -115,7 +127,7 @@ func (d *dceInfo) tensorOf(o bir.Operand) bir.TensorID {
 func (d *dceInfo) candidate(i bir.InstID) bool {
 	f := d.f
 	in := f.Inst(i)
-	if in.Dead() || !d.pureOp(in.Op) || !d.idle(in.Attrs) {
+	if in.Dead() || !d.pureOp(in.Op) || !d.idle(in.Op, in.Attrs) {
 		return false
 	}
 	outs := f.Outs(i)

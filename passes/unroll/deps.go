@@ -35,8 +35,6 @@
 package unroll
 
 import (
-	"fmt"
-
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/internal/checked"
 )
@@ -64,6 +62,7 @@ type depPlan struct {
 	carry     int32
 	dist      int64
 	keptCarry bool // carried by a loop that is not expanded: stays carried
+	all       bool // bir.Dep.CarryAll: every iteration of the common loops inside the carry loop
 	carryPos  int  // index of the carry loop in E(On), -1 if not there
 	onNest    int32
 	nCommon   int
@@ -107,7 +106,7 @@ func (c *cloner) planDeps() error {
 			}
 			if d.Pred != 0 {
 				if int(d.Pred) >= c.m.NumPreds() {
-					return fmt.Errorf("function %s, instruction %s: dependency predicate #%d out of range", f.Name, f.InstName(id), d.Pred)
+					return f.Errorf(id, "dependency predicate #%d out of range", d.Pred)
 				}
 				dp.pred = c.comp.pred(d.Pred)
 				fast := true
@@ -137,18 +136,26 @@ func (c *cloner) planDeps() error {
 					}
 				}
 				if carry < 0 {
-					return fmt.Errorf("function %s, instruction %s: dependency on %s is carried by axis %s, which no enclosing loop binds",
-						f.Name, f.InstName(id), f.InstName(d.On), c.axisName(d.CarryAxis))
+					return f.Errorf(id, "dependency on %s is carried by axis %s, which no enclosing loop binds", f.InstName(d.On), c.axisName(d.CarryAxis))
 				}
 				if d.CarryDist < 1 {
-					return fmt.Errorf("function %s, instruction %s: dependency on %s carried by %s: distance %d, want >= 1",
-						f.Name, f.InstName(id), f.InstName(d.On), c.axisName(d.CarryAxis), d.CarryDist)
+					return f.Errorf(id, "dependency on %s carried by %s: distance %d, want >= 1", f.InstName(d.On), c.axisName(d.CarryAxis), d.CarryDist)
 				}
 				dp.carry, dp.dist = carry, int64(d.CarryDist)
 				dp.keptCarry = !c.loops[carry].expanded
 				for k, l := range nest.loops[:dp.nCommon] {
 					if l == carry {
 						dp.carryPos = k
+					}
+				}
+				dp.all = d.CarryAll
+				if d.CarryAll && dp.carryPos >= 0 {
+					// Every iteration of the common loops inside the carry
+					// loop is a target, as on On's own loops.
+					dp.nCommon = dp.carryPos + 1
+					dp.span = 1
+					for _, l := range nest.loops[dp.nCommon:] {
+						dp.span = checked.SatMul(dp.span, c.loops[l].trips)
 					}
 				}
 			}
@@ -174,7 +181,7 @@ func (c *cloner) allocOrdinals(limit int64) error {
 		}
 		size := c.nests[p.nest].size
 		if total = checked.SatAdd(total, size); total > limit {
-			return fmt.Errorf("function %s, instruction %s: %d instances (with the other dependency targets' %d) exceed the instruction limit %d", c.f.Name, c.f.InstName(bir.InstID(i)), size, total-size, limit)
+			return c.f.Errorf(bir.InstID(i), "%d instances (with the other dependency targets' %d) exceed the instruction limit %d", size, total-size, limit)
 		}
 		t := &ordTable{clones: make([]bir.InstID, size)}
 		for k := range t.clones {
@@ -223,6 +230,7 @@ func (c *cloner) remapClone(orig, inst bir.InstID, p *instPlan) error {
 					d.CarryAxis = r
 				}
 				d.CarryDist = int32(dp.dist)
+				d.CarryAll = dp.all
 			} else if dp.carryPos < 0 {
 				// Carried by a loop that encloses I but not On: the edge
 				// exists where the source iteration does.

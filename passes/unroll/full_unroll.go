@@ -178,8 +178,7 @@ func FullUnroll(m *bir.Module, opt FullUnrollOptions) (st Stats, err error) {
 		}
 		if levels[k] == 2 {
 			if dyn := dynamicLoop(f); dyn != bir.NoInst {
-				return st, fmt.Errorf("function %s, loop %s (%s): unrollLevel=2 unrolls everything, but this loop's trip count is a run-time value; run pass unroll (which lowers dynamic loops to register form) or unrollLevel=1",
-					f.Name, f.InstName(dyn), f.OpName(dyn))
+				return st, f.Errorf(dyn, "unrollLevel=2 unrolls everything, but this loop's trip count is a run-time value; run pass unroll (which lowers dynamic loops to register form) or unrollLevel=1")
 			}
 		}
 	}

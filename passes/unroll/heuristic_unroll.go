@@ -136,7 +136,7 @@ func (h *heuristic) block(b bir.BlockID) error {
 			continue
 		}
 		if n := len(lp.Body); n != 1 {
-			return fmt.Errorf("function %s, loop %s: heuristic_unroll: an eligible loop must have exactly one body block, have %d (heuristic_unroll.cpp:0xB4)", f.Name, f.InstName(i), n)
+			return f.Errorf(i, "heuristic_unroll: an eligible loop must have exactly one body block, have %d (heuristic_unroll.cpp:0xB4)", n)
 		}
 		if h.cap >= 0 && h.count >= h.cap {
 			logf(h.logf, "function %s, loop %s: skip (cap %d reached)", f.Name, f.InstName(i), h.cap)

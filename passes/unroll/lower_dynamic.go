@@ -43,7 +43,6 @@
 package unroll
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/narwhal-compiler/narwhal/bir"
@@ -210,10 +209,10 @@ func (lw *lowerer) loop(i bir.InstID) ([]bir.InstID, error) {
 	case len(ins) == 3:
 		lb, st := ins[0], ins[2]
 		if lb.Kind != bir.OpdImm && lb.Kind != bir.OpdRegister {
-			return nil, fmt.Errorf("function %s, loop %s: lower bound is a %s; want an immediate or a register after unrolling", f.Name, name, lb.Kind)
+			return nil, f.Errorf(i, "lower bound is a %s; want an immediate or a register after unrolling", lb.Kind)
 		}
 		if st.Kind != bir.OpdImm && st.Kind != bir.OpdRegister {
-			return nil, fmt.Errorf("function %s, loop %s: stride is a %s; want an immediate or a register after unrolling", f.Name, name, st.Kind)
+			return nil, f.Errorf(i, "stride is a %s; want an immediate or a register after unrolling", st.Kind)
 		}
 		pre = append(pre, lw.move(name+"_iv_init", ctx.iv, lb))
 		step = st
@@ -226,7 +225,7 @@ func (lw *lowerer) loop(i bir.InstID) ([]bir.InstID, error) {
 		pre = append(pre, lw.move(name+"_iv_init", ctx.iv, bir.ImmI(ax.Lb, bir.Int32)))
 		step = bir.ImmI(ax.Stride, bir.Int32)
 	default:
-		return nil, fmt.Errorf("function %s, loop %s: DynamicForLoop has %d source operands; want [lb, ub, stride] or none", f.Name, name, len(ins))
+		return nil, f.Errorf(i, "DynamicForLoop has %d source operands; want [lb, ub, stride] or none", len(ins))
 	}
 	lw.stack = append(lw.stack, ctx)
 	body := lp.Body
@@ -338,8 +337,7 @@ func (lw *lowerer) inst(i bir.InstID) error {
 			ts := f.Tensor(o.TensorRef())
 			if lw.usesDyn(be) {
 				if !ts.IsBlock {
-					return fmt.Errorf("function %s, instruction %s (%s): operand %d: block index %s of %s, which is not a block tensor",
-						f.Name, f.InstName(i), f.OpName(i), k, be.Format(m.AxisName), ts.Name)
+					return f.Errorf(i, "operand %d: block index %s of %s, which is not a block tensor", k, be.Format(m.AxisName), ts.Name)
 				}
 				nb := max(ts.NBlocks, 1)
 				if !isRing(be, nb) {

@@ -98,13 +98,13 @@ func (s *splitter) tensor(t bir.TensorID) error {
 	ts := f.Tensor(t)
 	name := ts.Name
 	if len(ts.SplitShape) != len(ts.Shape) {
-		return fmt.Errorf("function %s, tensor %s: splitShape has %d entries for a tensor of %d dims", f.Name, name, len(ts.SplitShape), len(ts.Shape))
+		return f.TensorErrorf(t, "splitShape has %d entries for a tensor of %d dims", len(ts.SplitShape), len(ts.Shape))
 	}
 	if ts.Kind != bir.KindInternal {
-		return fmt.Errorf("function %s, tensor %s: splitShape marks a %s tensor; only internal tensors can be cut (a kernel input's or output's storage is its interface)", f.Name, name, ts.Kind)
+		return f.TensorErrorf(t, "splitShape marks a %s tensor; only internal tensors can be cut (a kernel input's or output's storage is its interface)", ts.Kind)
 	}
 	if ts.PartitionDim != 0 {
-		return fmt.Errorf("function %s, tensor %s: splitShape with partition_dim %d: narwhal cuts tensors laid out [partitions, free...] (partition_dim 0)", f.Name, name, ts.PartitionDim)
+		return f.TensorErrorf(t, "splitShape with partition_dim %d: narwhal cuts tensors laid out [partitions, free...] (partition_dim 0)", ts.PartitionDim)
 	}
 	if u := f.Uses().Tensor(t); len(u) > 0 {
 		s.st.kept = append(s.st.kept, fmt.Sprintf("%s (still accessed symbolically by %s, in a loop that was not unrolled)", name, f.InstName(u[0].Inst)))
@@ -112,7 +112,7 @@ func (s *splitter) tensor(t bir.TensorID) error {
 	}
 	g, err := footprint.NewCut(ts.Shape, ts.SplitShape)
 	if err != nil {
-		return fmt.Errorf("function %s, tensor %s: %v", f.Name, name, err)
+		return f.TensorErrorf(t, "%v", err)
 	}
 	if g.NumPieces == 1 {
 		s.st.kept = append(s.st.kept, fmt.Sprintf("%s (no marked dim has a divisor between 2 and %d)", name, footprint.MaxFactor))
@@ -155,7 +155,7 @@ func (s *splitter) tensor(t bir.TensorID) error {
 	}
 	for _, l := range locs {
 		if u := f.Uses().Loc(l); len(u) > 0 {
-			return fmt.Errorf("function %s, tensor %s: internal error: instruction %s still accesses location %s after the cut", f.Name, name, f.InstName(u[0].Inst), f.Loc(l).Name)
+			return f.TensorErrorf(t, "internal error: instruction %s still accesses location %s after the cut", f.InstName(u[0].Inst), f.Loc(l).Name)
 		}
 		f.RemoveLoc(l)
 	}
@@ -170,8 +170,8 @@ func (s *splitter) location(t bir.TensorID, l bir.LocID, g *footprint.Cut, dt bi
 	ts := *f.Tensor(t)
 	lc := *f.Loc(l)
 	if lc.RawDims != nil || lc.Partitions*lc.Bytes != g.Total*dt.Size() || (lc.Type.IsOnChip() && lc.Partitions != g.Shape[0]) {
-		return nil, fmt.Errorf("function %s, tensor %s, location %s: its dims (%d x %d bytes) are not laid out as the tensor's shape %v of %s; cannot cut it",
-			f.Name, ts.Name, lc.Name, lc.Partitions, lc.Bytes, ts.Shape, dt)
+		return nil, f.LocErrorf(l, "of tensor %s: its dims (%d x %d bytes) are not laid out as the tensor's shape %v of %s; cannot cut it",
+			ts.Name, lc.Partitions, lc.Bytes, ts.Shape, dt)
 	}
 	pieceLoc := make([]bir.LocID, g.NumPieces)
 	for p := int64(0); p < g.NumPieces; p++ {
@@ -187,7 +187,7 @@ func (s *splitter) location(t bir.TensorID, l bir.LocID, g *footprint.Cut, dt bi
 			Virtual: ts.Virtual, Extra: ts.Extra}
 		tid, err := f.AddTensor(nt)
 		if err != nil {
-			return nil, fmt.Errorf("function %s, tensor %s: %v", f.Name, ts.Name, err)
+			return nil, f.TensorErrorf(t, "%v", err)
 		}
 		nl := lc
 		nl.Name = locName
@@ -208,7 +208,7 @@ func (s *splitter) location(t bir.TensorID, l bir.LocID, g *footprint.Cut, dt bi
 		}
 		id, err := f.AddLoc(tid, nl)
 		if err != nil {
-			return nil, fmt.Errorf("function %s, tensor %s: %v", f.Name, ts.Name, err)
+			return nil, f.TensorErrorf(t, "%v", err)
 		}
 		pieceLoc[p] = id
 		s.st.locs++
@@ -257,11 +257,11 @@ func (s *splitter) repoint(i bir.InstID, pieces map[bir.LocID][]bir.LocID, g *fo
 			continue
 		}
 		if o.Dtype.Size() != f.Tensor(f.Loc(o.Loc()).Tensor).Dtype.Size() {
-			return nil, fmt.Errorf("function %s, instruction %s (%s): operand %d reinterprets tensor %s as %s; cannot cut it", f.Name, f.InstName(i), f.OpName(i), k, tname, o.Dtype)
+			return nil, f.Errorf(i, "operand %d reinterprets tensor %s as %s; cannot cut it", k, tname, o.Dtype)
 		}
 		res, err := g.Map(o.Offset, m.Pattern(o.Pattern))
 		if err != nil {
-			return nil, fmt.Errorf("function %s, instruction %s (%s): operand %d on %s: %v", f.Name, f.InstName(i), f.OpName(i), k, tname, err)
+			return nil, f.Errorf(i, "operand %d on %s: %v", k, tname, err)
 		}
 		if res.Straddle >= 0 {
 			return s.splitInst(i, k, o, res, g, tname)
@@ -278,8 +278,7 @@ func (s *splitter) repoint(i bir.InstID, pieces map[bir.LocID][]bir.LocID, g *fo
 func (s *splitter) splitInst(i bir.InstID, k int, o bir.Operand, res footprint.CutAccess, g *footprint.Cut, tname string) ([]bir.InstID, error) {
 	f, m := s.f, s.m
 	refuse := func(why string) error {
-		return fmt.Errorf("function %s, instruction %s (%s): tensorSplit of %s: dim %d is cut into %d pieces of %d and operand %d accesses several of them; the instruction cannot be split: %s",
-			f.Name, f.InstName(i), f.OpName(i), tname, res.Straddle, g.Pieces[res.Straddle], g.PieceSize[res.Straddle], k, why)
+		return f.Errorf(i, "tensorSplit of %s: dim %d is cut into %d pieces of %d and operand %d accesses several of them; the instruction cannot be split: %s", tname, res.Straddle, g.Pieces[res.Straddle], g.PieceSize[res.Straddle], k, why)
 	}
 	if res.Pair < 0 {
 		return nil, refuse("more than one [step, num] pair moves along that dim")

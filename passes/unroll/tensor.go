@@ -137,19 +137,19 @@ func tensorUnroll(f *bir.Function, bm *blockMap, inPlace []bool, realloc bool) (
 func tensorSplitGrid(f *bir.Function, t bir.TensorID, realloc bool) ([]bir.LocID, error) {
 	ts := *f.Tensor(t)
 	if len(ts.Locs) == 0 {
-		return nil, fmt.Errorf("function %s, tensor %s: MemlocSet cannot be empty (a block tensor needs a location)", f.Name, ts.Name)
+		return nil, f.TensorErrorf(t, "MemlocSet cannot be empty (a block tensor needs a location)")
 	}
 	nb := max(ts.NBlocks, 1)
 	row := make([]bir.LocID, nb)
 	for b := int64(0); b < nb; b++ {
 		src, ok := f.LocForBlock(t, b)
 		if !ok {
-			return nil, fmt.Errorf("function %s, tensor %s: no memory location holds block %d of %d", f.Name, ts.Name, b, nb)
+			return nil, f.TensorErrorf(t, "no memory location holds block %d of %d", b, nb)
 		}
 		sl := *f.Loc(src)
 		if realloc && ts.Class != bir.ClassLoopTensor && !sl.Allocated {
-			return nil, fmt.Errorf("function %s, tensor %s, block %d (location %s): mem.isAllocated() does not hold: re-allocation mode (option realloc) needs every block location allocated before unrolling",
-				f.Name, ts.Name, b, sl.Name)
+			return nil, f.TensorErrorf(t, "block %d (location %s): mem.isAllocated() does not hold: re-allocation mode (option realloc) needs every block location allocated before unrolling",
+				b, sl.Name)
 		}
 		locName := f.UniqueLocName(subName(ts.Name, b))
 		nt := bir.Tensor{
@@ -160,7 +160,7 @@ func tensorSplitGrid(f *bir.Function, t bir.TensorID, realloc bool) ([]bir.LocID
 		}
 		nid, err := f.AddTensor(nt)
 		if err != nil {
-			return nil, fmt.Errorf("function %s, tensor %s, block %d: %v", f.Name, ts.Name, b, err)
+			return nil, f.TensorErrorf(t, "block %d: %v", b, err)
 		}
 		nl := sl
 		nl.Name = locName
@@ -169,7 +169,7 @@ func tensorSplitGrid(f *bir.Function, t bir.TensorID, realloc bool) ([]bir.LocID
 		nl.Dead = false
 		lid, err := f.AddLoc(nid, nl)
 		if err != nil {
-			return nil, fmt.Errorf("function %s, tensor %s, block %d: %v", f.Name, ts.Name, b, err)
+			return nil, f.TensorErrorf(t, "block %d: %v", b, err)
 		}
 		row[b] = lid
 	}
@@ -185,11 +185,11 @@ func resetAndGenerateMemlocs(f *bir.Function, t bir.TensorID) ([2]bir.LocID, err
 	ts := f.Tensor(t)
 	n := len(ts.Locs)
 	if n == 0 {
-		return none, fmt.Errorf("function %s, tensor %s: MemlocSet cannot be empty", f.Name, ts.Name)
+		return none, f.TensorErrorf(t, "MemlocSet cannot be empty")
 	}
 	if !ts.IsBlock {
 		if n != 1 {
-			return none, fmt.Errorf("function %s, tensor %s: want exactly 1 memory location for a tensor that is not a block tensor, have %d", f.Name, ts.Name, n)
+			return none, f.TensorErrorf(t, "want exactly 1 memory location for a tensor that is not a block tensor, have %d", n)
 		}
 		f.Loc(ts.Locs[0]).TensorIdx = 0
 		return none, nil
@@ -209,7 +209,7 @@ func resetAndGenerateMemlocs(f *bir.Function, t bir.TensorID) ([2]bir.LocID, err
 		}
 	}
 	if n != 1 {
-		return none, fmt.Errorf("function %s, tensor %s: want 1 memory location (the template of its %d blocks), have %d", f.Name, ts.Name, nb, n)
+		return none, f.TensorErrorf(t, "want 1 memory location (the template of its %d blocks), have %d", nb, n)
 	}
 	tmpl := ts.Locs[0]
 	src := *f.Loc(tmpl)
@@ -218,7 +218,7 @@ func resetAndGenerateMemlocs(f *bir.Function, t bir.TensorID) ([2]bir.LocID, err
 	// grows the tables once and keeps the names in one string).
 	first, err := f.AddLocSeries(t, src, ts.Name+"_sub", nb)
 	if err != nil {
-		return none, fmt.Errorf("function %s, tensor %s: %v", f.Name, ts.Name, err)
+		return none, f.TensorErrorf(t, "%v", err)
 	}
 	// The holder of a physical access to the template: the location of the
 	// template's own block, else the last one.
@@ -279,8 +279,8 @@ func checkBlockCount(f *bir.Function, grid bool) (int64, error) {
 			limit = min(max(blockAccessBound(f), minGeneratedLocations), MaxGeneratedLocations)
 		}
 		if total > limit {
-			return total, diag.Errorf(diag.TooManyInsts, "function %s, tensor %s: %d blocks: unrolling would create one location per block, %d in the function, more than the %d narwhal creates for it (its instructions make at most that many block accesses once unrolled, floor %d, cap %d: a block no instruction accesses is dead storage)",
-				f.Name, ts.Name, ts.NBlocks, total, limit, int64(minGeneratedLocations), int64(MaxGeneratedLocations))
+			return total, f.TensorErrorf(t, "%w", diag.Errorf(diag.TooManyInsts, "%d blocks: unrolling would create one location per block, %d in the function, more than the %d narwhal creates for it (its instructions make at most that many block accesses once unrolled, floor %d, cap %d: a block no instruction accesses is dead storage)",
+				ts.NBlocks, total, limit, int64(minGeneratedLocations), int64(MaxGeneratedLocations)))
 		}
 	}
 	return total, nil

@@ -382,8 +382,7 @@ func checkInPlace(f *bir.Function) error {
 			}
 			lc := f.Loc(o.Loc())
 			if lc.Type.IsOnChip() && !lc.Allocated {
-				err = fmt.Errorf("function %s, instruction %s (%s): operand %d: check_in_place: location %s is not allocated (re-allocation mode keeps every unrolled access on allocated storage)",
-					f.Name, f.InstName(i), f.OpName(i), k, lc.Name)
+				err = f.Errorf(i, "operand %d: check_in_place: location %s is not allocated (re-allocation mode keeps every unrolled access on allocated storage)", k, lc.Name)
 				return false
 			}
 		}

@@ -603,7 +603,7 @@ Block1:
     cp = TensorCopy on DVE %t[ap=[[64,128],[1,64]]] f32 -> %b_set[block=i, ap=[[64,128],[1,64]]] f32
   }
 }
-`, "tensor b_set, block 0 (location b): mem.isAllocated() does not hold", UnrollOptions{Realloc: true}},
+`, "tensor b_set: block 0 (location b): mem.isAllocated() does not hold", UnrollOptions{Realloc: true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := parse(t, tc.src)
@@ -944,7 +944,7 @@ Block1:
 			"function main, instruction cp.1 (TensorCopy): operand 1: check_in_place: location ring_set_sub1 is not allocated", false},
 		{"LoopTensor block allocated", placed, "LoopTensor", "addr=1536 allocated", true, "", false},
 		{"block unallocated", placed, "NeuronSBTensor", "", true,
-			"tensor ring_set, block 1 (location ring_b): mem.isAllocated() does not hold", true},
+			"tensor ring_set: block 1 (location ring_b): mem.isAllocated() does not hold", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			text := strings.NewReplacer("T_PLACE", tc.tPlace, "RING_CLASS", tc.ringClass, "RING_B_PLACE", tc.ringBPlace).Replace(src)

@@ -879,13 +879,13 @@ func (s *splitter) removable(i bir.InstID) bool {
 	if in.NOuts != 1 || in.Op.IsLoop() {
 		return false
 	}
+	if bir.InstAccumulator(in.Op, f.Attrs(i)) != bir.NoAccumulator {
+		return false // it also updates an engine accumulator
+	}
 	switch in.Op {
 	case bir.OpLoad, bir.OpSave, bir.OpDMA, bir.OpTensorTensor, bir.OpTensorScalar, bir.OpTensorScalarPtr,
 		bir.OpTensorCopy, bir.OpMemset, bir.OpIota, bir.OpTensorReduce, bir.OpTranspose, bir.OpReciprocal:
 	case bir.OpActivation:
-		if f.Attrs(i).Str("acc", "Idle") != "Idle" {
-			return false
-		}
 	case bir.OpDMACopy:
 		if !footprint.ReachOf(f, i).Followed() {
 			return false
@@ -938,11 +938,11 @@ func (s *splitter) makePieces(p *nodePlan) error {
 		tid, err := f.AddTensor(bir.Tensor{Name: f.UniqueTensorName(locName + "_set"), Kind: bir.KindInternal, Class: class, AddrSpace: ts.AddrSpace,
 			Dtype: ts.Dtype, Shape: []int64{g.count(), ne}, File: ts.File, NoSpill: ts.NoSpill, Volatile: ts.Volatile, Virtual: ts.Virtual})
 		if err != nil {
-			return fmt.Errorf("function %s, location %s: %v", f.Name, lc.Name, err)
+			return f.LocErrorf(p.loc, "%v", err)
 		}
 		id, err := f.AddLoc(tid, bir.MemLoc{Name: locName, Type: mt, Partitions: g.count(), Bytes: ne * ds, Bank: lc.Bank, Extra: lc.Extra})
 		if err != nil {
-			return fmt.Errorf("function %s, location %s: %v", f.Name, lc.Name, err)
+			return f.LocErrorf(p.loc, "%v", err)
 		}
 		g.loc = id
 		pieces++

@@ -26,9 +26,7 @@
 // Python: NARWHAL_PYTHON, then python3 on PATH, then /usr/bin/python3,
 // the first that imports numpy (and pytest, for the pytest runs); none
 // skips with a message, so `go test ./...` passes with only Go installed.
-//
-// TODO(lead): the end-to-end tests skip the current-API files while
-// narwhal has no nki module; delete currentAPIGuard when it is implemented.
+
 package nkisim
 
 import (
@@ -144,17 +142,6 @@ func runPython(t *testing.T, py, dir, bin string, args ...string) (int, string) 
 	return 0, out.String()
 }
 
-// currentAPIGuard skips a current-API test file while narwhal's front end
-// has no `nki` module (issue 25 item 1, under way: narwhal reports
-// "ModuleNotFoundError: No module named 'nki'" at the kernel file's
-// import). TODO(lead): delete it (and its uses) once narwhal imports nki.
-func currentAPIGuard(t *testing.T, out string) {
-	t.Helper()
-	if strings.Contains(out, "ModuleNotFoundError: No module named 'nki'") {
-		t.Skip("narwhal has no current-API nki module yet: TODO(lead) remove currentAPIGuard")
-	}
-}
-
 var (
 	pytestPassed   = regexp.MustCompile(`(\d+) passed`)
 	pytestFailed   = regexp.MustCompile(`(\d+) failed`)
@@ -218,7 +205,6 @@ func TestEndToEnd_TestFiles(t *testing.T) {
 	for _, tf := range testFiles {
 		t.Run(tf.file, func(t *testing.T) {
 			code, out := runTestFile(t, py, bin, dir, tf.file, tf.runner)
-			currentAPIGuard(t, out)
 			if code != 0 {
 				t.Fatalf("%s %s: exit %d\n%s", tf.runner, tf.file, code, out)
 			}
@@ -312,7 +298,6 @@ func TestEndToEnd_BrokenKernel(t *testing.T) {
 			dir := copyDir(t, src)
 			// The same selection passes before the break ...
 			code, out := runTestFile(t, py, bin, dir, c.file, c.runner, c.selector...)
-			currentAPIGuard(t, out)
 			if code != 0 {
 				t.Fatalf("before the break: exit %d\n%s", code, out)
 			}

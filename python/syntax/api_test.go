@@ -87,6 +87,18 @@ func TestParseExpr_Values(t *testing.T) {
 	}
 }
 
+func TestAttribute_AttrPos(t *testing.T) {
+	e, err := ParseExpr("arg", []byte("(nl\n  .language.tile_size)"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	outer := e.(*Attribute)
+	inner := outer.Value.(*Attribute)
+	if outer.Attr != "tile_size" || outer.AttrPos != (Pos{2, 12}) || inner.Attr != "language" || inner.AttrPos != (Pos{2, 3}) {
+		t.Errorf("got %s at %v and %s at %v", outer.Attr, outer.AttrPos, inner.Attr, inner.AttrPos)
+	}
+}
+
 func TestInspect_VisitsEveryNodeInOrder(t *testing.T) {
 	f, err := Parse("t.py", []byte("def f(a, b=1):\n    return g(a)[b:]\n"))
 	if err != nil {

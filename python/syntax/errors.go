@@ -2,6 +2,22 @@
 // second parser pass (its invalid_* grammar rules) would name the problem
 // instead of reporting "invalid syntax", the parser does the same checks
 // at the point it fails.
+//
+// Covered here and at the failing points of parser.go, expr.go,
+// pattern.go and strings.go: juxtaposed expressions ("Perhaps you forgot
+// a comma?", "Missing parentheses in call to 'print'"), '=' where '==' was
+// meant (in conditions, displays and assignments to non-targets), invalid
+// assignment, augmented-assignment, annotation, for, with, comprehension
+// and del targets, argument order in calls and parameter lists, generator
+// arguments, dict entries, starred expressions where they cannot be,
+// "expected ':'" (at the end of a header line, or where CPython forces the
+// token), "expected an indented block after ...", "expected 'except' or
+// 'finally' block", the conditional expression without 'else', the
+// import trailing comma, except* mixed with except, and the f-string
+// errors. Locations follow CPython's: a node's start for errors about a
+// node, the last token read for the others. Anything else is "invalid
+// syntax" at the furthest token the parser looked at, as CPython's first
+// pass reports it.
 
 package syntax
 

@@ -238,6 +238,10 @@ var syntaxErrorTests = []syntaxErrorTest{
 	{"x = a is not not b\n", "SyntaxError", "invalid syntax", 1, 14},
 	{"x = 1\nif x:\n    y = (1,\n         2\n    z = 3\n", "SyntaxError", "'(' was never closed", 3, 9},
 	{"def f():\n    x = [1, 2\n    return x\n", "SyntaxError", "'[' was never closed", 2, 9},
+	{"with (a as f()): pass\n", "SyntaxError", "cannot assign to function call", 1, 12},
+	{"with (a, b c) as d: pass\n", "SyntaxError", "invalid syntax. Perhaps you forgot a comma?", 1, 10},
+	{"with (a, b c): pass\n", "SyntaxError", "invalid syntax. Perhaps you forgot a comma?", 1, 10},
+	{"with (a as b, c as d) as e: pass\n", "SyntaxError", "invalid syntax", 1, 23},
 }
 
 func TestParse_Errors(t *testing.T) {
@@ -299,5 +303,32 @@ func TestParse_NamedEscapeUnsupported(t *testing.T) {
 		if _, err := Parse("n.py", []byte(src)); err != nil {
 			t.Errorf("%s: %v", src, err)
 		}
+	}
+}
+
+// TestParse_InvalidUTF8 checks the errors for invalid UTF-8 (which JSON
+// cannot carry to CPython, so the expectations were taken from CPython
+// 3.11's ast.parse of the bytes by hand; Col counts characters, an
+// invalid byte as one, where CPython's bytes mode counts bytes).
+func TestParse_InvalidUTF8(t *testing.T) {
+	for _, tt := range []syntaxErrorTest{
+		{"x = \"\xff\"\n", "SyntaxError", "(unicode error) 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte", 1, 8},
+		{"x = 1\ny = \"\xc3\"\n", "SyntaxError", "(unicode error) 'utf-8' codec can't decode byte 0xc3 in position 0: unexpected end of data", 2, 8},
+		{"\xe9 = 1\n", "SyntaxError", "(unicode error) 'utf-8' codec can't decode byte 0xe9 in position 0: unexpected end of data", 1, 1},
+		{"x = \"\xed\xa0\x80\"\n", "SyntaxError", "(unicode error) 'utf-8' codec can't decode byte 0xed in position 0: invalid continuation byte", 1, 10},
+		{"x = r\"a\xe9\xff\"\n", "SyntaxError", "(unicode error) 'utf-8' codec can't decode byte 0xe9 in position 1: invalid continuation byte", 1, 11},
+		{"x = f\"{a}\xff\"\n", "SyntaxError", "(unicode error) 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte", 1, 12},
+		{"x = \"\xf0\x9f\x98\"\n", "SyntaxError", "(unicode error) 'utf-8' codec can't decode bytes in position 0-2: unexpected end of data", 1, 10},
+		{"x = '''\n\xff'''\n", "SyntaxError", "(unicode error) 'utf-8' codec can't decode byte 0xff in position 1: invalid start byte", 2, 5},
+	} {
+		_, err := Parse("bad.py", []byte(tt.src))
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != tt.kind || e.Msg != tt.msg || e.Line != tt.line || e.Col != tt.col {
+			t.Errorf("%q: got %v, want %d:%d: %s", tt.src, err, tt.line, tt.col, tt.msg)
+		}
+	}
+	// A comment may hold any bytes.
+	if _, err := Parse("ok.py", []byte("# \xff\nx = 1\n")); err != nil {
+		t.Error(err)
 	}
 }

@@ -239,44 +239,45 @@ func (p *parser) comparison() Expr {
 	return c
 }
 
-// binary operator levels, loosest first.
-var binaryLevels = [...][]struct {
-	tok tokKind
-	op  Operator
-}{
-	{{tkVbar, BitOr}},
-	{{tkCircum, BitXor}},
-	{{tkAmper, BitAnd}},
-	{{tkLshift, LShift}, {tkRshift, RShift}},
-	{{tkPlus, Add}, {tkMinus, Sub}},
-	{{tkStar, Mult}, {tkSlash, Div}, {tkDSlash, FloorDiv}, {tkPercent, Mod}, {tkAt, MatMult}},
-}
+// binaryOps gives each binary operator token its precedence level
+// (1 = '|', the loosest, to 6 = the multiplicative operators; 0 = not a
+// binary operator) and its operator.
+var binaryOps = func() (t [256]struct {
+	level int8
+	op    Operator
+}) {
+	set := func(k tokKind, level int8, op Operator) { t[k].level, t[k].op = level, op }
+	set(tkVbar, 1, BitOr)
+	set(tkCircum, 2, BitXor)
+	set(tkAmper, 3, BitAnd)
+	set(tkLshift, 4, LShift)
+	set(tkRshift, 4, RShift)
+	set(tkPlus, 5, Add)
+	set(tkMinus, 5, Sub)
+	set(tkStar, 6, Mult)
+	set(tkSlash, 6, Div)
+	set(tkDSlash, 6, FloorDiv)
+	set(tkPercent, 6, Mod)
+	set(tkAt, 6, MatMult)
+	return t
+}()
 
-func (p *parser) bitOr() Expr { return p.binary(0) }
+func (p *parser) bitOr() Expr { return p.binary(1) }
 
-// binary parses the left-associative binary operators of level and
-// tighter.
-func (p *parser) binary(level int) Expr {
-	if level == len(binaryLevels) {
-		return p.factor()
-	}
+// binary parses the left-associative binary operators of precedence
+// level min and tighter (precedence climbing: one call per operand
+// instead of one per level).
+func (p *parser) binary(min int8) Expr {
 	start := p.pos
-	e := p.binary(level + 1)
+	e := p.factor()
 	for {
-		k := p.kind()
-		found := false
-		for _, o := range binaryLevels[level] {
-			if o.tok == k {
-				p.advance()
-				r := p.binary(level + 1)
-				e = &BinOp{Span: p.span(start), Left: e, Op: o.op, Right: r}
-				found = true
-				break
-			}
-		}
-		if !found {
+		o := binaryOps[p.kind()]
+		if o.level == 0 || o.level < min {
 			return e
 		}
+		p.advance()
+		r := p.binary(o.level + 1)
+		e = &BinOp{Span: p.span(start), Left: e, Op: o.op, Right: r}
 	}
 }
 

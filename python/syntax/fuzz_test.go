@@ -18,19 +18,27 @@ import (
 )
 
 func FuzzParse(f *testing.F) {
+	// Seeds are kept small (the top-level statements of the corpus files
+	// and of a few generated programs, in chunks of at most 2 KB): the
+	// fuzzer minimizes every new interesting input, which takes long on
+	// large ones.
 	corpus, _ := filepath.Glob(filepath.Join("testdata", "corpus", "*.py"))
 	for _, path := range corpus {
 		src, err := os.ReadFile(path)
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(src)
+		for _, chunk := range topLevelChunks(src, 2048) {
+			f.Add(chunk)
+		}
 	}
 	for _, tt := range syntaxErrorTests {
 		f.Add([]byte(tt.src))
 	}
 	for _, p := range generatePrograms(8, genSeed+1) {
-		f.Add([]byte(p))
+		for _, chunk := range topLevelChunks([]byte(p), 2048) {
+			f.Add(chunk)
+		}
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
 		checkParse(t, src)
@@ -97,4 +105,25 @@ func sourceLines(src []byte) [][]byte {
 	}
 	src = bytes.TrimSuffix(src, []byte("\n"))
 	return bytes.Split(src, []byte("\n"))
+}
+
+// topLevelChunks splits a module into runs of whole top-level statements
+// (a new chunk starts at a line that begins in column 0 with a name or a
+// keyword) of at most max bytes where the statements allow it.
+func topLevelChunks(src []byte, max int) [][]byte {
+	var chunks [][]byte
+	lines := bytes.SplitAfter(src, []byte("\n"))
+	var cur []byte
+	for _, l := range lines {
+		starts := len(l) > 0 && (l[0] >= 'a' && l[0] <= 'z' || l[0] >= 'A' && l[0] <= 'Z' || l[0] == '@')
+		if starts && len(cur) > 0 && len(cur)+len(l) > max {
+			chunks = append(chunks, cur)
+			cur = nil
+		}
+		cur = append(cur, l...)
+	}
+	if len(cur) > 0 {
+		chunks = append(chunks, cur)
+	}
+	return chunks
 }

@@ -1,3 +1,4 @@
+// The allocation counters the benchmarks report per line.
 package syntax
 
 import "runtime"

@@ -33,6 +33,7 @@ package syntax
 import (
 	"fmt"
 	"runtime/debug"
+	"unicode/utf8"
 )
 
 // maxDepth bounds the nesting of expressions and statements (CPython
@@ -100,6 +101,7 @@ func Parse(filename string, src []byte) (f *File, err error) {
 		return nil, &Error{File: filename, Line: 1, Col: 1, Kind: "SyntaxError", Msg: "source too large (2 GiB or more)"}
 	}
 	p := newParser(filename, norm)
+	defer p.sc.release()
 	var body []Stmt
 	if !p.run(func() { body = p.fileInput() }) {
 		return nil, p.err
@@ -122,6 +124,7 @@ func ParseExpr(filename string, src []byte) (e Expr, err error) {
 		return nil, &Error{File: filename, Line: 1, Col: 1, Kind: "SyntaxError", Msg: "source too large (2 GiB or more)"}
 	}
 	p := newParser(filename, norm)
+	defer p.sc.release()
 	if !p.run(func() { e = p.evalInput() }) {
 		return nil, p.err
 	}
@@ -247,13 +250,8 @@ func (p *parser) charOffset(pos Pos) int {
 	if col > len(line) {
 		return col + 1
 	}
-	n := 0
-	for i := 0; i < col; {
-		_, size := decodeRuneLoose(line[i:])
-		i += size
-		n++
-	}
-	return n + 1
+	// Characters: an invalid UTF-8 byte counts as one.
+	return utf8.RuneCount(line[:col]) + 1
 }
 
 // lineBytes returns line n of the source (without its newline).
@@ -967,8 +965,10 @@ func (p *parser) tryParenWithItems() (items []*WithItem, ok bool) {
 			if _, is := r.(bailout); !is {
 				panic(r)
 			}
-			if p.err != nil && p.err == p.sc.err {
-				// The tokenizer error is reached either way.
+			if p.err != nil && (p.err == p.sc.err || p.err.Msg != "invalid syntax" && p.err.Msg != "f-string: invalid syntax") {
+				// The tokenizer error is reached either way; a specialized
+				// error is CPython's too (its second pass tries this form
+				// first, with its invalid_with_item rules).
 				panic(r)
 			}
 			p.err, p.far = saveErr, saveFar

@@ -31,6 +31,7 @@ package syntax
 
 import (
 	"fmt"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -116,10 +117,29 @@ func scan(file string, src []byte) *scanner {
 		s.off = 3
 		s.lineStart = 3
 	}
-	s.toks = make([]token, 0, len(src)/3+16)
+	want := len(src)/3 + 16
+	if pooled, ok := tokenPool.Get().(*[]token); ok && cap(*pooled) >= want {
+		s.toks = (*pooled)[:0]
+	} else {
+		s.toks = make([]token, 0, want)
+	}
 	for s.next() {
 	}
 	return s
+}
+
+// tokenPool recycles token slices between parses: the tree keeps no
+// token, so a slice is free once its parse is over (release).
+var tokenPool sync.Pool
+
+// release returns the scanner's token slice to the pool.
+func (s *scanner) release() {
+	if cap(s.toks) > 1<<20 {
+		return // do not keep huge slices alive
+	}
+	toks := s.toks[:0]
+	s.toks = nil
+	tokenPool.Put(&toks)
 }
 
 // charCol returns the number of characters between the start of the line
@@ -470,7 +490,12 @@ func (s *scanner) verifyIdentifier(start int) bool {
 	for i := 0; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
 		if r == utf8.RuneError && size <= 1 {
-			return s.fail(errRaised, "SyntaxError", s.line, s.charCol(s.lineStart, start+i)+1, "(unicode error) 'utf-8' codec can't decode byte 0x%02x: invalid start byte", b[i])
+			k, n, why := utf8Invalid(b)
+			col := s.charCol(s.lineStart, start+k) + 1
+			if n > 1 {
+				return s.fail(errRaised, "SyntaxError", s.line, col, "(unicode error) 'utf-8' codec can't decode bytes in position %d-%d: %s", k, k+n-1, why)
+			}
+			return s.fail(errRaised, "SyntaxError", s.line, col, "(unicode error) 'utf-8' codec can't decode byte 0x%02x in position %d: %s", b[k], k, why)
 		}
 		ok := r == '_' || isXIDStart(r)
 		if !first {

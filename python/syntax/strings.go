@@ -154,6 +154,7 @@ func (p *parser) strings() Expr {
 			}
 		case !sp.fstr:
 			if sp.raw {
+				p.checkUTF8(body, true)
 				st.addLiteral(string(body))
 			} else {
 				st.addLiteral(p.decodeStr(body))
@@ -288,6 +289,7 @@ func (st *fstrState) findLiteral(pos *int, end int, raw bool, recurse int, t *to
 	}
 	chunk := p.src[start:litEnd]
 	if raw {
+		p.checkUTF8(chunk, true)
 		return string(chunk), again
 	}
 	return p.decodeStr(chunk), again
@@ -494,9 +496,11 @@ func (st *fstrState) compileExpr(brace, start, end int, t *token) Expr {
 		sc.err.Line += int(baseLine) - 1
 	}
 	sp := &parser{file: p.file, src: sub, toks: sc.toks, sc: sc, fstring: true,
-		fstrCol: baseCol, fstrLine: baseLine, depth: p.depth}
+		fstrCol: baseCol, fstrLine: baseLine, depth: p.depth, names: p.names}
 	var e Expr
-	if !sp.run(func() { e = sp.starExpressions() }) {
+	ok := sp.run(func() { e = sp.starExpressions() })
+	sc.release()
+	if !ok {
 		p.err = sp.err
 		panic(bailout{})
 	}
@@ -545,8 +549,67 @@ func escapePos(body []byte, i int) int {
 	return n
 }
 
+// utf8Invalid returns the offset of the first byte of b that does not
+// start a valid UTF-8 sequence, the length of the bad sequence (more than
+// 1 only for a truncated one) and why, in the words of CPython's UTF-8
+// decoder; or -1.
+func utf8Invalid(b []byte) (int, int, string) {
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < 0x80 {
+			i++
+			continue
+		}
+		n, lo, hi := 0, byte(0x80), byte(0xBF)
+		switch {
+		case c >= 0xC2 && c <= 0xDF:
+			n = 2
+		case c >= 0xE0 && c <= 0xEF:
+			n = 3
+			if c == 0xE0 {
+				lo = 0xA0
+			} else if c == 0xED {
+				hi = 0x9F
+			}
+		case c >= 0xF0 && c <= 0xF4:
+			n = 4
+			if c == 0xF0 {
+				lo = 0x90
+			} else if c == 0xF4 {
+				hi = 0x8F
+			}
+		default:
+			return i, 1, "invalid start byte"
+		}
+		for k := 1; k < n; k++ {
+			if i+k >= len(b) {
+				return i, k, "unexpected end of data"
+			}
+			d := b[i+k]
+			if k == 1 && (d < lo || d > hi) || k > 1 && (d < 0x80 || d > 0xBF) {
+				return i, 1, "invalid continuation byte"
+			}
+		}
+		i += n
+	}
+	return -1, 0, ""
+}
+
+// checkUTF8 reports invalid UTF-8 in a literal's text (a string's body,
+// or a literal part of an f-string) as CPython does, positions counting
+// from the start of the text.
+func (p *parser) checkUTF8(text []byte, _ bool) {
+	if i, n, why := utf8Invalid(text); i >= 0 {
+		if n > 1 {
+			p.lastError("SyntaxError", "(unicode error) 'utf-8' codec can't decode bytes in position %d-%d: %s", i, i+n-1, why)
+		}
+		p.lastError("SyntaxError", "(unicode error) 'utf-8' codec can't decode byte 0x%02x in position %d: %s", text[i], i, why)
+	}
+}
+
 // decodeStr decodes the escapes of a non-raw str literal body.
 func (p *parser) decodeStr(body []byte) string {
+	p.checkUTF8(body, false)
 	if !hasBackslash(body) {
 		return string(body)
 	}

@@ -194,6 +194,9 @@ func (k *Kernel) joinGroup(dst Access, insts []bir.InstID, full, accumulate bool
 	}
 	var loops []*Loop
 	for _, l := range k.loops[len(g.base):] {
+		if l.Dynamic {
+			return k.Errorf(KindNotSupported, "matmuls accumulate into %s across the iterations of the runtime loop over %s: narwhal sets a PSUM accumulation group's start and stop flags at trace time, which needs the trip count", t.Describe(), l.Name)
+		}
 		// A loop that moves the region makes a group per iteration.
 		if !dst.Block.Uses(l.Axis) && !dst.Offset.Uses(l.Axis) {
 			loops = append(loops, l)

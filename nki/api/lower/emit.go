@@ -414,6 +414,23 @@ func (r *Result) Into(dst Access) error {
 	return r.place(d, false)
 }
 
+// Write makes dst the result's destination as Into does, but refuses a
+// destination the instruction cannot write itself (the current API names
+// every destination: narwhal adds no copy the kernel did not write).
+func (r *Result) Write(dst Access) error {
+	if !r.done && !r.fits(dst) {
+		if r.k.pending == r {
+			r.k.pending = nil
+		}
+		r.done, r.err = true, r.k.Errorf(KindNKI, "%s cannot write its result into %s in %s", r.s.what, dst.T.Describe(), dst.T.Mem)
+		return r.err
+	}
+	return r.Into(dst)
+}
+
+// SetWhat renames the operation in the result's messages.
+func (r *Result) SetWhat(what string) { r.s.what = what }
+
 func (r *Result) checkInto(dst Access) error {
 	if dst.Elems() != elemsOf(r.Shape) {
 		return r.k.Errorf(KindNKI, "cannot assign a %s result of shape %s to %s of shape %s", r.s.what, shapeString(r.Shape), dst.T.Describe(), shapeString(dst.Shape()))
@@ -524,6 +541,9 @@ func (k *Kernel) Assign(dst Access, src Opd) error {
 // checkAccess rejects an access that reaches outside its tensor (a block
 // of an on-chip tensor) on some iteration where pred holds.
 func (k *Kernel) checkAccess(what, verb string, a Access, pred affine.Pred) error {
+	if a.Reg != nil {
+		return nil // a run-time offset: the interpreter checks it when it runs
+	}
 	box := k.predBox(pred)
 	t := a.T
 	if lo, hi, ok := a.Block.Bounds(box); ok && (lo < 0 || hi >= max(t.nblocks, 1)) {

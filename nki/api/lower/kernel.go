@@ -69,6 +69,7 @@ type Kernel struct {
 	accs     []*accState
 	zeros    []*zeroState
 	ninst    int
+	nregs    int
 	finished bool
 	sticky   error
 }

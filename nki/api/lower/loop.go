@@ -35,6 +35,10 @@ type Loop struct {
 	// Grid is the SPMD grid dimension of a program-id loop, else -1.
 	Grid int
 	Pos  bir.Pos
+	// Dynamic marks a runtime loop (DynamicForLoop or DoWhile:
+	// register.go): its trip count is unknown at trace time, so tiles made
+	// in its body are one block reused by every iteration and Trip is 1.
+	Dynamic bool
 
 	inst   bir.InstID
 	parent bir.BlockID

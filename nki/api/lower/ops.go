@@ -894,7 +894,10 @@ func (k *Kernel) ScalarTensorTensor(data Access, op0 string, operand0 Scalar, re
 // reduceOp into reduceRes ([P, 1]): an Activation accumulating in the
 // Scalar engine's registers (acc ZeroAccumulate) and a
 // ReadActivationAccumulator into reduceRes (bir.Builder.ActivationReduce).
-func (k *Kernel) ActivationReduce(fn string, x Access, bias *Access, scale float64, reduceOp string, reduceRes Access, dt bir.Dtype, mask Mask) (Access, error) {
+//
+// dst, when not nil, is the activation's destination (the current API's
+// dst=), else a new SBUF tile.
+func (k *Kernel) ActivationReduce(fn string, x Access, bias *Access, scale float64, reduceOp string, reduceRes Access, dt bir.Dtype, mask Mask, dst *Access) (Access, error) {
 	const what = "nisa.activation_reduce"
 	if err := k.flushErr(); err != nil {
 		return Access{}, err
@@ -922,8 +925,13 @@ func (k *Kernel) ActivationReduce(fn string, x Access, bias *Access, scale float
 	if err != nil {
 		return Access{}, err
 	}
-	out, err := r.Access()
-	if err != nil {
+	var out Access
+	if dst != nil {
+		if err := r.Write(*dst); err != nil {
+			return Access{}, err
+		}
+		out = *dst
+	} else if out, err = r.Access(); err != nil {
 		return Access{}, err
 	}
 	rd := &spec{op: bir.OpReadActivationAccumulator, eng: bir.EngAct, base: "activation_reduce_res", what: what, out: &reduceRes, pos: k.pos}

@@ -40,6 +40,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/affine"
 	"github.com/narwhal-compiler/narwhal/internal/checked"
@@ -219,7 +220,7 @@ func (k *Kernel) NewHBM(name string, kind HBMKind, dt bir.Dtype, shape []int64) 
 	}
 	var iters []*Loop
 	for _, l := range k.loops {
-		if kind == HBMShared && l.Grid >= 0 {
+		if kind == HBMShared && l.Grid >= 0 || l.Dynamic {
 			continue
 		}
 		iters = append(iters, l)
@@ -237,6 +238,17 @@ func (k *Kernel) NewHBM(name string, kind HBMKind, dt bir.Dtype, shape []int64) 
 		id: id, loc: loc, tile: slices.Clone(shape), strides: rowMajorStrides(shape), iters: iters, scope: slices.Clone(k.loops), nblocks: nb, autoName: auto}
 	k.tensors = append(k.tensors, t)
 	return t, nil
+}
+
+// staticLoops returns the open kept loops that are not runtime loops.
+func (k *Kernel) staticLoops() []*Loop {
+	var out []*Loop
+	for _, l := range k.loops {
+		if !l.Dynamic {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func iterCount(ls []*Loop) int64 {
@@ -287,7 +299,7 @@ func (k *Kernel) NewTile(name string, mem Memory, dt bir.Dtype, shape []int64, p
 	nb, _ := checked.Product(blockDims...)
 	var iters []*Loop
 	if places == nil {
-		iters = slices.Clone(k.loops)
+		iters = k.staticLoops()
 	} else if int64(len(places)) != nb {
 		return nil, k.at(errorf(KindNKI, "tile %s: %d placements for %d logical blocks", name, len(places), nb))
 	}
@@ -391,24 +403,52 @@ func (t *Tensor) SetName(name string) {
 	t.Name = f.Loc(t.loc).Name
 }
 
-// place gives every block of t its own allocated, pinned location.
+// place gives every block of t its own allocated, pinned location. The
+// placement is checked against the machine where the kernel makes it (so
+// that the error names that line): the start partition by the ISA's
+// quadrant rule, the partitions within the partition count, an SBUF byte
+// range within the generation's usable bytes per partition and aligned to
+// the element size, a PSUM range within one of the banks. Overlaps of
+// placements live at the same time are the verifier's overlap rule (the
+// traced module is verified: a placement overlapping another live one is
+// an error naming both).
 func (k *Kernel) place(t *Tensor, places []Place) error {
 	f := k.F
 	t.fixed = true
 	tmpl := *f.Loc(t.loc)
 	f.RemoveLoc(t.loc)
 	bytes := tmpl.Bytes
+	desc := "tile " + t.Name
+	if t.autoName {
+		desc = "the tile"
+	}
+	usable := int64(0)
+	if m, err := arch.Lookup(k.M.Arch); err == nil {
+		usable = m.UsableSBUFBytes()
+	}
 	for b, p := range places {
 		parts := t.tile[0]
-		if err := checkStartPartition(t.Name, parts, p.Partition); err != nil {
+		if err := checkStartPartition(desc, parts, p.Partition); err != nil {
 			return err
+		}
+		where := fmt.Sprintf("%s (block %d)", desc, b)
+		if len(places) == 1 {
+			where = desc
 		}
 		if t.Mem == PSUM {
 			if p.Bank < 0 || p.Bank >= 8 || p.Byte < 0 || p.Byte+bytes > PSUMBankBytes {
-				return errorf(KindNKI, "tile %s block %d: PSUM bank %d, byte %d does not hold %d bytes per partition in one of the 8 banks of 2 KiB", t.Name, b, p.Bank, p.Byte, bytes)
+				return errorf(KindNKI, "%s: PSUM bank %d, byte %d does not hold %d bytes per partition in one of the 8 banks of 2 KiB", where, p.Bank, p.Byte, bytes)
 			}
-		} else if p.Byte < 0 {
-			return errorf(KindNKI, "tile %s block %d: negative SBUF byte address %d", t.Name, b, p.Byte)
+		} else {
+			if p.Byte < 0 {
+				return errorf(KindNKI, "%s: negative SBUF byte address %d", where, p.Byte)
+			}
+			if usable > 0 && p.Byte+bytes > usable {
+				return errorf(KindNKI, "%s at SBUF byte %d: its %d bytes per partition end at byte %d, beyond the %d usable bytes per partition of %s", where, p.Byte, bytes, p.Byte+bytes, usable, k.M.Arch)
+			}
+			if sz := t.Dtype.Size(); sz > 0 && p.Byte%sz != 0 {
+				return errorf(KindNKI, "%s at SBUF byte %d: the address is not a multiple of the %d-byte %s element", where, p.Byte, sz, t.Dtype)
+			}
 		}
 		l := tmpl
 		l.Name = fmt.Sprintf("%s_sub%d", f.Tensor(t.id).Name, b) // FullUnroll's per-block names
@@ -429,7 +469,7 @@ func (k *Kernel) place(t *Tensor, places []Place) error {
 // checkStartPartition applies the ISA's start-partition rule of an
 // allocation (the direct allocation guide: 0 for more than 64 partitions,
 // 0 or 64 for more than 32, a multiple of 32 otherwise).
-func checkStartPartition(name string, parts, start int64) error {
+func checkStartPartition(desc string, parts, start int64) error {
 	ok := false
 	switch {
 	case parts > 64:
@@ -440,7 +480,7 @@ func checkStartPartition(name string, parts, start int64) error {
 		ok = start >= 0 && start%32 == 0 && start+parts <= PMax
 	}
 	if !ok {
-		return errorf(KindNKI, "tile %s of %d partitions cannot start at partition %d (the ISA allows 0 above 64 partitions, 0 or 64 above 32, a multiple of 32 otherwise)", name, parts, start)
+		return errorf(KindNKI, "%s of %d partitions cannot start at partition %d (the ISA allows 0 above 64 partitions, 0 or 64 above 32, a multiple of 32 otherwise, within the %d partitions)", desc, parts, start, PMax)
 	}
 	return nil
 }
@@ -461,6 +501,9 @@ type Access struct {
 	Offset affine.Expr
 	Dims   []Dim
 	Dtype  bir.Dtype // the element type the access reads (T's unless viewed)
+	// Reg, when set, adds a register's run-time value to the (constant)
+	// element offset: a register access pattern (RegOffset).
+	Reg *Register
 }
 
 // Shape returns the access's NKI shape.
@@ -886,6 +929,9 @@ func (k *Kernel) operand(a Access) bir.Operand {
 	}
 	pat := m.InternPattern(pairs)
 	dt := a.Dtype
+	if a.Reg != nil {
+		return bir.Operand{Kind: bir.OpdRegAP, Ref: int32(a.T.id), Expr: bir.ExprID(a.Reg.ID), Dtype: dt, Offset: a.Offset.Const, Pattern: pat}
+	}
 	if a.T.nblocks <= 1 && !a.T.fixed && a.Block.IsConst() && a.Offset.IsConst() {
 		return bir.PhysAP(a.T.loc, dt, a.Offset.Const, pat)
 	}

@@ -50,3 +50,18 @@ w1, w2 = WithClassAttr(), WithClassAttr()
 w1.add(1); w2.add(2)
 print(WithClassAttr.items, w1.items is w2.items)
 print(type(w1).__name__, w1.__class__.__name__, w1.__class__ is WithClassAttr, type(WithClassAttr), type(type))
+class Guarded:
+    def __init__(self):
+        self.a = 1
+        self.b = 2
+    def __delattr__(self, name):
+        if name == "a":
+            raise AttributeError("a is protected")
+        object.__delattr__(self, name)
+g = Guarded()
+del g.b
+try:
+    del g.a
+except AttributeError as e:
+    print("AttributeError:", e)
+print(vars(g))

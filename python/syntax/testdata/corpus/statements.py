@@ -207,3 +207,13 @@ return *x, y
 pass; pass;
 x = 1; y = 2
 del x
+with (a := 1) as b:
+    pass
+with (a, *b) as c:
+    pass
+with (a for a in b) as c:
+    pass
+with (a, b), c as d:
+    pass
+with (yield x) as y:
+    pass
