@@ -189,8 +189,8 @@ func TestModel_Set(t *testing.T) {
 		{"hwdge-fixed-ns", "9223372036854775807", nil, "want a number 0..1e+07"},
 		{"dve-act-share-psum", "true", func(m *Model) bool { return m.DVEActSharePSUM }, ""},
 		{"pool-clock-ghz", "1.0", func(m *Model) bool { return m.Clock(bir.EngPool) == 1.0 }, ""},
-		{"max-cce-dma-source", "-1", nil, "want 2..1024"},
-		{"max-cce-dma-source", "many", nil, "want 2..1024"},
+		{"max-cce-dma-source", "-1", nil, "want 1..1024"},
+		{"max-cce-dma-source", "many", nil, "want 1..1024"},
 		{"dma-bytes-per-ns", "NaN", nil, "want a number 0.01..100000"},
 		{"dve-act-share-psum", "maybe", nil, "true or false"},
 		{"no-such-option", "1", nil, "unknown option"},
@@ -400,7 +400,7 @@ func TestRetarget(t *testing.T) {
 		{"both", "trn3", map[string]string{"dma-queues": "2"}, "trn3", 4, 2, ""},
 		{"unknown arch", "gen9", nil, "", 0, 0, "--arch: arch: unknown architecture"},
 		{"unknown option", "", map[string]string{"no-such": "1"}, "", 0, 0, "--option arch.no-such=1: arch: unknown option"},
-		{"bad value", "", map[string]string{"max-cce-dma-source": "-2"}, "", 0, 0, "--option arch.max-cce-dma-source=-2: arch option max-cce-dma-source: want 2..1024"},
+		{"bad value", "", map[string]string{"max-cce-dma-source": "-2"}, "", 0, 0, "--option arch.max-cce-dma-source=-2: arch option max-cce-dma-source: want 1..1024"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newMod()
