@@ -182,7 +182,7 @@ func TestModel_Set(t *testing.T) {
 		{"dma-bytes-per-ns", "27.5", func(m *Model) bool { return m.DMABytesPerNs == 27.5 }, ""},
 		{"max-free-dims", "5", func(m *Model) bool { return m.MaxFreeDims == 5 }, ""},
 		{"max-free-dims", "3", nil, "want 4..16"},
-		{"semaphore-bits", "1000", nil, "want 4..31"},
+		{"semaphore-bits", "1000", nil, "want 1..31"},
 		{"psum-bank-bytes", "3", nil, "want a power of two 512..1048576"},
 		{"matmul-max-n-bf16", "0", func(m *Model) bool { return m.MatmulMaxNBF16Dst == 0 }, ""},
 		{"partitions", "4294967296", nil, "want 32..128"},

@@ -184,6 +184,11 @@ type Config struct {
 	// Passes, when non-nil, runs exactly these passes, in table order,
 	// regardless of Default and Gate. Unknown names are an error.
 	Passes []string
+	// Rerun runs Passes over a compiled (synchronized) module instead of
+	// refusing it (Run keeps a compiled input as it is: issue 27 item 4).
+	// For tests of a pass run twice over its own output; the CLI never
+	// sets it.
+	Rerun bool
 	// Options are per-pass options: Options[pass][key] = value.
 	Options map[string]map[string]string
 	// The input is always verified before the first pass and the result

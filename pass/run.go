@@ -39,7 +39,7 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 	if err != nil {
 		return rep, err
 	}
-	if isSynchronized(m) {
+	if isSynchronized(m) && !(cfg.Rerun && cfg.Passes != nil) {
 		return t.keepCompiled(m, cfg, model, run, rep)
 	}
 	for _, n := range cfg.PrintAfter {

@@ -139,8 +139,8 @@ const casesText27 = `
 0 | run $SHARED/p32.json --check --outputs $OUT | matches the Go reference
 0 | compile builtin:tensor_add:rows=256,cols=64 --option arch.partitions=32 -o $SHARED/p32t.json |
 0 | run $SHARED/p32t.json --check --outputs $OUT | matches the Go reference
-1 | compile builtin:tensor_add --option arch.semaphore-bits=0 | arch option semaphore-bits: want 4..31
-1 | compile builtin:tensor_add --option arch.semaphore-bits=1000 | arch option semaphore-bits: want 4..31
+1 | compile builtin:tensor_add --option arch.semaphore-bits=0 | arch option semaphore-bits: want 1..31
+1 | compile builtin:tensor_add --option arch.semaphore-bits=1000 | arch option semaphore-bits: want 1..31
 1 | compile builtin:tensor_add --option pre_schedule.target=nan | pre_schedule.target=nan: want a number
 1 | compile builtin:tensor_add --option alloc.slack=nan | alloc.slack=nan: want a number
 1 | compile builtin:tensor_add --option alloc.exact_nodes=-1 | alloc.exact_nodes=-1: want an integer 0..
