@@ -259,6 +259,7 @@ func compiledCases(t *testing.T, dir, scratch string) []corpusCase {
 	compile("builtin:tensor_add:rows=128,cols=8", "-o", p("ta.bir"))
 	compile("builtin:tensor_add:rows=128,cols=8", "-o", p("ta.json"))
 	compile("builtin:exchange", "--lnc", "2", "-o", p("ex.bir"))
+	compile("builtin:tensor_add", "-o", p("t.json")) // the reproducer, at the default size
 	ta, err := os.ReadFile(p("ta.bir"))
 	if err != nil {
 		t.Fatal(err)
@@ -288,6 +289,7 @@ func compiledCases(t *testing.T, dir, scratch string) []corpusCase {
 	// formats; one core's program under --lnc is refused naming its stage.
 	add(0, "the input is compiled: verified at stage", "compile", p("ta.bir"), "-o", "$OUT/again.bir", "--report")
 	add(0, "the input is compiled: verified at stage", "compile", p("ta.json"), "-o", "$OUT/again.json", "--report")
+	add(0, "", "compile", p("t.json"))
 	add(1, "one core's program", "compile", p("ex.core0.bir"), "--lnc", "2")
 	// Item 8: CoreBarrier participant lists that disagree across the cores
 	// or are malformed: a refusal, never "no race, no deadlock".
