@@ -65,6 +65,7 @@ package arch
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -255,6 +256,20 @@ func (m *Model) UsableSBUFBytes() int64 {
 		return 0
 	}
 	return max(m.SBUFBytesPerPartition-m.SBUFCarveoutBytes, 0)
+}
+
+// TilePartitions is the partition count of the tiles sunda_size_tiling
+// makes: pmax, or fewer on a machine with fewer partitions (a what-if,
+// arch.partitions=32), rounded down to the quadrant.
+func (m *Model) TilePartitions() int64 {
+	p := m.Tile.PMax
+	if m.Partitions > 0 && m.Partitions < p {
+		p = m.Partitions
+		if q := m.QuadrantPartitions; q > 0 && p >= q {
+			p -= p % q
+		}
+	}
+	return p
 }
 
 // PSUMBytesPerPartition returns banks x bank bytes, or 0 when not published.
@@ -475,6 +490,13 @@ func Retarget(m *bir.Module, name string, opts map[string]string) (*Model, error
 			return nil, diag.Errorf(diag.PassOption, "--option %s%s=%s: %w", OptionPrefix, k, opts[k], err)
 		}
 	}
+	set := setNames(m.Config.Options, true)
+	for k := range opts {
+		set[k] = true
+	}
+	if err := model.settle(set); err != nil {
+		return nil, diag.Wrap(diag.PassOption, err)
+	}
 	if name != "" {
 		m.Arch = modName
 	}
@@ -572,80 +594,101 @@ func SBSizeLegalizationRuns(level int) bool { return SBSizeLegalizationGate(leve
 // ---- overrides ----
 
 type option struct {
-	name   string
-	doc    string
-	ptr    func(m *Model) any // *int64, *float64, *int or *bool
-	signed bool               // a negative value is allowed
-	// lo, hi bound an integer value (hi 0: none) where the passes need
-	// one: a count the synchronization or the scheduler divides by or
-	// allocates from.
-	lo, hi int64
+	name string
+	doc  string
+	ptr  func(m *Model) any // *int64, *float64, *int or *bool
+	// lo, hi bound an integer value (inclusive), flo, fhi a float value;
+	// why says where the bounds come from (issue 27, item 5: every
+	// machine parameter has a documented range, checked before use).
+	// Every integer and float option declares its range
+	// (TestOptions_EveryRange).
+	lo, hi   int64
+	flo, fhi float64
+	// zeroOK admits 0 beside lo..hi (0 means "unsupported" or "none");
+	// pow2 asks for a power of two.
+	zeroOK, pow2 bool
+	why          string
 }
+
+// Ranges. A what-if may change the machine within what narwhal's passes
+// model: where a pass or an encoding assumes the published value (pack's
+// 32-partition quadrants, the access-pattern fields the tiler encodes
+// into), a narrower value is refused rather than ignored and then failed
+// on by the final verification; sizes stop where the interpreter's
+// storage, the allocator's coordinates or the schedule's picosecond
+// times would overflow; costs stop at 2^20 cycles (about a millisecond)
+// and 10^7 ns (10 ms) per instruction, so that a 25M-instruction
+// schedule stays far inside int64 picoseconds.
+const (
+	maxCostCycles = 1 << 20
+	maxCostNs     = 1e7
+	maxSBUFBytes  = 1 << 26 // 64 MiB per partition (NC-v3: 224 KiB)
+)
 
 // options is every settable machine parameter: each numeric or boolean
 // field of Model (TestOptions_EveryParameter checks that none is missing).
 var options = append([]option{
-	{name: "arch-level", doc: "the seeds' ArchLevel (10 inf1, 20 trn1, 30 trn2, 40 trn3; gates sb_size_legalization)", ptr: func(m *Model) any { return &m.ArchLevel }},
-	{name: "partitions", doc: "SBUF/PSUM partitions", ptr: func(m *Model) any { return &m.Partitions }},
-	{name: "sbuf-bytes-per-partition", doc: "physical SBUF bytes per partition", ptr: func(m *Model) any { return &m.SBUFBytesPerPartition }},
-	{name: "sbuf-carveout-bytes", doc: "runtime SBUF carve-out per partition", ptr: func(m *Model) any { return &m.SBUFCarveoutBytes }},
-	{name: "psum-banks", doc: "PSUM banks per partition", ptr: func(m *Model) any { return &m.PSUMBanks }},
-	{name: "psum-bank-bytes", doc: "bytes per PSUM bank per partition", ptr: func(m *Model) any { return &m.PSUMBankBytes }},
-	{name: "quadrant-partitions", doc: "partition quadrant (DMA quadrant, partition-start granularity)", ptr: func(m *Model) any { return &m.QuadrantPartitions }},
-	{name: "gpsimd-cores", doc: "GpSimd cores", ptr: func(m *Model) any { return &m.GpSimdCores }},
-	{name: "gpsimd-partitions-per-core", doc: "partitions per GpSimd core", ptr: func(m *Model) any { return &m.GpSimdPartitionsPerCore }},
-	{name: "max-free-dims", doc: "free dimensions of an engine access pattern", ptr: func(m *Model) any { return &m.MaxFreeDims }},
-	{name: "max-ap-num", doc: "largest num of an engine free pair", ptr: func(m *Model) any { return &m.MaxAPNum }},
-	{name: "min-ap-step", doc: "smallest step of an engine free pair (negative)", ptr: func(m *Model) any { return &m.MinAPStep }, signed: true},
-	{name: "max-ap-step", doc: "largest step of an engine free pair", ptr: func(m *Model) any { return &m.MaxAPStep }},
-	{name: "tile-pmax", doc: "NKI pmax: partitions of a tile", ptr: func(m *Model) any { return &m.Tile.PMax }},
-	{name: "tile-psum-fmax", doc: "NKI psum_fmax: fp32 elements of a PSUM bank per partition", ptr: func(m *Model) any { return &m.Tile.PSUMFMax }},
-	{name: "tile-gemm-stationary-fmax", doc: "NKI gemm_stationary_fmax", ptr: func(m *Model) any { return &m.Tile.GemmStationaryFMax }},
-	{name: "tile-gemm-moving-fmax", doc: "NKI gemm_moving_fmax", ptr: func(m *Model) any { return &m.Tile.GemmMovingFMax }},
-	{name: "tile-bn-stats-fmax", doc: "NKI bn_stats_fmax", ptr: func(m *Model) any { return &m.Tile.BNStatsFMax }},
-	{name: "tile-sbuf-max-free-elems", doc: "free elements of an SBUF tile", ptr: func(m *Model) any { return &m.Tile.SBUFMaxFreeElems }},
-	{name: "tile-psum-max-free-elems", doc: "free elements of a PSUM tile", ptr: func(m *Model) any { return &m.Tile.PSUMMaxFreeElems }},
-	{name: "matmul-max-n-fp32", doc: "largest matmul moving free size with an fp32 destination", ptr: func(m *Model) any { return &m.MatmulMaxNFP32Dst }},
-	{name: "matmul-max-n-bf16", doc: "largest matmul moving free size with a bf16 destination (0: unsupported)", ptr: func(m *Model) any { return &m.MatmulMaxNBF16Dst }},
-	{name: "dma-queues", doc: "DMA queue IDs per core (one transfer runs on one queue, across the DMA engines)", ptr: func(m *Model) any { return &m.DMAQueues }, lo: 1, hi: 32767},
-	{name: "dma-engines", doc: "DMA engines per core (each serves partitions/dma-engines partitions)", ptr: func(m *Model) any { return &m.DMAEngines }, lo: 1, hi: 64},
-	{name: "hwdge-engines", doc: "hardware descriptor-generation engines", ptr: func(m *Model) any { return &m.HWDGEEngines }},
-	{name: "dma-bytes-per-ns", doc: "bandwidth of one DMA engine in bytes/ns at full efficiency", ptr: func(m *Model) any { return &m.DMABytesPerNs }},
-	{name: "dma-fixed-ns", doc: "fixed latency in ns of a DMA with pre-generated descriptors", ptr: func(m *Model) any { return &m.DMAFixedNs }},
-	{name: "swdge-fixed-ns", doc: "fixed latency in ns of a DMA whose descriptors the software DGE generates", ptr: func(m *Model) any { return &m.SWDGEFixedNs }},
-	{name: "hwdge-fixed-ns", doc: "fixed latency in ns of a hardware-DGE DMA", ptr: func(m *Model) any { return &m.HWDGEFixedNs }},
-	{name: "dma-full-bandwidth-bytes", doc: "contiguous bytes per partition from which a DMA engine runs at full bandwidth", ptr: func(m *Model) any { return &m.DMAFullBandwidthBytes }},
-	{name: "dma-small-bytes", doc: "contiguous bytes per partition at and below which a DMA engine runs at dma-small-efficiency", ptr: func(m *Model) any { return &m.DMASmallBytes }},
-	{name: "dma-small-efficiency", doc: "fraction of full DMA bandwidth at dma-small-bytes and below (down to dma-min-run-bytes)", ptr: func(m *Model) any { return &m.DMASmallEfficiency }},
-	{name: "dma-min-run-bytes", doc: "contiguous bytes below which the DMA efficiency falls in proportion", ptr: func(m *Model) any { return &m.DMAMinRunBytes }},
-	{name: "max-cce-dma-source", doc: "largest source count of one CCE DMACopy (seed 001 MaxCceDmaSource)", ptr: func(m *Model) any { return &m.MaxCceDmaSource }},
-	{name: "hbm-bytes", doc: "HBM bytes per chip", ptr: func(m *Model) any { return &m.HBMBytes }},
-	{name: "hbm-bytes-per-sec", doc: "HBM bandwidth in bytes/s", ptr: func(m *Model) any { return &m.HBMBytesPerSec }},
-	{name: "bf16-tflops", doc: "BF16 TFLOPS per core (reports)", ptr: func(m *Model) any { return &m.BF16TFLOPS }},
-	{name: "min-ii", doc: "cost model MIN_II in cycles", ptr: func(m *Model) any { return &m.Cost.MinII }},
-	{name: "gpsimd-start", doc: "cost model GPSIMD_START in cycles", ptr: func(m *Model) any { return &m.Cost.GpSimdStart }},
-	{name: "min-ii-dynamic", doc: "cost model minimum II of a dynamic instruction in cycles", ptr: func(m *Model) any { return &m.Cost.MinIIDynamic }},
-	{name: "static-overhead", doc: "cost model static instruction overhead in cycles", ptr: func(m *Model) any { return &m.Cost.StaticOverhead }},
-	{name: "access-overhead", doc: "cost model SBUF/PSUM access overhead in cycles", ptr: func(m *Model) any { return &m.Cost.AccessOverhead }},
-	{name: "matmul-stationary-min", doc: "cost model: the 64 of max(min(64, N_stationary), N_moving)", ptr: func(m *Model) any { return &m.Cost.MatmulStationaryMin }},
-	{name: "matmul-fp32-factor", doc: "cost model: the x4 for fp32 matmul inputs", ptr: func(m *Model) any { return &m.Cost.MatmulFP32Factor }},
-	{name: "transpose-free-min", doc: "cost model: the 64 of max(P, min(64, F))", ptr: func(m *Model) any { return &m.Cost.TransposeFreeMin }},
-	{name: "read-accumulator", doc: "cost model: ActReadAccumulator cycles (activation_reduce's + MIN_II)", ptr: func(m *Model) any { return &m.Cost.ReadAccumulator }},
-	{name: "bn-aggr-per-3", doc: "cost model: bn_aggr's max(MIN_II, K * N/3), the K", ptr: func(m *Model) any { return &m.Cost.BNAggrPer3 }},
-	{name: "reciprocal-dve-factor", doc: "cost model: reciprocal on Vector costs max(MIN_II, factor * N)", ptr: func(m *Model) any { return &m.Cost.ReciprocalDVEFactor }},
-	{name: "stride-bytes", doc: "cost model: an innermost SBUF/PSUM stride above this many bytes halves the access bandwidth", ptr: func(m *Model) any { return &m.Cost.StrideBytes }},
-	{name: "stride-penalty", doc: "cost model: the factor an instruction with such a stride takes", ptr: func(m *Model) any { return &m.Cost.StridePenalty }},
+	{name: "arch-level", doc: "the seeds' ArchLevel (10 inf1, 20 trn1, 30 trn2, 40 trn3; gates sb_size_legalization)", ptr: func(m *Model) any { return &m.ArchLevel }, lo: LevelInf1, hi: LevelTrn3, why: "the seeds' levels of inf1 to trn3"},
+	{name: "partitions", doc: "SBUF/PSUM partitions", ptr: func(m *Model) any { return &m.Partitions }, lo: 32, hi: 128, why: "at least one 32-partition quadrant (the DMA quadrants, the partition-start rule, pack's placement), at most the 128 every NeuronCore has; tile-pmax follows it down unless set"},
+	{name: "sbuf-bytes-per-partition", doc: "physical SBUF bytes per partition", ptr: func(m *Model) any { return &m.SBUFBytesPerPartition }, lo: 4 << 10, hi: maxSBUFBytes, why: "4 KiB (a PSUM bank's worth) to 64 MiB per partition, above sbuf-carveout-bytes; the interpreter's SBUF and the allocator's coordinates are sized by it"},
+	{name: "sbuf-carveout-bytes", doc: "runtime SBUF carve-out per partition", ptr: func(m *Model) any { return &m.SBUFCarveoutBytes }, lo: 0, hi: maxSBUFBytes, why: "0 to 64 MiB, below sbuf-bytes-per-partition"},
+	{name: "psum-banks", doc: "PSUM banks per partition", ptr: func(m *Model) any { return &m.PSUMBanks }, lo: 1, hi: 64, why: "1 to 64 banks (the 8-bank view of NC-v2..v4; an accumulation group owns a bank)"},
+	{name: "psum-bank-bytes", doc: "bytes per PSUM bank per partition", ptr: func(m *Model) any { return &m.PSUMBankBytes }, lo: 512, hi: 1 << 20, pow2: true, why: "a power of two of 512 bytes (128 fp32) to 1 MiB; tile-psum-fmax follows it down unless set"},
+	{name: "quadrant-partitions", doc: "partition quadrant (DMA quadrant, partition-start granularity)", ptr: func(m *Model) any { return &m.QuadrantPartitions }, lo: 32, hi: 32, why: "pack's 2-D solver places SBUF by 32-partition quadrants (seed 002 §3): no other quadrant is modelled"},
+	{name: "gpsimd-cores", doc: "GpSimd cores", ptr: func(m *Model) any { return &m.GpSimdCores }, lo: 1, hi: 128, why: "1 to 128 cores, with gpsimd-cores x gpsimd-partitions-per-core at most partitions"},
+	{name: "gpsimd-partitions-per-core", doc: "partitions per GpSimd core", ptr: func(m *Model) any { return &m.GpSimdPartitionsPerCore }, lo: 1, hi: 128, why: "1 to 128 partitions, with gpsimd-cores x gpsimd-partitions-per-core at most partitions"},
+	{name: "max-free-dims", doc: "free dimensions of an engine access pattern", ptr: func(m *Model) any { return &m.MaxFreeDims }, lo: 4, hi: 16, why: "the tiler and the footprint passes write up to the hardware's 4 free dimensions; a wider encoding (up to 16) is a what-if, a narrower one is not modelled"},
+	{name: "max-ap-num", doc: "largest num of an engine free pair", ptr: func(m *Model) any { return &m.MaxAPNum }, lo: 1<<16 - 1, hi: 1<<31 - 1, why: "the hardware's uint16 field (65535) or wider, to int32: the tiler does not re-encode a pattern into a narrower field"},
+	{name: "min-ap-step", doc: "smallest step of an engine free pair (negative)", ptr: func(m *Model) any { return &m.MinAPStep }, lo: -1 << 31, hi: -1 << 15, why: "the hardware's int16 field (-32768) or wider, to int32: the tiler does not re-encode a pattern into a narrower field"},
+	{name: "max-ap-step", doc: "largest step of an engine free pair", ptr: func(m *Model) any { return &m.MaxAPStep }, lo: 1<<15 - 1, hi: 1<<31 - 1, why: "the hardware's int16 field (32767) or wider, to int32: the tiler does not re-encode a pattern into a narrower field"},
+	{name: "tile-pmax", doc: "NKI pmax: partitions of a tile", ptr: func(m *Model) any { return &m.Tile.PMax }, lo: 32, hi: 128, why: "tiles are quadrant-aligned: one to four 32-partition quadrants, at most partitions"},
+	{name: "tile-psum-fmax", doc: "NKI psum_fmax: fp32 elements of a PSUM bank per partition", ptr: func(m *Model) any { return &m.Tile.PSUMFMax }, lo: 128, hi: 1 << 18, why: "128 fp32 elements to 2^18, at most one bank (psum-bank-bytes / 4)"},
+	{name: "tile-gemm-stationary-fmax", doc: "NKI gemm_stationary_fmax", ptr: func(m *Model) any { return &m.Tile.GemmStationaryFMax }, lo: 32, hi: 128, why: "the PE array's stationary side: one to four quadrants of its 128 rows"},
+	{name: "tile-gemm-moving-fmax", doc: "NKI gemm_moving_fmax", ptr: func(m *Model) any { return &m.Tile.GemmMovingFMax }, lo: 128, hi: 1 << 16, why: "128 to 65536 moving elements (the tiler divides by it)"},
+	{name: "tile-bn-stats-fmax", doc: "NKI bn_stats_fmax", ptr: func(m *Model) any { return &m.Tile.BNStatsFMax }, lo: 128, hi: 1 << 16, why: "128 to 65536 elements"},
+	{name: "tile-sbuf-max-free-elems", doc: "free elements of an SBUF tile", ptr: func(m *Model) any { return &m.Tile.SBUFMaxFreeElems }, lo: 1 << 16, hi: 1 << 24, why: "the hardware's 64K or more: the tiler sizes free tiles by SBUF bytes and does not split below 64K elements"},
+	{name: "tile-psum-max-free-elems", doc: "free elements of a PSUM tile", ptr: func(m *Model) any { return &m.Tile.PSUMMaxFreeElems }, lo: 1 << 12, hi: 1 << 20, why: "the hardware's 4K or more: the tiler sizes PSUM tiles by banks and does not split below 4K elements"},
+	{name: "matmul-max-n-fp32", doc: "largest matmul moving free size with an fp32 destination", ptr: func(m *Model) any { return &m.MatmulMaxNFP32Dst }, lo: 128, hi: 1 << 16, why: "128 to 65536 (every generation supports an fp32 destination)"},
+	{name: "matmul-max-n-bf16", doc: "largest matmul moving free size with a bf16 destination (0: unsupported)", ptr: func(m *Model) any { return &m.MatmulMaxNBF16Dst }, lo: 128, hi: 1 << 16, zeroOK: true, why: "0 (unsupported) or 128 to 65536"},
+	{name: "dma-queues", doc: "DMA queue IDs per core (one transfer runs on one queue, across the DMA engines)", ptr: func(m *Model) any { return &m.DMAQueues }, lo: 1, hi: 64, why: "1 to 64 queues (NC-v2..v4 have 16): each is a stream of the synchronization and a lane of the scheduler, whose tables are sized by it"},
+	{name: "dma-engines", doc: "DMA engines per core (each serves partitions/dma-engines partitions)", ptr: func(m *Model) any { return &m.DMAEngines }, lo: 1, hi: 64, why: "1 to 64 engines (NC-v2..v4 have 16): a transfer's engines are a 64-bit mask"},
+	{name: "hwdge-engines", doc: "hardware descriptor-generation engines", ptr: func(m *Model) any { return &m.HWDGEEngines }, lo: 0, hi: 16, why: "0 (none) to 16"},
+	{name: "dma-bytes-per-ns", doc: "bandwidth of one DMA engine in bytes/ns at full efficiency", ptr: func(m *Model) any { return &m.DMABytesPerNs }, flo: 0.01, fhi: 1e5, why: "0.01 to 10^5 bytes/ns (a cost is a division by it)"},
+	{name: "dma-fixed-ns", doc: "fixed latency in ns of a DMA with pre-generated descriptors", ptr: func(m *Model) any { return &m.DMAFixedNs }, flo: 0, fhi: maxCostNs, why: "0 to 10^7 ns per DMA (schedule times stay within int64 picoseconds)"},
+	{name: "swdge-fixed-ns", doc: "fixed latency in ns of a DMA whose descriptors the software DGE generates", ptr: func(m *Model) any { return &m.SWDGEFixedNs }, flo: 0, fhi: maxCostNs, why: "0 to 10^7 ns per DMA (schedule times stay within int64 picoseconds)"},
+	{name: "hwdge-fixed-ns", doc: "fixed latency in ns of a hardware-DGE DMA", ptr: func(m *Model) any { return &m.HWDGEFixedNs }, flo: 0, fhi: maxCostNs, why: "0 (as dma-fixed-ns) to 10^7 ns per DMA (schedule times stay within int64 picoseconds)"},
+	{name: "dma-full-bandwidth-bytes", doc: "contiguous bytes per partition from which a DMA engine runs at full bandwidth", ptr: func(m *Model) any { return &m.DMAFullBandwidthBytes }, lo: 1, hi: maxSBUFBytes, why: "1 byte to 64 MiB per partition"},
+	{name: "dma-small-bytes", doc: "contiguous bytes per partition at and below which a DMA engine runs at dma-small-efficiency", ptr: func(m *Model) any { return &m.DMASmallBytes }, lo: 0, hi: maxSBUFBytes, why: "0 (no small-run step) to 64 MiB per partition"},
+	{name: "dma-small-efficiency", doc: "fraction of full DMA bandwidth at dma-small-bytes and below (down to dma-min-run-bytes)", ptr: func(m *Model) any { return &m.DMASmallEfficiency }, flo: 0.001, fhi: 1, why: "a fraction, 0.001 to 1 (a DMA's time is its bytes divided by the bandwidth times it)"},
+	{name: "dma-min-run-bytes", doc: "contiguous bytes below which the DMA efficiency falls in proportion", ptr: func(m *Model) any { return &m.DMAMinRunBytes }, lo: 0, hi: maxSBUFBytes, why: "0 (no proportional fall) to 64 MiB per partition"},
+	{name: "max-cce-dma-source", doc: "largest source count of one CCE DMACopy (seed 001 MaxCceDmaSource)", ptr: func(m *Model) any { return &m.MaxCceDmaSource }, lo: 1, hi: 1024, why: "1 to 1024: at 1 no DMA computes on two sources, so legalize_cce_dma refuses a CCE DMACopy (NW405, the NKI line)"},
+	{name: "hbm-bytes", doc: "HBM bytes per chip", ptr: func(m *Model) any { return &m.HBMBytes }, lo: 1 << 20, hi: 1 << 44, why: "1 MiB to 16 TiB"},
+	{name: "hbm-bytes-per-sec", doc: "HBM bandwidth in bytes/s", ptr: func(m *Model) any { return &m.HBMBytesPerSec }, flo: 1e6, fhi: 1e16, why: "10^6 to 10^16 bytes/s"},
+	{name: "bf16-tflops", doc: "BF16 TFLOPS per core (reports)", ptr: func(m *Model) any { return &m.BF16TFLOPS }, flo: 0, fhi: 1e6, why: "0 to 10^6 (reports only)"},
+	{name: "min-ii", doc: "cost model MIN_II in cycles", ptr: func(m *Model) any { return &m.Cost.MinII }, lo: 0, hi: maxCostCycles, why: "0 to 2^20 cycles per instruction (schedule times stay within int64 picoseconds)"},
+	{name: "gpsimd-start", doc: "cost model GPSIMD_START in cycles", ptr: func(m *Model) any { return &m.Cost.GpSimdStart }, lo: 0, hi: maxCostCycles, why: "0 to 2^20 cycles per instruction"},
+	{name: "min-ii-dynamic", doc: "cost model minimum II of a dynamic instruction in cycles", ptr: func(m *Model) any { return &m.Cost.MinIIDynamic }, lo: 0, hi: maxCostCycles, why: "0 to 2^20 cycles per instruction"},
+	{name: "static-overhead", doc: "cost model static instruction overhead in cycles", ptr: func(m *Model) any { return &m.Cost.StaticOverhead }, lo: 0, hi: maxCostCycles, why: "0 to 2^20 cycles per instruction (schedule times stay within int64 picoseconds)"},
+	{name: "access-overhead", doc: "cost model SBUF/PSUM access overhead in cycles", ptr: func(m *Model) any { return &m.Cost.AccessOverhead }, lo: 0, hi: maxCostCycles, why: "0 to 2^20 cycles per access (schedule times stay within int64 picoseconds)"},
+	{name: "matmul-stationary-min", doc: "cost model: the 64 of max(min(64, N_stationary), N_moving)", ptr: func(m *Model) any { return &m.Cost.MatmulStationaryMin }, lo: 1, hi: 128, why: "1 to the PE array's 128 rows"},
+	{name: "matmul-fp32-factor", doc: "cost model: the x4 for fp32 matmul inputs", ptr: func(m *Model) any { return &m.Cost.MatmulFP32Factor }, lo: 1, hi: 64, why: "1 to 64 (a matmul's cycles are multiplied by it)"},
+	{name: "transpose-free-min", doc: "cost model: the 64 of max(P, min(64, F))", ptr: func(m *Model) any { return &m.Cost.TransposeFreeMin }, lo: 1, hi: 128, why: "1 to the PE array's 128 rows"},
+	{name: "read-accumulator", doc: "cost model: ActReadAccumulator cycles (activation_reduce's + MIN_II)", ptr: func(m *Model) any { return &m.Cost.ReadAccumulator }, lo: 0, hi: maxCostCycles, why: "0 to 2^20 cycles per instruction (schedule times stay within int64 picoseconds)"},
+	{name: "bn-aggr-per-3", doc: "cost model: bn_aggr's max(MIN_II, K * N/3), the K", ptr: func(m *Model) any { return &m.Cost.BNAggrPer3 }, lo: 0, hi: 64, why: "0 to 64 cycles per 3 elements (a row of up to 2^16 elements stays within 2^20 cycles)"},
+	{name: "reciprocal-dve-factor", doc: "cost model: reciprocal on Vector costs max(MIN_II, factor * N)", ptr: func(m *Model) any { return &m.Cost.ReciprocalDVEFactor }, lo: 0, hi: 16, why: "0 to 16 cycles per element (the isa says 8; a row of up to 2^16 elements stays within 2^20 cycles)"},
+	{name: "stride-bytes", doc: "cost model: an innermost SBUF/PSUM stride above this many bytes halves the access bandwidth", ptr: func(m *Model) any { return &m.Cost.StrideBytes }, lo: 0, hi: maxSBUFBytes, why: "0 (no stride penalty) to 64 MiB"},
+	{name: "stride-penalty", doc: "cost model: the factor an instruction with such a stride takes", ptr: func(m *Model) any { return &m.Cost.StridePenalty }, lo: 1, hi: 64, why: "1 (none) to 64 (an instruction's cycles are multiplied by it)"},
 	{name: "vector-perf-mode", doc: "cost model: Vector's 2x/4x performance mode for bf16/fp16 (NC-v3+)", ptr: func(m *Model) any { return &m.Cost.VectorPerfMode }},
 	{name: "vector-perf-mode-fp8", doc: "cost model: Vector's performance mode covers fp8 (NC-v4)", ptr: func(m *Model) any { return &m.Cost.VectorPerfModeFP8 }},
 	{name: "scalar-perf-mode", doc: "cost model: Scalar's 2x mode for bf16/fp16 tensor_scalar/tensor_copy (NC-v4)", ptr: func(m *Model) any { return &m.Cost.ScalarPerfMode }},
 	{name: "dve-pool-share-sbuf", doc: "Vector and GpSimd may access SBUF concurrently", ptr: func(m *Model) any { return &m.DVEPoolShareSBUF }},
 	{name: "dve-act-share-psum", doc: "Vector and Scalar may access PSUM concurrently", ptr: func(m *Model) any { return &m.DVEActSharePSUM }},
-	{name: "semaphores", doc: "hardware semaphores per NeuronCore (not published: chosen)", ptr: func(m *Model) any { return &m.Sync.Semaphores }, lo: 1},
-	{name: "semaphore-bits", doc: "width of a semaphore counter in bits (not published: chosen); a counter that would overflow is rotated", ptr: func(m *Model) any { return &m.Sync.SemaphoreBits }},
-	{name: "semaphore-ns", doc: "latency from a semaphore update to an engine instruction waiting on it, in ns (not published: chosen)", ptr: func(m *Model) any { return &m.Sync.SemaphoreNs }},
-	{name: "dma-semaphore-ns", doc: "latency from a semaphore update to a DMA waiting on it, in ns", ptr: func(m *Model) any { return &m.Sync.DMASemaphoreNs }},
-	{name: "semaphore-waits-per-inst", doc: "wait commands one instruction carries (seed 002 §6.5, verifier-pinned: 2; another value is a what-if study, and the verifier's message says so)", ptr: func(m *Model) any { return &m.Sync.WaitsPerInst }, lo: 1},
-	{name: "semaphore-updates-per-inst", doc: "update commands one instruction carries (seed 002 §6.5, verifier-pinned: 1; another value is a what-if study, and the verifier's message says so)", ptr: func(m *Model) any { return &m.Sync.UpdatesPerInst }, lo: 1},
+	{name: "semaphores", doc: "hardware semaphores per NeuronCore (not published: chosen)", ptr: func(m *Model) any { return &m.Sync.Semaphores }, lo: 1, hi: 1024, why: "1 to 1024 (a program that needs more than it has is refused by alloc_semaphores)"},
+	{name: "semaphore-bits", doc: "width of a semaphore counter in bits (not published: chosen); a counter that would overflow is rotated", ptr: func(m *Model) any { return &m.Sync.SemaphoreBits }, lo: 1, hi: 31, why: "1 to 31 bits: a counter that would pass its width is rotated (AllEngineBarrier + GroupResetSemaphores), and counters are held in int32 on the wire"},
+	{name: "semaphore-ns", doc: "latency from a semaphore update to an engine instruction waiting on it, in ns (not published: chosen)", ptr: func(m *Model) any { return &m.Sync.SemaphoreNs }, flo: 0, fhi: maxCostNs, why: "0 to 10^7 ns"},
+	{name: "dma-semaphore-ns", doc: "latency from a semaphore update to a DMA waiting on it, in ns", ptr: func(m *Model) any { return &m.Sync.DMASemaphoreNs }, flo: 0, fhi: maxCostNs, why: "0 to 10^7 ns"},
+	{name: "semaphore-waits-per-inst", doc: "wait commands one instruction carries (seed 002 §6.5, verifier-pinned: 2; another value is a what-if study, and the verifier's message says so)", ptr: func(m *Model) any { return &m.Sync.WaitsPerInst }, lo: 1, hi: 16, why: "1 to 16 wait commands"},
+	{name: "semaphore-updates-per-inst", doc: "update commands one instruction carries (seed 002 §6.5, verifier-pinned: 1; another value is a what-if study, and the verifier's message says so)", ptr: func(m *Model) any { return &m.Sync.UpdatesPerInst }, lo: 1, hi: 16, why: "1 to 16 update commands"},
 	{name: "act-reduce-max-min", doc: "the Activation accumulator reduces with max/min too (false: add only, NC-v2)", ptr: func(m *Model) any { return &m.ActReduceMaxMin }},
 }, engineOptions()...)
 
@@ -662,8 +705,8 @@ func engineOptions() []option {
 			continue // EngUnassigned is never present
 		}
 		out = append(out,
-			option{name: n + "-clock-ghz", doc: bir.Engine(e).String() + " engine clock (a clock > 0 makes the engine present)", ptr: func(m *Model) any { return &m.Engines[e].ClockGHz }},
-			option{name: n + "-lanes", doc: bir.Engine(e).String() + " engine lanes", ptr: func(m *Model) any { return &m.Engines[e].Lanes }},
+			option{name: n + "-clock-ghz", doc: bir.Engine(e).String() + " engine clock (a clock > 0 makes the engine present)", ptr: func(m *Model) any { return &m.Engines[e].ClockGHz }, flo: 0.01, fhi: 100, why: "0.01 to 100 GHz (a cost in ns is cycles divided by it)"},
+			option{name: n + "-lanes", doc: bir.Engine(e).String() + " engine lanes", ptr: func(m *Model) any { return &m.Engines[e].Lanes }, lo: 1, hi: 128, zeroOK: true, why: "0 (not published) or 1 to 128 partitions in parallel"},
 			option{name: n + "-present", doc: "the generation has the " + bir.Engine(e).String() + " engine", ptr: func(m *Model) any { return &m.Engines[e].Present }},
 		)
 	}
@@ -680,8 +723,10 @@ func OptionNames() []string {
 	return out
 }
 
-// Set overrides one field by option name (see OptionNames). Numeric values
-// must be non-negative.
+// Set overrides one field by option name (see OptionNames). A value
+// outside the option's documented range is an error naming the option,
+// the range and the reason; the checks between options (tile-pmax within
+// partitions, ...) are made once all are set (ApplyOptions, Retarget).
 func (m *Model) Set(name, value string) error {
 	for _, o := range options {
 		if o.name != name {
@@ -689,27 +734,21 @@ func (m *Model) Set(name, value string) error {
 		}
 		switch p := o.ptr(m).(type) {
 		case *int64:
-			v, err := strconv.ParseInt(value, 0, 64)
-			if err != nil || (v < 0 && !o.signed) {
-				return fmt.Errorf("arch option %s: want a non-negative integer, have %q", name, value)
-			}
-			if v < o.lo || o.hi > 0 && v > o.hi {
-				if o.hi > 0 {
-					return fmt.Errorf("arch option %s: want %d..%d, have %d", name, o.lo, o.hi, v)
-				}
-				return fmt.Errorf("arch option %s: want at least %d, have %d", name, o.lo, v)
+			v, err := o.parseInt(value)
+			if err != nil {
+				return err
 			}
 			*p = v
 		case *int:
-			v, err := strconv.ParseInt(value, 0, 32)
-			if err != nil || v < 0 {
-				return fmt.Errorf("arch option %s: want a non-negative integer, have %q", name, value)
+			v, err := o.parseInt(value)
+			if err != nil {
+				return err
 			}
 			*p = int(v)
 		case *float64:
-			v, err := strconv.ParseFloat(value, 64)
-			if err != nil || v < 0 || v != v {
-				return fmt.Errorf("arch option %s: want a non-negative number, have %q", name, value)
+			v, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+			if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v < o.flo || v > o.fhi {
+				return fmt.Errorf("arch option %s: want a number %g..%g (%s), have %q", name, o.flo, o.fhi, o.why, value)
 			}
 			*p = v
 		case *bool:
@@ -729,6 +768,91 @@ func (m *Model) Set(name, value string) error {
 		names[i] = o.name
 	}
 	return fmt.Errorf("arch: unknown option %q (accepted: %s)", name, strings.Join(names, ", "))
+}
+
+// rangeText is an integer option's documented range.
+func (o option) rangeText() string {
+	r := fmt.Sprintf("%d..%d", o.lo, o.hi)
+	if o.lo == o.hi {
+		r = fmt.Sprint(o.lo)
+	}
+	if o.pow2 {
+		r = "a power of two " + r
+	}
+	if o.zeroOK {
+		r = "0 or " + r
+	}
+	return r
+}
+
+// parseInt reads an integer option's value and checks its range.
+func (o option) parseInt(value string) (int64, error) {
+	v, err := strconv.ParseInt(strings.TrimSpace(value), 0, 64)
+	if err != nil || !(v == 0 && o.zeroOK) && (v < o.lo || v > o.hi || o.pow2 && v&(v-1) != 0) {
+		return 0, fmt.Errorf("arch option %s: want %s (%s), have %q", o.name, o.rangeText(), o.why, value)
+	}
+	return v, nil
+}
+
+// Range returns the documented range of machine parameter name and its
+// reason ("" for a boolean; ok false for an unknown name).
+func Range(name string) (rng, why string, ok bool) {
+	for _, o := range options {
+		if o.name != name {
+			continue
+		}
+		switch o.ptr(&Model{}).(type) {
+		case *int64, *int:
+			return o.rangeText(), o.why, true
+		case *float64:
+			return fmt.Sprintf("%g..%g", o.flo, o.fhi), o.why, true
+		}
+		return "true or false", "", true
+	}
+	return "", "", false
+}
+
+// settle derives the parameters that follow others unless set
+// themselves (set: the names given as options) and checks the ranges
+// between options. A smaller machine is a what-if that should compile
+// with no other option: with a smaller psum-bank-bytes a PSUM tile is at
+// most one bank (tile-psum-fmax follows); with arch.partitions=32 the
+// tiler makes tiles of 32 partitions (TilePartitions) while pmax stays
+// the instruction-size limit that hand-tiled kernels are written to
+// (the footprint passes split their 128-partition tiles). Explicit
+// values that contradict each other are refused, naming both.
+func (m *Model) settle(set map[string]bool) error {
+	if m.Partitions > 0 && m.Tile.PMax > m.Partitions && set["tile-pmax"] {
+		return fmt.Errorf("arch option tile-pmax: want at most arch.partitions (%d), have %d", m.Partitions, m.Tile.PMax)
+	}
+	if m.PSUMBankBytes > 0 && m.Tile.PSUMFMax*4 > m.PSUMBankBytes {
+		if set["tile-psum-fmax"] {
+			return fmt.Errorf("arch option tile-psum-fmax: want at most one PSUM bank, arch.psum-bank-bytes / 4 = %d fp32 elements, have %d", m.PSUMBankBytes/4, m.Tile.PSUMFMax)
+		}
+		m.Tile.PSUMFMax = m.PSUMBankBytes / 4
+	}
+	if (set["sbuf-bytes-per-partition"] || set["sbuf-carveout-bytes"]) && m.SBUFBytesPerPartition > 0 && m.SBUFCarveoutBytes >= m.SBUFBytesPerPartition {
+		return fmt.Errorf("arch option sbuf-carveout-bytes: want less than arch.sbuf-bytes-per-partition (%d), have %d", m.SBUFBytesPerPartition, m.SBUFCarveoutBytes)
+	}
+	if (set["sbuf-bytes-per-partition"] || set["sbuf-carveout-bytes"]) && m.SBUFBytesPerPartition > 0 && m.UsableSBUFBytes() < 4<<10 {
+		return fmt.Errorf("arch options sbuf-bytes-per-partition (%d) and sbuf-carveout-bytes (%d): want at least 4 KiB usable per partition, have %d", m.SBUFBytesPerPartition, m.SBUFCarveoutBytes, m.UsableSBUFBytes())
+	}
+	return nil
+}
+
+// setNames returns the option names (without the prefix) that opts sets.
+func setNames(opts map[string]string, prefixed bool) map[string]bool {
+	out := map[string]bool{}
+	for k := range opts {
+		if prefixed {
+			var ok bool
+			if k, ok = strings.CutPrefix(k, OptionPrefix); !ok {
+				continue
+			}
+		}
+		out[k] = true
+	}
+	return out
 }
 
 // markClockPresent keeps Present consistent with a clock set by an
@@ -759,5 +883,5 @@ func (m *Model) ApplyOptions(opts map[string]string) error {
 			return err
 		}
 	}
-	return nil
+	return m.settle(setNames(opts, true))
 }

@@ -180,12 +180,18 @@ func TestModel_Set(t *testing.T) {
 		{"max-cce-dma-source", "8", func(m *Model) bool { return m.MaxCceDmaSource == 8 }, ""},
 		{"max-cce-dma-source", "0x20", func(m *Model) bool { return m.MaxCceDmaSource == 32 }, ""},
 		{"dma-bytes-per-ns", "27.5", func(m *Model) bool { return m.DMABytesPerNs == 27.5 }, ""},
-		{"max-free-dims", "3", func(m *Model) bool { return m.MaxFreeDims == 3 }, ""},
+		{"max-free-dims", "5", func(m *Model) bool { return m.MaxFreeDims == 5 }, ""},
+		{"max-free-dims", "3", nil, "want 4..16"},
+		{"semaphore-bits", "1000", nil, "want 1..31"},
+		{"psum-bank-bytes", "3", nil, "want a power of two 512..1048576"},
+		{"matmul-max-n-bf16", "0", func(m *Model) bool { return m.MatmulMaxNBF16Dst == 0 }, ""},
+		{"partitions", "4294967296", nil, "want 32..128"},
+		{"hwdge-fixed-ns", "9223372036854775807", nil, "want a number 0..1e+07"},
 		{"dve-act-share-psum", "true", func(m *Model) bool { return m.DVEActSharePSUM }, ""},
 		{"pool-clock-ghz", "1.0", func(m *Model) bool { return m.Clock(bir.EngPool) == 1.0 }, ""},
-		{"max-cce-dma-source", "-1", nil, "non-negative integer"},
-		{"max-cce-dma-source", "many", nil, "non-negative integer"},
-		{"dma-bytes-per-ns", "NaN", nil, "non-negative number"},
+		{"max-cce-dma-source", "-1", nil, "want 1..1024"},
+		{"max-cce-dma-source", "many", nil, "want 1..1024"},
+		{"dma-bytes-per-ns", "NaN", nil, "want a number 0.01..100000"},
 		{"dve-act-share-psum", "maybe", nil, "true or false"},
 		{"no-such-option", "1", nil, "unknown option"},
 	}
@@ -301,9 +307,32 @@ func TestOptions_EveryParameter(t *testing.T) {
 	reached := map[string]string{}
 	for _, o := range options {
 		m := base.Clone()
-		val := "7"
-		if b, ok := o.ptr(m).(*bool); ok {
-			val = fmt.Sprint(!*b)
+		// A value in the option's range that differs from the base's.
+		var val string
+		switch p := o.ptr(m).(type) {
+		case *bool:
+			val = fmt.Sprint(!*p)
+		case *int64:
+			val = fmt.Sprint(o.lo)
+			if *p == o.lo {
+				val = fmt.Sprint(o.hi)
+			}
+		case *int:
+			val = fmt.Sprint(o.lo)
+			if int64(*p) == o.lo {
+				val = fmt.Sprint(o.hi)
+			}
+		case *float64:
+			val = fmt.Sprint(o.flo)
+			if *p == o.flo {
+				val = fmt.Sprint(o.fhi)
+			}
+		}
+		if o.lo == o.hi && o.flo == o.fhi && o.ptr(m) != nil {
+			if _, isBool := o.ptr(m).(*bool); !isBool {
+				reached["Model.QuadrantPartitions"] = o.name
+				continue // a single admitted value (quadrant-partitions)
+			}
 		}
 		if err := m.Set(o.name, val); err != nil {
 			t.Fatalf("Set(%s, %s): %v", o.name, val, err)
@@ -371,7 +400,7 @@ func TestRetarget(t *testing.T) {
 		{"both", "trn3", map[string]string{"dma-queues": "2"}, "trn3", 4, 2, ""},
 		{"unknown arch", "gen9", nil, "", 0, 0, "--arch: arch: unknown architecture"},
 		{"unknown option", "", map[string]string{"no-such": "1"}, "", 0, 0, "--option arch.no-such=1: arch: unknown option"},
-		{"bad value", "", map[string]string{"max-cce-dma-source": "-2"}, "", 0, 0, "--option arch.max-cce-dma-source=-2: arch option max-cce-dma-source: want a non-negative integer"},
+		{"bad value", "", map[string]string{"max-cce-dma-source": "-2"}, "", 0, 0, "--option arch.max-cce-dma-source=-2: arch option max-cce-dma-source: want 1..1024"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newMod()
@@ -451,11 +480,57 @@ func TestPartitionContiguous(t *testing.T) {
 	}
 }
 
+// TestOptions_EveryRange: every numeric machine parameter declares a
+// documented range with its reason, the trn2 value lies inside it, and
+// the values just outside it are refused naming the option and the
+// range.
+func TestOptions_EveryRange(t *testing.T) {
+	base, _ := Lookup("trn2")
+	for _, o := range options {
+		switch p := o.ptr(base).(type) {
+		case *bool:
+			continue
+		case *int64, *int:
+			v := int64(0)
+			if q, ok := p.(*int64); ok {
+				v = *q
+			} else {
+				v = int64(*p.(*int))
+			}
+			if o.why == "" || o.lo > o.hi {
+				t.Errorf("%s: range %d..%d, reason %q", o.name, o.lo, o.hi, o.why)
+			}
+			if (v < o.lo || v > o.hi) && !(v == 0 && o.zeroOK) {
+				t.Errorf("%s: trn2's %d is outside %s", o.name, v, o.rangeText())
+			}
+			for _, bad := range []int64{o.lo - 1, o.hi + 1} {
+				if bad == 0 && o.zeroOK {
+					continue
+				}
+				err := base.Clone().Set(o.name, fmt.Sprint(bad))
+				if err == nil || !strings.Contains(err.Error(), o.name) || !strings.Contains(err.Error(), o.rangeText()) {
+					t.Errorf("%s=%d: error %v, want the option and its range", o.name, bad, err)
+				}
+			}
+		case *float64:
+			if o.why == "" || o.flo > o.fhi || *p < o.flo && *p != 0 || *p > o.fhi {
+				t.Errorf("%s: range %g..%g, reason %q, trn2 %g", o.name, o.flo, o.fhi, o.why, *p)
+			}
+			for _, bad := range []string{"NaN", "+Inf", fmt.Sprint(o.fhi * 2), "-1"} {
+				if err := base.Clone().Set(o.name, bad); err == nil {
+					t.Errorf("%s=%s: accepted", o.name, bad)
+				}
+			}
+		}
+	}
+}
+
 // TestModel_SBUFBudgetAtTheCarveOut: an SBUF size at or below the runtime
 // carve-out is set, not unpublished: the message says so with both
-// numbers.
+// numbers (a value below 4 KiB is refused by the option's range first).
 func TestModel_SBUFBudgetAtTheCarveOut(t *testing.T) {
-	for _, size := range []string{"64", "16384"} {
+	// 4096: the least arch.sbuf-bytes-per-partition accepts.
+	for _, size := range []string{"4096", "16384"} {
 		m, _ := Lookup("trn2")
 		if err := m.Set("sbuf-bytes-per-partition", size); err != nil {
 			t.Fatal(err)

@@ -88,9 +88,21 @@ func FilterFlags(fs *flag.FlagSet, args []string) (keep, dropped []string, err e
 			return nil, nil, diag.Errorf(diag.Usage, "%s: %q is not a flag (the variable carries flags only)", EnvFlags, a)
 		}
 		name, _, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		// A value flag at the end of the variable has no value in it: the
+		// command line's first word would become its value (--logfile
+		// taking the input file as the log to write), so it is refused.
+		lastNeedsValue := func() error {
+			if !hasVal && i+1 >= len(args) {
+				return diag.Errorf(diag.Usage, "%s: %s needs a value in the variable (%s=VALUE): the variable carries flags only, and its last flag cannot take the command line's first argument", EnvFlags, a, a)
+			}
+			return nil
+		}
 		if f := fs.Lookup(name); f != nil {
 			keep = append(keep, a)
-			if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); !hasVal && !(ok && bf.IsBoolFlag()) && i+1 < len(args) {
+			if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); !hasVal && !(ok && bf.IsBoolFlag()) {
+				if err := lastNeedsValue(); err != nil {
+					return nil, nil, err
+				}
 				i++
 				keep = append(keep, args[i])
 			}
@@ -102,7 +114,10 @@ func FilterFlags(fs *flag.FlagSet, args []string) (keep, dropped []string, err e
 			continue
 		}
 		dropped = append(dropped, a)
-		if takesValue && !hasVal && i+1 < len(args) {
+		if takesValue && !hasVal {
+			if err := lastNeedsValue(); err != nil {
+				return nil, nil, err
+			}
 			i++
 			dropped[len(dropped)-1] += " " + args[i]
 		}

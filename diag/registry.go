@@ -506,11 +506,12 @@ def kernel(a, b):
 		FixText: "A CCE DMA chain needs MaxCceDmaSource >= 2 (the hardware's is 16).",
 	},
 	{
-		Code: ParallelInputs, Title: "several inputs with conflicting outputs",
+		Code: ParallelInputs, Title: "several inputs: conflicting outputs, or some failed",
 		ExplainText: "`narwhal compile a b ... --out-dir DIR` writes DIR/NAME.json per input; two inputs with the " +
 			"same NAME would overwrite each other, and flags that name one output file (-o, --html, " +
 			"--trace, --memmap, --dump-alloc-problem, --stats, --print-after, --dump-dir, --report, " +
-			"--logfile) do not apply to several modules.",
+			"--logfile) do not apply to several modules. When some of the modules fail, each has its FAIL " +
+			"line with its own cause on standard output and the command exits 1 with this code.",
 		Example: cmd("compile", "builtin:tensor_add", "builtin:tensor_add", "--out-dir", "out"),
 		Fix:     cmd("compile", "builtin:tensor_add", "builtin:matmul", "--out-dir", "out"),
 		FixText: "Give each input its own name (or compile the same module once).",
@@ -638,11 +639,14 @@ def kernel(a):
 		FixText: "Write the inputs with numpy.save (float32 [512, 2048] here), or leave them out to get random ones.",
 	},
 	{
-		Code: RunFault, Title: "the module faults when run",
+		Code: RunFault, Title: "the module faults, races or computes wrongly when run",
 		ExplainText: "The interpreter executes the module and meets what the hardware would not do or would do " +
 			"wrongly: a read of memory nothing wrote, an access outside its location, a PSUM access crossing a " +
 			"bank, operands of different element counts, an engine touching a memory it cannot, an integer " +
-			"division by zero. The verifier catches most of these statically; the rest depend on values.",
+			"division by zero. The verifier catches most of these statically; the rest depend on values. " +
+			"Under `run --concurrent`: a race (two accesses no semaphore orders), a deadlock, DMAs in " +
+			"flight after Halt, or outputs that differ from the sequential run's (each finding is printed on " +
+			"standard output); under `run --check`: outputs that differ from the kernel's reference.",
 		Example: Example{Args: []string{"run", "kernel.bir", "--outputs", "out"}, Files: []File{{Name: "kernel.bir", Lang: "bir", Text: mod("", stT)}}},
 		Fix:     Example{Args: []string{"run", "kernel.bir", "--outputs", "out"}, Files: []File{{Name: "kernel.bir", Lang: "bir", Text: mod("", ldT+stT)}}},
 		FixText: "Write the tile before saving it.",

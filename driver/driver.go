@@ -205,8 +205,14 @@ func Save(path string, m *bir.Module) error {
 
 // SaveTo is Save with the standard output of "-" and "/dev/stdout" given.
 func SaveTo(path string, stdout io.Writer, m *bir.Module) error {
+	return SaveWith(path, outfile.Options{Stdout: stdout}, m)
+}
+
+// SaveWith is Save with the output options given (opt.InPlace: the output
+// may replace an input of the command, compile -o IN --in-place).
+func SaveWith(path string, opt outfile.Options, m *bir.Module) error {
 	f := OutputFormat(path)
-	return WriteOutput(path, stdout, func(w io.Writer) error { return Write(w, m, f) })
+	return writeOutput(path, opt, func(w io.Writer) error { return Write(w, m, f) })
 }
 
 // PendingSave is a save running on a goroutine of its own and held back
@@ -238,6 +244,12 @@ var errDiscarded = errors.New("output discarded")
 // The writer only reads m; the caller must not modify m before Commit or
 // Discard, and whatever it runs beside the writer must only read m too.
 func StartSave(path string, stdout io.Writer, m *bir.Module) *PendingSave {
+	return StartSaveWith(path, outfile.Options{Stdout: stdout}, m)
+}
+
+// StartSaveWith is StartSave with the output options given (its Gate is
+// StartSave's own).
+func StartSaveWith(path string, opt outfile.Options, m *bir.Module) *PendingSave {
 	p := &PendingSave{ready: make(chan struct{}), decide: make(chan error, 1), done: make(chan struct{})}
 	gate := func() error {
 		p.markReady()
@@ -252,7 +264,8 @@ func StartSave(path string, stdout io.Writer, m *bir.Module) *PendingSave {
 			}
 		}()
 		f := OutputFormat(path)
-		p.err = writeOutput(path, outfile.Options{Stdout: stdout, Gate: gate}, func(w io.Writer) error { return Write(w, m, f) })
+		opt.Gate = gate
+		p.err = writeOutput(path, opt, func(w io.Writer) error { return Write(w, m, f) })
 	}()
 	return p
 }

@@ -3,10 +3,16 @@
 // network) describing a compile, in the spirit of the Go compiler's
 // ssa.html:
 //
+//   - the schedule of the result as a timeline (engines and DMA queues as
+//     lanes, instructions as boxes coloured by engine, the instruction and
+//     its kernel source line on hover, dependency arrows on demand) and
+//     its memory map (SBUF and PSUM over time), both drawn from the result
+//     itself (timeline.go);
 //   - the input: file, arch, functions, instructions, tensors by memory,
 //     opcodes and engines, and the same for the result;
 //   - the pass table: seed order, time, verifier time, instructions before
-//     and after, status (ran, skipped and why, failed);
+//     and after, status (ran, skipped and why, failed), with a bar of each
+//     pass's time and of its instruction count;
 //   - per pass, collapsible: its counters, report blocks (the "SB
 //     Legalization Statistic" block, ...) and log lines, and the text IR
 //     before and after it as a line diff with the removed and added lines
@@ -262,6 +268,8 @@ func (r *Recorder) Write(w io.Writer, rep *pass.Report, result *bir.Module, runE
 		d.Error = runErr.Error()
 	}
 	d.Source = sourceRows(r.inSummary, r.outSummary)
+	d.Timeline = buildTimeline(result)
+	d.MemMap, d.MemMapWhy = memoryMap(result)
 	if rep != nil {
 		d.Arch = rep.Arch
 		d.Total = pass.FormatDuration(rep.Total)
@@ -270,9 +278,11 @@ func (r *Recorder) Write(w io.Writer, rep *pass.Report, result *bir.Module, runE
 	// The recorded passes are the report's passes that ran, in order.
 	nextRec := 0
 	var maxWall time.Duration
+	var maxInsts int64
 	if rep != nil {
 		for i := range rep.Passes {
 			maxWall = max(maxWall, rep.Passes[i].Wall+rep.Passes[i].VerifyWall)
+			maxInsts = max(maxInsts, rep.Passes[i].InstsBefore, rep.Passes[i].InstsAfter)
 		}
 	}
 	for i := 0; rep != nil && i < len(rep.Passes); i++ {
@@ -294,6 +304,10 @@ func (r *Recorder) Write(w io.Writer, rep *pass.Report, result *bir.Module, runE
 			}
 			if maxWall > 0 {
 				pv.Bar = int(100 * (res.Wall + res.VerifyWall) / maxWall)
+			}
+			if maxInsts > 0 {
+				pv.InstBar = int(100 * res.InstsAfter / maxInsts)
+				pv.InstBarBefore = int(100 * res.InstsBefore / maxInsts)
 			}
 		}
 		if rec != nil {
@@ -355,6 +369,9 @@ type pageData struct {
 	Passes                           []passView
 	Source                           []SourceRow
 	Attachments                      []attachment
+	Timeline                         *timelineView
+	MemMap                           template.HTML
+	MemMapWhy                        string
 }
 
 type passView struct {
@@ -362,6 +379,8 @@ type passView struct {
 	Name, Order, Skipped string
 	Time, Verify, Error  string
 	Bar                  int
+	InstBar              int // instructions after the pass, % of the most any pass left
+	InstBarBefore        int // before it
 	Before, After        int64
 	Counters             []pass.Counter
 	Blocks               []pass.ReportBlock

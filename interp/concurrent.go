@@ -65,6 +65,7 @@ package interp
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"runtime/debug"
 	"slices"
@@ -233,6 +234,9 @@ func RunCores(mods []*bir.Module, inputs map[string]*Tensor, opt ConcurrentOptio
 		w.cores = append(w.cores, co)
 		w.ns = max(w.ns, int(stream.FirstQueue)+int(max(model.DMAQueues, 1)))
 	}
+	if err := checkCoreBarriers(mods); err != nil {
+		return nil, err
+	}
 	w.G = len(w.cores) * w.ns
 	w.vc = make([][]int32, w.G)
 	for g := range w.vc {
@@ -253,6 +257,9 @@ func RunCores(mods []*bir.Module, inputs map[string]*Tensor, opt ConcurrentOptio
 		}
 		co.acts = []*activation{a}
 		co.mc.push(fr)
+		if err := checkHalts(a); err != nil {
+			return nil, err
+		}
 	}
 	res = &ConcurrentResult{}
 	if err := w.run(res); err != nil {
@@ -885,6 +892,11 @@ func (w *world) complete(a *activation, s stream.ID, x bir.InstID, execute bool)
 	}
 	vc[g]++
 	a.release(x, vc)
+	// A counter has the machine's width (arch.semaphore-bits): release
+	// records every semaphore whose count goes past its largest value in
+	// ConcurrentResult.Overflows, which fails the run (issue 27 item 11:
+	// the run ignored the width, so a wrap past 65535 passed; a runtime
+	// loop's trip count can reach it too).
 	if s.IsQueue() {
 		t := a.trigBy[x]
 		a.outstanding[t]--
@@ -1173,6 +1185,89 @@ func resetIDs(a bir.AttrSet) ([]int32, bool) {
 		}
 	}
 	return ids, false
+}
+
+// checkCoreBarriers refuses CoreBarriers whose participant lists cannot
+// meet (issue 27 item 8): on hardware a core whose CoreBarrier lists a
+// core that never arrives, or that lists other cores than its partners
+// do, waits forever, while the concurrent run would complete the barrier
+// from the lowest listed core's list and report "no deadlock". Every
+// CoreBarrier's "cores" must be distinct cores of the run including its
+// own, and every core a barrier id lists must hold that id with the same
+// list.
+func checkCoreBarriers(mods []*bir.Module) error {
+	type barrier struct {
+		cores []int
+		inst  string
+	}
+	byCore := make([]map[int64]barrier, len(mods))
+	for c, m := range mods {
+		byCore[c] = map[int64]barrier{}
+		for _, f := range m.Funcs {
+			var bad error
+			f.Walk(func(x bir.InstID) bool {
+				if bad != nil || f.Inst(x).Op != bir.OpCoreBarrier {
+					return bad == nil
+				}
+				id := f.Attrs(x).Int(stream.AttrBarrierID, -1)
+				cores := slices.Clone(coreList(f.Attrs(x), len(mods)))
+				slices.Sort(cores)
+				name := f.InstName(x)
+				switch {
+				case len(cores) == 0:
+					bad = &Error{Kind: ErrOperand, Func: f.Name, Inst: name, Msg: fmt.Sprintf("core %d's CoreBarrier %d lists no core: want the cores that meet there, this one included", c, id)}
+				case cores[0] < 0 || cores[len(cores)-1] >= len(mods) || len(slices.Compact(slices.Clone(cores))) != len(cores):
+					bad = &Error{Kind: ErrOperand, Func: f.Name, Inst: name, Msg: fmt.Sprintf("core %d's CoreBarrier %d lists cores %v: want distinct cores of the %d run together (0..%d); a core that never arrives leaves the barrier waiting forever", c, id, cores, len(mods), len(mods)-1)}
+				case !slices.Contains(cores, c):
+					bad = &Error{Kind: ErrOperand, Func: f.Name, Inst: name, Msg: fmt.Sprintf("core %d's CoreBarrier %d lists cores %v without core %d itself", c, id, cores, c)}
+				default:
+					if prev, dup := byCore[c][id]; dup && !slices.Equal(prev.cores, cores) {
+						bad = &Error{Kind: ErrOperand, Func: f.Name, Inst: name, Msg: fmt.Sprintf("core %d's CoreBarriers %s and %s share id %d but list cores %v and %v", c, prev.inst, name, id, prev.cores, cores)}
+					}
+					byCore[c][id] = barrier{cores: cores, inst: name}
+				}
+				return bad == nil
+			})
+			if bad != nil {
+				return bad
+			}
+		}
+	}
+	for c := range mods {
+		ids := slices.Sorted(maps.Keys(byCore[c]))
+		for _, id := range ids {
+			b := byCore[c][id]
+			for _, o := range b.cores {
+				ob, ok := byCore[o][id]
+				switch {
+				case !ok:
+					return &Error{Kind: ErrOperand, Inst: b.inst, Msg: fmt.Sprintf("core %d's CoreBarrier %d (%s) lists core %d, which has no CoreBarrier %d: on hardware core %d waits forever (a deadlock)", c, id, b.inst, o, id, c)}
+				case !slices.Equal(ob.cores, b.cores):
+					return &Error{Kind: ErrOperand, Inst: b.inst, Msg: fmt.Sprintf("CoreBarrier %d: core %d lists cores %v (%s), core %d lists %v (%s): the cores disagree on who meets, so on hardware one of them waits forever (a deadlock)", id, c, b.cores, b.inst, o, ob.cores, ob.inst)}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// checkHalts refuses an entry function whose engine streams do not all end
+// with Halt, as the verifier's synchronized stage does (issue 27 item 11:
+// a module missing its Vector Halt was rejected by verify and accepted
+// here): on hardware the engine runs past the end of its stream.
+func checkHalts(a *activation) error {
+	f := a.fr.f
+	for _, e := range stream.Engines {
+		s := stream.EngineStream(e)
+		if int(s) >= len(a.lists) || !a.L.Present[s] {
+			continue
+		}
+		l := a.lists[s]
+		if len(l) == 0 || f.Inst(l[len(l)-1]).Op != bir.OpHalt {
+			return &Error{Kind: ErrOperand, Func: f.Name, Msg: fmt.Sprintf("the %s engine's stream does not end with Halt: want every engine stream of the entry function to end with Halt (the engine would run past its stream's end)", s.Name())}
+		}
+	}
+	return nil
 }
 
 func moduleHasLoops(m *bir.Module) bool {

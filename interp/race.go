@@ -21,6 +21,7 @@ package interp
 import (
 	"fmt"
 	"slices"
+	"sort"
 )
 
 type accessRec struct {
@@ -37,16 +38,67 @@ type seg struct {
 	r      []int32 // reads since the last write
 }
 
+// shadowStore is one storage's segments, sorted and disjoint, kept in
+// chunks of at most maxChunk segments so that an access rewrites only the
+// chunks its bytes fall in: a flat list rewritten whole on every access
+// made the checker quadratic (8,199 instructions took 38 s, issue 27
+// item 7). Every chunk is non-empty; chunks are in byte order.
 type shadowStore struct {
-	name string // for messages
-	st   *storage
-	segs []seg
+	name   string // for messages
+	st     *storage
+	chunks [][]seg
+}
+
+// maxChunk bounds a chunk's segments; a rewritten range is redistributed
+// into chunks of about half of it, so a chunk splits again only after
+// many insertions and the chunk list moves rarely.
+const maxChunk = 128
+
+// chunkRange returns the chunks [c0, c1) that can hold bytes of
+// [lo, hi): the last chunk starting at or before lo through the last
+// starting before hi.
+func (ss *shadowStore) chunkRange(lo, hi int64) (int, int) {
+	n := len(ss.chunks)
+	// first chunk whose first segment starts after lo, minus one
+	c0 := sort.Search(n, func(k int) bool { return ss.chunks[k][0].lo > lo }) - 1
+	c0 = max(c0, 0)
+	c1 := sort.Search(n, func(k int) bool { return ss.chunks[k][0].lo >= hi })
+	return c0, max(c1, min(c0+1, n))
+}
+
+// replace puts segs (sorted, disjoint, possibly empty) in place of chunks
+// [c0, c1), split into chunks of at most maxChunk.
+func (ss *shadowStore) replace(c0, c1 int, segs []seg) {
+	k := 0
+	if len(segs) > 0 {
+		k = max(c1-c0, 1)
+		if len(segs) > k*maxChunk {
+			k = (len(segs) + maxChunk/2 - 1) / (maxChunk / 2)
+		}
+		k = min(k, len(segs))
+	}
+	if k == c1-c0 {
+		// The same chunks: rewrite them in place (their segments were
+		// copied out before the merge), reusing their storage.
+		for j := 0; j < k; j++ {
+			a, b := j*len(segs)/k, (j+1)*len(segs)/k
+			ss.chunks[c0+j] = append(ss.chunks[c0+j][:0], segs[a:b]...)
+		}
+		return
+	}
+	repl := make([][]seg, 0, k)
+	for j := 0; j < k; j++ {
+		a, b := j*len(segs)/k, (j+1)*len(segs)/k
+		repl = append(repl, append(make([]seg, 0, maxChunk), segs[a:b]...))
+	}
+	ss.chunks = slices.Replace(ss.chunks, c0, c1, repl...)
 }
 
 type shadow struct {
 	stores map[*storage]*shadowStore
 	recs   []accessRec
-	tmp    []seg
+	tmp    []seg // scratch of access: the rewritten segments
+	old    []seg // scratch of access: the chunks' segments before it
 	// reporting
 	seen  map[[3]int32]bool
 	races []Race
@@ -77,8 +129,9 @@ func (sh *shadow) hb(a int32, g int32, vc []int32) bool {
 type run struct{ lo, hi int64 }
 
 // access checks and records the byte runs of st (sorted, disjoint) read
-// or written by record rec (stream g, clock vc), in one merge of the runs
-// with the store's segments.
+// or written by record rec (stream g, clock vc), each run merged with the
+// segments of the chunks it falls in (access1): the cost of an access is
+// its runs times a chunk, not the storage's whole segment list.
 func (sh *shadow) access(st *storage, name string, runs []run, rec int32, write bool, vc []int32) {
 	if len(runs) == 0 {
 		return
@@ -88,8 +141,20 @@ func (sh *shadow) access(st *storage, name string, runs []run, rec int32, write 
 		ss = &shadowStore{name: name, st: st}
 		sh.stores[st] = ss
 	}
+	for _, r := range runs {
+		sh.access1(ss, r, rec, write, vc)
+	}
+}
+
+// access1 checks and records one byte run against the segments of the
+// chunks it falls in, in one merge, and puts the result in their place.
+func (sh *shadow) access1(ss *shadowStore, r run, rec int32, write bool, vc []int32) {
 	g := sh.recs[rec].g
-	old := ss.segs
+	c0, c1 := ss.chunkRange(r.lo, r.hi)
+	old := sh.old[:0]
+	for _, c := range ss.chunks[c0:c1] {
+		old = append(old, c...)
+	}
 	out := sh.tmp[:0]
 	i := 0
 	fresh := func(lo, hi int64) {
@@ -97,37 +162,35 @@ func (sh *shadow) access(st *storage, name string, runs []run, rec int32, write 
 		sh.check(ss, &cur, rec, g, write, vc)
 		out = append(out, cur)
 	}
-	for _, r := range runs {
-		for i < len(old) && old[i].hi <= r.lo {
-			out = append(out, old[i])
+	for i < len(old) && old[i].hi <= r.lo {
+		out = append(out, old[i])
+		i++
+	}
+	pos := r.lo
+	for pos < r.hi {
+		if i >= len(old) || old[i].lo >= r.hi {
+			fresh(pos, r.hi)
+			break
+		}
+		s := old[i]
+		if s.lo > pos {
+			fresh(pos, s.lo)
+			pos = s.lo
+			continue
+		}
+		if s.lo < pos {
+			out = append(out, seg{lo: s.lo, hi: pos, w: s.w, r: s.r})
+		}
+		end := min(s.hi, r.hi)
+		cur := seg{lo: pos, hi: end, w: s.w, r: s.r}
+		sh.check(ss, &cur, rec, g, write, vc)
+		out = append(out, cur)
+		if s.hi > end {
+			old[i] = seg{lo: end, hi: s.hi, w: s.w, r: s.r}
+		} else {
 			i++
 		}
-		pos := r.lo
-		for pos < r.hi {
-			if i >= len(old) || old[i].lo >= r.hi {
-				fresh(pos, r.hi)
-				break
-			}
-			s := old[i]
-			if s.lo > pos {
-				fresh(pos, s.lo)
-				pos = s.lo
-				continue
-			}
-			if s.lo < pos {
-				out = append(out, seg{lo: s.lo, hi: pos, w: s.w, r: s.r})
-			}
-			end := min(s.hi, r.hi)
-			cur := seg{lo: pos, hi: end, w: s.w, r: s.r}
-			sh.check(ss, &cur, rec, g, write, vc)
-			out = append(out, cur)
-			if s.hi > end {
-				old[i] = seg{lo: end, hi: s.hi, w: s.w, r: s.r}
-			} else {
-				i++
-			}
-			pos = end
-		}
+		pos = end
 	}
 	out = append(out, old[i:]...)
 	// Merge neighbours with the same state.
@@ -139,7 +202,8 @@ func (sh *shadow) access(st *storage, name string, runs []run, rec int32, write 
 		}
 		merged = append(merged, s)
 	}
-	ss.segs, sh.tmp = merged, old[:0]
+	ss.replace(c0, c1, merged)
+	sh.tmp, sh.old = merged[:0], old[:0]
 }
 
 // check tests one segment against an access and updates it.

@@ -427,6 +427,7 @@ func ReadFileAs(path string, dt bir.Dtype) (*interp.Tensor, error) {
 }
 
 func readFile(path string, dt bir.Dtype, haveWant bool) (*interp.Tensor, error) {
+	outfile.NoteInput(path)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

@@ -31,6 +31,7 @@ type Archive struct {
 
 // OpenNPZ opens a .npz archive for reading.
 func OpenNPZ(path string) (*Archive, error) {
+	outfile.NoteInput(path)
 	zr, err := zip.OpenReader(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a .npz archive: %w", path, err)

@@ -125,6 +125,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 }
 
 func readCSVFile(path string) (*CSVTable, error) {
+	outfile.NoteInput(path)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err

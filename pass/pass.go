@@ -41,6 +41,9 @@ type Option struct {
 	Name    string
 	Default string
 	Doc     string
+	// Check is the documented range of the option's values (options.go),
+	// enforced before any pass runs; Table.Check requires one.
+	Check OptionCheck
 }
 
 // Pass is one entry of the pass table.
@@ -66,6 +69,12 @@ type Pass struct {
 	Requires verify.Stage
 	// Produces are the stages the pass establishes.
 	Produces verify.Stage
+	// Needs are passes whose result this pass reads and no verifier stage
+	// shows (the dependencies anti_dependency_analyzer computes): each
+	// must run earlier in the same run, or Run refuses the pass (NW103)
+	// rather than let it work on what is not there (issue 27 item 10: the
+	// scheduler run without the analyzer reordered conflicting accesses).
+	Needs []string
 	// Options the pass accepts, with defaults.
 	Options []Option
 	// Checkpoint, when set, is the file name (the seeds' checkpoint name,
@@ -126,6 +135,9 @@ func (t *Table) Check() error {
 				return fmt.Errorf("pass table: %q declares option %q twice", p.Name, o.Name)
 			}
 			seen[o.Name] = true
+			if o.Check.check != nil && !o.Check.Accepts(o.Default) {
+				return fmt.Errorf("pass table: option %s.%s: its default %q is outside its range (%s)", p.Name, o.Name, o.Default, o.Check.Range)
+			}
 		}
 	}
 	last, lastName := 0, ""
@@ -148,6 +160,13 @@ func (t *Table) Check() error {
 			return fmt.Errorf("pass table: %s must run before %s (%s)", c.Before, c.After, c.Why)
 		}
 	}
+	for i, p := range t.Passes {
+		for _, n := range p.Needs {
+			if j, ok := pos[n]; !ok || j >= i {
+				return fmt.Errorf("pass table: %q needs %q, which is not an earlier pass of the table", p.Name, n)
+			}
+		}
+	}
 	var produced verify.Stage
 	for _, p := range t.Passes {
 		if missing := p.Requires &^ produced; missing != 0 {
@@ -165,6 +184,11 @@ type Config struct {
 	// Passes, when non-nil, runs exactly these passes, in table order,
 	// regardless of Default and Gate. Unknown names are an error.
 	Passes []string
+	// Rerun runs Passes over a compiled (synchronized) module instead of
+	// refusing it (Run keeps a compiled input as it is: issue 27 item 4).
+	// For tests of a pass run twice over its own output; the CLI never
+	// sets it.
+	Rerun bool
 	// Options are per-pass options: Options[pass][key] = value.
 	Options map[string]map[string]string
 	// The input is always verified before the first pass and the result
@@ -259,6 +283,9 @@ type Report struct {
 	Insts  int64
 	// InputVerify is what verifying the input before the first pass cost.
 	InputVerify Usage
+	// Kept is the stage at which a compiled input was verified and kept
+	// as it is (no pass ran: run.go, keepCompiled); 0 otherwise.
+	Kept verify.Stage
 }
 
 // Context is what a pass's Run receives.
@@ -503,6 +530,9 @@ func (t *Table) Select(m *bir.Module, cfg *Config) (run []*Pass, skipped map[str
 				run = append(run, &t.Passes[i])
 			}
 		}
+		if err := checkNeeds(run); err != nil {
+			return nil, nil, err
+		}
 		return run, skipped, nil
 	}
 	for i := range t.Passes {
@@ -519,6 +549,19 @@ func (t *Table) Select(m *bir.Module, cfg *Config) (run []*Pass, skipped map[str
 	return run, skipped, nil
 }
 
+// checkNeeds refuses a selection in which a pass runs without a pass it
+// Needs before it.
+func checkNeeds(run []*Pass) error {
+	for i, p := range run {
+		for _, n := range p.Needs {
+			if !slices.ContainsFunc(run[:i], func(q *Pass) bool { return q.Name == n }) {
+				return diag.Errorf(diag.PassOption, "--passes: pass %s needs %s earlier in the same run (it works on what %s computes, which the module does not record as a stage): add %s to --passes", p.Name, n, n, n)
+			}
+		}
+	}
+	return nil
+}
+
 // Names returns the table's pass names in order.
 func (t *Table) Names() []string {
 	out := make([]string, len(t.Passes))
@@ -529,6 +572,11 @@ func (t *Table) Names() []string {
 }
 
 // checkOptions rejects options for unknown passes or undeclared keys.
+// CheckOptions checks per-pass options (Config.Options) as Run does
+// before any pass: each names a pass and an option it declares, and each
+// value is in the option's documented range.
+func (t *Table) CheckOptions(opts map[string]map[string]string) error { return t.checkOptions(opts) }
+
 func (t *Table) checkOptions(opts map[string]map[string]string) error {
 	names := make([]string, 0, len(opts))
 	for n := range opts {
@@ -540,17 +588,26 @@ func (t *Table) checkOptions(opts map[string]map[string]string) error {
 		if !ok {
 			return diag.Errorf(diag.PassOption, "--option %s.*: unknown pass %q", n, n)
 		}
+		keys := make([]string, 0, len(opts[n]))
 		for k := range opts[n] {
-			if !slices.ContainsFunc(p.Options, func(o Option) bool { return o.Name == k }) {
-				var known []string
-				for _, o := range p.Options {
-					known = append(known, o.Name)
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			if i := slices.IndexFunc(p.Options, func(o Option) bool { return o.Name == k }); i >= 0 {
+				if err := p.Options[i].checkValue(n, opts[n][k]); err != nil {
+					return diag.Wrap(diag.PassOption, err)
 				}
-				if len(known) == 0 {
-					return diag.Errorf(diag.PassOption, "--option %s.%s: pass %s takes no options", n, k, n)
-				}
-				return diag.Errorf(diag.PassOption, "--option %s.%s: pass %s has no option %q (known: %s)", n, k, n, k, strings.Join(known, ", "))
+				continue
 			}
+			var known []string
+			for _, o := range p.Options {
+				known = append(known, o.Name)
+			}
+			if len(known) == 0 {
+				return diag.Errorf(diag.PassOption, "--option %s.%s: pass %s takes no options", n, k, n)
+			}
+			return diag.Errorf(diag.PassOption, "--option %s.%s: pass %s has no option %q (known: %s)", n, k, n, k, strings.Join(known, ", "))
 		}
 	}
 	return nil

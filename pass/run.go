@@ -39,6 +39,9 @@ func (t *Table) Run(m *bir.Module, cfg Config) (*Report, error) {
 	if err != nil {
 		return rep, err
 	}
+	if isSynchronized(m) && !(cfg.Rerun && cfg.Passes != nil) {
+		return t.keepCompiled(m, cfg, model, run, rep)
+	}
 	for _, n := range cfg.PrintAfter {
 		if _, ok := t.Lookup(n); !ok && n != "all" {
 			return rep, diag.Errorf(diag.PassOption, "--print-after %s: unknown pass (want all or one of %s)", n, strings.Join(t.Names(), ", "))
@@ -201,7 +204,10 @@ func dump(m *bir.Module, cfg *Config, idx int, name string) error {
 			return fmt.Errorf("--dump-dir: %w", err)
 		}
 		path := filepath.Join(cfg.DumpDir, fmt.Sprintf("%02d-%s.bir", idx, name))
-		if err := WriteFileAtomic(path, buf.Bytes()); err != nil {
+		// A dump reports the run (the one before a failing pass is the
+		// reproducer): it appears at once, not only when the command
+		// succeeds (internal/outfile Session).
+		if err := outfile.WriteBytes(path, outfile.Options{Immediate: true}, buf.Bytes()); err != nil {
 			return fmt.Errorf("--dump-dir: %w", err)
 		}
 	}
@@ -214,7 +220,7 @@ func checkpoint(m *bir.Module, cfg *Config, name string) error {
 		return fmt.Errorf("--dump-dir: %w", err)
 	}
 	path := filepath.Join(cfg.DumpDir, name)
-	if err := outfile.Write(path, outfile.Options{}, func(w io.Writer) error { return cfg.Checkpointer(w, m) }); err != nil {
+	if err := outfile.Write(path, outfile.Options{Immediate: true}, func(w io.Writer) error { return cfg.Checkpointer(w, m) }); err != nil {
 		return fmt.Errorf("--dump-dir: checkpoint %s: %w", name, err)
 	}
 	return nil
@@ -266,4 +272,64 @@ func WriteFileAtomic(path string, data []byte) error {
 // and /dev/stdout are standard output. Encoders only write into w.
 func WriteAtomic(path string, write func(w io.Writer) error) error {
 	return outfile.Write(path, outfile.Options{}, write)
+}
+
+// A compiled input (issue 27 item 4). narwhal's output is a synchronized
+// module: every instruction scheduled, placed, and ordered by semaphores.
+// Recompiling it used to rerun the pipeline over its synchronization
+// instructions and fail inside (NW900). A compiled input is now kept:
+// its schedule and semaphores are what the compile produced, and no pass
+// of the pipeline can rerun on them without undoing them (the analyzer
+// would order the carriers, the scheduler move what the semaphores
+// order). So the default run skips every pass ("the input is compiled")
+// and verifies the module at every stage the run would have produced,
+// with the stages those imply (a forgery fails there, with NW313, as the
+// input's fault); the output is the input, unchanged (compile
+// OUT.json -o OUT2.json writes the same module). --passes on a compiled
+// input is refused: the named passes cannot be run on it either.
+// Recompiling from the program (stripping the synchronization and the
+// schedule, reallocating) is not done: the compiled module has lost what
+// the passes before the scheduler consumed (loops, macro operations,
+// block tensors), so its "program" is not the kernel it came from.
+
+// isSynchronized reports whether m carries synchronization (a function
+// with semaphore waits, updates or stream endings).
+func isSynchronized(m *bir.Module) bool {
+	for _, f := range m.Funcs {
+		if f.Sync != nil && f.Sync.Len() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// keepCompiled is Run on a compiled input (see above).
+func (t *Table) keepCompiled(m *bir.Module, cfg Config, model *arch.Model, run []*Pass, rep *Report) (*Report, error) {
+	if cfg.Passes != nil {
+		return rep, diag.Errorf(diag.Stage, "the input is a compiled module (it carries its schedule and semaphores: stage synchronized), and --passes would run passes over them: compile the kernel it came from, or verify or run this one")
+	}
+	start := time.Now()
+	var stage verify.Stage
+	for _, p := range run {
+		stage |= p.Produces
+	}
+	stage = stage.WithPrerequisites()
+	if !cfg.NoVerify {
+		mv := NewMeter()
+		err := verify.Module(m, verify.Options{Arch: model, Stage: stage})
+		rep.InputVerify = mv.Usage()
+		if err != nil {
+			return rep, diag.Wrap(diag.Stage, fmt.Errorf("the input is a compiled module (it carries its schedule and semaphores) and does not verify at stage %v, which its compile produced: %w", stage, err))
+		}
+	}
+	for i := range t.Passes {
+		p := &t.Passes[i]
+		if p.Default || slices.Contains(run, p) {
+			rep.Passes = append(rep.Passes, PassResult{Name: p.Name, Order: p.Order, Skipped: "the input is compiled (stage synchronized): kept as it is"})
+		}
+	}
+	rep.Total = time.Since(start)
+	rep.Insts = m.NumInsts()
+	rep.Kept = stage
+	return rep, nil
 }

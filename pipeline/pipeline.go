@@ -41,6 +41,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/passes/translate"
 	"github.com/narwhal-compiler/narwhal/passes/unroll"
 	"github.com/narwhal-compiler/narwhal/passes/vnsplit"
+	"github.com/narwhal-compiler/narwhal/verify"
 )
 
 // Table is the pass table.
@@ -124,7 +125,25 @@ func notDefault(p pass.Pass) pass.Pass {
 	return p
 }
 
+// passNeeds are the passes whose results a pass reads without a verifier
+// stage to show them (pass.Pass.Needs): the scheduler orders by the
+// dependencies the analyzer computes; synchronization needs a schedule,
+// which stage scheduled shows (alloc_semaphores Requires it).
+var passNeeds = map[string][]string{
+	"time_aware_scheduler": {"anti_dependency_analyzer"},
+}
+
 func init() {
+	for i := range Table.Passes {
+		p := &Table.Passes[i]
+		p.Needs = passNeeds[p.Name]
+		if p.Name == "alloc_semaphores" {
+			p.Requires |= verify.StageScheduled
+		}
+	}
+	// A missing range is not fatal here (the option is then unchecked):
+	// TestOptionRanges_EveryOption reports it.
+	_ = applyOptionRanges(&Table)
 	if err := Table.Check(); err != nil {
 		panic(fmt.Sprintf("pipeline: %v", err))
 	}

@@ -6,8 +6,10 @@
 # a JavaScript error (the page records any on <html data-jserror>, and
 # Chromium's console log is searched for uncaught errors) or an empty
 # render (no pass sections in the DOM Chromium built, or a screenshot that
-# is one colour). Screenshots go to $OUT (default: a temporary directory),
-# matmul.png among them.
+# is one colour), and, for every compile that scheduled, when the schedule
+# timeline is missing or its region of the screenshot (the box the page
+# records on <body data-timeline-box>) is one colour. Screenshots go to
+# $OUT (default: a temporary directory), matmul.png among them.
 #
 #   bash scripts/check-html.sh [OUTDIR]
 set -euo pipefail
@@ -70,7 +72,7 @@ pages+=(failing)
 fail=0
 for p in "${pages[@]}"; do
   html="$OUT/$p.html"
-  chrome --dump-dom "file://$(realpath "$html")" >"$OUT/$p.dom" 2>"$OUT/$p.log" || true
+  chrome --window-size=1280,1600 --dump-dom "file://$(realpath "$html")" >"$OUT/$p.dom" 2>"$OUT/$p.log" || true
   if grep -q 'data-jserror="' "$OUT/$p.dom"; then
     echo "FAIL $p: JavaScript error: $(grep -o 'data-jserror="[^"]*"' "$OUT/$p.dom")"; fail=1; continue
   fi
@@ -85,7 +87,20 @@ for p in "${pages[@]}"; do
   if ! go run ./internal/pngcheck "$OUT/$p.png"; then
     echo "FAIL $p: the screenshot is empty"; fail=1; continue
   fi
-  echo "ok   $p ($ready pass sections)"
+  # The schedule timeline: drawn for every page of a compile that
+  # scheduled, and its region of the screenshot is not one colour.
+  boxes=$(grep -o 'data-timeline="[0-9]*"' "$OUT/$p.dom" | grep -o '[0-9]*' || true)
+  if [ "$p" != failing ]; then
+    if [ -z "$boxes" ] || [ "$boxes" -lt 1 ]; then
+      echo "FAIL $p: no schedule timeline on the page"; fail=1; continue
+    fi
+    region=$(grep -o 'data-timeline-box="[0-9,]*"' "$OUT/$p.dom" | grep -o '[0-9,]*' | tr ',' ' ')
+    # shellcheck disable=SC2086
+    if ! go run ./internal/pngcheck "$OUT/$p.png" $region; then
+      echo "FAIL $p: the timeline region of the screenshot is one colour"; fail=1; continue
+    fi
+  fi
+  echo "ok   $p ($ready pass sections, ${boxes:-no} timeline boxes)"
 done
 # Every section opened (#all): the passes' statistics and IR diffs.
 chrome --screenshot="$OUT/matmul-all.png" --window-size=1280,6000 --hide-scrollbars \

@@ -443,6 +443,13 @@ func (c *checker) tensors() {
 				c.tensorDiag(id, "tensor", "location %s: want it listed by one tensor once, have it listed again (first by tensor #%d)", f.Loc(l).Name, c.locOwner[l]-1)
 			default:
 				c.locOwner[l] = int32(t) + 1
+				// A kernel's inputs and outputs live in HBM: the runtime
+				// binds them there and the interpreter reads them there
+				// (issue 27 item 11: an Input declared OnChip compiled and
+				// verified, then run refused it).
+				if mt := f.Loc(l).Type; (ts.Kind == bir.KindInput || ts.Kind == bir.KindOutput) && !mt.IsDRAM() {
+					c.tensorDiag(id, "tensor", "%s tensor's location %s is in %s: want DRAM (Input, Output or DRAM), where the kernel's inputs and outputs are bound", ts.Kind, f.Loc(l).Name, mt)
+				}
 			}
 		}
 	}

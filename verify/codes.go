@@ -32,7 +32,7 @@ var ruleCodes = map[string]string{
 	// violation as the pass's fault (pass.VerifierError, diag.Internal).
 	"unrolled": diag.Stage, "indirect-lowered": diag.Stage, "cce-sources": diag.Stage,
 	"engine-assigned": diag.Stage, "strided-load": diag.Stage, "scheduled": diag.Stage,
-	"tile-partitions": diag.Stage, "synchronized": diag.Stage,
+	"tile-partitions": diag.Stage, "synchronized": diag.Stage, "core-barrier": diag.BadField,
 }
 
 // RuleCode returns the error code of rule ("" for an unknown rule).

@@ -199,6 +199,10 @@ func (c *checker) rules(i bir.InstID, info *bir.OpInfo, all []opnd, nIn int, att
 		c.tensorReduce(i, attrs, attrsOK, ins, outs)
 	case bir.OpIota:
 		c.iota(i, attrs, attrsOK, outs)
+	case bir.OpMemset:
+		if attrsOK {
+			c.memset(i, attrs)
+		}
 	case bir.OpEventSemaphore:
 		if attrsOK {
 			c.semaphore(i, attrs)

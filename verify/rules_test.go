@@ -410,7 +410,17 @@ func ruleCases() []ruleCase {
 		}},
 		{name: "too many destinations", rule: "arity", msg: "2 destinations: want 1", build: func(t *testing.T) *bir.Module {
 			b, _, xs := base()
-			b.Inst(bir.OpMemset, "m", bir.EngDVE, nil, []bir.Operand{xs.All(), xs.All()}, bir.Attrs("mode", "Const"))
+			b.Inst(bir.OpMemset, "m", bir.EngDVE, nil, []bir.Operand{xs.All(), xs.All()}, bir.Attrs("mode", "Const", "constant", 0))
+			return must(t, b)
+		}},
+		{name: "memset without a value", rule: "attr", msg: "a Const Memset has no value: want constant or constant_bits", build: func(t *testing.T) *bir.Module {
+			b, _, xs := base()
+			b.Inst(bir.OpMemset, "m", bir.EngDVE, nil, []bir.Operand{xs.All()}, bir.Attrs("mode", "Const"))
+			return must(t, b)
+		}},
+		{name: "memset mode", rule: "attr", msg: `mode "Sparse": want Const or Random`, build: func(t *testing.T) *bir.Module {
+			b, _, xs := base()
+			b.Inst(bir.OpMemset, "m", bir.EngDVE, nil, []bir.Operand{xs.All()}, bir.Attrs("mode", "Sparse", "constant", 0))
 			return must(t, b)
 		}},
 		{name: "engine not allowed", rule: "engine", msg: "engine PE: want one of Unassigned, DVE, Pool", build: func(t *testing.T) *bir.Module {

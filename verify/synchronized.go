@@ -5,6 +5,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/stream"
+	"slices"
 )
 
 // The synchronization rules (passes/semaphores' side table, bir.Sync; the
@@ -122,6 +123,38 @@ func (c *checker) synchronized() {
 			c.instDiag(p.Inst, "synchronized", "%s", p.Msg)
 		}
 	}
+	c.coreBarrierLists()
+}
+
+// coreBarrierLists checks each CoreBarrier's participant list on its own
+// (issue 27 item 8): when given, "cores" names distinct non-negative
+// cores, this module's core among them. Whether the cores' lists agree
+// needs every core's module: run CORE0 CORE1 --concurrent checks it.
+func (c *checker) coreBarrierLists() {
+	f := c.f
+	f.Walk(func(x bir.InstID) bool {
+		if f.Inst(x).Op != bir.OpCoreBarrier {
+			return true
+		}
+		v, ok := f.Attrs(x).Get(stream.AttrCores)
+		if !ok {
+			return true
+		}
+		var cores []int64
+		good := v.Kind == bir.ValList
+		for _, e := range v.L {
+			k, isInt := e.AsInt()
+			good = good && isInt && k >= 0 && !slices.Contains(cores, k)
+			cores = append(cores, k)
+		}
+		switch {
+		case !good || len(cores) == 0:
+			c.instDiag(x, "core-barrier", "cores %v: want a non-empty list of distinct core ids >= 0 (a core that never arrives leaves the barrier waiting forever)", cores)
+		case c.m.HasCoreID && !slices.Contains(cores, c.m.NeuronCoreID):
+			c.instDiag(x, "core-barrier", "cores %v: want this module's core %d among them", cores, c.m.NeuronCoreID)
+		}
+		return true
+	})
 }
 
 // wireLimit is the limit a "Too many sync ... commands" diagnostic names:

@@ -183,6 +183,8 @@
 //	                                   engines that run streams; semaphore ids within the arch's; the wire
 //	                                   limit (<= 2 waits, <= 1 update: "Too many sync wait commands")
 //	synchronized       StageSynchronized  the exact happens-before check (synchronized.go, stream.Check)
+//	core-barrier       StageSynchronized  a CoreBarrier's cores: distinct ids >= 0, this module's core among
+//	                                   them (whether the cores agree: run CORE0 CORE1 --concurrent)
 //
 // The allocation rules (allocated's placement checks, partition-start,
 // psum-bank, tile-position, overlap) also apply before StageAllocated to
@@ -348,6 +350,44 @@ func (s Stage) String() string {
 		parts = append(parts, fmt.Sprintf("0x%x", uint32(rest)))
 	}
 	return strings.Join(parts, "|")
+}
+
+// StageNames lists every stage name, in bit order (verify -h lists them).
+func StageNames() []string { return append([]string(nil), stageNames[:]...) }
+
+// stagePrerequisites are the stages a stage's pass needs before it, in
+// the default pipeline's order: the rules of a later stage only make sense
+// on a module that has the earlier ones (a schedule's times are about
+// placed memory; synchronization orders a schedule). Unrolled and
+// strided-legal are not implied: loops may remain through scheduling
+// (FullUnroll level 1), and legalize_strided_dma is gated.
+var stagePrerequisites = map[Stage]Stage{
+	StageSynchronized:    StageScheduled,
+	StageScheduled:       StageAllocated | StageEnginesAssigned,
+	StageAllocated:       StageSBLegal,
+	StageSBLegal:         StageTiled | StageCCELegal | StageIndirectLowered,
+	StageEnginesAssigned: StageTiled,
+}
+
+// WithPrerequisites returns s with every stage it implies (a stage implies
+// the stages before it: stagePrerequisites, transitively). verify --stage
+// and the checks of a compiled input use it, so that naming a late stage
+// checks the earlier stages' rules too, and a forgery that only an earlier
+// stage's rules catch (a location turned OnChip in a synchronized module)
+// is not accepted.
+func (s Stage) WithPrerequisites() Stage {
+	for {
+		next := s
+		for st, pre := range stagePrerequisites {
+			if s&st != 0 {
+				next |= pre
+			}
+		}
+		if next == s {
+			return s
+		}
+		s = next
+	}
 }
 
 // ParseStage reads names joined by "|" or "," (as String prints them).

@@ -46,6 +46,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"io"
 	"os"
 	"os/exec"
@@ -157,13 +158,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	if len(pos) > 0 {
-		return fmt.Errorf("unexpected argument %q (usage: narwhal bench [--sizes 1M,5M,25M] [--runs KERNEL:CMD,...] [--dir DIR] [--keep] [--no-phases])", pos[0])
+		return diag.Errorf(diag.Usage, "unexpected argument %q (usage: narwhal bench [--sizes 1M,5M,25M] [--runs KERNEL:CMD,...] [--dir DIR] [--keep] [--no-phases])", pos[0])
 	}
 	var counts []int64
 	for _, s := range strings.Split(*sizes, ",") {
 		n, err := parseCount(strings.TrimSpace(s))
 		if err != nil {
-			return err
+			return diag.Wrap(diag.Usage, fmt.Errorf("--sizes: %w", err))
 		}
 		counts = append(counts, n)
 	}
@@ -171,7 +172,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	for _, r := range strings.Split(*runsFlag, ",") {
 		kernel, key, _ := strings.Cut(strings.TrimSpace(r), ":")
 		if _, ok := benchKernels[kernel]; !ok {
-			return fmt.Errorf("--runs %q: unknown kernel %q (want tensor_add or matmul)", r, kernel)
+			return diag.Errorf(diag.Usage, "--runs %q: unknown kernel %q (want tensor_add or matmul)", r, kernel)
 		}
 		found := false
 		for _, c := range benchCommands {
@@ -180,7 +181,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		if !found {
-			return fmt.Errorf("--runs %q: unknown command %q (want full-unroll.bir, full-unroll.json or compile)", r, key)
+			return diag.Errorf(diag.Usage, "--runs %q: unknown command %q (want full-unroll.bir, full-unroll.json or compile)", r, key)
 		}
 	}
 	self, err := os.Executable()
@@ -196,7 +197,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			defer os.RemoveAll(outDir)
 		}
 	} else if err := os.MkdirAll(outDir, 0o755); err != nil {
-		return err
+		return diag.Wrap(diag.Output, fmt.Errorf("--dir: %w", err))
 	}
 
 	fmt.Fprintf(stdout, "narwhal bench: %s; default pipeline: %s\n", versionString(), strings.Join(defaultPassNames(), ", "))

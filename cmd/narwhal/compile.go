@@ -13,10 +13,12 @@ import (
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/bir/birjson"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/driver"
 	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"github.com/narwhal-compiler/narwhal/kernels"
 	"github.com/narwhal-compiler/narwhal/pass"
+	"github.com/narwhal-compiler/narwhal/passes/alloc"
 	"github.com/narwhal-compiler/narwhal/passes/sched"
 	"github.com/narwhal-compiler/narwhal/pipeline"
 	"github.com/narwhal-compiler/narwhal/verify"
@@ -106,6 +108,14 @@ func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 	if err := checkOutputNotInput(input, *out, *inPlace); err != nil {
 		return err
 	}
+	psumDump := ""
+	if *dumpAlloc != "" {
+		psumDump = alloc.PSUMProblemPath(*dumpAlloc)
+	}
+	if err := distinctOutputs([][2]string{{"-o", *out}, {"--html", *uf.html}, {"--logfile", *uf.logfile}, {"--trace", *trace},
+		{"--memmap", *memmap}, {"--dump-alloc-problem", *dumpAlloc}, {"--dump-alloc-problem's PSUM file", psumDump}, {"--stats", *statsPath}}); err != nil {
+		return err
+	}
 	var passList []string
 	if *passes != "" {
 		passList = strings.Split(*passes, ",")
@@ -174,7 +184,7 @@ func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 	if *out != "" && st == nil && !outfile.IsStdout(*out) {
 		cfg.BesideLastVerify = func(verify func() error) error {
 			overlappedSaves.Add(1)
-			saving = driver.StartSave(*out, stdout, m)
+			saving = driver.StartSaveWith(*out, outfile.Options{Stdout: stdout, InPlace: *inPlace}, m)
 			defer saving.Written()
 			return verify()
 		}
@@ -217,7 +227,7 @@ func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 		}
 	}
 	if *out != "" {
-		save := func() error { return driver.SaveTo(*out, stdout, m) }
+		save := func() error { return driver.SaveWith(*out, outfile.Options{Stdout: stdout, InPlace: *inPlace}, m) }
 		if saving != nil {
 			save = saving.Commit
 		}
@@ -234,7 +244,11 @@ func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 				ran++
 			}
 		}
-		fmt.Fprintf(stdout, "%s: compiled (%d passes, %d instructions); nothing written: -o OUT saves the result, --report prints the pass report\n", input, ran, m.NumInsts())
+		if rep.Kept != 0 {
+			fmt.Fprintf(stdout, "%s: a compiled module (%d instructions), verified and kept as it is; nothing written: -o OUT saves it\n", input, m.NumInsts())
+		} else {
+			fmt.Fprintf(stdout, "%s: compiled (%d passes, %d instructions); nothing written: -o OUT saves the result, --report prints the pass report\n", input, ran, m.NumInsts())
+		}
 		io.WriteString(stdout, compileSummary(rep, m.NumInsts()))
 	}
 	return st.write(m)
@@ -272,7 +286,7 @@ func runPrint(args []string, stdout, stderr io.Writer) error {
 	case "json":
 		f = driver.FormatJSON
 	default:
-		return fmt.Errorf("--format %q: want text or json", *format)
+		return diag.Errorf(diag.Usage, "--format %q: want text or json", *format)
 	}
 	m, err := loadOne(fs, pos, nf, *archName, stderr)
 	if err != nil {
@@ -302,7 +316,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	var options multiFlag
 	fs.Var(&options, "option", "machine parameter `arch.NAME=VALUE` (repeatable)")
 	all := fs.Bool("all", false, "print every diagnostic, not only the first")
-	stageText := fs.String("stage", "", "also check the rules of verifier stage `NAME` (unrolled, indirect-lowered, cce-legal, sb-legal, allocated, engines-assigned; several joined by ',')")
+	stageText := fs.String("stage", "", "also check the rules of verifier stage `NAME` and of the stages it implies ("+strings.Join(verify.StageNames(), ", ")+"; several joined by ','; synchronized implies scheduled, which implies allocated and engines-assigned, allocated implies sb-legal, which implies tiled, cce-legal and indirect-lowered)")
 	nf := addNKIFlags(fs, nil)
 	pos, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -310,8 +324,9 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	}
 	stage, err := verify.ParseStage(*stageText)
 	if err != nil {
-		return fmt.Errorf("--stage: %w", err)
+		return diag.Wrap(diag.Usage, fmt.Errorf("--stage: %w", err))
 	}
+	stage = stage.WithPrerequisites()
 	m, err := loadOne(fs, pos, nf, *archName, stderr)
 	if err != nil {
 		return err
@@ -326,10 +341,11 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := verify.Module(m, verify.Options{Arch: model, Stage: stage}); err != nil {
 		if ve, ok := err.(*verify.Error); ok && *all {
+			// Every diagnostic on standard output; the exit status gets
+			// its one coded line on stderr, as every failure does.
 			for _, d := range ve.Diags() {
-				fmt.Fprintln(stderr, d.String())
+				fmt.Fprintln(stdout, d.String())
 			}
-			return errSilent
 		}
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
@@ -350,7 +366,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 func allocOutputs(cfg *pass.Config, memmap, dump string) error {
 	if memmap != "" {
 		if ext := strings.ToLower(filepath.Ext(memmap)); ext != ".svg" && ext != ".csv" {
-			return fmt.Errorf("--memmap %s: want a .svg or .csv file", memmap)
+			return diag.Errorf(diag.Usage, "--memmap %s: want a .svg or .csv file", memmap)
 		}
 	}
 	for k, v := range map[string]string{"memmap": memmap, "dump_problem": dump} {
@@ -372,7 +388,7 @@ func parseOptions(options []string) (map[string]map[string]string, error) {
 		key, val, ok := strings.Cut(o, "=")
 		pname, k, ok2 := strings.Cut(key, ".")
 		if !ok || !ok2 || pname == "" || k == "" {
-			return nil, fmt.Errorf("--option %q: want PASS.KEY=VALUE", o)
+			return nil, diag.Errorf(diag.PassOption, "--option %q: want PASS.KEY=VALUE", o)
 		}
 		if opts[pname] == nil {
 			opts[pname] = map[string]string{}
@@ -392,7 +408,7 @@ func archOnly(options []string) (map[string]string, error) {
 	arch := strings.TrimSuffix(arch.OptionPrefix, ".")
 	for p := range opts {
 		if p != arch {
-			return nil, fmt.Errorf("--option %s.*: this command runs no pass; it accepts machine parameters %sNAME=VALUE only", p, arch+".")
+			return nil, diag.Errorf(diag.PassOption, "--option %s.*: this command runs no pass; it accepts machine parameters %sNAME=VALUE only", p, arch+".")
 		}
 	}
 	return opts[arch], nil
@@ -410,7 +426,7 @@ func retarget(m *bir.Module, archName string, opts map[string]map[string]string)
 // loadOne loads the single input file of print and verify.
 func loadOne(fs *flag.FlagSet, pos []string, nf *nkiFlags, archName string, log io.Writer) (*bir.Module, error) {
 	if len(pos) != 1 {
-		return nil, fmt.Errorf("want one input file, have %d", len(pos))
+		return nil, diag.Errorf(diag.Usage, "want one input file, have %d", len(pos))
 	}
 	m, _, err := loadModule(fs, pos[0], nf, archName, log)
 	return m, err
@@ -429,7 +445,11 @@ func runPasses(args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stdout, "%-28s %5s %-8v %-16s %s\n", p.Name, order, p.Default, gate, p.Doc)
 		for _, o := range p.Options {
-			fmt.Fprintf(stdout, "    --option %s.%s=%s  %s\n", p.Name, o.Name, o.Default, o.Doc)
+			rng := ""
+			if o.Check.Range != "" {
+				rng = " [" + o.Check.Range + "]"
+			}
+			fmt.Fprintf(stdout, "    --option %s.%s=%s  %s%s\n", p.Name, o.Name, o.Default, o.Doc, rng)
 		}
 	}
 	fmt.Fprintf(stdout, "machine parameters (--option %sNAME=VALUE, or the module option %sNAME; the command line wins):\n", arch.OptionPrefix, arch.OptionPrefix)

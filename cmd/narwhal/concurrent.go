@@ -26,6 +26,7 @@ import (
 	"slices"
 
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/interp"
 )
 
@@ -36,7 +37,7 @@ import (
 func runConcurrent(mods []*bir.Module, inputs, seq map[string]*interp.Tensor, opt interp.Options, interleave string, seed int64, stdout io.Writer) (map[string]*interp.Tensor, error) {
 	pol, starve, err := interp.ParsePolicy(interleave)
 	if err != nil {
-		return nil, err
+		return nil, diag.Wrap(diag.Usage, fmt.Errorf("--interleave: %w", err))
 	}
 	res, err := interp.RunCores(mods, inputs, interp.ConcurrentOptions{Options: opt, Policy: pol, Starve: starve, Seed: uint64(seed)})
 	if err != nil {
@@ -62,7 +63,7 @@ func runConcurrent(mods []*bir.Module, inputs, seq map[string]*interp.Tensor, op
 		fmt.Fprintf(stdout, "the run stopped: %s\n", res.Stopped)
 	}
 	if !res.OK() {
-		return nil, fmt.Errorf("the concurrent run found %d races%s%s", res.RacesFound, map[bool]string{true: ", a deadlock", false: ""}[res.Deadlock != nil], map[bool]string{true: ", DMAs in flight after Halt", false: ""}[len(res.Late) > 0]+map[bool]string{true: ", semaphore counts past the counter", false: ""}[len(res.Overflows) > 0])
+		return nil, diag.Errorf(diag.RunFault, "the concurrent run found %d races%s%s%s", res.RacesFound, map[bool]string{true: ", a deadlock", false: ""}[res.Deadlock != nil], map[bool]string{true: ", DMAs in flight after Halt", false: ""}[len(res.Late) > 0], map[bool]string{true: ", semaphore counts past the counter", false: ""}[len(res.Overflows) > 0])
 	}
 	if seq == nil {
 		fmt.Fprintf(stdout, "concurrent  %d cores: no race, no deadlock\n", len(mods))
@@ -70,7 +71,7 @@ func runConcurrent(mods []*bir.Module, inputs, seq map[string]*interp.Tensor, op
 	}
 	for _, name := range slices.Sorted(maps.Keys(seq)) {
 		if got := res.Outputs[name]; got == nil || string(got.Data) != string(seq[name].Data) {
-			return nil, fmt.Errorf("the concurrent run's output %s differs from the sequential run's", name)
+			return nil, diag.Errorf(diag.RunFault, "the concurrent run's output %s differs from the sequential run's", name)
 		}
 	}
 	fmt.Fprintf(stdout, "concurrent  no race, no deadlock, outputs bit-identical to the sequential run\n")

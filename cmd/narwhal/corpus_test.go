@@ -14,7 +14,9 @@ package main
 // loops of 1e8 and 2^62 trips) and the classes of the original hostile
 // sweep: random bytes, truncations, wrong types, huge and negative sizes,
 // cyclic dependencies, deep nesting, KLR-shaped garbage, bad CSV and
-// .npy inputs, odd output paths. cases.txt lists the argument-driven
+// .npy inputs, odd output paths; and issue 27's reproducers (outputs
+// over inputs, options out of range, forged compiled modules: see
+// corpus27_test.go). cases.txt lists the argument-driven
 // cases with the exit status and a fragment of the message each must
 // give; every file is also put through every command (verify, print,
 // compile, compile -o, run, full-unroll at levels 0 and 2; alloc for
@@ -35,6 +37,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"flag"
@@ -43,9 +46,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -56,14 +61,21 @@ import (
 var update = flag.Bool("update", false, "rewrite the generated files: testdata/hostile from hostileCorpus, ../../docs/errors.md from diag.Registry")
 
 const (
-	corpusDir    = "testdata/hostile"
-	childEnv     = "NARWHAL_CORPUS_CHILD"
-	hangTimeout  = 120 * time.Second
-	maxRSSKiB    = 2 << 20 // 2 GiB
-	childASLimit = 4 << 30
+	corpusDir = "testdata/hostile"
+	childEnv  = "NARWHAL_CORPUS_CHILD"
+	// corpusBinaryEnv names another narwhal binary to run the cases with
+	// (one built at issue 27's base shows which cases fail on it):
+	// NARWHAL_CORPUS_BINARY=/tmp/narwhal-old go test -run TestHostileCorpus.
+	corpusBinaryEnv = "NARWHAL_CORPUS_BINARY"
+	hangTimeout     = 120 * time.Second
+	maxRSSKiB       = 2 << 20 // 2 GiB
+	childASLimit    = 4 << 30
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(sweepChildEnv) == "1" {
+		os.Exit(sweepChild())
+	}
 	if os.Getenv(childEnv) == "1" {
 		if !raceEnabled {
 			lim := syscall.Rlimit{Cur: childASLimit, Max: childASLimit}
@@ -164,7 +176,8 @@ func hostileCorpus() map[string][]byte {
 	npy := append([]byte("\x93NUMPY\x01\x00"), binary.LittleEndian.AppendUint16(nil, uint16(len(hdr)))...)
 	npy = append(append(npy, hdr...), make([]byte, 16)...)
 	files["npy_inputs/x.npy"] = npy
-	files["cases.txt"] = []byte(casesText)
+	issue27Files(files)
+	files["cases.txt"] = []byte(casesText + casesText27)
 	return files
 }
 
@@ -204,42 +217,71 @@ const casesText = `# issue 19's reproducers (each within 30 s and 2 GiB) and the
 `
 
 type corpusCase struct {
-	exit int // -1: the contract only (0, or 1 with one line)
-	args []string
-	want string
-	log  bool // log the figures (the explicit cases)
+	exit     int // -1: the contract only (0, or 1 with one line)
+	args     []string
+	want     string
+	log      bool     // log the figures (the explicit cases)
+	env      []string // NAME=VALUE for the child (env: arguments)
+	inputs   bool     // an output-collision case ("!"): the corpus must hash unchanged after it
+	absent   []string // files that must not exist after the case
+	corpus   string   // the scratch corpus (for the hash check)
+	pristine map[string][]byte
+	serial   bool // runs in file order on one worker: it reads another case's output ($SHARED) or checks the inputs' hashes
 }
 
-// readCases parses cases.txt, resolving @NAME against dir and $OUT to a
-// fresh directory under scratch.
+// readCases parses cases.txt, resolving @NAME against dir, $OUT to a
+// fresh directory under scratch and $SHARED to one directory all cases
+// share (a case's output another case reads); see corpus27_test.go for
+// "!", env: and the absent field.
 func readCases(t *testing.T, text, dir, scratch string) []corpusCase {
 	var out []corpusCase
+	shared := filepath.Join(scratch, "shared")
+	os.MkdirAll(shared, 0o755)
 	for n, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		parts := strings.SplitN(line, "|", 3)
-		if len(parts) != 3 {
-			t.Fatalf("cases.txt:%d: want EXIT | ARGS | FRAGMENT", n+1)
+		parts := strings.SplitN(line, "|", 4)
+		if len(parts) < 3 {
+			t.Fatalf("cases.txt:%d: want EXIT | ARGS | FRAGMENT [| absent: PATH...]", n+1)
 		}
-		code, err := strconv.Atoi(strings.TrimSpace(parts[0]))
+		exitText := strings.TrimSpace(parts[0])
+		collision := strings.HasPrefix(exitText, "!")
+		code, err := strconv.Atoi(strings.TrimPrefix(exitText, "!"))
 		if err != nil {
 			t.Fatalf("cases.txt:%d: %v", n+1, err)
 		}
 		outDir := filepath.Join(scratch, fmt.Sprintf("case%d", n+1))
 		os.MkdirAll(outDir, 0o755)
-		var args []string
+		resolve := func(a string) string {
+			return strings.ReplaceAll(strings.ReplaceAll(a, "$OUT", outDir), "$SHARED", shared)
+		}
+		var args, env []string
 		for _, a := range strings.Fields(parts[1]) {
 			switch {
 			case a == "''":
 				a = ""
+			case strings.HasPrefix(a, "env:"):
+				env = append(env, resolve(strings.TrimPrefix(a, "env:")))
+				continue
 			case strings.HasPrefix(a, "@"):
 				a = filepath.Join(dir, a[1:])
 			}
-			args = append(args, strings.ReplaceAll(a, "$OUT", outDir))
+			args = append(args, resolve(a))
 		}
-		out = append(out, corpusCase{exit: code, args: args, want: strings.TrimSpace(parts[2]), log: true})
+		c := corpusCase{exit: code, args: args, want: strings.TrimSpace(parts[2]), log: true, env: env, inputs: collision,
+			serial: collision || strings.Contains(parts[1], "$SHARED")}
+		if len(parts) == 4 {
+			rest, ok := strings.CutPrefix(strings.TrimSpace(parts[3]), "absent:")
+			if !ok {
+				t.Fatalf("cases.txt:%d: want a fourth field \"absent: PATH...\"", n+1)
+			}
+			for _, p := range strings.Fields(rest) {
+				c.absent = append(c.absent, resolve(p))
+			}
+		}
+		out = append(out, c)
 	}
 	return out
 }
@@ -272,8 +314,12 @@ func runChild(t *testing.T, c corpusCase) time.Duration {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), hangTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], c.args...)
-	cmd.Env = append(os.Environ(), childEnv+"=1")
+	bin := os.Args[0]
+	if b := os.Getenv(corpusBinaryEnv); b != "" {
+		bin = b
+	}
+	cmd := exec.CommandContext(ctx, bin, c.args...)
+	cmd.Env = append(append(os.Environ(), childEnv+"=1"), c.env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
@@ -289,7 +335,8 @@ func runChild(t *testing.T, c corpusCase) time.Duration {
 	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	} else if err != nil {
-		t.Fatalf("%s: %v", name, err)
+		t.Errorf("%s: %v", name, err)
+		return took
 	}
 	se := stderr.String()
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
@@ -325,6 +372,23 @@ func runChild(t *testing.T, c corpusCase) time.Duration {
 	}
 	if c.want != "" && !strings.Contains(se+stdout.String(), c.want) {
 		t.Errorf("%s: output lacks %q: stderr %.300q", name, c.want, se)
+	}
+	for _, p := range c.absent {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s: left %s behind (a failed command's output, or a file next to a device)", name, p)
+			if strings.HasPrefix(p, "/dev/") {
+				os.Remove(p)
+			}
+		}
+	}
+	if c.inputs {
+		for rel, want := range c.pristine {
+			got, err := os.ReadFile(filepath.Join(c.corpus, rel))
+			if err != nil || sha256.Sum256(got) != sha256.Sum256(want) {
+				t.Errorf("%s: input %s changed (sha256 %x, want %x): an output overwrote it", name, rel, sha256.Sum256(got), sha256.Sum256(want))
+				os.WriteFile(filepath.Join(c.corpus, rel), want, 0o644)
+			}
+		}
 	}
 	return took
 }
@@ -369,31 +433,91 @@ func TestHostileCorpus(t *testing.T) {
 	// Work on a scratch copy: a regression that wrote into an input must
 	// not change the repository.
 	dir := t.TempDir()
-	for _, name := range names {
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		os.WriteFile(p, files[name], 0o644)
-	}
+	pristine := materialize(t, dir, files)
 	scratch := t.TempDir()
 	var cases []corpusCase
 	for k, name := range names {
-		if name == "cases.txt" || strings.Contains(name, "/") {
+		if name == "cases.txt" || strings.Contains(name, "/") || strings.HasSuffix(name, ".symlink") {
 			continue
 		}
 		cases = append(cases, everyCommand(filepath.Join(dir, name), filepath.Join(scratch, fmt.Sprint(k)))...)
 	}
-	cases = append(cases, readCases(t, string(files["cases.txt"]), dir, scratch)...)
+	for _, c := range readCases(t, string(files["cases.txt"]), dir, scratch) {
+		c.corpus, c.pristine = dir, pristine
+		cases = append(cases, c)
+	}
+	cases = append(cases, compiledCases(t, t.TempDir(), scratch)...)
 	runAll(t, cases)
 }
 
-// runAll runs the cases and logs the slowest.
+// materialize writes the corpus into dir (NAME.symlink as a link NAME to
+// the file it names) and returns the regular files' contents by name,
+// for the hash checks of the output-collision cases.
+func materialize(t *testing.T, dir string, files map[string][]byte) map[string][]byte {
+	t.Helper()
+	pristine := map[string][]byte{}
+	for name, data := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if link, ok := strings.CutSuffix(p, ".symlink"); ok {
+			if err := os.Symlink(string(data), link); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		pristine[name] = data
+	}
+	return pristine
+}
+
+// runAll runs the cases and logs the slowest. The serial cases run in
+// their order on one worker while the others share GOMAXPROCS workers
+// (each case is a child process: the cases run side by side as the
+// cores allow, and the suite's wall time follows).
 func runAll(t *testing.T, cases []corpusCase) {
-	var slowest time.Duration
-	var slowName string
-	for _, c := range cases {
-		if took := runChild(t, c); took > slowest {
+	var (
+		mu       sync.Mutex
+		slowest  time.Duration
+		slowName string
+		wg       sync.WaitGroup
+	)
+	record := func(c corpusCase) {
+		took := runChild(t, c)
+		mu.Lock()
+		if took > slowest {
 			slowest, slowName = took, strings.Join(c.args, " ")
 		}
+		mu.Unlock()
+	}
+	free := make(chan corpusCase)
+	var serial []corpusCase
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for _, c := range cases {
+			if c.serial {
+				serial = append(serial, c)
+			} else {
+				free <- c
+			}
+		}
+		close(free)
+	}()
+	for range max(1, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range free {
+				record(c)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, c := range serial {
+		record(c)
 	}
 	t.Logf("%d cases; slowest %v: narwhal %s", len(cases), slowest.Round(time.Millisecond), slowName)
 }

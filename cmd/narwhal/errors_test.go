@@ -392,16 +392,17 @@ func addPanickingPass() func() {
 // raises it: the translator (a rule the kernel breaks, an operator it
 // cannot lower), the DMA legalization (a read-modify-write copy it cannot
 // chain), and every later pass that a kernel or the command line can make
-// fail: sunda_size_tiling (a placed macro tensor), sunda_size_tiling_perf
-// and time_aware_scheduler (a machine parameter the cost model needs),
-// assign_engines (no engine of the machine runs an instruction), alloc (a
+// fail: sunda_size_tiling (a placed macro tensor), assign_engines (no engine of the machine runs an instruction), alloc (a
 // staging tile that does not fit beside the kernel's placed tiles),
 // alloc_semaphores (more streams than semaphores) and the joint schedule
 // of compile --lnc (cores whose barriers differ).
 //
 // The other passes of the default pipeline cannot fail on a kernel or the
 // command line (their errors are option values, NW103 with no position, or
-// narwhal's faults, NW900): infer_psum_tensor (a KLR kernel's tiles are
+// narwhal's faults, NW900): sunda_size_tiling_perf and
+// time_aware_scheduler (the machine parameters their cost model needs are
+// range-checked before any pass runs, issue 27 item 5: a clock of 0 is
+// NW103 naming the option and its range, checked below); infer_psum_tensor (a KLR kernel's tiles are
 // placed in SBUF or PSUM already; on a BIR input with placement-open
 // tensors it fails with NW306/NW402, TestInferPSumTensor_Decisions),
 // pre_schedule, anti_dependency_analyzer, assign_hwdge_engine and
@@ -433,14 +434,18 @@ func TestErrorCodes_AnyPassNamesTheNKILine(t *testing.T) {
 		{"translate: an operator it cannot lower", "scan.klr", klrFile(t, diag.KernelCodegen, false, ""), nil, diag.KernelCodegen, "k.py:12:4: "},
 		{"legalize_cce_dma: a DMA it cannot chain", "rmw.klr", rmw, []string{"--option", "arch.max-cce-dma-source=1"}, diag.DMALegalize, "k.py:11:4: "},
 		{"sunda_size_tiling: a placed macro tensor", "macro.klr", encodeKLR(t, macroKernel(), nil), nil, diag.TilingRefused, "k.py:10:4: "},
-		{"sunda_size_tiling_perf: a machine parameter it needs", "add.klr", encodeKLR(t, addKernel(), nil), []string{"--option", "arch.dve-clock-ghz=0"}, diag.PassOption, "k.py:12:4: "},
-		{"time_aware_scheduler: a machine parameter it needs", "add.klr", encodeKLR(t, addKernel(), nil), []string{"--option", "arch.dve-clock-ghz=0", "--option", "sunda_size_tiling_perf.enable=false"}, diag.PassOption, "k.py:12:4: "},
 		{"assign_engines: no engine of the machine runs it", "anyengine.klr", encodeKLR(t, anyEngineKernel(), nil),
 			[]string{"--option", "arch.dve-present=false", "--option", "arch.pool-present=false", "--option", "arch.act-present=false", "--option", "sunda_size_tiling_perf.enable=false"}, diag.EngineOpcode, "k.py:12:4: "},
 		{"alloc: a staging tile that does not fit", "strided.klr", encodeKLR(t, stridedKernel(), nil), []string{"--gen-stride-dma"}, diag.DoesNotFit, "k.py:"},
 		{"alloc_semaphores: more streams than semaphores", "add.klr", encodeKLR(t, addKernel(), nil), []string{"--option", "arch.semaphores=2"}, diag.Semaphores, "k.py:11:4: "},
 		{"compile --lnc: cores whose barriers differ", "lnc.klr", encodeKLR(t, lncTwoCores(false), nil), []string{"--lnc", "2"}, diag.LNCCores, "k.py:13:4: "},
 	}
+	t.Run("a machine parameter out of range: refused before any pass", func(t *testing.T) {
+		code, _, stderr := narwhal(t, "compile", write("add.klr", encodeKLR(t, addKernel(), nil)), "--option", "arch.dve-clock-ghz=0")
+		if code != 1 || !strings.Contains(stderr, "error["+diag.PassOption+"]: ") || !strings.Contains(stderr, "arch option dve-clock-ghz: want a number 0.01..100") || strings.Contains(stderr, "pass ") {
+			t.Errorf("exit %d, stderr %q: want NW103 naming the option's range, from no pass", code, stderr)
+		}
+	})
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			args := append([]string{"compile", write(c.file, c.data)}, c.args...)

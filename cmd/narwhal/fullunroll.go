@@ -36,6 +36,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/driver"
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"github.com/narwhal-compiler/narwhal/passes/unroll"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
@@ -103,7 +104,7 @@ func runFullUnrollCmd(args []string, stdout, stderr io.Writer) error {
 	}); err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	if err := st.phase("save", instsOf(&m), func() error { return driver.SaveTo(*out, stdout, m) }); err != nil {
+	if err := st.phase("save", instsOf(&m), func() error { return driver.SaveWith(*out, outfile.Options{Stdout: stdout, InPlace: *inPlace}, m) }); err != nil {
 		return err
 	}
 	if logf != nil {

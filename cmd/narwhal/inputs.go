@@ -8,11 +8,13 @@ package main
 import (
 	"flag"
 	"fmt"
+	"path/filepath"
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/driver"
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"github.com/narwhal-compiler/narwhal/verify"
 )
 
@@ -21,11 +23,19 @@ import (
 // verify` rejects (exit 1, the first diagnostic). The flag that skips it
 // is named in the message.
 func verifyInput(m *bir.Module, src, skipFlag string) error {
+	return verifyInputAt(m, src, skipFlag, 0)
+}
+
+// verifyInputAt is verifyInput with the rules of stage (and the stages it
+// implies) too: run --concurrent executes the synchronized streams, so
+// its input is checked at stage synchronized, by the rules the verifier
+// and the compiler apply to the compiler's output.
+func verifyInputAt(m *bir.Module, src, skipFlag string, stage verify.Stage) error {
 	model, err := arch.ForModule(m)
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)
 	}
-	if err := verify.Module(m, verify.Options{Arch: model}); err != nil {
+	if err := verify.Module(m, verify.Options{Arch: model, Stage: stage.WithPrerequisites()}); err != nil {
 		return fmt.Errorf("%s: the input does not verify: %w (%s skips this check)", src, err, skipFlag)
 	}
 	return nil
@@ -64,4 +74,44 @@ func emptyFlags(fs *flag.FlagSet, names ...string) error {
 		}
 	})
 	return err
+}
+
+// distinctOutputs refuses two outputs of one command that name the same
+// file (after following links; flag and path pairs, empty paths
+// skipped), before any work is done. The output writer checks it again
+// for every file it writes (internal/outfile Session), including the
+// ones named inside directories (--streams, --dump-dir, run --outputs).
+func distinctOutputs(outs [][2]string) error {
+	seen := map[string]string{}
+	for _, o := range outs {
+		flagName, path := o[0], o[1]
+		if path == "" || outfile.IsStdout(path) {
+			continue
+		}
+		target, st, err := outfile.Resolve(path)
+		if err != nil || (st != nil && !st.Mode().IsRegular()) {
+			continue // the writer reports it; devices may be named twice
+		}
+		abs, err := filepath.Abs(target)
+		if err != nil {
+			abs = target
+		}
+		if prev, dup := seen[abs]; dup {
+			return diag.Errorf(diag.Output, "%s and %s %s name the same file: give each output its own file", prev, flagName, path)
+		}
+		seen[abs] = flagName + " " + path
+	}
+	return nil
+}
+
+// isSynchronized reports whether m carries synchronization (semaphore
+// waits and updates, stream endings): the output of alloc_semaphores,
+// the default pipeline's last pass.
+func isSynchronized(m *bir.Module) bool {
+	for _, f := range m.Funcs {
+		if f.Sync != nil && f.Sync.Len() > 0 {
+			return true
+		}
+	}
+	return false
 }

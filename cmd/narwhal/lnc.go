@@ -30,6 +30,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/driver"
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"github.com/narwhal-compiler/narwhal/kernels"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/pipeline"
@@ -63,6 +64,9 @@ func compileCores(fs *flag.FlagSet, uf *userFlags, input string, n int, out stri
 		m, err := loadCore(input, c, n)
 		if err != nil {
 			return err
+		}
+		if isSynchronized(m) {
+			return diag.Errorf(diag.Stage, "%s is a compiled module (it carries its schedule and semaphores: stage synchronized), one core's program: --lnc compiles an LNC kernel's source into its cores' programs; run CORE0 CORE1 --concurrent runs compiled cores together", input)
 		}
 		for _, g := range gates {
 			m.Config.Options[g] = "true"
@@ -123,8 +127,16 @@ func compileCores(fs *flag.FlagSet, uf *userFlags, input string, n int, out stri
 		}
 		return nil
 	}
+	// A device or FIFO (-o /dev/null) takes every core's module in turn:
+	// OUT.coreC names next to a device would be new regular files.
+	_, st, err := outfile.Resolve(out)
+	inPlace := err == nil && st != nil && !st.Mode().IsRegular() && !st.IsDir()
 	for c, m := range mods {
-		if err := driver.SaveTo(coreOutput(out, c), stdout, m); err != nil {
+		path := coreOutput(out, c)
+		if inPlace {
+			path = out
+		}
+		if err := driver.SaveTo(path, stdout, m); err != nil {
 			return err
 		}
 	}

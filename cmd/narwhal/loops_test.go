@@ -46,7 +46,7 @@ func TestCompile_LoopsAreRealPrograms(t *testing.T) {
 			if strings.Contains(stdout+stderr, "not scheduled") {
 				t.Errorf("a function left unscheduled:\n%s%s", stdout, stderr)
 			}
-			if code, stdout, stderr := narwhal(t, "verify", out, "--stage", "synchronized"); code != 0 || !strings.Contains(stdout, "ok at stage synchronized") {
+			if code, stdout, stderr := narwhal(t, "verify", out, "--stage", "synchronized"); code != 0 || !okAtStage(stdout, "synchronized") {
 				t.Errorf("verify: exit %d\n%s%s", code, stdout, stderr)
 			}
 			for _, p := range []string{"random", "late-dma", "starve:Vector"} {

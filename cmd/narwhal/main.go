@@ -31,6 +31,7 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/internal/checked"
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"github.com/narwhal-compiler/narwhal/interp"
 )
 
@@ -158,6 +159,19 @@ func profiled(run func() int) int {
 var errSilent = errors.New("silent failure")
 
 func mainExit(args []string, stdout, stderr io.Writer) (code int) {
+	// The command's outputs are one transaction (internal/outfile
+	// Session): each output is checked against the command's inputs and
+	// its other outputs, and its results appear only when it succeeds.
+	outputs := outfile.Begin()
+	defer func() {
+		if err := outputs.End(code == 0); err != nil && code == 0 {
+			name := "narwhal"
+			if len(args) > 0 {
+				name = args[0]
+			}
+			code = diag.Report(stderr, name, err, args, "")
+		}
+	}()
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "narwhal: internal error[%s], %s: %v; %s\n", diag.Internal, diag.InternalText, diag.OneLine(fmt.Sprint(r)), diag.InternalHelp(args))
@@ -170,8 +184,7 @@ func mainExit(args []string, stdout, stderr io.Writer) (code int) {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stdout)
 		if len(args) == 0 {
-			fmt.Fprintln(stderr, "narwhal: want a command (the list above; narwhal help prints it)")
-			return 1
+			return diag.Report(stderr, "help", diag.Errorf(diag.Usage, "want a command (the list above)"), args, "narwhal help lists the commands")
 		}
 		return 0
 	}
@@ -193,8 +206,7 @@ func mainExit(args []string, stdout, stderr io.Writer) (code int) {
 			return diag.Report(stderr, c.name, err, args, "")
 		}
 	}
-	fmt.Fprintf(stderr, "narwhal: unknown command %q (run 'narwhal help')\n", args[0])
-	return 1
+	return diag.Report(stderr, "help", diag.Errorf(diag.Usage, "unknown command %q", args[0]), args, "narwhal help lists the commands")
 }
 
 func usage(w io.Writer) {

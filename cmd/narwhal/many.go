@@ -40,11 +40,14 @@ func compileMany(fs *flag.FlagSet, uf *userFlags, inputs []string, stdout, stder
 			return diag.Errorf(diag.ParallelInputs, "-%s names one output and does not apply to several modules; compile them one at a time for it", name)
 		}
 	}
+	if isSet(fs, "j") && *uf.jobs < 1 {
+		return diag.Errorf(diag.Usage, "-j %d: want at least 1 module at once (leave -j out for one per core)", *uf.jobs)
+	}
 	if isSet(fs, "lnc") {
 		return diag.Errorf(diag.Usage, "--lnc compiles one kernel's cores together: give one input and -o OUT (OUT.coreC.ext per core)")
 	}
 	if err := os.MkdirAll(*uf.outDir, 0o755); err != nil {
-		return fmt.Errorf("--out-dir: %w", err)
+		return diag.Wrap(diag.Output, fmt.Errorf("--out-dir: %w", err))
 	}
 	flags := flagArgs(fs, "out-dir", "j")
 	outs := map[string]string{}
@@ -55,12 +58,20 @@ func compileMany(fs *flag.FlagSet, uf *userFlags, inputs []string, stdout, stder
 			return diag.Errorf(diag.ParallelInputs, "inputs %s and %s would both write %s", prev, in, out)
 		}
 		outs[out] = in
+		for _, other := range inputs {
+			if driver.SameFile(other, out) {
+				return diag.Errorf(diag.Output, "input %s would be overwritten by the result of %s (%s): give another --out-dir", other, in, out)
+			}
+		}
 		args := append(append([]string{"compile", in}, flags...), "-o", out)
 		jobs[i] = batch.Job{Name: in, Run: func() (string, error) { return compileChild(args, out) }}
 	}
-	failed := 0
+	failed, first := 0, ""
 	batch.Run(jobs, *uf.jobs, func(r batch.Result) {
 		if r.Err != nil {
+			if failed == 0 {
+				first = r.Name
+			}
 			failed++
 			fmt.Fprintf(stdout, "FAIL %s  %s\n", r.Name, diag.OneLine(r.Err.Error()))
 			return
@@ -68,7 +79,9 @@ func compileMany(fs *flag.FlagSet, uf *userFlags, inputs []string, stdout, stder
 		batch.WriteLine(stdout, r)
 	})
 	if failed > 0 {
-		return fmt.Errorf("%d of %d modules failed: %w", failed, len(inputs), errSilent)
+		// The FAIL lines are on standard output with each module's cause;
+		// the exit status gets its one coded line here.
+		return diag.Errorf(diag.ParallelInputs, "%d of %d modules failed (the FAIL lines above; the first: %s)", failed, len(inputs), first)
 	}
 	return nil
 }

@@ -38,6 +38,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/driver"
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"github.com/narwhal-compiler/narwhal/interp"
 	"github.com/narwhal-compiler/narwhal/nki/frontend"
 	"github.com/narwhal-compiler/narwhal/nki/golden"
@@ -110,6 +111,7 @@ func loadModule(fs *flag.FlagSet, input string, nf *nkiFlags, archName string, l
 		m, err := driver.Load(input)
 		return m, nil, err
 	}
+	outfile.NoteInput(input)
 	src, err := os.ReadFile(input)
 	if err != nil {
 		return nil, nil, diag.Wrap(diag.ReadInput, err)

@@ -70,6 +70,7 @@ import (
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/passes/tiling"
 	"github.com/narwhal-compiler/narwhal/passes/translate"
+	"github.com/narwhal-compiler/narwhal/verify"
 )
 
 var _ = registerRunCommands()
@@ -106,7 +107,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) == 0 {
-		return fmt.Errorf("want one input (a file or builtin:NAME[:k=v,...]), have none")
+		return diag.Errorf(diag.Usage, "want one input (a file or builtin:NAME[:k=v,...]), have none")
 	}
 	if len(pos) > 1 && !*concurrent {
 		return diag.Errorf(diag.Usage, "%d inputs: several inputs are an LNC kernel's core programs (compile --lnc writes them), which run together with --concurrent; give one input otherwise", len(pos))
@@ -123,6 +124,11 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := emptyFlags(fs, "outputs", "inputs", "arch"); err != nil {
 		return err
+	}
+	if *concurrent {
+		if err := checkInterleave(*interleave, nil); err != nil {
+			return err
+		}
 	}
 	var inst *kernels.Instance
 	var m *bir.Module
@@ -159,7 +165,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if *check && inst == nil && gref == nil {
-		return fmt.Errorf("--check compares with a built-in kernel's reference: want builtin:NAME or a module built from one (option %s), have %s", kernels.SpecOption, src)
+		return diag.Errorf(diag.Usage, "--check compares with a built-in kernel's reference: want builtin:NAME or a module built from one (option %s), have %s", kernels.SpecOption, src)
 	}
 	params, err := archOnly(options)
 	if err != nil {
@@ -169,14 +175,22 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *concurrent {
+		if err := checkInterleave(*interleave, model); err != nil {
+			return err
+		}
+	}
 	if *coreID >= 0 {
 		m.NeuronCoreID, m.HasCoreID = *coreID, true
 	}
 	if m.Main() == nil {
-		return fmt.Errorf("%s: the module has no functions", src)
+		return diag.Errorf(diag.Structure, "%s: the module has no functions", src)
+	}
+	if *concurrent && !isSynchronized(m) && !translate.HasPlaceholders(m) {
+		return diag.Errorf(diag.Stage, "%s: run --concurrent executes a synchronized module (compile's output: it carries the semaphores the engines wait on), and this one has none: compile it first (narwhal compile %s -o OUT.json)", src, src)
 	}
 	if !*noVerify {
-		if err := verifyInput(m, src, "--no-verify"); err != nil {
+		if err := verifyInputAt(m, src, "--no-verify", concurrentStage(*concurrent)); err != nil {
 			return err
 		}
 	}
@@ -194,7 +208,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		// The pass leaves a kernel in place, by the seed's rule, when
 		// its LNC count has no body for this core: nothing to execute.
 		if translate.HasPlaceholders(m) {
-			return fmt.Errorf("%s: no NKI kernel body for neuron core %d (the kernel's LNC count is lower; it is skipped on this core): run with the --core-id of a core the kernel has", src, m.NeuronCoreID)
+			return diag.Errorf(diag.KernelCall, "%s: no NKI kernel body for neuron core %d (the kernel's LNC count is lower; it is skipped on this core): run with the --core-id of a core the kernel has", src, m.NeuronCoreID)
 		}
 	}
 
@@ -215,20 +229,20 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			return diag.Errorf(diag.Usage, "%s is neuron core %d's program, given as input %d: give the cores' programs in core order, core 0 first", p, mc.NeuronCoreID, c+1)
 		}
 		if !*noVerify {
-			if err := verifyInput(mc, p, "--no-verify"); err != nil {
+			if err := verifyInputAt(mc, p, "--no-verify", concurrentStage(*concurrent)); err != nil {
 				return err
 			}
 		}
 		if mc.Main() == nil {
-			return fmt.Errorf("%s: the module has no functions", p)
+			return diag.Errorf(diag.Structure, "%s: the module has no functions", p)
 		}
 		if translate.HasPlaceholders(mc) {
-			return fmt.Errorf("%s: an NKI kernel placeholder: several cores run compiled programs (compile --lnc N -o OUT writes them)", p)
+			return diag.Errorf(diag.KernelCall, "%s: an NKI kernel placeholder: several cores run compiled programs (compile --lnc N -o OUT writes them)", p)
 		}
 		mods = append(mods, mc)
 	}
 	if len(mods) > 1 && translate.HasPlaceholders(m) {
-		return fmt.Errorf("%s: an NKI kernel placeholder: several cores run compiled programs (compile --lnc N -o OUT writes them)", src)
+		return diag.Errorf(diag.KernelCall, "%s: an NKI kernel placeholder: several cores run compiled programs (compile --lnc N -o OUT writes them)", src)
 	}
 
 	var k *kernels.Kernel
@@ -265,7 +279,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if !npz {
 		for _, name := range slices.Sorted(maps.Keys(outs)) {
 			if err := safeFileName(name); err != nil {
-				return fmt.Errorf("output %q: %w; nothing was written (--outputs F.npz takes any name)", name, err)
+				return diag.Wrap(diag.Output, fmt.Errorf("output %q: %w; nothing was written (--outputs F.npz takes any name)", name, err))
 			}
 		}
 	}
@@ -274,7 +288,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	} else if err := os.MkdirAll(*outDir, 0o755); err != nil {
-		return fmt.Errorf("--outputs: %w", err)
+		return diag.Wrap(diag.Output, fmt.Errorf("--outputs: %w", err))
 	}
 	for _, s := range interp.InputSpecs(m) {
 		fmt.Fprintf(stdout, "input  %s  %s %v  %s\n", s.Name, s.Dtype, s.Shape, origin[s.Name])
@@ -301,7 +315,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		if err := ref.CompareSets(outs, want, tol); err != nil {
-			return fmt.Errorf("--check: builtin:%s differs from its Go reference: %w", inst.Spec, err)
+			return diag.Wrap(diag.RunFault, fmt.Errorf("--check: builtin:%s differs from its Go reference: %w", inst.Spec, err))
 		}
 		for _, name := range slices.Sorted(maps.Keys(want)) {
 			fmt.Fprintf(stdout, "check  %s  matches the Go reference (max |error| %.3g, %s)\n", name, ref.MaxError(outs[name], want[name]), tol[name])
@@ -323,7 +337,7 @@ func loadInputs(m *bir.Module, k *kernels.Kernel, dir string, seed int64, stderr
 	if dir != "" {
 		st, err := os.Stat(dir)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--inputs: %w", err)
+			return nil, nil, diag.Wrap(diag.RunInput, fmt.Errorf("--inputs: %w", err))
 		}
 		if !st.IsDir() {
 			if err := loadNPZ(dir, specs, names, inputs, origin, stderr); err != nil {
@@ -376,7 +390,7 @@ func loadDir(dir string, specs []interp.Spec, names []string, inputs map[string]
 	// A file that names no input is most likely a typo: say so.
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return fmt.Errorf("--inputs: %w", err)
+		return diag.Wrap(diag.RunInput, fmt.Errorf("--inputs: %w", err))
 	}
 	for _, e := range entries {
 		if strings.HasSuffix(e.Name(), npy.Ext) && !known[e.Name()] {
@@ -391,7 +405,7 @@ func loadDir(dir string, specs []interp.Spec, names []string, inputs map[string]
 func loadNPZ(path string, specs []interp.Spec, names []string, inputs map[string]*interp.Tensor, origin map[string]string, stderr io.Writer) error {
 	a, err := npy.OpenNPZ(path)
 	if err != nil {
-		return fmt.Errorf("--inputs: %w", err)
+		return diag.Wrap(diag.RunInput, fmt.Errorf("--inputs: %w", err))
 	}
 	defer a.Close()
 	known := map[string]bool{}
@@ -436,7 +450,7 @@ func runKernels(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) != 0 {
-		return fmt.Errorf("want no arguments, have %s", strings.Join(pos, " "))
+		return diag.Errorf(diag.Usage, "want no arguments, have %s", strings.Join(pos, " "))
 	}
 	for _, k := range kernels.All() {
 		fmt.Fprintln(stdout, k.Describe())
@@ -447,4 +461,28 @@ func runKernels(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// checkInterleave validates --interleave before the run: the policy's
+// name, and (once the machine is known, model non-nil) that a starved DMA
+// queue is one of the machine's queues.
+func checkInterleave(interleave string, model *arch.Model) error {
+	_, starve, err := interp.ParsePolicy(interleave)
+	if err != nil {
+		return diag.Wrap(diag.Usage, err)
+	}
+	if model != nil && starve.IsQueue() && int64(starve.Queue()) >= max(model.DMAQueues, 1) {
+		return diag.Errorf(diag.Usage, "--interleave %s: the machine (%s) has %d DMA queues, queue0..queue%d", interleave, model.Name, max(model.DMAQueues, 1), max(model.DMAQueues, 1)-1)
+	}
+	return nil
+}
+
+// concurrentStage is the verifier stage of run's input: synchronized for
+// a concurrent run (a module without semaphores cannot run concurrently),
+// none otherwise.
+func concurrentStage(concurrent bool) verify.Stage {
+	if concurrent {
+		return verify.StageSynchronized
+	}
+	return 0
 }

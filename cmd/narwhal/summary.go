@@ -32,6 +32,10 @@ func compileSummary(rep *pass.Report, insts int64) string {
 		}
 		ran++
 	}
+	if rep.Kept != 0 {
+		fmt.Fprintf(&sb, "summary: %d instructions; the input is compiled: verified at stage %v and kept as it is (no pass rerun over its schedule and semaphores), in %s\n", insts, rep.Kept, pass.FormatDuration(rep.Total))
+		return sb.String()
+	}
 	fmt.Fprintf(&sb, "summary: %d instructions (%d in the input), %d passes in %s\n", insts, max(in, 0), ran, pass.FormatDuration(rep.Total))
 	if a := ranResult(rep, "alloc"); a != nil {
 		spills := "no spills"

@@ -13,8 +13,8 @@ import (
 	"github.com/narwhal-compiler/narwhal/bir"
 	"github.com/narwhal-compiler/narwhal/console"
 	"github.com/narwhal-compiler/narwhal/diag"
-	"github.com/narwhal-compiler/narwhal/driver"
 	"github.com/narwhal-compiler/narwhal/htmlreport"
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"github.com/narwhal-compiler/narwhal/pass"
 	"github.com/narwhal-compiler/narwhal/pipeline"
 )
@@ -31,7 +31,7 @@ type userFlags struct {
 	progress                 *bool
 	envDropped               []string
 	envLNC                   []string // --lnc words of NEURON_CC_FLAGS, dropped
-	logFile                  *os.File
+	logFile                  *outfile.Stream
 }
 
 func addUserFlags(fs *flag.FlagSet) *userFlags {
@@ -140,9 +140,9 @@ func (u *userFlags) setup(input string, args []string, m *bir.Module, cfg *pass.
 	}
 	opt := console.Options{Level: level, Term: stderr, Progress: *u.progress && console.IsTerminal(stderr)}
 	if *u.logfile != "" {
-		f, err := os.Create(*u.logfile)
+		f, err := outfile.Create(*u.logfile, outfile.Options{Stdout: stdout})
 		if err != nil {
-			return nil, diag.Wrap(diag.ReadInput, fmt.Errorf("--logfile: %w", err))
+			return nil, fmt.Errorf("--logfile: %w", err)
 		}
 		u.logFile, opt.LogFile = f, f
 	}
@@ -182,7 +182,7 @@ func (s *session) attachSVGFile(title, path string) {
 	if s.rec == nil {
 		return
 	}
-	data, err := os.ReadFile(path)
+	data, err := outfile.ReadOutput(path)
 	if err != nil {
 		s.con.Logf(console.Warning, "--html: %s is not on the page: %v", path, err)
 		return
@@ -191,23 +191,33 @@ func (s *session) attachSVGFile(title, path string) {
 }
 
 // finish logs the outcome, writes the page (--html) and closes the log
-// file.
+// file. The page and the log report the run, failed or not, so they are
+// published at once (outfile.Options.Immediate), not only on success. A
+// log that could not be written (--logfile /dev/full) is an error.
 func (s *session) finish(rep *pass.Report, runErr error) error {
-	defer s.u.close()
 	if runErr != nil {
 		s.con.FileLogf(console.Error, "%s", diag.OneLine(runErr.Error()))
 	} else if rep != nil {
 		s.con.Logf(console.Info, "Compilation finished: %d instructions in %.3f seconds", rep.Insts, rep.Total.Seconds())
 	}
-	if s.rec == nil {
-		return nil
+	var err error
+	if s.rec != nil {
+		err = outfile.Write(*s.u.html, outfile.Options{Stdout: s.stdout, Immediate: true}, func(w io.Writer) error { return s.rec.Write(w, rep, s.m, runErr) })
+		if err != nil {
+			err = fmt.Errorf("--html: %w", err)
+		}
 	}
-	return driver.WriteOutput(*s.u.html, s.stdout, func(w io.Writer) error { return s.rec.Write(w, rep, s.m, runErr) })
+	if lerr := s.u.close(); lerr != nil && err == nil {
+		err = fmt.Errorf("--logfile: %w", lerr)
+	}
+	return err
 }
 
-func (u *userFlags) close() {
-	if u.logFile != nil {
-		u.logFile.Close()
-		u.logFile = nil
+func (u *userFlags) close() error {
+	if u.logFile == nil {
+		return nil
 	}
+	err := u.logFile.Close()
+	u.logFile = nil
+	return err
 }

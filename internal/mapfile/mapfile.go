@@ -20,6 +20,10 @@ package mapfile
 import (
 	"io"
 	"os"
+	"unicode/utf8"
+
+	"github.com/narwhal-compiler/narwhal/diag"
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 )
 
 // File is an opened input.
@@ -32,6 +36,7 @@ type File struct {
 
 // Open opens path for reading.
 func Open(path string) (*File, error) {
+	outfile.NoteInput(path)
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -46,11 +51,87 @@ func Open(path string) (*File, error) {
 			return &File{Data: data, mapped: true}, nil
 		}
 	}
+	if !st.Mode().IsRegular() {
+		data, err := readStream(f, path)
+		if err != nil {
+			return nil, err
+		}
+		return &File{Data: data}, nil
+	}
 	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, err
 	}
 	return &File{Data: data}, nil
+}
+
+// MaxStreamBytes bounds what is read from a stream (a device, a FIFO,
+// standard input): a regular file is mapped, a stream is copied onto the
+// heap, so a module larger than this is read from a file.
+const MaxStreamBytes = 512 << 20
+
+// streamChunk is the unit of a stream read and of its plausibility check.
+const streamChunk = 64 << 10
+
+// readStream reads a stream in chunks, bounded by MaxStreamBytes, and
+// refuses garbage as soon as a chunk shows it (issue 27 item 6: compile
+// /dev/zero and verify /dev/urandom grew without bound): a KLR file
+// (binary CBOR, its magic first) may hold any byte; BIR-JSON and the text
+// form are UTF-8 text, so a NUL byte or a byte sequence that is not UTF-8
+// ends the read with an error naming the offset. /dev/zero is refused at
+// its first byte, random bytes within the first chunk.
+func readStream(r io.Reader, path string) ([]byte, error) {
+	var data []byte
+	buf := make([]byte, streamChunk)
+	binary := false
+	for {
+		n, err := io.ReadFull(r, buf)
+		if n > 0 {
+			if len(data) == 0 && n >= 3 && buf[0] == 0xd9 && buf[1] == 0xd9 && buf[2] == 0xf7 {
+				binary = true
+			}
+			if !binary {
+				if off, ok := plausibleText(buf[:n], err != nil); !ok {
+					return nil, diag.Errorf(diag.ReadInput, "%s: not a module: byte 0x%02x at offset %d is not text (BIR-JSON and the text form are UTF-8; a KLR file starts with d9 d9 f7)", path, buf[off], len(data)+off)
+				}
+			}
+			if len(data)+n > MaxStreamBytes {
+				return nil, diag.Errorf(diag.ReadInput, "%s: a stream of more than %d MiB: write the module to a file (a file is mapped, not copied)", path, MaxStreamBytes>>20)
+			}
+			data = append(data, buf[:n]...)
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+// plausibleText reports whether chunk can be part of a UTF-8 text file
+// (no NUL, valid UTF-8; a rune cut by the chunk's end is allowed unless
+// last) and, when not, the offset of the first offending byte.
+func plausibleText(chunk []byte, last bool) (int, bool) {
+	for i := 0; i < len(chunk); {
+		c := chunk[i]
+		if c == 0 {
+			return i, false
+		}
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(chunk[i:])
+		if r == utf8.RuneError && size <= 1 {
+			if !last && len(chunk)-i < utf8.UTFMax && !utf8.FullRune(chunk[i:]) {
+				return 0, true
+			}
+			return i, false
+		}
+		i += size
+	}
+	return 0, true
 }
 
 // Mapped reports whether Data is a memory mapping of the file.

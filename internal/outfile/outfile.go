@@ -57,6 +57,13 @@ type Options struct {
 	// output while the module is verified); for standard output and a
 	// write in place it is called before anything is written.
 	Gate func() error
+	// InPlace lets the output replace a file the active command reads
+	// (Session: compile -o IN --in-place); otherwise that is refused.
+	InPlace bool
+	// Immediate publishes the output at once even inside a session (the
+	// reports of a run: --logfile, --html, --dump-dir), instead of when
+	// the command succeeds.
+	Immediate bool
 }
 
 // IsStdout reports whether path names standard output.
@@ -68,6 +75,10 @@ const maxLinks = 40
 // Write writes the output named path with write (see the package comment
 // for the rules). Errors name the path.
 func Write(path string, opt Options, write func(io.Writer) error) error {
+	return coded(write1(path, opt, write))
+}
+
+func write1(path string, opt Options, write func(io.Writer) error) error {
 	if IsStdout(path) {
 		if err := opt.gate(); err != nil {
 			return err
@@ -91,6 +102,11 @@ func Write(path string, opt Options, write func(io.Writer) error) error {
 	target, st, err := Resolve(path)
 	if err != nil {
 		return err
+	}
+	if s := active.Load(); s != nil {
+		if err := s.claim(path, target, st, opt.InPlace); err != nil {
+			return err
+		}
 	}
 	switch {
 	case st == nil || st.Mode().IsRegular():
@@ -214,6 +230,11 @@ func writeRegular(path, target string, st fs.FileInfo, opt Options, write func(i
 	}
 	if err = opt.gate(); err != nil {
 		return err
+	}
+	if s := active.Load(); s != nil && !opt.Immediate {
+		// A result: published when the command succeeds (Session.End).
+		s.deferRename(tmp.Name(), target, path)
+		return nil
 	}
 	if err = os.Rename(tmp.Name(), target); err != nil {
 		return fail(err)

@@ -366,7 +366,7 @@ func TestWrite_Gate(t *testing.T) {
 				_, err := io.WriteString(w, "new")
 				return err
 			})
-			if err != tc.answer {
+			if !errors.Is(err, tc.answer) || (err == nil) != (tc.answer == nil) {
 				t.Fatalf("Write: %v, want %v", err, tc.answer)
 			}
 			if calls != 1 {
@@ -392,14 +392,14 @@ func TestWrite_Gate(t *testing.T) {
 			}
 			return answer
 		}}, writeString("streamed"))
-		if want := map[bool]string{true: "streamed", false: ""}[answer == nil]; err != answer || buf.String() != want {
+		if want := map[bool]string{true: "streamed", false: ""}[answer == nil]; !errors.Is(err, answer) || (err == nil) != (answer == nil) || buf.String() != want {
 			t.Errorf("standard output, gate %v: %v, %q; want %v, %q", answer, err, buf.String(), answer, want)
 		}
 	}
 	if err := Write(os.DevNull, Options{Gate: func() error { return refused }}, func(io.Writer) error {
 		t.Errorf("a device written although the gate refused")
 		return nil
-	}); err != refused {
+	}); !errors.Is(err, refused) {
 		t.Errorf("device, gate refuses: %v, want %v", err, refused)
 	}
 }

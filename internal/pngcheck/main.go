@@ -1,9 +1,11 @@
 // Command pngcheck fails unless a PNG shows something: at least 1% of
 // its pixels differ from the most common colour (the background). It is
 // what scripts/check-html.sh uses to tell a rendered page from an empty
-// one.
+// one. With a region (X Y W H, in pixels) only that part of the image is
+// judged: the script checks that the schedule timeline, whose box the
+// page records, is not one colour.
 //
-//	go run ./internal/pngcheck page.png
+//	go run ./internal/pngcheck page.png [X Y W H]
 package main
 
 import (
@@ -14,8 +16,8 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 2 {
-		fmt.Fprintln(os.Stderr, "usage: pngcheck FILE.png")
+	if len(os.Args) != 2 && len(os.Args) != 6 {
+		fmt.Fprintln(os.Stderr, "usage: pngcheck FILE.png [X Y W H]")
 		os.Exit(2)
 	}
 	f, err := os.Open(os.Args[1])
@@ -28,6 +30,23 @@ func main() {
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", os.Args[1], err)
 		os.Exit(1)
+	}
+	if len(os.Args) == 6 {
+		var r [4]int
+		for k := range r {
+			if _, err := fmt.Sscan(os.Args[2+k], &r[k]); err != nil {
+				fmt.Fprintf(os.Stderr, "region %q: %v\n", os.Args[2+k], err)
+				os.Exit(2)
+			}
+		}
+		sub, ok := img.(interface {
+			SubImage(image.Rectangle) image.Image
+		})
+		if !ok {
+			fmt.Fprintln(os.Stderr, "the image cannot be cropped")
+			os.Exit(1)
+		}
+		img = sub.SubImage(image.Rect(r[0], r[1], r[0]+r[2], r[1]+r[3]).Intersect(img.Bounds()))
 	}
 	frac, colours := content(img)
 	fmt.Printf("%s: %dx%d, %.1f%% of the pixels differ from the background, %d colours\n",

@@ -2,6 +2,7 @@ package frontend
 
 import (
 	"fmt"
+	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"io"
 	"os"
 	"path/filepath"
@@ -381,6 +382,7 @@ func (im *importer) find(th *tracer.Thread, n, base string, dirs []string) (*tra
 // exec runs a module file's top level and caches the module (before it
 // runs, so that a circular import finds the partial module, as in CPython).
 func (im *importer) exec(th *tracer.Thread, file, n string) (*tracer.Module, error) {
+	outfile.NoteInput(file)
 	src, err := os.ReadFile(file)
 	if err != nil {
 		return nil, tracer.Errorf("ImportError", "%s: %v", file, err)

@@ -295,15 +295,37 @@ func solvePack(items []item, g geometry, nodes int64, policy pack.ReusePolicy, s
 	return res, nil
 }
 
+// minimizeWork bounds the exact search of one minimization in node-items:
+// a node of pack's search places one tensor and updates the cells and
+// choices of the tensors it overlaps, so its cost grows with the
+// component; nodes x tensors <= minimizeWork (about a quarter of a second
+// of CPU) keeps a function's minimization bounded whatever its size.
+// Before it, every one of up to nine probes had the whole node budget:
+// a 96-location function on a 127-partition machine (whose pieces never
+// reach max-live) took 55 s, and 1,280 instructions 60 s (issue 27,
+// item 7).
+const minimizeWork = 1 << 20
+
 // minimizePeak asks pack.Solve2D for a placement within hi, then bisects
-// the capacity down toward lo (each probe a fit-or-prove run under the
-// node budget). It returns the lowest-peak placement found.
+// the capacity down toward lo (each probe a fit-or-prove run). The probes
+// share one node budget: nodes, or fewer on a large problem
+// (minimizeWork), each probe getting what the earlier ones left. It
+// returns the lowest-peak placement found.
 func minimizePeak(p pack.Problem2D, hi, lo, nodes int64) ([]pack.Placement2D, int64, string, bool) {
 	var best []pack.Placement2D
 	bestPeak, method := int64(math.MaxInt64), ""
+	left := min(nodes, max(minimizeWork/int64(max(len(p.Tensors), 1)), 1))
 	probe := func(capacity int64) bool {
+		if left <= 0 {
+			return false
+		}
 		p.Capacity = capacity
-		sol, err := pack.Solve2D(p, pack.Options{NodeLimit: nodes, Workers: 1})
+		sol, err := pack.Solve2D(p, pack.Options{NodeLimit: left, Workers: 1})
+		if sol != nil {
+			left -= max(sol.Nodes, 1)
+		} else {
+			left = 0
+		}
 		if sol == nil || sol.Status != pack.StatusFit {
 			var fe *pack.FitError
 			if errors.As(err, &fe) && fe.Proven {

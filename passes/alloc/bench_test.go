@@ -203,3 +203,30 @@ func BenchmarkMemoryPlanner_Matmul(b *testing.B) {
 		return alloc.Stats{}, err
 	})
 }
+
+// BenchmarkAllocPass_Partitions127 is the alloc pass (its defaults, as
+// narwhal compile runs it) on tensor_add on a machine of 127 partitions
+// (issue 27 item 7: the pieces the footprint passes cut for 127
+// partitions made pack's exact search spend its whole node budget in
+// rounds too short to amortize their set-up; 35.7 s for 256
+// instructions). Sub-benchmarks at about 10k, 100k and 1M instructions
+// after the cut (which splits each 128-partition tile into 16 pieces of
+// 8 partitions) report ns/inst, which is flat when the pass is linear.
+func BenchmarkAllocPass_Partitions127(b *testing.B) {
+	for _, n := range []int64{10_000, 100_000, 1_000_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			m, err := kernels.Build(tensorAddSpec(n / 16))
+			if err != nil {
+				b.Fatal(err)
+			}
+			m.Config.Options["arch.partitions"] = "127"
+			if _, err := pipeline.Table.Run(m, pass.Config{Passes: schedtest.Before("alloc"), NoVerify: true}); err != nil {
+				b.Fatal(err)
+			}
+			benchRun(b, m, func() (alloc.Stats, error) {
+				_, err := pipeline.Table.Run(m, pass.Config{Passes: []string{"alloc"}, NoVerify: true})
+				return alloc.Stats{}, err
+			})
+		})
+	}
+}

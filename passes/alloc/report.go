@@ -265,6 +265,13 @@ func hashName(s string) uint32 {
 	return h
 }
 
+// PSUMProblemPath is the PSUM problem's file beside the SBUF problem's
+// (dump_problem FILE.csv: FILE-psum.csv).
+func PSUMProblemPath(path string) string {
+	ext := filepath.Ext(path)
+	return strings.TrimSuffix(path, ext) + "-psum" + ext
+}
+
 // writeOutputs writes the files the options ask for.
 func writeOutputs(mm *memMap, memmapPath, problemPath string) error {
 	if memmapPath != "" {
@@ -295,8 +302,7 @@ func writeOutputs(mm *memMap, memmapPath, problemPath string) error {
 				if rows == 0 {
 					continue
 				}
-				ext := filepath.Ext(path)
-				path = strings.TrimSuffix(path, ext) + "-psum" + ext
+				path = PSUMProblemPath(path)
 			}
 			if err := pass.WriteFileAtomic(path, data); err != nil {
 				return diag.Wrap(diag.Output, fmt.Errorf("dump_problem: %w", err))

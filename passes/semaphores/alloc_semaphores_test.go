@@ -227,7 +227,7 @@ func TestAllocSemaphores_Rotation(t *testing.T) {
 func TestAllocSemaphores_Rerun(t *testing.T) {
 	m := scheduledKernel(t, "tensor_add:rows=512,cols=256")
 	run := func() string {
-		if _, err := pipeline.Table.Run(m, pass.Config{Passes: []string{"alloc_semaphores"}, VerifyEach: true}); err != nil {
+		if _, err := pipeline.Table.Run(m, pass.Config{Passes: []string{"alloc_semaphores"}, VerifyEach: true, Rerun: true}); err != nil {
 			t.Fatal(err)
 		}
 		var b strings.Builder

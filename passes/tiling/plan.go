@@ -515,7 +515,7 @@ func (a *analysis) simd(g *group) {
 		return
 	}
 	g.simd = true
-	P := a.model.Tile.PMax
+	P := a.model.TilePartitions()
 	if cores := a.model.GpSimdCores * a.model.GpSimdPartitionsPerCore; cores > 0 {
 		P = min(P, cores)
 	}

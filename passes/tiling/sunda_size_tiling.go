@@ -186,7 +186,7 @@ type Options struct {
 // Defaults returns the default options for model.
 func Defaults(model *arch.Model) Options {
 	return Options{
-		PartitionMaxElts:              model.Tile.PMax,
+		PartitionMaxElts:              model.TilePartitions(),
 		MaxComputationTileSizeInBytes: model.UsableSBUFBytes(),
 		LowPSUMUsageThreshold:         DefaultLowPSUMUsageThreshold,
 		RateMatching:                  true,
@@ -230,8 +230,8 @@ func SundaSizeTiling(m *bir.Module, model *arch.Model, opt Options) (Stats, erro
 	if opt.MaxComputationTileSizeInBytes == 0 {
 		opt.MaxComputationTileSizeInBytes = d.MaxComputationTileSizeInBytes
 	}
-	if opt.PartitionMaxElts < 1 || opt.PartitionMaxElts > model.Tile.PMax {
-		return st, diag.Errorf(diag.PassOption, "partition_max_elts = %d: want 1..%d (pmax of %s)", opt.PartitionMaxElts, model.Tile.PMax, model.Name)
+	if tp := model.TilePartitions(); opt.PartitionMaxElts < 1 || opt.PartitionMaxElts > tp {
+		return st, diag.Errorf(diag.PassOption, "partition_max_elts = %d: want 1..%d (the tile partitions of %s: pmax %d, %d partitions)", opt.PartitionMaxElts, tp, model.Name, model.Tile.PMax, model.Partitions)
 	}
 	if opt.MaxComputationTileSizeInBytes <= 0 {
 		if _, err := model.SBUFBudget(); err != nil {
@@ -352,7 +352,7 @@ func count(ctx *pass.Context, prefix string, cs []counter, all bool) {
 func SplitsK(m *bir.Module, model *arch.Model, opt Options) bool {
 	a := &analysis{model: model, opt: &opt}
 	if opt.PartitionMaxElts == 0 {
-		opt.PartitionMaxElts = model.Tile.PMax
+		opt.PartitionMaxElts = model.TilePartitions()
 	}
 	for _, f := range m.Funcs {
 		split := false

@@ -1,0 +1,5 @@
+import neuronxcc.nki as nki
+
+@nki.jit
+def broken(a:
+    return a
