@@ -218,7 +218,7 @@ func compileOne(args []string, stdout, stderr io.Writer, res *compiled) error {
 	}
 	if *trace != "" {
 		if err := writeTrace(*trace, stdout, m, cfg.Arch); err != nil {
-			return err
+			return fmt.Errorf("--trace: %w", err)
 		}
 	}
 	if *streams != "" {

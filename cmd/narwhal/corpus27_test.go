@@ -180,7 +180,8 @@ const casesText27 = `
 1 | compile builtin:tensor_add --option arch.sbuf-carveout-bytes=9000000000 | arch option sbuf-carveout-bytes: want 0..67108864
 1 | compile builtin:tensor_add --option arch.sbuf-bytes-per-partition=64 | arch option sbuf-bytes-per-partition: want 4096..
 1 | compile builtin:tensor_add -o /dev/full | error[NW106]
-1 | compile builtin:tensor_add --trace /dev/full | error[NW106]
+1 | compile builtin:tensor_add --trace /dev/full | error[NW106]: --trace: write /dev/full
+1 | compile builtin:tensor_add --streams /dev/full | error[NW106]: --streams
 1 | compile builtin:tensor_add --html /dev/full | error[NW106]: --html
 1 | compile builtin:tensor_add --stats /dev/full | error[NW106]: writing /dev/full
 1 | compile builtin:tensor_add --logfile /dev/full | error[NW106]: --logfile: writing /dev/full

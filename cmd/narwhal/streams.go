@@ -14,13 +14,14 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
+	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/internal/outfile"
 	"github.com/narwhal-compiler/narwhal/stream"
 )
 
 func writeStreams(dir string, stdout io.Writer, m *bir.Module, model *arch.Model) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("--streams: %w", err)
+		return diag.Wrap(diag.Output, fmt.Errorf("--streams: %w", err))
 	}
 	// A function that keeps loops is listed as its streams execute it:
 	// each loop body's instances, iteration after iteration, with the
