@@ -55,7 +55,6 @@ import (
 
 	"github.com/narwhal-compiler/narwhal/arch"
 	"github.com/narwhal-compiler/narwhal/bir"
-	"github.com/narwhal-compiler/narwhal/diag"
 	"github.com/narwhal-compiler/narwhal/interp"
 	"github.com/narwhal-compiler/narwhal/kernels/ref"
 	"github.com/narwhal-compiler/narwhal/nki/frontend"
@@ -555,14 +554,6 @@ func TestSuite_Twins(t *testing.T) {
 	}
 }
 
-// compileRefusals are the cases whose kernels the pipeline refuses today,
-// with the code it must refuse them with: loops whose trip count is a
-// run-time register value (nl.dynamic_range over a register, a while loop
-// on a register) are traced and interpreted, but not yet scheduled and
-// synchronized (issue 25 item 1, issue 28 item 1). An entry that starts to
-// compile fails the case, so the list cannot outlive the refusal.
-var compileRefusals = map[string]string{}
-
 // checkCase runs steps 2-5 of the file comment on the traced module m of
 // case c (k describes it) and returns the first failure. Without
 // perPass (go test -short) the interpreter does not run after every pass:
@@ -599,19 +590,6 @@ func checkCase(c *testCase, g *golden, m *bir.Module, k *frontend.Kernel, perPas
 		cfg.Observer = v
 	}
 	rep, err := pipeline.Table.Run(m, cfg)
-	if code, refused := compileRefusals[c.Name]; refused {
-		// A kernel the pipeline cannot fully handle is an error, never
-		// "compiled": the case checks that the traced module is right (above)
-		// and that the pipeline refuses it with its code.
-		if err == nil {
-			return fmt.Errorf("the default pipeline compiled a case listed in compileRefusals (want %s): remove it from the list", code)
-		}
-		if got := diag.CodeOf(err); got != code {
-			return fmt.Errorf("the default pipeline: want refusal %s, have %s: %v", code, got, err)
-		}
-		logf("%s: traced %d instructions, right before any pass; compile refused as expected: %v", c.Name, traced, err)
-		return nil
-	}
 	if err != nil {
 		return fmt.Errorf("the default pipeline: %v", err)
 	}
